@@ -1,0 +1,11 @@
+"""A local stand-in for the Connecteam API, for the demo, the tests and the benchmarks.
+
+Never imported by production code paths (``sources``, ``pipelines``); the CLI imports it only for
+its ``emulator`` and ``demo`` commands.
+"""
+
+from .app import ServerOptions, create_app
+from .data import Dataset, EmulatorConfig
+from .server import EmulatorServer
+
+__all__ = ["Dataset", "EmulatorConfig", "EmulatorServer", "ServerOptions", "create_app"]

@@ -1,0 +1,352 @@
+"""Seeded, realistic account data for the emulator, and the changes made to it between runs.
+
+All records follow the provider's OpenAPI schemas (``User``, ``FormResponse``, ``SchedulerResponse``
+and the V1 ``ShiftResponse``). Timestamps are UTC epoch seconds. Generation is deterministic for a
+given ``seed`` and ``anchor`` (the emulator's notion of "now" at start-up, floored to the day).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+DAY = 86_400
+
+FIRST_NAMES = [
+    "José", "Zoë", "Łukasz", "Ana", "Mia", "Noah", "Søren", "Chloé", "Björn", "Aiyana",
+    "Mei", "Ngọc", "Olu", "Priya", "Renée", "Siobhán", "Tomás", "Ülkü", "Yusuf", "Émile",
+    "Дмитрий", "さくら", "محمد", "Anaïs", "Kwame", "Laila", "Mateo", "Nadia", "Oskar", "Paulo",
+]  # fmt: skip
+LAST_NAMES = [
+    "García", "Müller", "Nowak", "O'Brien", "Smith", "Kowalczyk", "Nguyễn", "Søndergaard",
+    "Johansson", "Dubois", "Ivanova", "Tanaka", "Haddad", "Okafor", "Patel", "Rossi",
+    "Fernández", "Çelik", "Kim", "Lefèvre", "Brontë", "Zieliński", "Costa", "Weiß",
+]  # fmt: skip
+TIMEZONES = [
+    "America/New_York",
+    "Europe/London",
+    "Australia/Sydney",
+    "America/Los_Angeles",
+    "Europe/Berlin",
+    "Asia/Jerusalem",
+]
+SCHEDULER_NAMES = ["Kitchen", "Front of house", "Warehouse", "Delivery", "Support", "Café Süd"]
+SHIFT_TITLES = ["Opening", "Morning", "Mid", "Closing", "Night", "Inventory", "Cover"]
+COLORS = ["#4B7AC5", "#E0A53B", "#2E9E6A", "#C0392B", "#8E44AD"]
+DEPARTMENTS = [(1, "Operations"), (2, "Kitchen"), (3, "Logistics"), (4, "Service")]
+
+# (customFieldId, name, type): one of each kind a real account typically has.
+CUSTOM_FIELDS = [
+    (101, "Employee number", "number"),
+    (102, "Department", "dropdown"),
+    (103, "Start date", "date"),
+    (104, "Birthday", "birthday"),
+    (105, "Personal email", "email"),
+    (106, "Emergency phone", "phone"),
+    (107, "Notes", "str"),
+    (108, "Profile link", "link"),
+]
+
+
+@dataclass
+class EmulatorConfig:
+    """Size and behaviour of one emulated account.
+
+    Attributes:
+        seed: Seed of the data generator.
+        users: Number of users (active and archived).
+        forms: Number of forms.
+        schedulers: Number of schedulers (schedules).
+        shifts: Number of V1 shift rows (one per assigned user, one per open shift) in all.
+        anchor: The emulator's "now" for data generation, UTC epoch seconds (default: today 00:00).
+        archived_fraction: Share of users that are archived.
+        shift_days_back: Shifts start from ``anchor - shift_days_back`` days...
+        shift_days_ahead: ...to ``anchor + shift_days_ahead`` days.
+    """
+
+    seed: int = 42
+    users: int = 200
+    forms: int = 5
+    schedulers: int = 3
+    shifts: int = 2000
+    anchor: int | None = None
+    archived_fraction: float = 0.08
+    shift_days_back: int = 25
+    shift_days_ahead: int = 85
+
+    def resolved_anchor(self) -> int:
+        """The anchor, defaulting to today's UTC midnight."""
+        if self.anchor is not None:
+            return self.anchor
+        return int(time.time()) // DAY * DAY
+
+
+@dataclass
+class Dataset:
+    """The emulated account's records, mutable between runs.
+
+    Attributes:
+        users: By ``userId``, in id order.
+        forms: By ``formId``.
+        schedulers: By ``schedulerId``.
+        shifts: By ``schedulerId``: V1 shift rows in creation order.
+        version: Increases with every change (cache key of filtered listings).
+    """
+
+    config: EmulatorConfig
+    users: dict[int, dict[str, Any]] = field(default_factory=dict)
+    forms: dict[int, dict[str, Any]] = field(default_factory=dict)
+    schedulers: dict[int, dict[str, Any]] = field(default_factory=dict)
+    shifts: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    version: int = 0
+    _clock: int = 0
+    _rng: random.Random = field(default_factory=random.Random)
+
+    # -- generation ------------------------------------------------------------------------------
+
+    @classmethod
+    def generate(cls, config: EmulatorConfig) -> Dataset:
+        """Build the account for ``config``; the same config always gives the same records."""
+        rng = random.Random(config.seed)
+        anchor = config.resolved_anchor()
+        ds = cls(config=config, _rng=random.Random(config.seed + 1), _clock=anchor)
+        for i in range(config.users):
+            ds._add_user(rng, 1000 + i, anchor)
+        for i in range(config.forms):
+            ds._add_form(rng, 500 + i, anchor)
+        for i in range(config.schedulers):
+            sid = 9000 + i
+            ds.schedulers[sid] = {
+                "schedulerId": sid,
+                "name": SCHEDULER_NAMES[i % len(SCHEDULER_NAMES)]
+                + ("" if i < len(SCHEDULER_NAMES) else f" {i}"),
+                "isArchived": i > 0 and i % 7 == 0,
+                "timezone": TIMEZONES[i % len(TIMEZONES)],
+            }
+            ds.shifts[sid] = []
+        ds._add_shifts(rng, anchor)
+        return ds
+
+    def _add_user(self, rng: random.Random, user_id: int, anchor: int) -> None:
+        first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
+        created = anchor - rng.randint(30, 900) * DAY + rng.randint(0, DAY - 1)
+        modified = min(anchor - 1, created + rng.randint(0, 200) * DAY)
+        archived = rng.random() < self.config.archived_fraction
+        user: dict[str, Any] = {
+            "userId": user_id,
+            "firstName": first,
+            "lastName": last,
+            "phoneNumber": f"+1{rng.randint(2000000000, 9899999999)}",
+            "userType": "manager" if rng.random() < 0.05 else "user",
+            "email": f"user{user_id}@example.com",
+            "customFields": self._custom_fields(rng, user_id, created),
+            "isArchived": archived,
+            "kioskCode": f"{rng.randint(0, 9999):04d}",
+            "createdAt": created,
+            "modifiedAt": modified,
+            "lastLogin": modified - rng.randint(0, 5) * DAY if rng.random() < 0.8 else 0,
+            "smartGroupsIds": sorted(rng.sample(range(1, 12), rng.randint(0, 3))),
+        }
+        if archived:
+            user["archivedAt"] = modified
+        self.users[user_id] = user
+
+    def _custom_fields(self, rng: random.Random, user_id: int, created: int) -> list[dict[str, Any]]:
+        start = datetime.fromtimestamp(created, ZoneInfo("UTC")).date()
+        born = start - timedelta(days=rng.randint(18 * 365, 60 * 365))
+        dept_id, dept = rng.choice(DEPARTMENTS)
+        values: dict[int, Any] = {
+            101: user_id * 7 % 100000,
+            102: [{"id": dept_id, "value": dept}],
+            103: start.isoformat(),
+            104: born.isoformat(),
+            105: f"personal{user_id}@example.org",
+            106: f"+44{rng.randint(7000000000, 7999999999)}",
+            107: rng.choice(["", "Prefers mornings", "Forklift licence ✓", "Speaks 日本語"]),
+            108: f"https://intranet.example.com/people/{user_id}",
+        }
+        return [
+            {"customFieldId": cid, "name": name, "type": kind, "value": values[cid]}
+            for cid, name, kind in CUSTOM_FIELDS
+            if cid in (101, 102, 103) or rng.random() < 0.6
+        ]
+
+    def _add_form(self, rng: random.Random, form_id: int, anchor: int) -> None:
+        created = anchor - rng.randint(10, 400) * DAY
+        base = {"description": "", "locationRequired": False, "submissionRequired": True}
+        questions: list[dict[str, Any]] = [
+            {**base, "questionId": uuid_of(rng), "title": "Site", "questionType": "openEnded"},
+            {**base, "questionId": uuid_of(rng), "title": "Temperature °C",
+             "questionType": "number"},
+            {**base, "questionId": uuid_of(rng), "title": "When", "questionType": "datetime",
+             "isDateActive": True, "isTimeActive": True},
+            {**base, "questionId": uuid_of(rng), "title": "All clear?", "questionType": "yesNo",
+             "allAnswers": [{"yesNoOptionId": 1, "text": "Yes"},
+                            {"yesNoOptionId": 2, "text": "No"}]},
+            {**base, "questionId": uuid_of(rng), "title": "Shift type",
+             "questionType": "multipleChoice", "isMultipleSelect": False,
+             "displaySortedAnswers": False,
+             "allAnswers": [{"multipleChoiceOptionId": uuid_of(rng), "text": t}
+                            for t in ("Opening", "Closing", "Café")]},
+        ]  # fmt: skip
+        self.forms[form_id] = {
+            "formId": form_id,
+            "formName": rng.choice(["Daily checklist", "Incident report", "Fridge log", "Übergabe"])
+            + f" #{form_id}",
+            "createdAt": created,
+            "lastUpdatedAt": created + rng.randint(0, 9) * DAY,
+            "questions": questions[: rng.randint(2, len(questions))],
+            "settings": {
+                "enableUsersToDownloadPdf": rng.random() < 0.5,
+                "limitTotalEntries": {"enabled": False, "limitTotalEntries": 0},
+                "limitEntriesPerUser": {"enabled": False, "limitEntriesPerUser": 0},
+                "limitEntriesUntilTimestamp": {"enabled": False, "limitEntriesUntilTimestamp": 0},
+                "isAnonymous": False,
+                "managerFields": [],
+            },
+        }
+
+    def _add_shifts(self, rng: random.Random, anchor: int) -> None:
+        """Spread ``config.shifts`` V1 rows over the schedulers: single, multi-user and open."""
+        if not self.schedulers or self.config.shifts <= 0:
+            return
+        active_users = [u for u, rec in self.users.items() if not rec["isArchived"]] or [1]
+        scheduler_ids = list(self.schedulers)
+        remaining = self.config.shifts
+        created = anchor - (self.config.shift_days_back + 40) * DAY
+        while remaining > 0:
+            sid = scheduler_ids[rng.randrange(len(scheduler_ids))]
+            roll = rng.random()
+            spots = 1 if roll < 0.8 else min(remaining, rng.randint(2, 4))
+            open_shift = roll > 0.95
+            created += rng.randint(1, 60)
+            rows = self._shift_rows(rng, sid, anchor, created, spots, open_shift, active_users)
+            self.shifts[sid].extend(rows)
+            remaining -= len(rows)
+        self._clock = max(self._clock, created)
+
+    def _shift_rows(
+        self,
+        rng: random.Random,
+        scheduler_id: int,
+        anchor: int,
+        created: int,
+        spots: int,
+        open_shift: bool,
+        users: list[int],
+    ) -> list[dict[str, Any]]:
+        tz = self.schedulers[scheduler_id]["timezone"]
+        day = rng.randint(-self.config.shift_days_back, self.config.shift_days_ahead)
+        local_day = datetime.fromtimestamp(anchor + day * DAY, ZoneInfo(tz)).date()
+        hour = rng.choice([6, 9, 12, 14, 18, 22])  # 22:00 shifts run past local midnight
+        start_local = datetime(
+            local_day.year, local_day.month, local_day.day, hour, tzinfo=ZoneInfo(tz)
+        )
+        start = int(start_local.timestamp())
+        end = start + rng.choice([4, 6, 8, 8, 10]) * 3600
+        base_id = f"{rng.getrandbits(96):024x}"
+        common: dict[str, Any] = {
+            "color": rng.choice(COLORS),
+            "startTime": start,
+            "endTime": end,
+            "timezone": tz,
+            "title": rng.choice(SHIFT_TITLES),
+            "jobId": f"job-{rng.randint(1, 8)}",
+            "isPublished": rng.random() < 0.9,
+            "isRequireAdminApproval": False,
+            "creationTime": created,
+            "updateTime": created,
+            "createdBy": users[0],
+            "notes": [{"type": "html", "html": "<p>Bring ID</p>"}] if rng.random() < 0.2 else [],
+            "statuses": [],
+            "breaks": [{"id": uuid_of(rng), "name": "Lunch", "type": "unpaid", "duration": 30}]
+            if end - start >= 6 * 3600
+            else [],
+            "shiftDetails": {"shiftLayers": [], "shiftSource": None},
+            "customFields": [],
+            "locationData": {
+                "isReferencedToJob": False,
+                "gps": {"address": "Hauptstraße 1, Köln", "latitude": 50.94, "longitude": 6.96},
+            },
+        }
+        if open_shift:
+            return [{"id": base_id, "assignedUserIds": [], "isOpenShift": True,
+                     "openSpots": spots, **common}]  # fmt: skip
+        assignees = rng.sample(users, min(spots, len(users)))
+        return [
+            {"id": f"{base_id}:{uuid_of(rng)}", "assignedUserIds": [uid], "isOpenShift": False,
+             "openSpots": 0, **common}
+            for uid in assignees
+        ]  # fmt: skip
+
+    # -- changes between runs --------------------------------------------------------------------
+
+    def tick(self) -> int:
+        """A strictly increasing change time: now, or one second past the last change."""
+        self._clock = max(int(time.time()), self._clock + 1)
+        return self._clock
+
+    def mutate(
+        self, users: int = 0, shifts: int = 0, delete_shifts: int = 0, new_shifts: int = 0
+    ) -> dict[str, list[Any]]:
+        """Change records as an admin would between two syncs.
+
+        Args:
+            users: Users to edit (name suffix, custom field, ``modifiedAt`` = now); every 5th edit
+                archives or restores the user.
+            shifts: Shift rows to edit (title, ``updateTime`` = now).
+            delete_shifts: Shift rows to delete.
+            new_shifts: Shift rows to add (single-user, inside the next 30 days).
+
+        Returns:
+            The ids touched: ``{"users": [...], "shifts": [[schedulerId, id], ...],
+            "deleted_shifts": [...], "new_shifts": [...]}``.
+        """
+        rng = self._rng
+        now = self.tick()
+        touched: dict[str, list[Any]] = {
+            "users": [], "shifts": [], "deleted_shifts": [], "new_shifts": []
+        }  # fmt: skip
+        for uid in rng.sample(sorted(self.users), min(users, len(self.users))):
+            user = self.users[uid]
+            user["lastName"] = user["lastName"].split(" ·")[0] + f" ·{now % 1000}"
+            user["modifiedAt"] = now
+            if len(touched["users"]) % 5 == 4:
+                user["isArchived"] = not user["isArchived"]
+                if user["isArchived"]:
+                    user["archivedAt"] = now
+                else:
+                    user.pop("archivedAt", None)
+            touched["users"].append(uid)
+        all_rows = [(sid, i) for sid, rows in self.shifts.items() for i in range(len(rows))]
+        picked = rng.sample(all_rows, min(shifts + delete_shifts, len(all_rows)))
+        for sid, i in picked[:shifts]:
+            row = self.shifts[sid][i]
+            row["title"] = row["title"].split(" (")[0] + f" (edited {now % 1000})"
+            row["updateTime"] = now
+            touched["shifts"].append([sid, row["id"]])
+        doomed = sorted(picked[shifts:], key=lambda p: -p[1])
+        for sid, i in doomed:
+            touched["deleted_shifts"].append([sid, self.shifts[sid].pop(i)["id"]])
+        anchor = self.config.resolved_anchor()
+        users_ = [u for u, rec in self.users.items() if not rec["isArchived"]] or [1]
+        for _ in range(new_shifts):
+            sid = rng.choice(sorted(self.shifts))
+            row = self._shift_rows(rng, sid, anchor, now, 1, False, users_)[0]
+            shift_day = rng.randint(0, 29)
+            row["startTime"] = now // 3600 * 3600 + shift_day * DAY
+            row["endTime"] = row["startTime"] + 8 * 3600
+            self.shifts[sid].append(row)
+            touched["new_shifts"].append([sid, row["id"]])
+        self.version += 1
+        return touched
+
+
+def uuid_of(rng: random.Random) -> str:
+    """A UUID4-shaped string drawn from ``rng`` (deterministic, unlike :func:`uuid.uuid4`)."""
+    return str(uuid.UUID(int=rng.getrandbits(128), version=4))

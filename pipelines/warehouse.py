@@ -1,0 +1,93 @@
+"""Build the dlt pipeline for the configured warehouse, and finish interrupted loads."""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+import dlt
+from dlt.common.configuration.exceptions import ConfigFieldMissingException
+
+logger = logging.getLogger("pipelines.warehouse")
+
+DATASET_CONNECTEAM = "connecteam"
+PIPELINE_NAME = "connecteam"
+DEFAULT_WAREHOUSE = "data/warehouse.duckdb"
+
+
+def warehouse_path() -> Path:
+    """The DuckDB warehouse file: ``DESTINATION__DUCKDB__CREDENTIALS`` (or
+    ``[destination.duckdb] credentials`` in ``.dlt/config.toml``), default
+    ``data/warehouse.duckdb`` relative to the working directory."""
+    try:
+        configured = dlt.config.get("destination.duckdb.credentials", str)
+    except ConfigFieldMissingException:
+        configured = None
+    value = str(configured or DEFAULT_WAREHOUSE)
+    if value.startswith("duckdb:///"):
+        value = value[len("duckdb:///") :]
+    return Path(value).expanduser()
+
+
+def build_pipeline(
+    pipeline_name: str = PIPELINE_NAME,
+    dataset_name: str = DATASET_CONNECTEAM,
+    pipelines_dir: str | os.PathLike[str] | None = None,
+) -> dlt.Pipeline:
+    """The dlt pipeline that loads into the DuckDB warehouse.
+
+    The pipeline's working directory (state, pending load packages) lives beside the warehouse
+    file in ``<warehouse dir>/pipelines`` unless ``pipelines_dir`` or ``WFM_SYNC_PIPELINES_DIR``
+    says otherwise, so removing the warehouse folder resets both together.
+
+    Args:
+        pipeline_name: dlt pipeline name (one per dataset).
+        dataset_name: Target dataset (DuckDB schema).
+        pipelines_dir: dlt working directory.
+
+    Returns:
+        The pipeline (not yet run).
+    """
+    path = warehouse_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    working = pipelines_dir or os.environ.get("WFM_SYNC_PIPELINES_DIR") or path.parent / "pipelines"
+    return dlt.pipeline(
+        pipeline_name=pipeline_name,
+        destination=dlt.destinations.duckdb(str(path)),
+        dataset_name=dataset_name,
+        pipelines_dir=str(working),
+    )
+
+
+def finish_pending_loads(pipeline: dlt.Pipeline) -> int:
+    """Normalize and load what an interrupted run left in the pipeline's working directory.
+
+    ``Pipeline.run`` would load pending packages and then *skip* the new extract, so jobs call
+    this first and then run normally.
+
+    Returns:
+        The number of load packages finished.
+    """
+    if not pipeline.has_pending_data:
+        return 0
+    extracted = len(pipeline.list_extracted_load_packages())
+    normalized = len(pipeline.list_normalized_load_packages())
+    logger.warning(
+        "finishing %d load package(s) left by an interrupted run", extracted + normalized
+    )
+    if extracted:
+        pipeline.normalize()
+    info = pipeline.load()
+    info.raise_on_failed_jobs()
+    return max(len(info.loads_ids), extracted + normalized)
+
+
+def warehouse_location(pipeline: dlt.Pipeline) -> str:
+    """Where the pipeline loads, without credentials: ``duckdb:<path>`` or the destination type."""
+    destination = pipeline.destination
+    if destination is None:
+        return "none"
+    if destination.destination_name == "duckdb":
+        return f"duckdb:{warehouse_path()}"
+    return str(destination.destination_name)

@@ -1,0 +1,343 @@
+"""The ``connecteam`` dlt source: users, forms, schedulers and shifts of one Connecteam account.
+
+Endpoints (``shared/reference/connecteam-openapi.json``):
+
+========== ================================================ ============================ =========
+resource   endpoint                                         primary key                  loads
+========== ================================================ ============================ =========
+users      GET /users/v1/users (``userStatus=all``)         ``user_id``                  modified
+                                                                                         since last
+                                                                                         run
+forms      GET /forms/v1/forms                              ``form_id``                  changed
+schedulers GET /scheduler/v1/schedulers                     ``scheduler_id``             changed
+shifts     GET /scheduler/v1/schedulers/{id}/shifts         ``scheduler_id``, ``id``     changed and
+                                                                                         deleted
+========== ================================================ ============================ =========
+
+Every table is merged on the provider's own id, so re-running never duplicates a row. Nested
+objects and lists (custom fields, questions, notes, breaks, ...) are kept as JSON columns: one
+table per stream, each row keyed by the provider's id; the dbt staging models unnest them.
+
+Configuration, the dlt way (``.dlt/config.toml``, ``.dlt/secrets.toml`` or environment variables):
+``SOURCES__CONNECTEAM__API_KEY`` or ``SOURCES__CONNECTEAM__CLIENT_ID`` +
+``SOURCES__CONNECTEAM__CLIENT_SECRET``; ``SOURCES__CONNECTEAM__BASE_URL`` (default the global
+host); ``SOURCES__CONNECTEAM__SHIFTS_DAYS_BACK`` / ``..._DAYS_AHEAD`` / ``..._BACKFILL_START``.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import dlt
+import orjson
+from dlt.common.typing import TSecretStrValue
+from dlt.sources import DltResource
+
+from .client import (
+    ClientStats,
+    ConnecteamAPIError,
+    ConnecteamClient,
+    ConnecteamConfigError,
+    ConnecteamError,
+    RateLimitExhausted,
+)
+from .helpers import Progress, Window, diff_shifts, shift_window, to_epoch
+from .settings import (
+    DEFAULT_BASE_URL,
+    DEFAULT_SHIFTS_DAYS_AHEAD,
+    DEFAULT_SHIFTS_DAYS_BACK,
+    FORMS,
+    SCHEDULERS,
+    SHIFTS,
+    USERS,
+)
+
+__all__ = [
+    "ClientStats",
+    "ConnecteamAPIError",
+    "ConnecteamClient",
+    "ConnecteamConfigError",
+    "ConnecteamError",
+    "RateLimitExhausted",
+    "connecteam_source",
+]
+
+logger = logging.getLogger("sources.connecteam")
+
+SHIFT_JSON_COLUMNS = (
+    "assigned_user_ids", "location_data", "notes", "statuses", "breaks", "shift_details",
+    "custom_fields",
+)  # fmt: skip
+
+
+@dlt.source(name="connecteam", max_table_nesting=0)
+def connecteam_source(
+    api_key: TSecretStrValue | None = None,
+    base_url: str = DEFAULT_BASE_URL,
+    client_id: str | None = None,
+    client_secret: TSecretStrValue | None = None,
+    shifts_days_back: int = DEFAULT_SHIFTS_DAYS_BACK,
+    shifts_days_ahead: int = DEFAULT_SHIFTS_DAYS_AHEAD,
+    shifts_backfill_start: str | None = None,
+    max_attempts: int = 8,
+    backoff_base: float = 1.0,
+    stats: ClientStats | None = None,
+) -> list[DltResource]:
+    """Users, forms, schedulers and shifts of one Connecteam account.
+
+    Args:
+        api_key: The account's API key (secret). Alternatively ``client_id`` and ``client_secret``.
+        base_url: API host: ``https://api.connecteam.com`` (default) or
+            ``https://api-au.connecteam.com``.
+        client_id: OAuth 2.0 client id (client-credentials grant).
+        client_secret: OAuth 2.0 client secret (secret).
+        shifts_days_back: Days before now that every run re-pulls shifts for (default 30).
+        shifts_days_ahead: Days after now that every run re-pulls shifts for (default 90).
+        shifts_backfill_start: Where the first run of a scheduler starts instead: epoch seconds or
+            an ISO date such as ``2024-01-01`` (UTC). Default: the window's start.
+        max_attempts: Attempts per request on 429, 5xx, timeouts and dropped connections.
+        backoff_base: First back-off step in seconds (doubling, jittered).
+        stats: Optional :class:`ClientStats` the client fills (requests per endpoint, retries).
+
+    Returns:
+        The resources ``users``, ``forms``, ``schedulers``, ``shifts``.
+
+    Raises:
+        ConnecteamConfigError: No credentials, or a bad ``base_url``/``shifts_backfill_start``.
+    """
+    backfill = to_epoch(shifts_backfill_start)
+    client = ConnecteamClient(
+        base_url,
+        api_key=api_key,
+        client_id=client_id,
+        client_secret=client_secret,
+        max_attempts=max_attempts,
+        backoff_base=backoff_base,
+    )
+    if stats is not None:
+        client.stats = stats
+
+    @functools.cache
+    def scheduler_list() -> list[dict[str, Any]]:
+        """The account's schedulers, fetched once per run and shared by two resources."""
+        return [s for page in client.paginate(SCHEDULERS) for s in page]
+
+    return [
+        users(client),
+        forms(client),
+        schedulers(scheduler_list),
+        shifts(client, scheduler_list, shifts_days_back, shifts_days_ahead, backfill),
+    ]
+
+
+def users(client: ConnecteamClient) -> DltResource:
+    """``users``: every user (active and archived), merged on ``user_id``.
+
+    The first run lists all users; later runs ask only for users modified after the newest
+    ``modifiedAt`` already loaded (the API's ``modifiedAt`` filter), so an unchanged account costs
+    one request.
+    """
+
+    @dlt.resource(
+        name="users",
+        primary_key="user_id",
+        write_disposition="merge",
+        columns={"custom_fields": {"data_type": "json"}, "smart_groups_ids": {"data_type": "json"}},
+    )
+    def _users(
+        modified_at: dlt.sources.incremental[int] = dlt.sources.incremental(
+            "modifiedAt", primary_key="userId", on_cursor_value_missing="include"
+        ),
+    ) -> Iterator[list[dict[str, Any]]]:
+        params: dict[str, Any] = {"userStatus": "all"}
+        if modified_at.last_value:
+            params["modifiedAt"] = int(modified_at.last_value)
+        progress = Progress("users")
+        yield from progress.track(client.paginate(USERS, params))
+        since = f" modified after {params['modifiedAt']}" if "modifiedAt" in params else ""
+        progress.done(since)
+
+    return _users
+
+
+def forms(client: ConnecteamClient) -> DltResource:
+    """``forms``: every form, merged on ``form_id``; only forms whose ``lastUpdatedAt`` advanced
+    since the last run are loaded."""
+
+    @dlt.resource(
+        name="forms",
+        primary_key="form_id",
+        write_disposition="merge",
+        columns={"questions": {"data_type": "json"}, "settings": {"data_type": "json"}},
+    )
+    def _forms(
+        updated: dlt.sources.incremental[int] = dlt.sources.incremental(
+            "lastUpdatedAt", primary_key="formId", on_cursor_value_missing="include"
+        ),
+    ) -> Iterator[list[dict[str, Any]]]:
+        progress = Progress("forms")
+        yield from progress.track(client.paginate(FORMS))
+        progress.done()
+
+    return _forms
+
+
+def schedulers(scheduler_list: Any) -> DltResource:
+    """``schedulers``: every scheduler, merged on ``scheduler_id``; only changed ones are loaded
+    (the endpoint has no timestamps, so a digest of each record is kept in the resource state)."""
+
+    @dlt.resource(name="schedulers", primary_key="scheduler_id", write_disposition="merge")
+    def _schedulers() -> Iterator[list[dict[str, Any]]]:
+        from .helpers import content_hash
+
+        state = dlt.current.resource_state()
+        digests: dict[str, str] = state.setdefault("digests", {})
+        changed = []
+        for record in scheduler_list():
+            digest = content_hash(record)
+            if digests.get(str(record["schedulerId"])) != digest:
+                digests[str(record["schedulerId"])] = digest
+                changed.append(record)
+        logger.info("schedulers: %d listed, %d changed", len(scheduler_list()), len(changed))
+        yield changed
+
+    return _schedulers
+
+
+def shifts(
+    client: ConnecteamClient,
+    scheduler_list: Any,
+    days_back: int,
+    days_ahead: int,
+    backfill_start: int | None,
+) -> DltResource:
+    """``shifts``: one row per V1 shift row (per assigned user; open shifts with no user), merged
+    on ``scheduler_id`` + ``id``.
+
+    Each run re-pulls, per scheduler, every shift in the window ``[now - days_back, now +
+    days_ahead)`` (the first run of a scheduler from ``backfill_start`` when earlier), sorted by
+    creation so paging is stable. Rows are loaded only when new or changed (a digest of the
+    provider's record is kept in ``content_hash``). A live row lying wholly inside the re-pulled
+    window that the provider no longer returns is loaded again with ``is_deleted = true`` and
+    ``deleted_at`` (epoch seconds, UTC) — never kept as live, never dropped.
+    """
+
+    @dlt.resource(
+        name="shifts",
+        primary_key=("scheduler_id", "id"),
+        write_disposition="merge",
+        columns={
+            **{c: {"data_type": "json"} for c in SHIFT_JSON_COLUMNS},
+            "scheduler_id": {"data_type": "bigint", "nullable": False},
+            "user_id": {"data_type": "bigint"},
+            "is_deleted": {"data_type": "bool"},
+            "deleted_at": {"data_type": "bigint"},
+            "content_hash": {"data_type": "text"},
+        },
+    )
+    def _shifts() -> Iterator[list[dict[str, Any]]]:
+        state = dlt.current.resource_state()
+        pulled: dict[str, bool] = state.setdefault("backfilled", {})
+        now = time.time()
+        for scheduler in scheduler_list():
+            sid = int(scheduler["schedulerId"])
+            first = not pulled.get(str(sid))
+            window = shift_window(now, days_back, days_ahead, backfill_start if first else None)
+            progress = Progress(f"shifts[{sid}]")
+            records = [
+                r
+                for page in progress.track(
+                    client.paginate(
+                        SHIFTS,
+                        {"startTime": window.start, "endTime": window.end, "sort": "created_at",
+                         "order": "asc"},
+                        {"schedulerId": sid},
+                    )
+                )  # fmt: skip
+                for r in page
+            ]
+            live = _live_shifts(sid, window)
+            changed, vanished = diff_shifts(sid, records, live)
+            progress.done(f" in {window}: {len(changed)} new or changed, {len(vanished)} deleted")
+            if changed:
+                yield changed
+            if vanished:
+                yield _tombstones(sid, vanished, int(now))
+            pulled[str(sid)] = True
+
+    return _shifts
+
+
+def _live_shifts(scheduler_id: int, window: Window) -> dict[str, tuple[str, bool]]:
+    """Live shift rows of one scheduler in the warehouse that overlap ``window``.
+
+    Returns ``{id: (content_hash, lies_wholly_inside_window)}``; empty when nothing was loaded yet.
+    """
+    rows = _query_shifts(
+        "select id, content_hash, start_time >= %s and end_time <= %s from {table} "
+        "where scheduler_id = %s and not coalesce(is_deleted, false) "
+        "and end_time > %s and start_time < %s",
+        window.start,
+        window.end,
+        scheduler_id,
+        window.start,
+        window.end,
+    )
+    return {str(r[0]): (str(r[1]), bool(r[2])) for r in rows}
+
+
+def _tombstones(scheduler_id: int, ids: set[str], now: int) -> list[dict[str, Any]]:
+    """The warehouse rows of ``ids``, marked deleted, ready to merge back."""
+    columns, rows = _query_shifts_with_columns(
+        "select * from {table} where scheduler_id = %s and id in ("
+        + ", ".join(["%s"] * len(ids))
+        + ")",
+        scheduler_id,
+        *sorted(ids),
+    )
+    out = []
+    for values in rows:
+        row = {
+            c: _json_value(c, v) for c, v in zip(columns, values, strict=True) if not c.startswith("_dlt")
+        }
+        row["is_deleted"] = True
+        row["deleted_at"] = now
+        out.append(row)
+    return out
+
+
+def _json_value(column: str, value: Any) -> Any:
+    if column in SHIFT_JSON_COLUMNS and isinstance(value, str | bytes):
+        return orjson.loads(value)
+    return value
+
+
+def _query_shifts(sql: str, *args: Any) -> list[tuple[Any, ...]]:
+    return _query_shifts_with_columns(sql, *args)[1]
+
+
+def _query_shifts_with_columns(sql: str, *args: Any) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """Run ``sql`` against the ``shifts`` table of the current pipeline's destination.
+
+    Returns ``([], [])`` when there is no pipeline destination or no ``shifts`` table yet.
+    """
+    from dlt.destinations.exceptions import DatabaseUndefinedRelation
+
+    try:
+        pipeline = dlt.current.pipeline()
+    except Exception:  # noqa: BLE001 - iterated outside a pipeline: nothing loaded yet
+        return [], []
+    if pipeline.destination is None or not pipeline.default_schema_name:
+        return [], []
+    try:
+        with pipeline.sql_client() as sql_client:
+            table = sql_client.make_qualified_table_name("shifts")
+            with sql_client.execute_query(sql.format(table=table), *args) as cursor:
+                columns = [d[0] for d in cursor.description]
+                return columns, [tuple(r) for r in cursor.fetchall()]
+    except DatabaseUndefinedRelation:
+        return [], []

@@ -1,0 +1,492 @@
+"""HTTP client for the Connecteam REST API: authentication, rate-limit pacing, retries and paging.
+
+Follows the provider's rules as published in ``shared/reference/`` (README and OpenAPI spec):
+
+* Authentication by the ``X-API-KEY`` header, or OAuth 2.0 client credentials
+  (``POST /oauth/v1/token`` with HTTP Basic ``client_id:client_secret``; Bearer token, 24 h).
+* Every answer carries ``x-ratelimit-{minute,day}-{limit,remaining,reset}`` (reset in UTC epoch
+  seconds). The client waits for the reset instead of sending a request the budget cannot take, so a
+  sync that fits the budget never receives a 429.
+* Paged lists take ``limit``/``offset``; a page shorter than ``limit`` is the last one, and when the
+  answer carries ``paging.total`` no page past it is asked for.
+
+Secrets (the API key, the OAuth client secret and access token) are only ever placed in request
+headers; they never appear in URLs, log lines or exception messages.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any
+
+import httpx
+import orjson
+from tenacity import (
+    RetryCallState,
+    Retrying,
+    retry_if_exception_type,
+    stop_after_attempt,
+)
+
+from .settings import DEFAULT_BASE_URL, OAUTH_SCOPES, OAUTH_TOKEN_PATH, Endpoint
+
+logger = logging.getLogger(__name__)
+
+RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
+
+
+class ConnecteamError(Exception):
+    """Base class of the errors this client raises."""
+
+
+class ConnecteamConfigError(ConnecteamError):
+    """The client was given no usable credentials or base URL."""
+
+
+class ConnecteamAPIError(ConnecteamError):
+    """The provider answered with a status that retrying cannot fix (any 4xx but 429), or with a
+    body that is not the documented envelope, or kept failing after every retry.
+
+    Attributes:
+        endpoint: The endpoint path template, e.g. ``/users/v1/users``.
+        status: The HTTP status, or ``None`` when no answer arrived.
+        detail: A short excerpt of the provider's error body (never a secret).
+    """
+
+    def __init__(self, endpoint: str, status: int | None, detail: str, hint: str = "") -> None:
+        self.endpoint = endpoint
+        self.status = status
+        self.detail = detail
+        where = f"GET {endpoint}"
+        what = f"answered HTTP {status}" if status is not None else "failed"
+        message = f"{where} {what}: {detail}"
+        if hint:
+            message += f" ({hint})"
+        super().__init__(message)
+
+
+class RateLimitExhausted(ConnecteamError):
+    """The account's rate-limit budget is spent for longer than the client may wait."""
+
+
+class _Retryable(Exception):
+    """Internal: an answer worth retrying (429 or 5xx)."""
+
+    def __init__(self, status: int, endpoint: str, reset: float | None) -> None:
+        super().__init__(f"HTTP {status} from {endpoint}")
+        self.status = status
+        self.endpoint = endpoint
+        self.reset = reset
+
+
+@dataclass
+class RateLimitState:
+    """The budget the provider reported in its last answer (``x-ratelimit-*`` headers).
+
+    Attributes are ``None`` until an answer carried the header. Resets are UTC epoch seconds.
+    """
+
+    minute_limit: int | None = None
+    minute_remaining: int | None = None
+    minute_reset: float | None = None
+    day_limit: int | None = None
+    day_remaining: int | None = None
+    day_reset: float | None = None
+
+    def update(self, headers: Mapping[str, str]) -> None:
+        """Read the ``x-ratelimit-*`` headers of one answer; absent or garbled ones are ignored."""
+        for name in (
+            "minute_limit",
+            "minute_remaining",
+            "minute_reset",
+            "day_limit",
+            "day_remaining",
+            "day_reset",
+        ):
+            raw = headers.get("x-ratelimit-" + name.replace("_", "-"))
+            if raw is None:
+                continue
+            try:
+                value = float(raw)
+            except ValueError:
+                continue
+            setattr(self, name, value if name.endswith("reset") else int(value))
+
+    def wait_seconds(self, now: float) -> float:
+        """Seconds to wait before the budget can take one more request (0 when it can now)."""
+        wait = 0.0
+        for remaining, reset in (
+            (self.minute_remaining, self.minute_reset),
+            (self.day_remaining, self.day_reset),
+        ):
+            if remaining is not None and remaining <= 0 and reset is not None and reset > now:
+                wait = max(wait, reset - now)
+        return wait
+
+    def spend_one(self) -> None:
+        """Count one request sent, until its answer reports the real figures."""
+        if self.minute_remaining is not None:
+            self.minute_remaining -= 1
+        if self.day_remaining is not None:
+            self.day_remaining -= 1
+
+
+@dataclass
+class ClientStats:
+    """What the client did, for run summaries and benchmarks.
+
+    Attributes:
+        requests: Requests sent to list endpoints, by endpoint path template (retries included).
+        retries: Requests repeated after a 429, a 5xx, a timeout or a dropped connection.
+        throttled: 429 answers received.
+        token_requests: OAuth token requests.
+        paced_seconds: Seconds spent waiting for the rate-limit budget to reset.
+        rate_limit: The budget reported by the last answer.
+    """
+
+    requests: Counter[str] = field(default_factory=Counter)
+    retries: int = 0
+    throttled: int = 0
+    token_requests: int = 0
+    paced_seconds: float = 0.0
+    rate_limit: RateLimitState = field(default_factory=RateLimitState)
+
+    @property
+    def total_requests(self) -> int:
+        """All requests sent to list endpoints."""
+        return sum(self.requests.values())
+
+
+class ConnecteamClient:
+    """A synchronous, connection-pooling client of one Connecteam account.
+
+    Args:
+        base_url: API host, e.g. ``https://api.connecteam.com``.
+        api_key: The account's API key (sent as ``X-API-KEY``). Takes precedence over OAuth.
+        client_id: OAuth 2.0 client id, used with ``client_secret`` when no API key is given.
+        client_secret: OAuth 2.0 client secret.
+        timeout: Seconds to wait for connect, read and write of one request.
+        max_attempts: Attempts per request before giving up on 429, 5xx, timeouts and dropped
+            connections.
+        backoff_base: Seconds of the first exponential back-off step (jittered, doubling).
+        backoff_max: Longest single back-off wait in seconds.
+        max_rate_limit_wait: Longest wait for a rate-limit reset in seconds; beyond it
+            :class:`RateLimitExhausted` is raised (a spent daily budget should fail the night's
+            run loudly, not stall it for hours).
+        transport: Optional httpx transport (tests, benchmarks).
+
+    Raises:
+        ConnecteamConfigError: Neither an API key nor an OAuth client id and secret were given.
+    """
+
+    def __init__(
+        self,
+        base_url: str = DEFAULT_BASE_URL,
+        api_key: str | None = None,
+        client_id: str | None = None,
+        client_secret: str | None = None,
+        *,
+        timeout: float = 30.0,
+        max_attempts: int = 8,
+        backoff_base: float = 1.0,
+        backoff_max: float = 60.0,
+        max_rate_limit_wait: float = 900.0,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        if not api_key and not (client_id and client_secret):
+            raise ConnecteamConfigError(
+                "No Connecteam credentials: set SOURCES__CONNECTEAM__API_KEY (or "
+                "SOURCES__CONNECTEAM__CLIENT_ID and SOURCES__CONNECTEAM__CLIENT_SECRET for OAuth "
+                "2.0), or put them under [sources.connecteam] in .dlt/secrets.toml"
+            )
+        if not base_url.startswith(("http://", "https://")):
+            raise ConnecteamConfigError(
+                f"SOURCES__CONNECTEAM__BASE_URL must start with http:// or https://, got {base_url!r}"
+            )
+        self.base_url = base_url.rstrip("/")
+        self._api_key = api_key or None
+        self._client_id = client_id
+        self._client_secret = client_secret
+        self._token: str | None = None
+        self._token_expires = 0.0
+        self._secrets = [s for s in (api_key, client_secret) if s]
+        self.max_attempts = max(1, max_attempts)
+        self.backoff_base = backoff_base
+        self.backoff_max = backoff_max
+        self.max_rate_limit_wait = max_rate_limit_wait
+        self.stats = ClientStats()
+        self._lock = threading.Lock()
+        self._http = httpx.Client(
+            base_url=self.base_url,
+            timeout=httpx.Timeout(timeout),
+            headers={"accept": "application/json", "user-agent": "wfm-sync"},
+            transport=transport,
+        )
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the pooled connections."""
+        self._http.close()
+
+    def __enter__(self) -> ConnecteamClient:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- public API ------------------------------------------------------------------------------
+
+    def get(
+        self, path: str, params: Mapping[str, Any] | None = None, *, endpoint: str | None = None
+    ) -> dict[str, Any]:
+        """GET one answer as a JSON object, pacing, authenticating and retrying as needed.
+
+        Args:
+            path: Path below the base URL with placeholders filled, e.g.
+                ``/scheduler/v1/schedulers/7/shifts``.
+            params: Query parameters; lists repeat the parameter (``userIds=1&userIds=2``).
+            endpoint: The path template used in statistics and messages (default ``path``).
+
+        Returns:
+            The decoded JSON object.
+
+        Raises:
+            ConnecteamAPIError: A 4xx other than 429 (e.g. 401 wrong key, 403 missing scope,
+                422 invalid parameter), a body that is not a JSON object, or retries exhausted.
+            RateLimitExhausted: The budget resets later than ``max_rate_limit_wait``.
+        """
+        template = endpoint or path
+        retrying = Retrying(
+            retry=retry_if_exception_type((_Retryable, httpx.TransportError)),
+            stop=stop_after_attempt(self.max_attempts),
+            wait=self._backoff,
+            before_sleep=self._before_retry,
+            reraise=True,
+        )
+        try:
+            for attempt in retrying:
+                with attempt:
+                    return self._send(path, params, template)
+        except _Retryable as exc:
+            raise ConnecteamAPIError(
+                template,
+                exc.status,
+                f"still failing after {self.max_attempts} attempts",
+                "the provider is unavailable or over its rate limit; run the sync again later",
+            ) from None
+        except httpx.TransportError as exc:
+            raise ConnecteamAPIError(
+                template,
+                None,
+                f"{type(exc).__name__} after {self.max_attempts} attempts",
+                f"check SOURCES__CONNECTEAM__BASE_URL ({self.base_url}) and the network",
+            ) from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def paginate(
+        self,
+        endpoint: Endpoint,
+        params: Mapping[str, Any] | None = None,
+        path_params: Mapping[str, Any] | None = None,
+    ) -> Iterator[list[dict[str, Any]]]:
+        """Yield the pages of one list endpoint, spending the fewest requests the provider allows.
+
+        ``limit`` is the endpoint's maximum; page ``n`` uses ``offset = n * limit``. Paging stops
+        at the first page holding fewer than ``limit`` records, and without asking for a page past
+        ``paging.total`` when the answer carries it. For ``N`` records that is ``N // limit + 1``
+        requests without a total, ``max(1, ceil(N / limit))`` with one. An endpoint that is not
+        paged is asked once.
+
+        Args:
+            endpoint: The endpoint from :mod:`sources.connecteam.settings`.
+            params: Extra query parameters (filters, windows).
+            path_params: Values for the placeholders in ``endpoint.path``.
+
+        Yields:
+            Each page's list of records (``data[<endpoint.data_key>]``), as the provider sent them.
+
+        Raises:
+            ConnecteamAPIError: As :meth:`get`, and when an answer lacks ``data.<data_key>``.
+        """
+        path = endpoint.path.format(**(path_params or {}))
+        query = dict(params or {})
+        if endpoint.max_limit is None:
+            yield self._records(self.get(path, query, endpoint=endpoint.path), endpoint)
+            return
+        limit = endpoint.max_limit
+        offset = 0
+        while True:
+            body = self.get(path, {**query, "limit": limit, "offset": offset}, endpoint=endpoint.path)
+            records = self._records(body, endpoint)
+            yield records
+            offset += limit
+            total = (body.get("paging") or {}).get("total")
+            if len(records) < limit or (isinstance(total, int) and offset >= total):
+                return
+
+    # -- internals -------------------------------------------------------------------------------
+
+    def _records(self, body: dict[str, Any], endpoint: Endpoint) -> list[dict[str, Any]]:
+        data = body.get("data")
+        records = data.get(endpoint.data_key) if isinstance(data, dict) else None
+        if not isinstance(records, list):
+            raise ConnecteamAPIError(
+                endpoint.path,
+                200,
+                f"the answer has no list at data.{endpoint.data_key}",
+                "is SOURCES__CONNECTEAM__BASE_URL a Connecteam API host?",
+            )
+        return records
+
+    def _send(self, path: str, params: Mapping[str, Any] | None, template: str) -> dict[str, Any]:
+        self._pace()
+        headers = self._auth_headers()
+        with self._lock:
+            self.stats.requests[template] += 1
+            self.stats.rate_limit.spend_one()
+        response = self._http.get(path, params=_query(params), headers=headers)
+        self.stats.rate_limit.update(response.headers)
+        status = response.status_code
+        if status == 401 and self._token is not None and self._api_key is None:
+            # An expired or revoked OAuth token: fetch a new one and retry once.
+            self._token = None
+            response = self._http.get(path, params=_query(params), headers=self._auth_headers())
+            with self._lock:
+                self.stats.requests[template] += 1
+            self.stats.rate_limit.update(response.headers)
+            status = response.status_code
+        if status in RETRYABLE_STATUS:
+            if status == 429:
+                self.stats.throttled += 1
+            raise _Retryable(status, template, self.stats.rate_limit.minute_reset)
+        if status >= 400:
+            raise ConnecteamAPIError(template, status, self._detail(response), _hint(status))
+        try:
+            body = orjson.loads(response.content)
+        except orjson.JSONDecodeError:
+            raise ConnecteamAPIError(template, status, "the answer is not JSON") from None
+        if not isinstance(body, dict):
+            raise ConnecteamAPIError(template, status, "the answer is not a JSON object")
+        return body
+
+    def _pace(self) -> None:
+        """Sleep until the budget can take one more request."""
+        wait = self.stats.rate_limit.wait_seconds(time.time())
+        if wait <= 0:
+            return
+        if wait > self.max_rate_limit_wait:
+            raise RateLimitExhausted(
+                f"the Connecteam rate-limit budget is spent for the next {wait:.0f} s (longer than "
+                f"max_rate_limit_wait={self.max_rate_limit_wait:.0f} s); run the sync after the "
+                "reset or raise the plan's limits"
+            )
+        wait += 0.02  # land just after the reset instant
+        logger.info("rate-limit budget spent; waiting %.1f s for the reset", wait)
+        self.stats.paced_seconds += wait
+        time.sleep(wait)
+
+    def _backoff(self, state: RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome else None
+        budget = self.stats.rate_limit
+        spent = budget.minute_remaining is not None and budget.minute_remaining <= 0
+        if isinstance(exc, _Retryable) and exc.status == 429 and exc.reset is not None and spent:
+            # The budget is spent: the next request can succeed only after the reset.
+            until_reset = exc.reset - time.time()
+            if 0 < until_reset <= self.max_rate_limit_wait:
+                return until_reset + random.uniform(0.02, 0.25)
+        ceiling = min(self.backoff_max, self.backoff_base * 2 ** (state.attempt_number - 1))
+        return random.uniform(ceiling / 2, ceiling)
+
+    def _before_retry(self, state: RetryCallState) -> None:
+        self.stats.retries += 1
+        exc = state.outcome.exception() if state.outcome else None
+        wait = state.next_action.sleep if state.next_action else 0.0
+        logger.warning(
+            "retrying after %s (attempt %d of %d, waiting %.2f s)",
+            _describe(exc),
+            state.attempt_number,
+            self.max_attempts,
+            wait,
+        )
+
+    def _auth_headers(self) -> dict[str, str]:
+        if self._api_key:
+            return {"X-API-KEY": self._api_key}
+        if self._token is None or time.time() >= self._token_expires:
+            self._fetch_token()
+        return {"Authorization": f"Bearer {self._token}"}
+
+    def _fetch_token(self) -> None:
+        assert self._client_id and self._client_secret
+        self.stats.token_requests += 1
+        try:
+            response = self._http.post(
+                OAUTH_TOKEN_PATH,
+                auth=(self._client_id, self._client_secret),
+                data={"grant_type": "client_credentials", "scope": OAUTH_SCOPES},
+            )
+        except httpx.TransportError as exc:
+            raise ConnecteamAPIError(
+                OAUTH_TOKEN_PATH, None, type(exc).__name__, "could not reach the token endpoint"
+            ) from None
+        if response.status_code != 200:
+            raise ConnecteamAPIError(
+                OAUTH_TOKEN_PATH,
+                response.status_code,
+                self._detail(response),
+                "check SOURCES__CONNECTEAM__CLIENT_ID and SOURCES__CONNECTEAM__CLIENT_SECRET",
+            )
+        body = orjson.loads(response.content)
+        self._token = str(body["access_token"])
+        self._secrets.append(self._token)
+        self._token_expires = time.time() + max(60.0, float(body.get("expires_in", 3600)) - 60.0)
+
+    def _detail(self, response: httpx.Response) -> str:
+        """A short, secret-free excerpt of an error body."""
+        text = response.text[:300].strip() or response.reason_phrase
+        for secret in self._secrets:
+            text = text.replace(secret, "***")
+        return text
+
+
+def _query(params: Mapping[str, Any] | None) -> list[tuple[str, Any]]:
+    """Encode lists as repeated parameters and booleans as ``true``/``false``."""
+    pairs: list[tuple[str, Any]] = []
+    for key, value in (params or {}).items():
+        if value is None:
+            continue
+        values = value if isinstance(value, list | tuple) else [value]
+        for item in values:
+            pairs.append((key, str(item).lower() if isinstance(item, bool) else item))
+    return pairs
+
+
+def _hint(status: int) -> str:
+    if status == 401:
+        return "the API key or OAuth credentials were refused; check SOURCES__CONNECTEAM__API_KEY"
+    if status == 403:
+        return "the credentials lack the scope this endpoint needs"
+    if status == 404:
+        return "check SOURCES__CONNECTEAM__BASE_URL"
+    if status == 422:
+        return "the provider refused a query parameter"
+    return ""
+
+
+def _describe(exc: BaseException | None) -> str:
+    if isinstance(exc, _Retryable):
+        return str(exc)
+    return type(exc).__name__ if exc else "an error"

@@ -1,0 +1,172 @@
+"""Helpers of the ``connecteam`` source: shift windows, change detection, and progress lines."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import date, datetime, timezone
+from typing import Any
+
+import orjson
+
+from .settings import DAY_SECONDS
+
+logger = logging.getLogger("sources.connecteam")
+
+# Columns the source adds to each shift row, beside the provider's own fields.
+SHIFT_EXTRA_COLUMNS = ("scheduler_id", "shift_id", "user_id", "content_hash", "is_deleted", "deleted_at")
+
+
+@dataclass(frozen=True)
+class Window:
+    """A span of time ``[start, end)`` in UTC epoch seconds."""
+
+    start: int
+    end: int
+
+    def __str__(self) -> str:
+        fmt = "%Y-%m-%d %H:%M"
+        a = datetime.fromtimestamp(self.start, timezone.utc).strftime(fmt)
+        b = datetime.fromtimestamp(self.end, timezone.utc).strftime(fmt)
+        return f"{a}..{b} UTC"
+
+
+def shift_window(
+    now: float, days_back: int, days_ahead: int, backfill_start: int | None = None
+) -> Window:
+    """The window of shift start times one run re-pulls.
+
+    Args:
+        now: Current time, epoch seconds.
+        days_back: Days before ``now`` (floored to the UTC hour, so runs within an hour agree).
+        days_ahead: Days after ``now`` (ceiled to the UTC hour).
+        backfill_start: Epoch seconds; when given and earlier, the window starts there instead.
+
+    Returns:
+        The window.
+    """
+    start = int(now - days_back * DAY_SECONDS) // 3600 * 3600
+    end = -(-int(now + days_ahead * DAY_SECONDS) // 3600) * 3600
+    if backfill_start is not None:
+        start = min(start, int(backfill_start))
+    return Window(start, end)
+
+
+def to_epoch(value: int | float | str | date | None) -> int | None:
+    """Epoch seconds (UTC) from an int, an ISO date ``YYYY-MM-DD`` or an ISO datetime.
+
+    Raises:
+        ValueError: The value is not a date, datetime or number.
+    """
+    if value is None or value == "":
+        return None
+    if isinstance(value, int | float):
+        return int(value)
+    if isinstance(value, datetime):
+        moment = value
+    elif isinstance(value, date):
+        moment = datetime(value.year, value.month, value.day)
+    else:
+        text = str(value).strip()
+        if text.lstrip("-").isdigit():
+            return int(text)
+        try:
+            moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            raise ValueError(
+                f"shifts_backfill_start must be epoch seconds or an ISO date like 2024-01-31, "
+                f"got {value!r}"
+            ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return int(moment.timestamp())
+
+
+def content_hash(record: dict[str, Any]) -> str:
+    """A stable digest of one provider record (key order does not matter)."""
+    return hashlib.blake2b(orjson.dumps(record, option=orjson.OPT_SORT_KEYS), digest_size=16).hexdigest()
+
+
+def shift_row(scheduler_id: int, record: dict[str, Any]) -> dict[str, Any]:
+    """One V1 shift record as a warehouse row: the provider's fields plus the row's keys.
+
+    V1 answers hold one record per assigned user (ids ``<shiftId>:<slot uuid>``) and one record
+    per open shift (no assignee). ``shift_id`` is the base shift id, ``user_id`` the assignee.
+    """
+    assigned = record.get("assignedUserIds") or []
+    row = dict(record)
+    row["scheduler_id"] = scheduler_id
+    row["shift_id"] = str(record["id"]).split(":", 1)[0]
+    row["user_id"] = assigned[0] if len(assigned) == 1 else None
+    row["content_hash"] = content_hash(record)
+    row["is_deleted"] = False
+    row["deleted_at"] = None
+    return row
+
+
+def diff_shifts(
+    scheduler_id: int,
+    records: Iterable[dict[str, Any]],
+    live: dict[str, tuple[str, bool]],
+) -> tuple[list[dict[str, Any]], set[str]]:
+    """Split one re-pulled window into changed rows and vanished ids.
+
+    Args:
+        scheduler_id: The scheduler the records belong to.
+        records: Every shift record the provider returned for the window.
+        live: Rows live in the warehouse overlapping the window:
+            ``{id: (content_hash, fully_inside_window)}``.
+
+    Returns:
+        ``(changed, vanished)``: rows to load (new or different from the warehouse), and ids of
+        live rows fully inside the window that the provider no longer returns.
+    """
+    changed: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for record in records:
+        row = shift_row(scheduler_id, record)
+        seen.add(row["id"])
+        known = live.get(row["id"])
+        if known is None or known[0] != row["content_hash"]:
+            changed.append(row)
+    vanished = {sid for sid, (_, inside) in live.items() if inside and sid not in seen}
+    return changed, vanished
+
+
+class Progress:
+    """Logs one line per stream every few seconds and when the stream ends.
+
+    Args:
+        stream: Stream name shown in the line, e.g. ``shifts[9001]``.
+        every: Seconds between lines.
+    """
+
+    def __init__(self, stream: str, every: float = 2.0) -> None:
+        self.stream = stream
+        self.every = every
+        self.pages = 0
+        self.rows = 0
+        self._last = time.monotonic()
+
+    def page(self, rows: int) -> None:
+        """Count one fetched page of ``rows`` records."""
+        self.pages += 1
+        self.rows += rows
+        if time.monotonic() - self._last >= self.every:
+            self._last = time.monotonic()
+            logger.info("%s: %d rows in %d pages so far", self.stream, self.rows, self.pages)
+
+    def done(self, note: str = "") -> None:
+        """Log the stream's totals."""
+        logger.info(
+            "%s: fetched %d rows in %d pages%s", self.stream, self.rows, self.pages, note
+        )
+
+    def track(self, pages: Iterable[list[dict[str, Any]]]) -> Iterator[list[dict[str, Any]]]:
+        """Pass pages through, counting them."""
+        for page in pages:
+            self.page(len(page))
+            yield page

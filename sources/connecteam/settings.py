@@ -1,0 +1,68 @@
+"""Endpoint table of the Connecteam REST API streams that the ``connecteam`` source reads.
+
+Every value here comes from the provider's published OpenAPI spec
+(``shared/reference/connecteam-openapi.json``): the path, the key under ``data`` that holds the
+records, the ``maximum`` of the operation's ``limit`` parameter, and the record's own id field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DEFAULT_BASE_URL = "https://api.connecteam.com"
+"""The provider's global host; ``https://api-au.connecteam.com`` serves Australian accounts."""
+
+DEFAULT_SHIFTS_DAYS_BACK = 30
+DEFAULT_SHIFTS_DAYS_AHEAD = 90
+DAY_SECONDS = 86_400
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """One list endpoint of the provider.
+
+    Attributes:
+        path: Path below the base URL; ``{schedulerId}`` style placeholders are filled per parent.
+        data_key: Key under the answer's ``data`` object that holds the list of records.
+        max_limit: The spec's ``maximum`` for the ``limit`` query parameter; ``None`` when the
+            endpoint is not paged.
+        primary_key: The provider's id field(s) of one record, as the provider spells them.
+        scope: The OAuth 2.0 scope the endpoint requires.
+    """
+
+    path: str
+    data_key: str
+    max_limit: int | None
+    primary_key: tuple[str, ...]
+    scope: str
+
+    @property
+    def paged(self) -> bool:
+        """Whether the endpoint takes ``limit``/``offset``."""
+        return self.max_limit is not None
+
+
+USERS = Endpoint("/users/v1/users", "users", 500, ("userId",), "users.read")
+FORMS = Endpoint("/forms/v1/forms", "forms", 300, ("formId",), "forms.read")
+SCHEDULERS = Endpoint(
+    "/scheduler/v1/schedulers", "schedulers", None, ("schedulerId",), "schedule.read"
+)
+SHIFTS = Endpoint(
+    "/scheduler/v1/schedulers/{schedulerId}/shifts",
+    "shifts",
+    500,
+    ("schedulerId", "id"),
+    "schedule.read",
+)
+
+ENDPOINTS: dict[str, Endpoint] = {
+    "users": USERS,
+    "forms": FORMS,
+    "schedulers": SCHEDULERS,
+    "shifts": SHIFTS,
+}
+"""Stream name (= warehouse table in dataset ``connecteam``) to its endpoint."""
+
+OAUTH_TOKEN_PATH = "/oauth/v1/token"
+OAUTH_SCOPES = " ".join(sorted({e.scope for e in ENDPOINTS.values()}))
+"""Scopes requested with OAuth 2.0 client credentials: the read scopes of every stream."""
