@@ -135,7 +135,7 @@ class Dataset:
     def _add_user(self, rng: random.Random, user_id: int, anchor: int) -> None:
         first, last = rng.choice(FIRST_NAMES), rng.choice(LAST_NAMES)
         created = anchor - rng.randint(30, 900) * DAY + rng.randint(0, DAY - 1)
-        modified = min(anchor - 1, created + rng.randint(0, 200) * DAY)
+        modified = min(anchor - rng.randint(1, 20 * DAY), created + rng.randint(0, 200 * DAY))
         archived = rng.random() < self.config.archived_fraction
         user: dict[str, Any] = {
             "userId": user_id,

@@ -41,7 +41,8 @@ def _setup_logging(verbose: bool) -> None:
 
 def print_summary(summary: Any, wall_seconds: float | None = None) -> None:
     """Print rows loaded per table, requests made and time taken."""
-    table = Table(title=f"Loaded into {summary.warehouse} (dataset {summary.dataset})")
+    console.print(f"warehouse: {summary.warehouse}, dataset {summary.dataset}")
+    table = Table()
     table.add_column("table")
     table.add_column("rows loaded", justify="right")
     for name, rows in summary.rows.items():

@@ -104,7 +104,8 @@ def run_demo(users: int, shifts: int, warehouse: str, console: Console) -> None:
 
     console.rule("warehouse")
     with duckdb.connect(str(path), read_only=True) as con:
-        counts = Table(title=f"{path.resolve()} (dataset connecteam)")
+        console.print(f"warehouse: {path.resolve()}")
+        counts = Table()
         counts.add_column("table")
         counts.add_column("rows", justify="right")
         for name in ("users", "forms", "schedulers", "shifts"):
@@ -113,7 +114,9 @@ def run_demo(users: int, shifts: int, warehouse: str, console: Console) -> None:
         console.print(counts)
         for title, sql in EXAMPLE_QUERIES.items():
             relation = con.sql(sql)
-            result = Table(title=title, caption=sql, caption_justify="left")
+            console.print(f"[bold]{title}[/]")
+            console.print(sql, style="dim", highlight=False)
+            result = Table()
             for column in relation.columns:
                 result.add_column(column)
             for row in relation.fetchall():

@@ -1,0 +1,103 @@
+"""Shared fixtures: the emulator as a real HTTP server on 127.0.0.1, and a real DuckDB warehouse."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+from emulator import EmulatorConfig, EmulatorServer, ServerOptions
+
+ANCHOR = 1_795_132_800  # 2026-11-20 00:00 UTC: pins generated data across test runs
+API_KEY = "test-key-5f1c9e"
+TABLE_KEYS = {
+    "users": "user_id",
+    "forms": "form_id",
+    "schedulers": "scheduler_id",
+    "shifts": "scheduler_id, id",
+}
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No test sees the developer's own dlt or Prefect configuration or data."""
+    for key in list(os.environ):
+        if key.startswith(("SOURCES__", "DESTINATION__", "WFM_SYNC_")):
+            monkeypatch.delenv(key)
+    monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "prefect"))
+    monkeypatch.setenv("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    monkeypatch.setenv("RUNTIME__DLTHUB_TELEMETRY", "false")
+    monkeypatch.setenv("SOURCES__CONNECTEAM__BACKOFF_BASE", "0.02")
+
+
+@pytest.fixture
+def start_emulator() -> Iterator[Callable[..., EmulatorServer]]:
+    """Start emulators: ``start_emulator(users=..., minute_limit=...)``; all stop at teardown.
+
+    Keyword arguments go to :class:`EmulatorConfig` or :class:`ServerOptions` by name.
+    """
+    running: list[EmulatorServer] = []
+    config_fields = set(EmulatorConfig.__dataclass_fields__)
+
+    def start(**kwargs: Any) -> EmulatorServer:
+        config_args = {"anchor": ANCHOR, **{k: v for k, v in kwargs.items() if k in config_fields}}
+        option_args = {"api_key": API_KEY, "minute_limit": 100_000, "day_limit": 1_000_000}
+        option_args.update({k: v for k, v in kwargs.items() if k not in config_fields})
+        server = EmulatorServer(EmulatorConfig(**config_args), ServerOptions(**option_args))
+        running.append(server.start())
+        return server
+
+    yield start
+    for server in running:
+        server.stop()
+
+
+@pytest.fixture
+def warehouse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A DuckDB warehouse file of this test, set as ``DESTINATION__DUCKDB__CREDENTIALS``."""
+    path = tmp_path / "wh" / "warehouse.duckdb"
+    monkeypatch.setenv("DESTINATION__DUCKDB__CREDENTIALS", str(path))
+    return path
+
+
+def point_at(monkeypatch: pytest.MonkeyPatch, server: EmulatorServer, key: str = API_KEY) -> None:
+    """Configure the source for ``server`` through the environment, as a user would."""
+    monkeypatch.setenv("SOURCES__CONNECTEAM__BASE_URL", server.url)
+    monkeypatch.setenv("SOURCES__CONNECTEAM__API_KEY", key)
+
+
+def query(path: Path, sql: str) -> list[tuple[Any, ...]]:
+    """Run ``sql`` on the warehouse file read-only."""
+    with duckdb.connect(str(path), read_only=True) as con:
+        return con.sql(sql).fetchall()
+
+
+def assert_keys_unique(path: Path) -> None:
+    """``count(*) = count(distinct key)`` in every table."""
+    for table, key in TABLE_KEYS.items():
+        ((total, distinct),) = query(
+            path, f"select count(*), count(distinct ({key})) from connecteam.{table}"
+        )
+        assert total == distinct, f"{table}: {total} rows but {distinct} distinct keys"
+
+
+def cli_env(server: EmulatorServer, warehouse: Path, key: str = API_KEY) -> dict[str, str]:
+    """Environment for running ``wfm-sync`` as a subprocess against ``server``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SOURCES__", "DESTINATION__"))}
+    env.update(
+        SOURCES__CONNECTEAM__BASE_URL=server.url,
+        SOURCES__CONNECTEAM__API_KEY=key,
+        SOURCES__CONNECTEAM__BACKOFF_BASE="0.02",
+        DESTINATION__DUCKDB__CREDENTIALS=str(warehouse),
+    )
+    return env
+
+
+_SCRIPT = Path(sys.executable).with_name("wfm-sync")
+WFM_SYNC = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "flows.cli"]
+"""The installed ``wfm-sync`` console script of this environment."""

@@ -1,0 +1,218 @@
+"""The emulator answers as the provider's OpenAPI spec says: schemas, maxima, required parameters,
+authentication and scopes, rate-limit headers and 429s."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx
+import pytest
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+
+from sources.connecteam.settings import ENDPOINTS
+
+from conftest import API_KEY
+
+SPEC = json.loads((Path(__file__).parent / "data" / "connecteam-openapi.json").read_text())
+REGISTRY = Registry().with_resource(
+    "spec", Resource.from_contents(SPEC, default_specification=DRAFT202012)
+)
+RATE_HEADERS = [
+    f"x-ratelimit-{w}-{k}" for w in ("minute", "day") for k in ("limit", "remaining", "reset")
+]
+WINDOW = {"startTime": 1_700_000_000, "endTime": 1_900_000_000}
+
+
+def response_schema(path: str, method: str = "get", status: str = "200") -> dict:
+    content = SPEC["paths"][path][method]["responses"][status]["content"]
+    ref = content["application/json"]["schema"]["$ref"]
+    return {"$ref": "spec" + ref}
+
+
+def validate(instance: object, schema: dict) -> None:
+    validator = Draft202012Validator(schema, registry=REGISTRY)
+    errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.path))
+    assert not errors, "\n".join(f"{list(e.path)}: {e.message}" for e in errors[:5])
+
+
+def spec_maximum(path: str) -> int | None:
+    for param in SPEC["paths"][path]["get"].get("parameters", []):
+        if param["name"] == "limit":
+            return param["schema"]["maximum"]
+    return None
+
+
+@pytest.fixture
+def server(start_emulator):
+    return start_emulator(users=700, forms=12, schedulers=3, shifts=1500, paging_total=False)
+
+
+def get(server, path, params=None, headers=None):
+    return httpx.get(server.url + path, params=params, headers={"X-API-KEY": API_KEY} if headers is None else headers)
+
+
+def test_source_settings_match_the_spec():
+    for name, endpoint in ENDPOINTS.items():
+        assert endpoint.path in SPEC["paths"], name
+        assert endpoint.max_limit == spec_maximum(endpoint.path), name
+        security = SPEC["paths"][endpoint.path]["get"]["security"]
+        assert {"OAuth2": [endpoint.scope]} in security, name
+
+
+@pytest.mark.parametrize(
+    ("path", "params"),
+    [
+        ("/users/v1/users", {"limit": 500}),
+        ("/users/v1/users", {"limit": 500, "userStatus": "archived"}),
+        ("/users/v1/users", {"limit": 500, "userStatus": "all", "offset": 500}),
+        ("/users/v1/users", {"userIds": [1000, 1001], "modifiedAt": 1}),
+        ("/forms/v1/forms", {"limit": 300}),
+        ("/scheduler/v1/schedulers", {}),
+        ("/scheduler/v1/schedulers/9000/shifts", {**WINDOW, "limit": 500}),
+        ("/scheduler/v1/schedulers/9001/shifts", {**WINDOW, "sort": "updated_at", "order": "desc"}),
+    ],
+)
+def test_answers_validate_against_the_spec(server, path, params):
+    response = get(server, path, params)
+    assert response.status_code == 200, response.text
+    template = path.replace("/9000/", "/{schedulerId}/").replace("/9001/", "/{schedulerId}/")
+    body = response.json()
+    validate(body, response_schema(template))
+    for header in RATE_HEADERS:
+        assert header in response.headers
+
+
+def test_paged_answers_carry_the_envelope_and_total_when_configured(start_emulator):
+    server = start_emulator(users=30, paging_total=True)
+    body = get(server, "/users/v1/users", {"limit": 10, "userStatus": "all"}).json()
+    assert set(body) == {"requestId", "data", "paging"}
+    assert body["paging"] == {"offset": 10, "total": 30}
+    validate(body, response_schema("/users/v1/users"))
+
+
+def test_user_status_filter_and_modified_after(server):
+    everyone = get(server, "/users/v1/users", {"limit": 500, "userStatus": "all"}).json()
+    users = everyone["data"]["users"]
+    assert len(users) == 500
+    active = get(server, "/users/v1/users", {"limit": 500}).json()["data"]["users"]
+    assert all(not u["isArchived"] for u in active)
+    archived = get(server, "/users/v1/users", {"limit": 500, "userStatus": "archived"}).json()
+    assert archived["data"]["users"] and all(u["isArchived"] for u in archived["data"]["users"])
+    pivot = sorted(u["modifiedAt"] for u in users)[250]
+    newer = get(server, "/users/v1/users", {"limit": 500, "userStatus": "all", "modifiedAt": pivot})
+    assert all(u["modifiedAt"] > pivot for u in newer.json()["data"]["users"])
+    names = {u["firstName"] + u["lastName"] for u in users}
+    assert any(not n.isascii() for n in names)  # realistic, non-ASCII names
+    kinds = {f["type"] for u in users for f in u["customFields"]}
+    assert {"number", "dropdown", "date", "str"} <= kinds
+
+
+def test_shifts_one_row_per_assignee_with_open_and_multi_user_shifts(server):
+    rows = []
+    for sid in (9000, 9001, 9002):
+        params = {**WINDOW, "limit": 500}
+        offset = 0
+        while True:
+            page = get(server, f"/scheduler/v1/schedulers/{sid}/shifts", {**params, "offset": offset})
+            batch = page.json()["data"]["shifts"]
+            rows += batch
+            offset += 500
+            if len(batch) < 500:
+                break
+    assert len(rows) == 1500
+    open_rows = [r for r in rows if r["isOpenShift"]]
+    assert open_rows and all(r["assignedUserIds"] == [] for r in open_rows)
+    assigned = [r for r in rows if not r["isOpenShift"]]
+    assert all(len(r["assignedUserIds"]) == 1 and ":" in r["id"] for r in assigned)
+    bases: dict[str, int] = {}
+    for r in assigned:
+        bases[r["id"].split(":")[0]] = bases.get(r["id"].split(":")[0], 0) + 1
+    assert max(bases.values()) > 1  # multi-user shifts: several rows share a base shift id
+    assert len({r["timezone"] for r in rows}) == 3
+
+
+@pytest.mark.parametrize(
+    ("path", "params"),
+    [
+        ("/users/v1/users", {"limit": 501}),
+        ("/users/v1/users", {"limit": 0}),
+        ("/users/v1/users", {"userStatus": "gone"}),
+        ("/forms/v1/forms", {"limit": 301}),
+        ("/scheduler/v1/schedulers/9000/shifts", {"limit": 10}),
+        ("/scheduler/v1/schedulers/9000/shifts", {"startTime": 1}),
+        ("/scheduler/v1/schedulers/9000/shifts", {**WINDOW, "limit": 501}),
+        ("/scheduler/v1/schedulers/9000/shifts", {**WINDOW, "sort": "title"}),
+    ],
+)
+def test_invalid_parameters_are_422_validation_errors(server, path, params):
+    response = get(server, path, params)
+    assert response.status_code == 422
+    validate(response.json(), {"$ref": "spec#/components/schemas/HTTPValidationError"})
+
+
+def test_limit_at_the_maximum_is_accepted(server):
+    for endpoint in ENDPOINTS.values():
+        path = endpoint.path.replace("{schedulerId}", "9000")
+        params = {**WINDOW} if "shifts" in path else {}
+        if endpoint.max_limit:
+            params["limit"] = endpoint.max_limit
+        assert get(server, path, params).status_code == 200, path
+
+
+def test_authentication_api_key_and_oauth_scopes(server):
+    assert get(server, "/users/v1/users", headers={}).status_code == 401
+    assert get(server, "/users/v1/users", headers={"X-API-KEY": "wrong"}).status_code == 401
+    token_url = server.url + "/oauth/v1/token"
+    bad = httpx.post(token_url, auth=("emulator-client", "nope"), data={"grant_type": "client_credentials"})
+    assert bad.status_code == 401
+    wide = httpx.post(
+        token_url,
+        auth=("emulator-client", "emulator-secret"),
+        data={"grant_type": "client_credentials", "scope": "users.read chat.write"},
+    )
+    assert wide.status_code == 403
+    narrow = httpx.post(
+        token_url,
+        auth=("emulator-client", "emulator-secret"),
+        data={"grant_type": "client_credentials", "scope": "users.read"},
+    )
+    assert narrow.status_code == 200
+    token = narrow.json()
+    validate(token, response_schema("/oauth/v1/token", "post"))
+    assert token["token_type"] == "Bearer" and token["expires_in"] == 86_400
+    bearer = {"Authorization": f"Bearer {token['access_token']}"}
+    assert get(server, "/users/v1/users", headers=bearer).status_code == 200
+    assert get(server, "/forms/v1/forms", headers=bearer).status_code == 403
+    assert get(server, "/forms/v1/forms", headers={"Authorization": "Bearer nope"}).status_code == 401
+
+
+def test_budget_exceeded_answers_429_with_headers(start_emulator):
+    server = start_emulator(users=5, minute_limit=3, window_seconds=30)
+    statuses = [get(server, "/users/v1/users").status_code for _ in range(5)]
+    assert statuses[:3] == [200, 200, 200]
+    last = get(server, "/users/v1/users")
+    assert last.status_code == 429
+    assert last.headers["x-ratelimit-minute-remaining"] == "0"
+    assert int(last.headers["x-ratelimit-minute-reset"]) % 30 == 0
+
+
+def test_latency_option_delays_answers(start_emulator):
+    server = start_emulator(users=5, latency=0.2)
+    response = get(server, "/users/v1/users")
+    assert response.status_code == 200
+    assert response.elapsed.total_seconds() >= 0.2
+
+
+def test_fault_mode_gives_each_kind_of_fault(start_emulator):
+    server = start_emulator(users=5, fault_rate=0.6, fault_seed=3)
+    outcomes = set()
+    with httpx.Client() as client:
+        for _ in range(60):
+            try:
+                outcomes.add(client.get(server.url + "/users/v1/users", headers={"X-API-KEY": API_KEY}).status_code)
+            except httpx.TransportError:
+                outcomes.add("dropped")
+    assert {200, 429, 500, 503, "dropped"} <= outcomes

@@ -1,0 +1,71 @@
+"""Pure helpers of the source: windows, dates, change detection, rate-limit arithmetic."""
+
+from __future__ import annotations
+
+import pytest
+
+from sources.connecteam.client import RateLimitState
+from sources.connecteam.helpers import content_hash, diff_shifts, shift_window, to_epoch
+
+
+def test_shift_window_is_hour_aligned_and_backfill_only_extends():
+    now = 1_795_219_700.5
+    window = shift_window(now, 30, 90)
+    assert window.start % 3600 == 0 and window.end % 3600 == 0
+    assert window.start <= now - 30 * 86400 < window.start + 3600
+    assert window.end - 3600 < now + 90 * 86400 <= window.end
+    assert shift_window(now, 30, 90, backfill_start=1_700_000_000).start == 1_700_000_000
+    assert shift_window(now, 30, 90, backfill_start=int(now)).start == window.start
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("2024-01-01", 1_704_067_200),
+        ("2024-01-01T01:00:00Z", 1_704_070_800),
+        ("1704067200", 1_704_067_200),
+        (1_704_067_200, 1_704_067_200),
+        (None, None),
+        ("", None),
+    ],
+)
+def test_to_epoch(value, expected):
+    assert to_epoch(value) == expected
+
+
+def test_to_epoch_names_the_setting_on_bad_input():
+    with pytest.raises(ValueError, match="shifts_backfill_start"):
+        to_epoch("last tuesday")
+
+
+def test_content_hash_ignores_key_order():
+    assert content_hash({"a": 1, "b": [1, 2]}) == content_hash({"b": [1, 2], "a": 1})
+    assert content_hash({"a": 1}) != content_hash({"a": 2})
+
+
+def test_diff_shifts_finds_changed_new_and_vanished():
+    same = {"id": "s1:u", "assignedUserIds": [5], "startTime": 10, "endTime": 20}
+    edited = {"id": "s2:u", "assignedUserIds": [6], "startTime": 10, "endTime": 20}
+    new = {"id": "s3", "assignedUserIds": [], "startTime": 10, "endTime": 20}
+    live = {
+        "s1:u": (content_hash(same), True),
+        "s2:u": ("stale", True),
+        "gone-inside": ("x", True),
+        "gone-but-crossing-window-edge": ("y", False),
+    }
+    changed, vanished = diff_shifts(7, [same, edited, new], live)
+    assert [r["id"] for r in changed] == ["s2:u", "s3"]
+    assert changed[0]["shift_id"] == "s2" and changed[0]["user_id"] == 6
+    assert changed[1]["user_id"] is None and changed[1]["scheduler_id"] == 7
+    assert vanished == {"gone-inside"}
+
+
+def test_rate_limit_wait_only_when_spent():
+    state = RateLimitState()
+    state.update({"x-ratelimit-minute-remaining": "1", "x-ratelimit-minute-reset": "1000"})
+    assert state.wait_seconds(990.0) == 0
+    state.spend_one()
+    assert state.wait_seconds(990.0) == pytest.approx(10.0)
+    assert state.wait_seconds(1001.0) == 0
+    state.update({"x-ratelimit-day-remaining": "0", "x-ratelimit-day-reset": "5000"})
+    assert state.wait_seconds(1001.0) == pytest.approx(3999.0)
