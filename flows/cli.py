@@ -62,11 +62,9 @@ def print_summary(summary: Any, wall_seconds: float | None = None) -> None:
 
 def _fail(exc: BaseException) -> None:
     """Print a one-paragraph error (no traceback, no secrets) and exit non-zero."""
-    from sources.connecteam import ConnecteamError
+    from sources.connecteam import find_connecteam_error
 
-    cause: BaseException = exc
-    while cause.__cause__ is not None and not isinstance(cause, ConnecteamError):
-        cause = cause.__cause__
+    cause: BaseException = find_connecteam_error(exc) or exc
     err.print(f"[bold red]sync failed:[/] {type(cause).__name__}: {cause}", highlight=False)
     raise typer.Exit(code=1)
 

@@ -17,7 +17,12 @@ from prefect.states import State
 from prefect.tasks import Task
 
 from pipelines import SyncSummary, run_sync
-from sources.connecteam import ConnecteamAPIError, ConnecteamConfigError, RateLimitExhausted
+from sources.connecteam import (
+    ConnecteamAPIError,
+    ConnecteamConfigError,
+    RateLimitExhausted,
+    find_connecteam_error,
+)
 
 TASK_GROUPS: tuple[tuple[str, ...], ...] = (("users",), ("forms",), ("schedulers", "shifts"))
 
@@ -26,12 +31,12 @@ def _worth_retrying(task: Task[..., Any], task_run: TaskRun, state: State[Any]) 
     """Retry transient failures only: not bad credentials, refused parameters or a spent budget."""
     try:
         state.result()
-    except (ConnecteamConfigError, RateLimitExhausted):
-        return False
-    except ConnecteamAPIError as exc:
-        return exc.status is None or exc.status >= 500 or exc.status == 429
-    except Exception:  # noqa: BLE001 - anything else (I/O, load) may pass on a second try
-        return True
+    except Exception as exc:  # noqa: BLE001 - classify whatever the task raised
+        cause = find_connecteam_error(exc)
+        if isinstance(cause, ConnecteamConfigError | RateLimitExhausted):
+            return False
+        if isinstance(cause, ConnecteamAPIError):
+            return cause.status is None or cause.status >= 500 or cause.status == 429
     return True
 
 

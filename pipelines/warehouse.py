@@ -71,6 +71,7 @@ def finish_pending_loads(pipeline: dlt.Pipeline) -> int:
     """
     if not pipeline.has_pending_data:
         return 0
+    _drop_committed_extracts(pipeline)
     extracted = len(pipeline.list_extracted_load_packages())
     normalized = len(pipeline.list_normalized_load_packages())
     logger.warning(
@@ -81,6 +82,25 @@ def finish_pending_loads(pipeline: dlt.Pipeline) -> int:
     info = pipeline.load()
     info.raise_on_failed_jobs()
     return max(len(info.loads_ids), extracted + normalized)
+
+
+def _drop_committed_extracts(pipeline: dlt.Pipeline) -> None:
+    """Delete extracted packages whose normalized twin was already committed.
+
+    dlt's normalize step commits a package by renaming it into ``load/normalized`` (atomic) and
+    *then* deletes the extracted copy; a process killed between the two leaves both, and the next
+    normalize fails with "Directory not empty". The committed twin is complete, so the extracted
+    copy is removed, as dlt would have done next.
+    """
+    twins = set(pipeline.list_extracted_load_packages()) & set(
+        pipeline.list_normalized_load_packages()
+    )
+    if not twins:
+        return
+    storage = pipeline._get_normalize_storage()  # dlt's own storage: knows the folder layout
+    for load_id in sorted(twins):
+        logger.warning("load package %s was normalized before the interruption; reusing it", load_id)
+        storage.extracted_packages.delete_package(load_id)
 
 
 def warehouse_location(pipeline: dlt.Pipeline) -> str:

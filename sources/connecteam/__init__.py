@@ -44,6 +44,7 @@ from .client import (
     ConnecteamConfigError,
     ConnecteamError,
     RateLimitExhausted,
+    find_connecteam_error,
 )
 from .helpers import Progress, Window, diff_shifts, shift_window, to_epoch
 from .settings import (
@@ -64,6 +65,7 @@ __all__ = [
     "ConnecteamError",
     "RateLimitExhausted",
     "connecteam_source",
+    "find_connecteam_error",
 ]
 
 logger = logging.getLogger("sources.connecteam")

@@ -76,6 +76,17 @@ class RateLimitExhausted(ConnecteamError):
     """The account's rate-limit budget is spent for longer than the client may wait."""
 
 
+def find_connecteam_error(exc: BaseException | None) -> ConnecteamError | None:
+    """The :class:`ConnecteamError` behind ``exc`` (dlt wraps source errors in its own), if any."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, ConnecteamError):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
 class _Retryable(Exception):
     """Internal: an answer worth retrying (429 or 5xx)."""
 

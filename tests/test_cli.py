@@ -1,0 +1,47 @@
+"""``wfm-sync`` as a user runs it: the console script in a subprocess, the Prefect flow inside."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+from conftest import WFM_SYNC, assert_keys_unique, cli_env, query
+
+
+def run_cli(*args: str, env: dict[str, str], timeout: float = 240) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [*WFM_SYNC, *args], env=env, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def test_sync_runs_the_flow_and_prints_rows_requests_and_time(start_emulator, tmp_path):
+    server = start_emulator(users=620, forms=3, schedulers=2, shifts=900)
+    warehouse = tmp_path / "cli" / "warehouse.duckdb"
+    env = cli_env(server, warehouse)
+
+    first = run_cli("sync", env=env)
+    assert first.returncode == 0, first.stderr[-3000:]
+    out = first.stdout
+    for table, rows in (("users", "620"), ("forms", "3"), ("schedulers", "2"), ("shifts", "900")):
+        assert re.search(rf"{table}\s+\S+\s+{rows}\b", out), out
+    assert re.search(r"requests: \d+", out) and re.search(r"time taken: [\d.]+ s", out)
+    assert "nightly-sync" in first.stdout + first.stderr  # the Prefect flow run
+    assert query(warehouse, "select count(*) from connecteam.users")[0][0] == 620
+    assert_keys_unique(warehouse)
+
+    second = run_cli("sync", env=env)
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert re.search(r"users\s+\S+\s+0\b", second.stdout), second.stdout
+
+
+def test_wrong_key_exits_non_zero_with_a_clear_message_without_the_key(start_emulator, tmp_path):
+    server = start_emulator(users=5)
+    secret = "ct-live-9f8e7d6c5b4a-SECRET"
+    env = cli_env(server, tmp_path / "w" / "warehouse.duckdb", key=secret)
+    result = run_cli("sync", env=env)
+    assert result.returncode != 0
+    output = result.stdout + result.stderr
+    assert "sync failed" in output
+    assert "401" in output and "/users/v1/users" in output
+    assert "SOURCES__CONNECTEAM__API_KEY" in output  # says what to fix
+    assert secret not in output
