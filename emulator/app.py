@@ -30,8 +30,9 @@ Control endpoints under ``/_emulator/`` (not part of the provider's API, no auth
 from __future__ import annotations
 
 import asyncio
-import logging
 import base64
+import contextlib
+import logging
 import math
 import random
 import secrets
@@ -40,7 +41,7 @@ import time
 import uuid
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Annotated, Any
 from urllib.parse import parse_qs
 
@@ -89,18 +90,18 @@ class ServerOptions:
     paging_total: bool = False
 
 
-class UserStatus(str, Enum):
+class UserStatus(StrEnum):
     active = "active"
     archived = "archived"
     all = "all"
 
 
-class ShiftSort(str, Enum):
+class ShiftSort(StrEnum):
     created_at = "created_at"
     updated_at = "updated_at"
 
 
-class SortOrder(str, Enum):
+class SortOrder(StrEnum):
     asc = "asc"
     desc = "desc"
 
@@ -131,7 +132,7 @@ class EmulatorState:
     def shift_listing(
         self, scheduler_id: int, start: int, end: int, sort: ShiftSort, order: SortOrder
     ) -> list[dict[str, Any]]:
-        """Shift rows of one scheduler overlapping ``[start, end)``, sorted; cached per data version."""
+        """Shift rows of one scheduler overlapping ``[start, end)``, sorted; cached per version."""
         key = (self.dataset.version, scheduler_id, start, end, sort, order)
         cached = self._listing_cache.get(key)
         if cached is not None:
@@ -176,7 +177,7 @@ def _rate_headers(state: EmulatorState, now: float) -> tuple[dict[str, str], boo
     return headers, used_minute > opts.minute_limit or used_day > opts.day_limit
 
 
-class DroppedConnection(Exception):
+class DroppedConnectionError(Exception):
     """Raised mid-answer to make the server close the connection (fault mode)."""
 
 
@@ -185,7 +186,7 @@ class _QuietDrops(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         exc = record.exc_info[1] if record.exc_info else None
-        return not isinstance(exc, DroppedConnection)
+        return not isinstance(exc, DroppedConnectionError)
 
 
 logging.getLogger("uvicorn.error").addFilter(_QuietDrops())
@@ -231,11 +232,16 @@ class ProviderBehaviour:
                 {
                     "type": "http.response.start",
                     "status": 200,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", b"4096")],
+                    "headers": [
+                        (b"content-type", b"application/json"),
+                        (b"content-length", b"4096"),
+                    ],
                 }
             )
-            await send({"type": "http.response.body", "body": b'{"requestId": "', "more_body": True})
-            raise DroppedConnection("fault mode: connection dropped mid-answer")
+            await send(
+                {"type": "http.response.body", "body": b'{"requestId": "', "more_body": True}
+            )
+            raise DroppedConnectionError("fault mode: connection dropped mid-answer")
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -251,7 +257,10 @@ class ProviderBehaviour:
 
 async def _send_json(send: Send, status: int, body: Any, headers: dict[str, str]) -> None:
     payload = orjson.dumps(body)
-    raw_headers = [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]
+    raw_headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(payload)).encode()),
+    ]
     raw_headers += [(k.encode(), v.encode()) for k, v in headers.items()]
     await send({"type": "http.response.start", "status": status, "headers": raw_headers})
     await send({"type": "http.response.body", "body": payload})
@@ -259,7 +268,12 @@ async def _send_json(send: Send, status: int, body: Any, headers: dict[str, str]
 
 def _template(path: str) -> str:
     parts = path.rstrip("/").split("/")
-    if len(parts) > 4 and parts[1] == "scheduler" and parts[3] == "schedulers" and parts[4].isdigit():
+    if (
+        len(parts) > 4
+        and parts[1] == "scheduler"
+        and parts[3] == "schedulers"
+        and parts[4].isdigit()
+    ):
         parts[4] = "{schedulerId}"
     return "/".join(parts) or "/"
 
@@ -304,10 +318,8 @@ def create_app(
         auth = request.headers.get("authorization", "")
         client_id = secret = ""
         if auth.lower().startswith("basic "):
-            try:
+            with contextlib.suppress(ValueError):
                 client_id, _, secret = base64.b64decode(auth[6:]).decode().partition(":")
-            except ValueError:
-                pass
         client = state.options.oauth_clients.get(client_id)
         if client is None or not secrets.compare_digest(secret.encode(), client["secret"].encode()):
             return _json({"detail": "Invalid client credentials"}, 401)
@@ -344,7 +356,10 @@ def create_app(
         users = [
             u
             for u in state.dataset.users.values()
-            if (userStatus is UserStatus.all or u["isArchived"] == (userStatus is UserStatus.archived))
+            if (
+                userStatus is UserStatus.all
+                or u["isArchived"] == (userStatus is UserStatus.archived)
+            )
             and (modifiedAt is None or u["modifiedAt"] > modifiedAt)
             and (not wanted or u["userId"] in wanted)
         ]
@@ -446,5 +461,5 @@ def create_app(
     async def get_config() -> JSONResponse:
         return JSONResponse({"config": asdict(state.config), "options": asdict(state.options)})
 
-    app.add_middleware(ProviderBehaviour, state=state)  # type: ignore[arg-type]
+    app.add_middleware(ProviderBehaviour, state=state)
     return app

@@ -156,7 +156,9 @@ class Dataset:
             user["archivedAt"] = modified
         self.users[user_id] = user
 
-    def _custom_fields(self, rng: random.Random, user_id: int, created: int) -> list[dict[str, Any]]:
+    def _custom_fields(
+        self, rng: random.Random, user_id: int, created: int
+    ) -> list[dict[str, Any]]:
         start = datetime.fromtimestamp(created, ZoneInfo("UTC")).date()
         born = start - timedelta(days=rng.randint(18 * 365, 60 * 365))
         dept_id, dept = rng.choice(DEPARTMENTS)

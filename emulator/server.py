@@ -1,4 +1,5 @@
-"""Run the emulator: in the foreground (the CLI) or on a background thread (demo, tests, benchmarks)."""
+"""Run the emulator in the foreground (the CLI) or on a background thread (demo, tests,
+benchmarks)."""
 
 from __future__ import annotations
 
@@ -81,7 +82,7 @@ class EmulatorServer:
         self.stop()
 
     def control(self, action: str, body: dict[str, object] | None = None) -> dict[str, object]:
-        """POST to a control endpoint (``mutate``, ``reset``, ``stats/reset``) and return its JSON."""
+        """POST to a control endpoint (``mutate``, ``reset``, ``stats/reset``); return its JSON."""
         response = httpx.post(f"{self.url}/_emulator/{action}", json=body or {}, timeout=120)
         response.raise_for_status()
         result: dict[str, object] = response.json()

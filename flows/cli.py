@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 import os
-import sys
 from typing import Annotated, Any
 
 # Quiet defaults for a command-line run; any value the user set wins.
@@ -16,9 +15,9 @@ os.environ.setdefault("PREFECT_LOGGING_EXTRA_LOGGERS", "sources,pipelines")
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("PREFECT_SERVER_LOGGING_LEVEL", "WARNING")
 
-import typer  # noqa: E402
-from rich.console import Console  # noqa: E402
-from rich.table import Table  # noqa: E402
+import typer
+from rich.console import Console
+from rich.table import Table
 
 app = typer.Typer(
     name="wfm-sync",
@@ -26,8 +25,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
-console = Console()
-err = Console(stderr=True)
+console = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
 
 
 def _setup_logging(verbose: bool) -> None:
@@ -124,7 +123,9 @@ def emulator(
     from emulator import EmulatorConfig, ServerOptions
     from emulator.server import serve
 
-    config = EmulatorConfig(seed=seed, users=users, forms=forms, schedulers=schedulers, shifts=shifts)
+    config = EmulatorConfig(
+        seed=seed, users=users, forms=forms, schedulers=schedulers, shifts=shifts
+    )
     options = ServerOptions(
         api_key=api_key,
         minute_limit=minute_limit,
@@ -153,7 +154,12 @@ def emulator_mutate(
     """Change records at a running emulator, so the next sync has something to pick up."""
     import httpx
 
-    body = {"users": users, "shifts": shifts, "delete_shifts": delete_shifts, "new_shifts": new_shifts}
+    body = {
+        "users": users,
+        "shifts": shifts,
+        "delete_shifts": delete_shifts,
+        "new_shifts": new_shifts,
+    }
     response = httpx.post(f"{url.rstrip('/')}/_emulator/mutate", json=body, timeout=60)
     response.raise_for_status()
     touched = response.json()
@@ -164,7 +170,9 @@ def emulator_mutate(
 def demo(
     users: Annotated[int, typer.Option(help="Users at the emulator.")] = 3000,
     shifts: Annotated[int, typer.Option(help="V1 shift rows at the emulator.")] = 30000,
-    warehouse: Annotated[str, typer.Option(help="DuckDB file of the demo.")] = "data/demo/warehouse.duckdb",
+    warehouse: Annotated[
+        str, typer.Option(help="DuckDB file of the demo.")
+    ] = "data/demo/warehouse.duckdb",
 ) -> None:
     """Start the emulator, sync twice through the nightly_sync flow, and show the warehouse."""
     _setup_logging(False)
@@ -182,4 +190,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    main()

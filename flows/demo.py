@@ -100,7 +100,9 @@ def run_demo(users: int, shifts: int, warehouse: str, console: Console) -> None:
             )
             console.rule("run 2: incremental sync")
             started = time.monotonic()
-            print_summary(nightly_sync(streams_label="demo-incremental"), time.monotonic() - started)
+            print_summary(
+                nightly_sync(streams_label="demo-incremental"), time.monotonic() - started
+            )
 
     console.rule("warehouse")
     with duckdb.connect(str(path), read_only=True) as con:
@@ -123,6 +125,6 @@ def run_demo(users: int, shifts: int, warehouse: str, console: Console) -> None:
                 result.add_row(*(str(v) for v in row))
             console.print(result)
     console.print(
-        f"Query it yourself: python -c \"import duckdb; "
+        f'Query it yourself: python -c "import duckdb; '
         f"print(duckdb.connect('{path}').sql('from connecteam.users limit 5'))\""
     )

@@ -20,7 +20,7 @@ from pipelines import SyncSummary, run_sync
 from sources.connecteam import (
     ConnecteamAPIError,
     ConnecteamConfigError,
-    RateLimitExhausted,
+    RateLimitExhaustedError,
     find_connecteam_error,
 )
 
@@ -33,7 +33,7 @@ def _worth_retrying(task: Task[..., Any], task_run: TaskRun, state: State[Any]) 
         state.result()
     except Exception as exc:  # noqa: BLE001 - classify whatever the task raised
         cause = find_connecteam_error(exc)
-        if isinstance(cause, ConnecteamConfigError | RateLimitExhausted):
+        if isinstance(cause, ConnecteamConfigError | RateLimitExhaustedError):
             return False
         if isinstance(cause, ConnecteamAPIError):
             return cause.status is None or cause.status >= 500 or cause.status == 429
@@ -47,7 +47,9 @@ def _worth_retrying(task: Task[..., Any], task_run: TaskRun, state: State[Any]) 
     retry_delay_seconds=[10, 60],
     retry_condition_fn=_worth_retrying,
 )
-def sync_streams(streams: tuple[str, ...], label: str, source_options: dict[str, Any]) -> SyncSummary:
+def sync_streams(
+    streams: tuple[str, ...], label: str, source_options: dict[str, Any]
+) -> SyncSummary:
     """Load ``streams`` into dataset ``connecteam``; resumes an interrupted load on retry."""
     logger = get_run_logger()
     summary = run_sync(streams, **source_options)
@@ -82,6 +84,8 @@ def nightly_sync(
         selected = tuple(s for s in group if s in streams)
         if selected:
             summary = summary.merge(
-                sync_streams(selected, label="+".join(selected), source_options=source_options or {})
+                sync_streams(
+                    selected, label="+".join(selected), source_options=source_options or {}
+                )
             )
     return summary

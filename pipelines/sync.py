@@ -6,6 +6,7 @@ import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import dlt
 
@@ -79,7 +80,7 @@ def run_sync(
     streams: Sequence[str] = STREAMS,
     *,
     pipeline: dlt.Pipeline | None = None,
-    **source_options: object,
+    **source_options: Any,
 ) -> SyncSummary:
     """Sync the given streams of the configured Connecteam account into the warehouse.
 

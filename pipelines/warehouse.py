@@ -99,7 +99,9 @@ def _drop_committed_extracts(pipeline: dlt.Pipeline) -> None:
         return
     storage = pipeline._get_normalize_storage()  # dlt's own storage: knows the folder layout
     for load_id in sorted(twins):
-        logger.warning("load package %s was normalized before the interruption; reusing it", load_id)
+        logger.warning(
+            "load package %s was normalized before the interruption; reusing it", load_id
+        )
         storage.extracted_packages.delete_package(load_id)
 
 

@@ -8,13 +8,12 @@ from pathlib import Path
 
 import httpx
 import pytest
+from conftest import API_KEY
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from sources.connecteam.settings import ENDPOINTS
-
-from conftest import API_KEY
 
 SPEC = json.loads((Path(__file__).parent / "data" / "connecteam-openapi.json").read_text())
 REGISTRY = Registry().with_resource(
@@ -51,7 +50,11 @@ def server(start_emulator):
 
 
 def get(server, path, params=None, headers=None):
-    return httpx.get(server.url + path, params=params, headers={"X-API-KEY": API_KEY} if headers is None else headers)
+    return httpx.get(
+        server.url + path,
+        params=params,
+        headers={"X-API-KEY": API_KEY} if headers is None else headers,
+    )
 
 
 def test_source_settings_match_the_spec():
@@ -116,7 +119,9 @@ def test_shifts_one_row_per_assignee_with_open_and_multi_user_shifts(server):
         params = {**WINDOW, "limit": 500}
         offset = 0
         while True:
-            page = get(server, f"/scheduler/v1/schedulers/{sid}/shifts", {**params, "offset": offset})
+            page = get(
+                server, f"/scheduler/v1/schedulers/{sid}/shifts", {**params, "offset": offset}
+            )
             batch = page.json()["data"]["shifts"]
             rows += batch
             offset += 500
@@ -166,7 +171,9 @@ def test_authentication_api_key_and_oauth_scopes(server):
     assert get(server, "/users/v1/users", headers={}).status_code == 401
     assert get(server, "/users/v1/users", headers={"X-API-KEY": "wrong"}).status_code == 401
     token_url = server.url + "/oauth/v1/token"
-    bad = httpx.post(token_url, auth=("emulator-client", "nope"), data={"grant_type": "client_credentials"})
+    bad = httpx.post(
+        token_url, auth=("emulator-client", "nope"), data={"grant_type": "client_credentials"}
+    )
     assert bad.status_code == 401
     wide = httpx.post(
         token_url,
@@ -186,7 +193,9 @@ def test_authentication_api_key_and_oauth_scopes(server):
     bearer = {"Authorization": f"Bearer {token['access_token']}"}
     assert get(server, "/users/v1/users", headers=bearer).status_code == 200
     assert get(server, "/forms/v1/forms", headers=bearer).status_code == 403
-    assert get(server, "/forms/v1/forms", headers={"Authorization": "Bearer nope"}).status_code == 401
+    assert (
+        get(server, "/forms/v1/forms", headers={"Authorization": "Bearer nope"}).status_code == 401
+    )
 
 
 def test_budget_exceeded_answers_429_with_headers(start_emulator):
@@ -212,7 +221,11 @@ def test_fault_mode_gives_each_kind_of_fault(start_emulator):
     with httpx.Client() as client:
         for _ in range(60):
             try:
-                outcomes.add(client.get(server.url + "/users/v1/users", headers={"X-API-KEY": API_KEY}).status_code)
+                outcomes.add(
+                    client.get(
+                        server.url + "/users/v1/users", headers={"X-API-KEY": API_KEY}
+                    ).status_code
+                )
             except httpx.TransportError:
                 outcomes.add("dropped")
     assert {200, 429, 500, 503, "dropped"} <= outcomes

@@ -10,7 +10,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import assert_keys_unique, cli_env, query
 
 RUNNER = [sys.executable, "-c", "from pipelines import run_sync; run_sync()"]
@@ -49,9 +48,16 @@ def expected_state(server):
 def check_complete(warehouse: Path, server) -> None:
     users, shifts = expected_state(server)
     assert query(warehouse, "select count(*) from connecteam.users")[0][0] == users
-    assert set(query(warehouse, "select scheduler_id, id from connecteam.shifts where not is_deleted")) == shifts
-    assert query(warehouse, "select count(*) from connecteam.shifts where not is_deleted")[0][0] == len(shifts)
-    assert query(warehouse, "select count(*) from connecteam.forms")[0][0] == len(server.state.dataset.forms)
+    assert (
+        set(query(warehouse, "select scheduler_id, id from connecteam.shifts where not is_deleted"))
+        == shifts
+    )
+    assert query(warehouse, "select count(*) from connecteam.shifts where not is_deleted")[0][
+        0
+    ] == len(shifts)
+    assert query(warehouse, "select count(*) from connecteam.forms")[0][0] == len(
+        server.state.dataset.forms
+    )
     assert_keys_unique(warehouse)
 
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 import math
 
 import pytest
+from conftest import API_KEY
 
 from sources.connecteam import ConnecteamClient
 from sources.connecteam.settings import FORMS, SHIFTS, USERS, Endpoint
-
-from conftest import API_KEY
 
 CASES = [(USERS, "users"), (FORMS, "forms"), (SHIFTS, "shifts")]
 

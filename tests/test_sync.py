@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import pytest
+from conftest import API_KEY, assert_keys_unique, point_at, query
 
 from pipelines import run_sync
 from sources.connecteam import ConnecteamAPIError
-
-from conftest import API_KEY, assert_keys_unique, point_at, query
 
 SIZE = {"users": 1300, "forms": 7, "schedulers": 3, "shifts": 2600}
 
 
 def warehouse_users(warehouse) -> dict[int, tuple]:
-    return {r[0]: r[1:] for r in query(warehouse, "select user_id, last_name, is_archived, modified_at from connecteam.users")}
+    return {
+        r[0]: r[1:]
+        for r in query(
+            warehouse, "select user_id, last_name, is_archived, modified_at from connecteam.users"
+        )
+    }
 
 
 def emulator_users(server) -> dict[int, tuple]:
@@ -28,7 +32,9 @@ def emulator_shift_keys(server) -> set[tuple[int, str]]:
 
 
 def live_shift_keys(warehouse) -> set[tuple[int, str]]:
-    return set(query(warehouse, "select scheduler_id, id from connecteam.shifts where not is_deleted"))
+    return set(
+        query(warehouse, "select scheduler_id, id from connecteam.shifts where not is_deleted")
+    )
 
 
 def test_full_then_incremental_then_changes(start_emulator, warehouse, monkeypatch):
@@ -102,7 +108,12 @@ def test_fault_mode_ends_with_the_same_warehouse(start_emulator, tmp_path, monke
     faulty_summary = results["faulty"][1]
     assert faulty_summary.retries > 0
     assert sum(faulty.stats()["faults"].values()) > 0
-    for table, key in (("users", "user_id"), ("forms", "form_id"), ("schedulers", "scheduler_id"), ("shifts", "scheduler_id, id")):
+    for table, key in (
+        ("users", "user_id"),
+        ("forms", "form_id"),
+        ("schedulers", "scheduler_id"),
+        ("shifts", "scheduler_id, id"),
+    ):
         columns = [
             r[0]
             for r in query(results["clean"][0], f"describe connecteam.{table}")
@@ -138,7 +149,9 @@ def test_oauth_client_without_a_needed_scope_fails_clearly(start_emulator, wareh
 
 def test_pacing_keeps_a_sync_within_the_budget_free_of_429(start_emulator, warehouse, monkeypatch):
     # 2600 users and 2600 shift rows: 6 + 1 + 1 + 3*~2 ≈ 14 requests; budget 4 per 1-second window.
-    server = start_emulator(users=2600, forms=2, schedulers=3, shifts=2600, minute_limit=4, window_seconds=1)
+    server = start_emulator(
+        users=2600, forms=2, schedulers=3, shifts=2600, minute_limit=4, window_seconds=1
+    )
     point_at(monkeypatch, server)
     summary = run_sync()
     stats = server.stats()

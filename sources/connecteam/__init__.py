@@ -43,7 +43,7 @@ from .client import (
     ConnecteamClient,
     ConnecteamConfigError,
     ConnecteamError,
-    RateLimitExhausted,
+    RateLimitExhaustedError,
     find_connecteam_error,
 )
 from .helpers import Progress, Window, diff_shifts, shift_window, to_epoch
@@ -63,7 +63,7 @@ __all__ = [
     "ConnecteamClient",
     "ConnecteamConfigError",
     "ConnecteamError",
-    "RateLimitExhausted",
+    "RateLimitExhaustedError",
     "connecteam_source",
     "find_connecteam_error",
 ]
@@ -250,18 +250,14 @@ def shifts(
             first = not pulled.get(str(sid))
             window = shift_window(now, days_back, days_ahead, backfill_start if first else None)
             progress = Progress(f"shifts[{sid}]")
-            records = [
-                r
-                for page in progress.track(
-                    client.paginate(
-                        SHIFTS,
-                        {"startTime": window.start, "endTime": window.end, "sort": "created_at",
-                         "order": "asc"},
-                        {"schedulerId": sid},
-                    )
-                )  # fmt: skip
-                for r in page
-            ]
+            params = {
+                "startTime": window.start,
+                "endTime": window.end,
+                "sort": "created_at",
+                "order": "asc",
+            }
+            pages = client.paginate(SHIFTS, params, {"schedulerId": sid})
+            records = [r for page in progress.track(pages) for r in page]
             live = _live_shifts(sid, window)
             changed, vanished = diff_shifts(sid, records, live)
             progress.done(f" in {window}: {len(changed)} new or changed, {len(vanished)} deleted")
@@ -304,7 +300,9 @@ def _tombstones(scheduler_id: int, ids: set[str], now: int) -> list[dict[str, An
     out = []
     for values in rows:
         row = {
-            c: _json_value(c, v) for c, v in zip(columns, values, strict=True) if not c.startswith("_dlt")
+            c: _json_value(c, v)
+            for c, v in zip(columns, values, strict=True)
+            if not c.startswith("_dlt")
         }
         row["is_deleted"] = True
         row["deleted_at"] = now

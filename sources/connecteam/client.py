@@ -72,7 +72,7 @@ class ConnecteamAPIError(ConnecteamError):
         super().__init__(message)
 
 
-class RateLimitExhausted(ConnecteamError):
+class RateLimitExhaustedError(ConnecteamError):
     """The account's rate-limit budget is spent for longer than the client may wait."""
 
 
@@ -87,7 +87,7 @@ def find_connecteam_error(exc: BaseException | None) -> ConnecteamError | None:
     return None
 
 
-class _Retryable(Exception):
+class _RetryableError(Exception):
     """Internal: an answer worth retrying (429 or 5xx)."""
 
     def __init__(self, status: int, endpoint: str, reset: float | None) -> None:
@@ -189,7 +189,7 @@ class ConnecteamClient:
         backoff_base: Seconds of the first exponential back-off step (jittered, doubling).
         backoff_max: Longest single back-off wait in seconds.
         max_rate_limit_wait: Longest wait for a rate-limit reset in seconds; beyond it
-            :class:`RateLimitExhausted` is raised (a spent daily budget should fail the night's
+            :class:`RateLimitExhaustedError` is raised (a spent daily budget should fail the night's
             run loudly, not stall it for hours).
         transport: Optional httpx transport (tests, benchmarks).
 
@@ -219,7 +219,8 @@ class ConnecteamClient:
             )
         if not base_url.startswith(("http://", "https://")):
             raise ConnecteamConfigError(
-                f"SOURCES__CONNECTEAM__BASE_URL must start with http:// or https://, got {base_url!r}"
+                "SOURCES__CONNECTEAM__BASE_URL must start with http:// or https://, "
+                f"got {base_url!r}"
             )
         self.base_url = base_url.rstrip("/")
         self._api_key = api_key or None
@@ -277,11 +278,11 @@ class ConnecteamClient:
         Raises:
             ConnecteamAPIError: A 4xx other than 429 (e.g. 401 wrong key, 403 missing scope,
                 422 invalid parameter), a body that is not a JSON object, or retries exhausted.
-            RateLimitExhausted: The budget resets later than ``max_rate_limit_wait``.
+            RateLimitExhaustedError: The budget resets later than ``max_rate_limit_wait``.
         """
         template = endpoint or path
         retrying = Retrying(
-            retry=retry_if_exception_type((_Retryable, httpx.TransportError)),
+            retry=retry_if_exception_type((_RetryableError, httpx.TransportError)),
             stop=stop_after_attempt(self.max_attempts),
             wait=self._backoff,
             before_sleep=self._before_retry,
@@ -291,7 +292,7 @@ class ConnecteamClient:
             for attempt in retrying:
                 with attempt:
                     return self._send(path, params, template)
-        except _Retryable as exc:
+        except _RetryableError as exc:
             raise ConnecteamAPIError(
                 template,
                 exc.status,
@@ -340,7 +341,9 @@ class ConnecteamClient:
         limit = endpoint.max_limit
         offset = 0
         while True:
-            body = self.get(path, {**query, "limit": limit, "offset": offset}, endpoint=endpoint.path)
+            body = self.get(
+                path, {**query, "limit": limit, "offset": offset}, endpoint=endpoint.path
+            )
             records = self._records(body, endpoint)
             yield records
             offset += limit
@@ -382,7 +385,7 @@ class ConnecteamClient:
         if status in RETRYABLE_STATUS:
             if status == 429:
                 self.stats.throttled += 1
-            raise _Retryable(status, template, self.stats.rate_limit.minute_reset)
+            raise _RetryableError(status, template, self.stats.rate_limit.minute_reset)
         if status >= 400:
             raise ConnecteamAPIError(template, status, self._detail(response), _hint(status))
         try:
@@ -399,7 +402,7 @@ class ConnecteamClient:
         if wait <= 0:
             return
         if wait > self.max_rate_limit_wait:
-            raise RateLimitExhausted(
+            raise RateLimitExhaustedError(
                 f"the Connecteam rate-limit budget is spent for the next {wait:.0f} s (longer than "
                 f"max_rate_limit_wait={self.max_rate_limit_wait:.0f} s); run the sync after the "
                 "reset or raise the plan's limits"
@@ -413,7 +416,12 @@ class ConnecteamClient:
         exc = state.outcome.exception() if state.outcome else None
         budget = self.stats.rate_limit
         spent = budget.minute_remaining is not None and budget.minute_remaining <= 0
-        if isinstance(exc, _Retryable) and exc.status == 429 and exc.reset is not None and spent:
+        if (
+            isinstance(exc, _RetryableError)
+            and exc.status == 429
+            and exc.reset is not None
+            and spent
+        ):
             # The budget is spent: the next request can succeed only after the reset.
             until_reset = exc.reset - time.time()
             if 0 < until_reset <= self.max_rate_limit_wait:
@@ -498,6 +506,6 @@ def _hint(status: int) -> str:
 
 
 def _describe(exc: BaseException | None) -> str:
-    if isinstance(exc, _Retryable):
+    if isinstance(exc, _RetryableError):
         return str(exc)
     return type(exc).__name__ if exc else "an error"

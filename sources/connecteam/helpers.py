@@ -7,7 +7,7 @@ import logging
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from typing import Any
 
 import orjson
@@ -17,7 +17,14 @@ from .settings import DAY_SECONDS
 logger = logging.getLogger("sources.connecteam")
 
 # Columns the source adds to each shift row, beside the provider's own fields.
-SHIFT_EXTRA_COLUMNS = ("scheduler_id", "shift_id", "user_id", "content_hash", "is_deleted", "deleted_at")
+SHIFT_EXTRA_COLUMNS = (
+    "scheduler_id",
+    "shift_id",
+    "user_id",
+    "content_hash",
+    "is_deleted",
+    "deleted_at",
+)
 
 
 @dataclass(frozen=True)
@@ -29,8 +36,8 @@ class Window:
 
     def __str__(self) -> str:
         fmt = "%Y-%m-%d %H:%M"
-        a = datetime.fromtimestamp(self.start, timezone.utc).strftime(fmt)
-        b = datetime.fromtimestamp(self.end, timezone.utc).strftime(fmt)
+        a = datetime.fromtimestamp(self.start, UTC).strftime(fmt)
+        b = datetime.fromtimestamp(self.end, UTC).strftime(fmt)
         return f"{a}..{b} UTC"
 
 
@@ -81,13 +88,15 @@ def to_epoch(value: int | float | str | date | None) -> int | None:
                 f"got {value!r}"
             ) from None
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     return int(moment.timestamp())
 
 
 def content_hash(record: dict[str, Any]) -> str:
     """A stable digest of one provider record (key order does not matter)."""
-    return hashlib.blake2b(orjson.dumps(record, option=orjson.OPT_SORT_KEYS), digest_size=16).hexdigest()
+    return hashlib.blake2b(
+        orjson.dumps(record, option=orjson.OPT_SORT_KEYS), digest_size=16
+    ).hexdigest()
 
 
 def shift_row(scheduler_id: int, record: dict[str, Any]) -> dict[str, Any]:
@@ -161,9 +170,7 @@ class Progress:
 
     def done(self, note: str = "") -> None:
         """Log the stream's totals."""
-        logger.info(
-            "%s: fetched %d rows in %d pages%s", self.stream, self.rows, self.pages, note
-        )
+        logger.info("%s: fetched %d rows in %d pages%s", self.stream, self.rows, self.pages, note)
 
     def track(self, pages: Iterable[list[dict[str, Any]]]) -> Iterator[list[dict[str, Any]]]:
         """Pass pages through, counting them."""
