@@ -7,6 +7,7 @@ import socket
 import threading
 import time
 from types import TracebackType
+from typing import Any, Self
 
 import httpx
 import uvicorn
@@ -22,10 +23,62 @@ def serve(
     uvicorn.run(create_app(config, options), host=host, port=port, log_level="warning")
 
 
-class EmulatorServer:
+class BackgroundServer:
+    """Any ASGI app as a real HTTP server on a free loopback port, on a daemon thread.
+
+    Use as a context manager; ``url`` is its base URL.
+
+    Args:
+        app: The application.
+        host: Interface to bind (loopback by default).
+    """
+
+    def __init__(self, app: Any, host: str = "127.0.0.1") -> None:
+        self.app = app
+        self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._socket.bind((host, 0))
+        self.host, self.port = self._socket.getsockname()[:2]
+        self.url = f"http://{self.host}:{self.port}"
+        self._server = uvicorn.Server(
+            uvicorn.Config(app, log_level="error", lifespan="on", timeout_keep_alive=30)
+        )
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [self._socket]}, daemon=True
+        )
+
+    def start(self) -> Self:
+        """Start serving and wait until the server answers."""
+        self._thread.start()
+        deadline = time.monotonic() + 15
+        while not self._server.started:
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                raise RuntimeError("the server did not start within 15 s")
+            time.sleep(0.02)
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and wait for the thread to end."""
+        self._server.should_exit = True
+        self._thread.join(timeout=10)
+        self._socket.close()
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+class EmulatorServer(BackgroundServer):
     """The emulator as a real HTTP server on a free loopback port, on a daemon thread.
 
-    Use as a context manager; ``url`` is the base URL to give the source, ``state`` the live
+    ``url`` is the base URL to give the source, ``state`` the live
     :class:`~emulator.app.EmulatorState` (data, counters).
 
     Args:
@@ -40,46 +93,8 @@ class EmulatorServer:
         options: ServerOptions | None = None,
         host: str = "127.0.0.1",
     ) -> None:
-        self.app = create_app(config, options)
+        super().__init__(create_app(config, options), host)
         self.state: EmulatorState = self.app.state.emulator
-        self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._socket.bind((host, 0))
-        self.host, self.port = self._socket.getsockname()[:2]
-        self.url = f"http://{self.host}:{self.port}"
-        self._server = uvicorn.Server(
-            uvicorn.Config(self.app, log_level="error", lifespan="off", timeout_keep_alive=30)
-        )
-        self._thread = threading.Thread(
-            target=self._server.run, kwargs={"sockets": [self._socket]}, daemon=True
-        )
-
-    def start(self) -> EmulatorServer:
-        """Start serving and wait until the server answers."""
-        self._thread.start()
-        deadline = time.monotonic() + 15
-        while not self._server.started:
-            if time.monotonic() > deadline or not self._thread.is_alive():
-                raise RuntimeError("the emulator did not start within 15 s")
-            time.sleep(0.02)
-        return self
-
-    def stop(self) -> None:
-        """Stop serving and wait for the thread to end."""
-        self._server.should_exit = True
-        self._thread.join(timeout=10)
-        self._socket.close()
-
-    def __enter__(self) -> EmulatorServer:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
     def control(self, action: str, body: dict[str, object] | None = None) -> dict[str, object]:
         """POST to a control endpoint (``mutate``, ``reset``, ``stats/reset``); return its JSON."""
