@@ -17,6 +17,7 @@ os.environ.setdefault("PREFECT_SERVER_LOGGING_LEVEL", "WARNING")
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 app = typer.Typer(
@@ -59,12 +60,14 @@ def print_summary(summary: Any, wall_seconds: float | None = None) -> None:
     console.print(f"time taken: {took:.1f} s")
 
 
-def _fail(exc: BaseException) -> None:
+def _fail(exc: BaseException, what: str = "sync") -> None:
     """Print a one-paragraph error (no traceback, no secrets) and exit non-zero."""
     from sources.connecteam import find_connecteam_error
 
     cause: BaseException = find_connecteam_error(exc) or exc
-    err.print(f"[bold red]sync failed:[/] {type(cause).__name__}: {cause}", highlight=False)
+    err.print(
+        f"[bold red]{what} failed:[/] {type(cause).__name__}: {escape(str(cause))}", highlight=False
+    )
     raise typer.Exit(code=1)
 
 
@@ -96,8 +99,18 @@ def sync(
     print_summary(summary, time.monotonic() - started)
 
 
-@app.command()
+emulator_app = typer.Typer(
+    help="The local stand-in of the provider: serve it (default), change its data, send webhooks.",
+    invoke_without_command=True,
+)
+app.add_typer(emulator_app, name="emulator")
+webhooks_app = typer.Typer(help="Receive the provider's webhooks and fold them into the warehouse.")
+app.add_typer(webhooks_app, name="webhooks")
+
+
+@emulator_app.callback()
 def emulator(
+    ctx: typer.Context,
     host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8765,
     seed: Annotated[int, typer.Option(help="Seed of the generated account.")] = 42,
@@ -117,9 +130,11 @@ def emulator(
 ) -> None:
     """Serve a local stand-in of the Connecteam API with seeded data (Ctrl-C to stop).
 
-    OAuth: client id 'emulator-client', secret 'emulator-secret'. Change data between runs with
-    `wfm-sync emulator-mutate`.
+    OAuth: client id 'emulator-client', secret 'emulator-secret'. Subcommands change its data
+    (`mutate`) or send webhooks (`send-webhooks`).
     """
+    if ctx.invoked_subcommand is not None:
+        return
     from emulator import EmulatorConfig, ServerOptions
     from emulator.server import serve
 
@@ -143,7 +158,7 @@ def emulator(
     serve(config, options, host=host, port=port)
 
 
-@app.command("emulator-mutate")
+@emulator_app.command("mutate")
 def emulator_mutate(
     url: Annotated[str, typer.Option(help="The emulator's base URL.")] = "http://127.0.0.1:8765",
     users: Annotated[int, typer.Option(help="Users to edit.")] = 10,
@@ -166,6 +181,129 @@ def emulator_mutate(
     console.print({k: len(v) for k, v in touched.items()})
 
 
+@emulator_app.command("send-webhooks")
+def emulator_send_webhooks(
+    url: Annotated[str, typer.Option(help="The receiver's endpoint URL.")],
+    token: Annotated[str, typer.Option(help="Webhook token (X-Webhook-Token).")] = "",
+    events: Annotated[int, typer.Option(help="Distinct events to send.")] = 1000,
+    families: Annotated[str, typer.Option(help="Comma-separated families (default all).")] = "",
+    duplicate_rate: Annotated[float, typer.Option(help="Share of events sent twice.")] = 0.0,
+    malformed_rate: Annotated[float, typer.Option(help="Share of malformed extra bodies.")] = 0.0,
+    concurrency: Annotated[int, typer.Option(help="Requests in flight.")] = 16,
+    signing_secret: Annotated[
+        str, typer.Option(help="Sign with this Standard Webhooks secret.")
+    ] = "",
+    seed: Annotated[int, typer.Option(help="Seed of the payloads.")] = 1,
+) -> None:
+    """POST provider-like webhook events (every catalogued type, V1 and V2 shifts) to a receiver."""
+    import asyncio
+
+    from emulator.webhooks import build_burst, send_burst
+
+    chosen = [f.strip() for f in families.split(",") if f.strip()] or None
+    bodies = build_burst(
+        events, seed=seed, families=chosen, duplicate_rate=duplicate_rate,
+        malformed_rate=malformed_rate,
+    )  # fmt: skip
+    report = asyncio.run(
+        send_burst(
+            url,
+            bodies,
+            token=token or None,
+            signing_secret=signing_secret or None,
+            concurrency=concurrency,
+        )
+    )
+    print_burst(report)
+    if report.statuses.get(0) or any(s >= 500 for s in report.statuses):
+        raise typer.Exit(code=1)
+
+
+def print_burst(report: Any) -> None:
+    """Print what a webhook burst did."""
+    rate = report.sent / report.seconds if report.seconds else 0.0
+    console.print(
+        f"sent {report.sent} POSTs in {report.seconds:.1f} s ({rate:,.0f}/s): "
+        f"{report.duplicates_sent} duplicates, {report.malformed_sent} malformed; answers "
+        + ", ".join(f"{code or 'no answer'}: {n}" for code, n in sorted(report.statuses.items()))
+    )
+
+
+@webhooks_app.command("serve")
+def webhooks_serve(
+    host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    inbox_url: Annotated[
+        str, typer.Option(help="Inbox database URL (default WEBHOOKS__INBOX_URL).")
+    ] = "",
+    open_: Annotated[
+        bool, typer.Option("--open", help="Accept requests without a token (local tests only).")
+    ] = False,
+) -> None:
+    """Receive the provider's webhooks on POST /webhooks/connecteam (GET /healthz for checks).
+
+    Needs WEBHOOKS__TOKEN (or [webhooks] token in .dlt/secrets.toml) unless --open; the provider
+    can be given the URL with ?token=... . Each event is committed to the inbox before the 200.
+    """
+    import uvicorn
+
+    from sources.webhooks.receiver import ReceiverConfigError, create_app, settings_from_config
+
+    _setup_logging(False)
+    try:
+        settings = settings_from_config(inbox_url or None, allow_open=open_)
+    except ReceiverConfigError as exc:
+        err.print(f"[bold red]cannot start:[/] {escape(str(exc))}", highlight=False)
+        raise typer.Exit(code=2) from None
+    receiver = create_app(settings)
+    err.print(
+        f"receiving on http://{host}:{port}/webhooks/connecteam, inbox "
+        f"{receiver.state.inbox.describe()}"
+        + (" [bold yellow](open: no token checked)[/]" if settings.token is None else "")
+    )
+    uvicorn.run(receiver, host=host, port=port, log_level="warning")
+
+
+@webhooks_app.command("fold")
+def webhooks_fold(
+    batch_size: Annotated[int, typer.Option(help="Inbox rows per batch.")] = 100_000,
+    retention_days: Annotated[
+        float, typer.Option(help="Days folded inbox rows are kept before pruning.")
+    ] = 7.0,
+) -> None:
+    """Run the fold_webhooks flow once: load received events into webhooks.events."""
+    import time
+
+    _setup_logging(False)
+    from flows.fold import fold_webhooks
+
+    started = time.monotonic()
+    try:
+        summary = fold_webhooks(batch_size=batch_size, retention_days=retention_days)
+    except Exception as exc:  # noqa: BLE001
+        _fail(exc, "fold")
+        return
+    print_fold(summary, time.monotonic() - started)
+
+
+def print_fold(summary: Any, wall_seconds: float | None = None) -> None:
+    """Print events folded per family, quarantined bodies, pruned rows and time taken."""
+    console.print(f"warehouse: {summary.warehouse}, dataset webhooks; inbox: {summary.inbox}")
+    table = Table()
+    table.add_column("family")
+    table.add_column("events folded", justify="right")
+    for family, n in summary.families.items():
+        table.add_row(family, f"{n:,}")
+    table.add_row("[bold]all[/]", f"[bold]{summary.events:,}[/]")
+    console.print(table)
+    console.print(
+        f"quarantined bodies folded: {summary.quarantined}; inbox rows pruned: {summary.pruned}; "
+        f"arrived meanwhile: {summary.backlog}"
+    )
+    took = wall_seconds if wall_seconds is not None else summary.duration_seconds
+    console.print(f"time taken: {took:.1f} s")
+
+
 @app.command()
 def demo(
     users: Annotated[int, typer.Option(help="Users at the emulator.")] = 3000,
@@ -181,7 +319,7 @@ def demo(
     try:
         run_demo(users=users, shifts=shifts, warehouse=warehouse, console=console)
     except Exception as exc:  # noqa: BLE001
-        _fail(exc)
+        _fail(exc, "demo")
 
 
 def main() -> None:

@@ -31,6 +31,10 @@ EXAMPLE_QUERIES = {
         "and to_timestamp(sh.start_time) between now() and now() + interval 7 day "
         "group by all order by hours desc"
     ),
+    "Webhook events per family": (
+        "select family, count(*) as events, count(distinct event_type) as event_types "
+        "from webhooks.events group by all order by events desc"
+    ),
     "Open shifts and deleted shift rows": (
         "select count(*) filter (where is_open_shift and not is_deleted) as open_shifts, "
         "count(*) filter (where is_deleted) as deleted_rows, count(*) as all_rows "
@@ -53,7 +57,9 @@ def _environment(values: dict[str, str]) -> Iterator[None]:
                 os.environ[key] = old
 
 
-def run_demo(users: int, shifts: int, warehouse: str, console: Console) -> None:
+def run_demo(
+    users: int, shifts: int, warehouse: str, console: Console, webhook_events: int = 2000
+) -> None:
     """Run the demo; prints everything it does to ``console``.
 
     Args:
@@ -61,6 +67,7 @@ def run_demo(users: int, shifts: int, warehouse: str, console: Console) -> None:
         shifts: V1 shift rows at the emulator.
         warehouse: DuckDB file to (re)create for the demo.
         console: Where to print.
+        webhook_events: Distinct webhook events in the burst sent to the receiver.
     """
     from emulator import EmulatorConfig, EmulatorServer, ServerOptions
     from flows.cli import print_summary
@@ -104,15 +111,18 @@ def run_demo(users: int, shifts: int, warehouse: str, console: Console) -> None:
                 nightly_sync(streams_label="demo-incremental"), time.monotonic() - started
             )
 
+            _webhooks(path, console, webhook_events)
+
     console.rule("warehouse")
     with duckdb.connect(str(path), read_only=True) as con:
         console.print(f"warehouse: {path.resolve()}")
         counts = Table()
         counts.add_column("table")
         counts.add_column("rows", justify="right")
-        for name in ("users", "forms", "schedulers", "shifts"):
-            (n,) = con.sql(f"select count(*) from connecteam.{name}").fetchall()[0]
-            counts.add_row(f"connecteam.{name}", f"{n:,}")
+        for name in ("connecteam.users", "connecteam.forms", "connecteam.schedulers",
+                     "connecteam.shifts", "webhooks.events", "webhooks.quarantine"):  # fmt: skip
+            (n,) = con.sql(f"select count(*) from {name}").fetchall()[0]
+            counts.add_row(name, f"{n:,}")
         console.print(counts)
         for title, sql in EXAMPLE_QUERIES.items():
             relation = con.sql(sql)
@@ -128,3 +138,28 @@ def run_demo(users: int, shifts: int, warehouse: str, console: Console) -> None:
         f'Query it yourself: python -c "import duckdb; '
         f"print(duckdb.connect('{path}').sql('from connecteam.users limit 5'))\""
     )
+
+
+def _webhooks(warehouse: Path, console: Console, events: int) -> None:
+    """Receive a burst of webhooks into the demo inbox and fold it with ``fold_webhooks``."""
+    import asyncio
+    import secrets
+
+    from emulator.server import BackgroundServer
+    from emulator.webhooks import build_burst, send_burst
+    from flows.cli import print_burst, print_fold
+    from flows.fold import fold_webhooks
+    from sources.webhooks.receiver import ReceiverSettings, create_app
+
+    token = secrets.token_urlsafe(16)
+    inbox_url = f"sqlite:///{warehouse.parent / 'inbox.sqlite3'}"
+    receiver = create_app(ReceiverSettings(token=token, inbox_url=inbox_url))
+    console.rule("webhooks: receive a burst, then fold it")
+    with BackgroundServer(receiver) as server:
+        url = f"{server.url}/webhooks/connecteam"
+        console.print(f"receiver on {url}, inbox {inbox_url}")
+        bodies = build_burst(events, seed=7, duplicate_rate=0.05, malformed_rate=0.01)
+        print_burst(asyncio.run(send_burst(url, bodies, token=token, concurrency=16)))
+    with _environment({"WEBHOOKS__INBOX_URL": inbox_url}):
+        started = time.monotonic()
+        print_fold(fold_webhooks(), time.monotonic() - started)

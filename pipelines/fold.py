@@ -49,6 +49,7 @@ def inbox_url_from_config() -> str:
     """``WEBHOOKS__INBOX_URL`` / ``[webhooks] inbox_url``, default ``sqlite:///data/inbox.sqlite3``."""
     from sources.webhooks.inbox import DEFAULT_INBOX_URL
 
+    value: object
     try:
         value = dlt.config.get("webhooks.inbox_url") or dlt.secrets.get("webhooks.inbox_url")
     except Exception:  # noqa: BLE001 - unresolvable means unset
@@ -87,7 +88,9 @@ def run_fold(
     started = time.monotonic()
     inbox = Inbox(inbox_url or inbox_url_from_config())
     try:
-        pipeline = pipeline or build_pipeline(pipeline_name="webhooks", dataset_name=DATASET_WEBHOOKS)
+        pipeline = pipeline or build_pipeline(
+            pipeline_name="webhooks", dataset_name=DATASET_WEBHOOKS
+        )
         resumed = finish_pending_loads(pipeline)
         upto = inbox.max_unfolded_id()
         ledger = FoldLedger()

@@ -22,10 +22,12 @@ import hashlib
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import dlt
 import pyarrow as pa
+from dlt.common.schema.typing import TMergeDispositionDict
 from dlt.sources import DltResource
 
 from .events import CATALOGUE, FAMILIES, UNKNOWN_FAMILY, read_envelope
@@ -42,7 +44,7 @@ __all__ = [
     "webhooks_source",
 ]
 
-INSERT_ONLY = {"disposition": "merge", "strategy": "insert-only"}
+INSERT_ONLY: TMergeDispositionDict = {"disposition": "merge", "strategy": "insert-only"}
 
 
 @dataclass
@@ -91,7 +93,7 @@ def events(inbox: Inbox, batch_size: int, upto_id: int | None, ledger: FoldLedge
     @dlt.resource(
         name="events",
         primary_key="event_key",
-        write_disposition=INSERT_ONLY,  # type: ignore[arg-type]
+        write_disposition=INSERT_ONLY,
         columns={"payload": {"data_type": "json"}},
     )
     def _events() -> Iterator[pa.Table]:
@@ -128,7 +130,7 @@ def quarantine(inbox: Inbox, ledger: FoldLedger) -> DltResource:
     @dlt.resource(
         name="quarantine",
         primary_key="quarantine_key",
-        write_disposition=INSERT_ONLY,  # type: ignore[arg-type]
+        write_disposition=INSERT_ONLY,
         columns={
             "body": {"data_type": "binary"},
             "received_at": {"data_type": "timestamp"},
@@ -160,7 +162,5 @@ def quarantine(inbox: Inbox, ledger: FoldLedger) -> DltResource:
     return _quarantine
 
 
-def _utc(epoch: float) -> Any:
-    from datetime import datetime, timezone
-
-    return datetime.fromtimestamp(epoch, timezone.utc)
+def _utc(epoch: float) -> datetime:
+    return datetime.fromtimestamp(epoch, UTC)

@@ -61,7 +61,9 @@ CATALOGUE: dict[str, EventType] = {
     for e in [
         _time_activity("clock_in", _TA.format("ClockIn"), "Time activity clock in"),
         _time_activity("clock_out", _TA.format("ClockOut"), "Time activity clock out"),
-        _time_activity("auto_clock_out", _TA.format("AutoClockOut"), "Time activity auto clock out"),
+        _time_activity(
+            "auto_clock_out", _TA.format("AutoClockOut"), "Time activity auto clock out"
+        ),
         _time_activity("admin_add", _TA.format("AdminAdd"), "Time activity admin add"),
         _time_activity("admin_edit", _TA.format("AdminEdit"), "Time activity admin edit"),
         _time_activity("admin_delete", _TA.format("AdminDelete"), "Time activity admin delete"),

@@ -32,8 +32,12 @@ metadata = sa.MetaData()
 events_table = sa.Table(
     "inbox_events",
     metadata,
-    sa.Column("inbox_id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), primary_key=True,
-              autoincrement=True),  # fmt: skip
+    sa.Column(
+        "inbox_id",
+        sa.BigInteger().with_variant(sa.Integer(), "sqlite"),
+        primary_key=True,
+        autoincrement=True,
+    ),
     sa.Column("event_key", sa.String(200), nullable=False, unique=True),
     sa.Column("event_type", sa.String(200)),
     sa.Column("family", sa.String(40), nullable=False),
@@ -57,8 +61,12 @@ sa.Index("ix_inbox_events_folded_at", events_table.c.folded_at)
 quarantine_table = sa.Table(
     "inbox_quarantine",
     metadata,
-    sa.Column("quarantine_id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"),
-              primary_key=True, autoincrement=True),  # fmt: skip
+    sa.Column(
+        "quarantine_id",
+        sa.BigInteger().with_variant(sa.Integer(), "sqlite"),
+        primary_key=True,
+        autoincrement=True,
+    ),
     sa.Column("received_at", sa.Float, nullable=False),
     sa.Column("status_code", sa.Integer, nullable=False),
     sa.Column("reason", sa.Text, nullable=False),
@@ -113,7 +121,11 @@ class Inbox:
 
     def __init__(self, url: str = DEFAULT_INBOX_URL) -> None:
         self.url = sa.engine.make_url(url)
-        if self.url.get_backend_name() == "sqlite" and self.url.database not in (None, "", ":memory:"):
+        if self.url.get_backend_name() == "sqlite" and self.url.database not in (
+            None,
+            "",
+            ":memory:",
+        ):
             from pathlib import Path
 
             Path(self.url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
@@ -197,7 +209,9 @@ class Inbox:
 
     # -- folding ---------------------------------------------------------------------------------
 
-    def unfolded_events(self, batch_size: int, upto_id: int | None = None) -> Iterator[list[tuple[Any, ...]]]:
+    def unfolded_events(
+        self, batch_size: int, upto_id: int | None = None
+    ) -> Iterator[list[tuple[Any, ...]]]:
         """Batches of rows not yet folded, in ``inbox_id`` order.
 
         Each row: ``(inbox_id, event_key, event_type, family, is_known_type, event_timestamp,
@@ -232,8 +246,16 @@ class Inbox:
         content_type, body_bytes, is_truncated, body)``."""
         c = quarantine_table.c
         query = (
-            sa.select(c.quarantine_id, c.received_at, c.status_code, c.reason, c.content_type,
-                      c.body_bytes, c.is_truncated, c.body)  # fmt: skip
+            sa.select(
+                c.quarantine_id,
+                c.received_at,
+                c.status_code,
+                c.reason,
+                c.content_type,
+                c.body_bytes,
+                c.is_truncated,
+                c.body,
+            )
             .where(c.folded_at.is_(None))
             .order_by(c.quarantine_id)
         )
@@ -244,7 +266,9 @@ class Inbox:
         """The largest ``inbox_id`` not yet folded (the snapshot bound of one fold)."""
         c = events_table.c
         with self.engine.connect() as conn:
-            value = conn.execute(sa.select(sa.func.max(c.inbox_id)).where(c.folded_at.is_(None))).scalar()
+            value = conn.execute(
+                sa.select(sa.func.max(c.inbox_id)).where(c.folded_at.is_(None))
+            ).scalar()
         return int(value) if value is not None else None
 
     def mark_folded(
@@ -291,7 +315,9 @@ class Inbox:
         e, q = events_table.c, quarantine_table.c
         with self.engine.connect() as conn:
             return {
-                "events": conn.execute(sa.select(sa.func.count()).select_from(events_table)).scalar_one(),
+                "events": conn.execute(
+                    sa.select(sa.func.count()).select_from(events_table)
+                ).scalar_one(),
                 "unfolded": conn.execute(
                     sa.select(sa.func.count()).where(e.folded_at.is_(None))
                 ).scalar_one(),

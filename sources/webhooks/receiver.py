@@ -144,7 +144,7 @@ class GroupCommitWriter:
         try:
             self.inbox.insert_quarantine(refused)
             self.inbox.insert_events(events)
-        except Exception as exc:  # noqa: BLE001 - handed to every waiting request
+        except Exception as exc:
             logger.exception("inbox commit of %d item(s) failed", len(jobs))
             error = exc
         for job in jobs:

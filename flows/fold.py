@@ -1,0 +1,41 @@
+"""Prefect flow ``fold_webhooks``: move received webhook events into the warehouse.
+
+Meant to run every few minutes. One task with declared retries; a retry (or the next scheduled
+run) resumes an interrupted load, and the insert-only load never counts an event twice. The
+inbox URL is read from dlt config inside the task, never passed as a parameter.
+"""
+
+from __future__ import annotations
+
+from prefect import flow, get_run_logger, task
+
+from pipelines.fold import DEFAULT_RETENTION_DAYS, FoldSummary, run_fold
+
+
+@task(name="fold_inbox", task_run_name="fold-inbox", retries=2, retry_delay_seconds=[5, 30])
+def fold_inbox(batch_size: int, retention_days: float) -> FoldSummary:
+    """Fold every unfolded inbox event into ``webhooks.events``."""
+    summary = run_fold(batch_size=batch_size, retention_days=retention_days)
+    get_run_logger().info(
+        "folded %d events (%s), %d quarantined bodies, %d pruned, backlog %d, %.1f s",
+        summary.events,
+        ", ".join(f"{f}={n}" for f, n in summary.families.items()) or "none",
+        summary.quarantined,
+        summary.pruned,
+        summary.backlog,
+        summary.duration_seconds,
+    )
+    return summary
+
+
+@flow(name="fold_webhooks", flow_run_name="fold-webhooks", log_prints=True)
+def fold_webhooks(
+    batch_size: int = 100_000, retention_days: float = DEFAULT_RETENTION_DAYS
+) -> FoldSummary:
+    """Fold the webhook inbox into dataset ``webhooks`` (tables ``events``, ``quarantine``).
+
+    Args:
+        batch_size: Inbox rows per Arrow batch.
+        retention_days: Days a folded inbox row is kept before it is pruned.
+    """
+    return fold_inbox(batch_size, retention_days)
