@@ -1,0 +1,292 @@
+"""Webhook ingest end to end: the receiver as a real HTTP server on 127.0.0.1, a real SQLite inbox,
+the fold into a real DuckDB warehouse."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import threading
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+import orjson
+import pytest
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+
+from emulator.server import BackgroundServer
+from emulator.webhooks import build_burst, make_event, send_burst
+from pipelines.fold import run_fold
+from sources.webhooks import CATALOGUE, FAMILIES, Inbox
+from sources.webhooks.receiver import (
+    PATH,
+    ReceiverConfigError,
+    ReceiverSettings,
+    create_app,
+    sign,
+)
+
+from conftest import query
+
+SPEC = json.loads((Path(__file__).parent / "data" / "connecteam-openapi.json").read_text())
+REGISTRY = Registry().with_resource(
+    "spec", Resource.from_contents(SPEC, default_specification=DRAFT202012)
+)
+TOKEN = "wh-token-7c1e"
+SECRET = "whsec_" + "c2VjcmV0LWtleS1mb3ItdGVzdHM="  # base64 of "secret-key-for-tests"
+
+
+def spec_schema_names() -> set[str]:
+    names = set()
+    for operations in SPEC["webhooks"].values():
+        for operation in operations.values():
+            ref = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
+            names.add(ref.rsplit("/", 1)[-1])
+    return names
+
+
+def errors_against(payload: dict, schema: str) -> list[str]:
+    validator = Draft202012Validator({"$ref": f"spec#/components/schemas/{schema}"}, registry=REGISTRY)
+    return [f"{list(e.path)}: {e.message}" for e in validator.iter_errors(payload)]
+
+
+@pytest.fixture
+def receiver(tmp_path):
+    """Start receivers: ``receiver(**settings) -> (url, inbox_url)``; all stop at teardown."""
+    running = []
+
+    def start(**overrides):
+        inbox_url = f"sqlite:///{tmp_path / f'inbox{len(running)}.sqlite3'}"
+        settings = {"token": TOKEN, "inbox_url": inbox_url, **overrides}
+        server = BackgroundServer(create_app(ReceiverSettings(**settings))).start()
+        running.append(server)
+        return server.url + PATH, settings["inbox_url"]
+
+    yield start
+    for server in running:
+        server.stop()
+
+
+def post(url: str, body: bytes, token: str | None = TOKEN, **headers: str) -> httpx.Response:
+    if token is not None:
+        headers["x-webhook-token"] = token
+    return httpx.post(url, content=body, headers=headers, timeout=30)
+
+
+def inbox_rows(inbox_url: str, sql: str) -> list[tuple]:
+    inbox = Inbox(inbox_url)
+    try:
+        with inbox.engine.connect() as conn:
+            return [tuple(r) for r in conn.exec_driver_sql(sql)]
+    finally:
+        inbox.close()
+
+
+# -- catalogue and payloads --------------------------------------------------------------------
+
+
+def test_catalogue_covers_every_spec_event_and_the_newer_ones():
+    in_spec = {e.schema for e in CATALOGUE.values() if e.schema}
+    assert in_spec == spec_schema_names()
+    assert sum(1 for e in CATALOGUE.values() if e.schema) == len(SPEC["webhooks"]) == 41
+    newer = {e.event_type for e in CATALOGUE.values() if e.schema is None}
+    assert newer == {
+        "user_add_request", "user_edit_request", "user_delete_request",
+        "admin_declined_add_request", "admin_declined_edit_request",
+        "admin_declined_delete_request", "admin_day_locked", "admin_day_unlocked",
+        "user_timesheet_submitted", "user_timesheet_unsubmitted", "user_timesheet_approved",
+        "user_timesheet_reopened",
+    }  # fmt: skip
+    assert {e.family for e in CATALOGUE.values()} == set(FAMILIES)
+    for name, operations in SPEC["webhooks"].items():  # spec defaults agree with the catalogue
+        schema = operations["post"]["responses"]["200"]["content"]["application/json"]["schema"]
+        props = SPEC["components"]["schemas"][schema["$ref"].rsplit("/", 1)[-1]]["properties"]
+        default = props.get("eventType", {}).get("default")
+        if default:
+            assert CATALOGUE[default].title == name
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_sender_payloads_validate_against_the_spec(version):
+    rng = random.Random(5)
+    for event in CATALOGUE.values():
+        payload = make_event(event.event_type, rng, shift_version=version)
+        if event.schema:
+            assert errors_against(payload, event.schema) == [], event.event_type
+            assert payload["evnetTimestamp"] == payload["eventTimestamp"]
+        else:  # newer events carry only eventTimestamp (reference README)
+            assert "evnetTimestamp" not in payload
+    broken = make_event("clock_in", rng)
+    del broken["userId"]
+    assert errors_against(broken, CATALOGUE["clock_in"].schema)  # the check can fail
+
+
+def test_shift_events_in_v1_and_v2_form():
+    rng = random.Random(9)
+    v1 = make_event("shift_created", rng, shift_version="v1")
+    v2 = make_event("shift_created", rng, shift_version="v2")
+    assert v1["webhookVersion"] == "v1" and len(v1["data"]["shifts"][0]["assignedUserIds"]) == 1
+    assert ":" in v1["data"]["shifts"][0]["id"]
+    assert v2["webhookVersion"] == "v2" and ":" not in v2["data"]["shifts"][0]["id"]
+    deleted = make_event("shift_deleted", rng, shift_version="v2")
+    assert deleted["data"]["ids"] and "shifts" not in deleted["data"]
+
+
+# -- receiving and folding -----------------------------------------------------------------------
+
+
+def test_every_event_type_goes_in_and_comes_out_with_family_type_and_utc_time(
+    receiver, warehouse
+):
+    url, inbox_url = receiver()
+    rng = random.Random(3)
+    sent = {}
+    for event in CATALOGUE.values():
+        payload = make_event(event.event_type, rng, now=1_790_000_000 + rng.randint(0, 10**6))
+        assert post(url, orjson.dumps(payload)).status_code == 200
+        sent[payload["requestId"]] = (event.family, event.event_type, payload["eventTimestamp"])
+    legacy = {"requestId": "legacy-1", "company": "c", "eventType": "clock_out",
+              "evnetTimestamp": 1_700_000_123, "activityType": "shift", "userId": 4}  # fmt: skip
+    assert post(url, orjson.dumps(legacy)).status_code == 200
+    sent["legacy-1"] = ("time_activity", "clock_out", 1_700_000_123)
+
+    summary = run_fold(inbox_url)
+    assert summary.events == len(CATALOGUE) + 1
+    rows = query(
+        warehouse,
+        "select event_key, family, event_type, event_timestamp, is_known_type, "
+        "payload->>'requestId' from webhooks.events",
+    )
+    got = {r[0]: (r[1], r[2], int(r[3].timestamp())) for r in rows}
+    assert got == sent
+    assert all(r[3].utcoffset().total_seconds() == 0 for r in rows)  # UTC timestamps
+    assert all(r[4] and r[5] == r[0] for r in rows)
+    when = {r[0]: r[3] for r in rows}["legacy-1"]
+    assert when == datetime.fromtimestamp(1_700_000_123, UTC)
+
+
+def test_duplicates_sequential_and_concurrent_are_stored_once(receiver, warehouse):
+    url, inbox_url = receiver()
+    rng = random.Random(4)
+    first = orjson.dumps(make_event("clock_in", rng))
+    for _ in range(3):
+        assert post(url, first).status_code == 200
+    second = orjson.dumps(make_event("shift_updated", rng))
+    without_id = orjson.dumps({"eventType": "task_completed", "eventTimestamp": 1_700_000_000})
+
+    async def burst():
+        async with httpx.AsyncClient() as client:
+            headers = {"x-webhook-token": TOKEN}
+            return await asyncio.gather(
+                *(client.post(url, content=b, headers=headers) for b in [second, without_id] * 3)
+            )
+
+    assert {r.status_code for r in asyncio.run(burst())} == {200}
+    assert inbox_rows(inbox_url, "select count(*) from inbox_events") == [(3,)]
+    run_fold(inbox_url)
+    assert query(warehouse, "select count(*), count(distinct event_key) from webhooks.events") == [
+        (3, 3)
+    ]
+    keys = {r[0] for r in query(warehouse, "select event_key from webhooks.events")}
+    assert any(k.startswith("sha256:") for k in keys)  # no requestId: keyed by the body's hash
+
+
+def test_refused_bodies_are_quarantined_and_auth_failures_store_nothing(receiver, warehouse):
+    url, inbox_url = receiver(signing_secret=SECRET)
+    good = orjson.dumps(make_event("clock_in", random.Random(1)))
+    now = int(time.time())
+
+    def signed(body: bytes, stamp: int = now) -> dict[str, str]:
+        return sign(SECRET, "msg-1", stamp, body)
+
+    assert post(url, good, **signed(good)).status_code == 200
+    assert post(url + f"?token={TOKEN}", good, token=None, **signed(good)).status_code == 200
+    # authentication failures: 401, nothing stored anywhere
+    assert post(url, good, token="wrong", **signed(good)).status_code == 401
+    assert post(url, good, token=None, **signed(good)).status_code == 401
+    assert post(url, good).status_code == 401  # no signature
+    assert post(url, good, **signed(b"other body")).status_code == 401
+    assert post(url, good, **signed(good, now - 301)).status_code == 401
+    # malformed and oversized: refused with a reason and quarantined
+    cases = {
+        b"not json at all": (422, "not JSON"),
+        b"[1, 2]": (422, "not an object"),
+        b'{"company": "c", "data": {}}': (422, "no recognisable envelope"),
+        b"{" + b" " * (1024 * 1024) + b"}": (413, "limit"),
+    }
+    for body, (status, reason) in cases.items():
+        response = post(url, body, **signed(body))
+        assert response.status_code == status and reason in response.json()["detail"]
+    unknown = orjson.dumps({"eventType": "brand_new_event", "eventTimestamp": 1_700_000_000})
+    assert post(url, unknown, **signed(unknown)).status_code == 200
+
+    assert inbox_rows(inbox_url, "select count(*) from inbox_events") == [(2,)]
+    assert inbox_rows(inbox_url, "select count(*) from inbox_quarantine") == [(4,)]
+    summary = run_fold(inbox_url)
+    assert summary.quarantined == 4
+    refused = query(
+        warehouse,
+        "select status_code, body_bytes, is_truncated, octet_length(body) from webhooks.quarantine "
+        "order by body_bytes",
+    )
+    assert [r[0] for r in refused] == [422, 422, 422, 413]
+    assert refused[-1][1] > 1024 * 1024 and refused[-1][2] and refused[-1][3] == 1024 * 1024
+    assert refused[0][3] == refused[0][1]  # small bodies kept whole
+    assert query(warehouse, "select family, is_known_type from webhooks.events "
+                            "where event_type = 'brand_new_event'") == [("unknown", False)]  # fmt: skip
+
+
+def test_receiver_refuses_to_start_without_a_token(tmp_path):
+    with pytest.raises(ReceiverConfigError, match="WEBHOOKS__TOKEN"):
+        ReceiverSettings(token=None, inbox_url=f"sqlite:///{tmp_path / 'i.sqlite3'}")
+    open_settings = ReceiverSettings(
+        token=None, inbox_url=f"sqlite:///{tmp_path / 'i.sqlite3'}", allow_open=True
+    )
+    with BackgroundServer(create_app(open_settings)) as server:
+        body = orjson.dumps({"eventType": "clock_in", "eventTimestamp": 1})
+        assert httpx.post(server.url + PATH, content=body).status_code == 200
+        assert httpx.get(server.url + "/healthz").json()["status"] == "ok"
+
+
+def test_fold_twice_and_while_events_keep_arriving(receiver, warehouse):
+    url, inbox_url = receiver()
+    acknowledged: set[str] = set()
+    done = threading.Event()
+
+    def keep_sending():
+        for seed in range(6):
+            bodies = build_burst(300, seed=100 + seed, duplicate_rate=0.2)
+            report = asyncio.run(send_burst(url, bodies, token=TOKEN, concurrency=8))
+            acknowledged.update(report.acknowledged_keys)
+        done.set()
+
+    sender = threading.Thread(target=keep_sending)
+    sender.start()
+    folds = 0
+    while not done.is_set():
+        run_fold(inbox_url)
+        folds += 1
+    sender.join()
+    last = run_fold(inbox_url)
+    again = run_fold(inbox_url)
+    assert folds >= 2, "the folds should have overlapped the sending"
+    assert again.events == 0 and last.backlog == 0
+    keys = [r[0] for r in query(warehouse, "select event_key from webhooks.events")]
+    assert len(keys) == len(set(keys)) == len(acknowledged) == 1800
+    assert set(keys) == acknowledged
+
+
+def test_retention_prunes_folded_inbox_rows_only(receiver, warehouse):
+    url, inbox_url = receiver()
+    report = asyncio.run(send_burst(url, build_burst(50, seed=2), token=TOKEN))
+    assert len(report.acknowledged_keys) == 50
+    kept = run_fold(inbox_url, retention_days=7)
+    assert kept.pruned == 0
+    pruned = run_fold(inbox_url, retention_days=0)
+    assert pruned.pruned == 50
+    assert inbox_rows(inbox_url, "select count(*) from inbox_events") == [(0,)]
+    assert query(warehouse, "select count(*) from webhooks.events") == [(50,)]

@@ -1,0 +1,149 @@
+"""Killing the receiver mid-burst and the fold mid-load loses nothing and duplicates nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import orjson
+
+from emulator.webhooks import build_burst, send_burst
+from sources.webhooks import Inbox, read_envelope
+from sources.webhooks.inbox import ReceivedEvent
+
+from conftest import WFM_SYNC, query
+
+TOKEN = "kill-test-token"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_receiver(port: int, inbox_url: str) -> subprocess.Popen:
+    env = dict(os.environ, WEBHOOKS__TOKEN=TOKEN, WEBHOOKS__INBOX_URL=inbox_url)
+    process = subprocess.Popen(
+        [*WFM_SYNC, "webhooks", "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                return process
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    process.kill()
+    raise AssertionError(f"receiver did not start: {process.stderr.read()[-2000:]!r}")
+
+
+def inbox_keys(inbox_url: str) -> list[str]:
+    inbox = Inbox(inbox_url)
+    try:
+        with inbox.engine.connect() as conn:
+            return [r[0] for r in conn.exec_driver_sql("select event_key from inbox_events")]
+    finally:
+        inbox.close()
+
+
+def test_receiver_killed_mid_burst_keeps_every_acknowledged_event(tmp_path, warehouse):
+    inbox_url = f"sqlite:///{tmp_path / 'inbox.sqlite3'}"
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/webhooks/connecteam"
+    bodies = build_burst(4000, seed=21, duplicate_rate=0.1)
+    receiver = start_receiver(port, inbox_url)
+    reports = []
+
+    def burst() -> None:
+        reports.append(asyncio.run(send_burst(url, bodies, token=TOKEN, concurrency=32, timeout=5)))
+
+    sender = threading.Thread(target=burst)
+    sender.start()
+    deadline = time.monotonic() + 30
+    while len(inbox_keys(inbox_url)) < 300 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    receiver.send_signal(signal.SIGKILL)  # mid-burst, requests in flight
+    receiver.wait(10)
+    sender.join()
+    first = reports[0]
+    assert 0 < len(first.acknowledged_keys) < 4000, "the kill should land mid-burst"
+    assert first.statuses.get(0, 0) > 0  # requests the dead receiver never answered
+    stored = set(inbox_keys(inbox_url))
+    assert first.acknowledged_keys <= stored  # every 200 was durable before it was sent
+
+    # The provider retries what got no 200; after the restart everything lands exactly once.
+    receiver = start_receiver(port, inbox_url)
+    try:
+        unanswered = [b for b in bodies if b[1] not in first.acknowledged_keys]
+        retry = asyncio.run(send_burst(url, unanswered, token=TOKEN, concurrency=32))
+        assert retry.statuses.get(0, 0) == 0
+    finally:
+        receiver.send_signal(signal.SIGTERM)
+        receiver.wait(10)
+    everything = first.acknowledged_keys | retry.acknowledged_keys
+    assert len(everything) == 4000
+    keys = inbox_keys(inbox_url)
+    assert len(keys) == len(set(keys)) == 4000
+
+    env = dict(os.environ, WEBHOOKS__INBOX_URL=inbox_url)
+    fold = subprocess.run([*WFM_SYNC, "webhooks", "fold"], env=env, capture_output=True,
+                          text=True, timeout=300)  # fmt: skip
+    assert fold.returncode == 0, fold.stderr[-3000:]
+    assert "4,000" in fold.stdout  # the fold's summary: events folded
+    folded = [r[0] for r in query(warehouse, "select event_key from webhooks.events")]
+    assert len(folded) == len(set(folded)) == 4000 and set(folded) == everything
+
+
+def fill_inbox(inbox_url: str, n: int) -> None:
+    inbox = Inbox(inbox_url)
+    try:
+        batch = []
+        for i, (body, _key, _family) in enumerate(build_burst(n, seed=5)):
+            batch.append(ReceivedEvent(read_envelope(orjson.loads(body), body), body, time.time()))
+            if len(batch) == 5000 or i == n - 1:
+                inbox.insert_events(batch)
+                batch = []
+    finally:
+        inbox.close()
+
+
+def test_fold_killed_mid_load_then_rerun_folds_each_event_once(tmp_path, warehouse):
+    inbox_url = f"sqlite:///{tmp_path / 'inbox.sqlite3'}"
+    fill_inbox(inbox_url, 30_000)
+    env = dict(os.environ, WEBHOOKS__INBOX_URL=inbox_url)
+    runner = [sys.executable, "-c", "from pipelines.fold import run_fold; run_fold()"]
+    packages = Path(warehouse).parent / "pipelines" / "webhooks" / "load" / "normalized"
+    process = subprocess.Popen(runner, env=env, stderr=subprocess.PIPE)
+    killed = False
+    while process.poll() is None:
+        if packages.exists() and any(packages.iterdir()):
+            process.send_signal(signal.SIGKILL)
+            process.wait(10)
+            killed = True
+            break
+        time.sleep(0.002)
+    assert killed, "the fold finished before it could be killed"
+    unfolded = Inbox(inbox_url)
+    assert unfolded.counts()["unfolded"] == 30_000  # nothing marked before the load committed
+    unfolded.close()
+
+    again = subprocess.run(runner, env=env, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert query(warehouse, "select count(*), count(distinct event_key) from webhooks.events") == [
+        (30_000, 30_000)
+    ]
+    after = Inbox(inbox_url)
+    assert after.counts()["unfolded"] == 0
+    after.close()
