@@ -311,13 +311,15 @@ def demo(
     warehouse: Annotated[
         str, typer.Option(help="DuckDB file of the demo.")
     ] = "data/demo/warehouse.duckdb",
+    webhook_events: Annotated[int, typer.Option(help="Webhook events in the burst.")] = 2000,
 ) -> None:
-    """Start the emulator, sync twice through the nightly_sync flow, and show the warehouse."""
+    """Start the emulator, sync twice through nightly_sync, receive and fold a webhook burst,
+    and show the warehouse."""
     _setup_logging(False)
     from flows.demo import run_demo
 
     try:
-        run_demo(users=users, shifts=shifts, warehouse=warehouse, console=console)
+        run_demo(users, shifts, warehouse, console, webhook_events=webhook_events)
     except Exception as exc:  # noqa: BLE001
         _fail(exc, "demo")
 

@@ -13,7 +13,18 @@ def test_demo_syncs_twice_and_shows_counts_and_queries(tmp_path):
     warehouse = tmp_path / "demo" / "warehouse.duckdb"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SOURCES__", "DESTINATION__"))}
     result = subprocess.run(
-        [*WFM_SYNC, "demo", "--users", "400", "--shifts", "3000", "--warehouse", str(warehouse)],
+        [
+            *WFM_SYNC,
+            "demo",
+            "--users",
+            "400",
+            "--shifts",
+            "3000",
+            "--webhook-events",
+            "300",
+            "--warehouse",
+            str(warehouse),
+        ],
         env=env,
         capture_output=True,
         text=True,
@@ -28,3 +39,7 @@ def test_demo_syncs_twice_and_shows_counts_and_queries(tmp_path):
     assert str(warehouse.resolve()) in out
     assert out.count("select ") >= 3  # the example queries, printed with their answers
     assert query(warehouse, "select count(*) from connecteam.shifts where is_deleted")[0][0] == 5
+    assert "webhooks: receive a burst, then fold it" in out
+    assert re.search(r"all\s+\S+\s+300\b", out)  # events folded, every family
+    assert query(warehouse, "select count(distinct family) from webhooks.events")[0][0] == 8
+    assert query(warehouse, "select count(*) from webhooks.events")[0][0] == 300

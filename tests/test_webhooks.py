@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx
 import orjson
 import pytest
+from conftest import query
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
@@ -29,8 +30,6 @@ from sources.webhooks.receiver import (
     create_app,
     sign,
 )
-
-from conftest import query
 
 SPEC = json.loads((Path(__file__).parent / "data" / "connecteam-openapi.json").read_text())
 REGISTRY = Registry().with_resource(
@@ -50,7 +49,9 @@ def spec_schema_names() -> set[str]:
 
 
 def errors_against(payload: dict, schema: str) -> list[str]:
-    validator = Draft202012Validator({"$ref": f"spec#/components/schemas/{schema}"}, registry=REGISTRY)
+    validator = Draft202012Validator(
+        {"$ref": f"spec#/components/schemas/{schema}"}, registry=REGISTRY
+    )
     return [f"{list(e.path)}: {e.message}" for e in validator.iter_errors(payload)]
 
 
@@ -139,9 +140,7 @@ def test_shift_events_in_v1_and_v2_form():
 # -- receiving and folding -----------------------------------------------------------------------
 
 
-def test_every_event_type_goes_in_and_comes_out_with_family_type_and_utc_time(
-    receiver, warehouse
-):
+def test_every_event_type_goes_in_and_comes_out_with_family_type_and_utc_time(receiver, warehouse):
     url, inbox_url = receiver()
     rng = random.Random(3)
     sent = {}
@@ -236,8 +235,11 @@ def test_refused_bodies_are_quarantined_and_auth_failures_store_nothing(receiver
     assert [r[0] for r in refused] == [422, 422, 422, 413]
     assert refused[-1][1] > 1024 * 1024 and refused[-1][2] and refused[-1][3] == 1024 * 1024
     assert refused[0][3] == refused[0][1]  # small bodies kept whole
-    assert query(warehouse, "select family, is_known_type from webhooks.events "
-                            "where event_type = 'brand_new_event'") == [("unknown", False)]  # fmt: skip
+    unknown_rows = query(
+        warehouse,
+        "select family, is_known_type from webhooks.events where event_type = 'brand_new_event'",
+    )
+    assert unknown_rows == [("unknown", False)]
 
 
 def test_receiver_refuses_to_start_without_a_token(tmp_path):

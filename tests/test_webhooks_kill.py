@@ -14,12 +14,11 @@ from pathlib import Path
 
 import httpx
 import orjson
+from conftest import WFM_SYNC, query
 
 from emulator.webhooks import build_burst, send_burst
 from sources.webhooks import Inbox, read_envelope
 from sources.webhooks.inbox import ReceivedEvent
-
-from conftest import WFM_SYNC, query
 
 TOKEN = "kill-test-token"
 
