@@ -39,15 +39,22 @@ def _setup_logging(verbose: bool) -> None:
     logging.getLogger("httpx").setLevel(logging.WARNING)
 
 
+def count_table(key: str, value: str, counts: dict[str, int], total: int | None = None) -> Table:
+    """A two-column table of counts, optionally with a bold total row."""
+    table = Table()
+    table.add_column(key)
+    table.add_column(value, justify="right")
+    for name, n in counts.items():
+        table.add_row(name, f"{n:,}")
+    if total is not None:
+        table.add_row("[bold]all[/]", f"[bold]{total:,}[/]")
+    return table
+
+
 def print_summary(summary: Any, wall_seconds: float | None = None) -> None:
     """Print rows loaded per table, requests made and time taken."""
     console.print(f"warehouse: {summary.warehouse}, dataset {summary.dataset}")
-    table = Table()
-    table.add_column("table")
-    table.add_column("rows loaded", justify="right")
-    for name, rows in summary.rows.items():
-        table.add_row(name, f"{rows:,}")
-    console.print(table)
+    console.print(count_table("table", "rows loaded", summary.rows))
     per_endpoint = ", ".join(f"{path} {n}" for path, n in sorted(summary.requests.items()))
     console.print(
         f"requests: {summary.total_requests} ({per_endpoint or 'none'}); retries: "
@@ -261,7 +268,8 @@ def webhooks_serve(
         f"{receiver.state.inbox.describe()}"
         + (" [bold yellow](open: no token checked)[/]" if settings.token is None else "")
     )
-    uvicorn.run(receiver, host=host, port=port, log_level="warning")
+    # No access log: a sender may put the token in the query string.
+    uvicorn.run(receiver, host=host, port=port, log_level="warning", access_log=False)
 
 
 @webhooks_app.command("fold")
@@ -289,13 +297,7 @@ def webhooks_fold(
 def print_fold(summary: Any, wall_seconds: float | None = None) -> None:
     """Print events folded per family, quarantined bodies, pruned rows and time taken."""
     console.print(f"warehouse: {summary.warehouse}, dataset webhooks; inbox: {summary.inbox}")
-    table = Table()
-    table.add_column("family")
-    table.add_column("events folded", justify="right")
-    for family, n in summary.families.items():
-        table.add_row(family, f"{n:,}")
-    table.add_row("[bold]all[/]", f"[bold]{summary.events:,}[/]")
-    console.print(table)
+    console.print(count_table("family", "events folded", summary.families, summary.events))
     console.print(
         f"quarantined bodies folded: {summary.quarantined}; inbox rows pruned: {summary.pruned}; "
         f"arrived meanwhile: {summary.backlog}"
