@@ -18,7 +18,8 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, cast
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
@@ -121,14 +122,9 @@ class Inbox:
 
     def __init__(self, url: str = DEFAULT_INBOX_URL) -> None:
         self.url = sa.engine.make_url(url)
-        if self.url.get_backend_name() == "sqlite" and self.url.database not in (
-            None,
-            "",
-            ":memory:",
-        ):
-            from pathlib import Path
-
-            Path(self.url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        database = self.url.database
+        if self.url.get_backend_name() == "sqlite" and database and database != ":memory:":
+            Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
         self.engine: Engine = sa.create_engine(self.url, pool_pre_ping=True)
         if self.dialect == "sqlite":
             sa.event.listen(self.engine, "connect", _sqlite_pragmas)
@@ -226,7 +222,7 @@ class Inbox:
         columns = [c.inbox_id, c.event_key, c.event_type, c.family, c.is_known_type,
                    c.event_timestamp, c.activity_type, c.company, c.webhook_version,
                    c.received_at, c.body]  # fmt: skip
-        last = 0
+        last: int = 0
         while True:
             query = sa.select(*columns).where(c.folded_at.is_(None), c.inbox_id > last)
             if upto_id is not None:
@@ -237,7 +233,7 @@ class Inbox:
             if not rows:
                 return
             yield rows
-            last = rows[-1][0]
+            last = int(cast(int, rows[-1][0]))
             if len(rows) < batch_size:
                 return
 
