@@ -97,31 +97,57 @@ def events(inbox: Inbox, batch_size: int, upto_id: int | None, ledger: FoldLedge
         columns={"payload": {"data_type": "json"}},
     )
     def _events() -> Iterator[pa.Table]:
+        emitted = False
         for rows in inbox.unfolded_events(batch_size, upto_id):
-            columns = list(zip(*rows, strict=True))
-            ledger.inbox_ids.extend(columns[0])
-            ledger.families.update(columns[3])
-            yield pa.table(
-                {
-                    "event_key": pa.array(columns[1], pa.string()),
-                    "event_type": pa.array(columns[2], pa.string()),
-                    "family": pa.array(columns[3], pa.string()),
-                    "is_known_type": pa.array(columns[4], pa.bool_()),
-                    "activity_type": pa.array(columns[6], pa.string()),
-                    "company": pa.array(columns[7], pa.string()),
-                    "event_timestamp": pa.array(
-                        [None if t is None else t * 1_000_000 for t in columns[5]], pa.int64()
-                    ).cast(pa.timestamp("us", tz="UTC")),
-                    "received_at": pa.array(
-                        [int(t * 1_000_000) for t in columns[9]], pa.int64()
-                    ).cast(pa.timestamp("us", tz="UTC")),
-                    "webhook_version": pa.array(columns[8], pa.string()),
-                    "inbox_id": pa.array(columns[0], pa.int64()),
-                    "payload": pa.array(columns[10], pa.binary()).cast(pa.string()),
-                }
-            )
+            ledger.inbox_ids.extend(r[0] for r in rows)
+            ledger.families.update(r[3] for r in rows)
+            emitted = True
+            yield event_batch(rows)
+        if not emitted:  # an empty batch still creates the table for the models downstream
+            yield event_batch([])
 
     return _events
+
+
+EVENT_SCHEMA = pa.schema(
+    [
+        ("event_key", pa.string()),
+        ("event_type", pa.string()),
+        ("family", pa.string()),
+        ("is_known_type", pa.bool_()),
+        ("activity_type", pa.string()),
+        ("company", pa.string()),
+        ("event_timestamp", pa.timestamp("us", tz="UTC")),
+        ("received_at", pa.timestamp("us", tz="UTC")),
+        ("webhook_version", pa.string()),
+        ("inbox_id", pa.int64()),
+        ("payload", pa.string()),
+    ]
+)
+
+
+def event_batch(rows: list[tuple[Any, ...]]) -> pa.Table:
+    """Inbox rows (as :meth:`Inbox.unfolded_events` yields them) as an Arrow table of
+    :data:`EVENT_SCHEMA`; epoch seconds become UTC timestamps, bodies UTF-8 text."""
+    columns: list[Any] = list(zip(*rows, strict=True)) if rows else [()] * 11
+    micros = [None if t is None else int(t * 1_000_000) for t in columns[9]]
+    stamps = [None if t is None else t * 1_000_000 for t in columns[5]]
+    return pa.table(
+        [
+            pa.array(columns[1], pa.string()),
+            pa.array(columns[2], pa.string()),
+            pa.array(columns[3], pa.string()),
+            pa.array(columns[4], pa.bool_()),
+            pa.array(columns[6], pa.string()),
+            pa.array(columns[7], pa.string()),
+            pa.array(stamps, pa.int64()).cast(pa.timestamp("us", tz="UTC")),
+            pa.array(micros, pa.int64()).cast(pa.timestamp("us", tz="UTC")),
+            pa.array(columns[8], pa.string()),
+            pa.array(columns[0], pa.int64()),
+            pa.array(columns[10], pa.binary()).cast(pa.string()),
+        ],
+        schema=EVENT_SCHEMA,
+    )
 
 
 def quarantine(inbox: Inbox, ledger: FoldLedger) -> DltResource:
