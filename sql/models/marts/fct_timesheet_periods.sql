@@ -1,0 +1,118 @@
+-- User x timesheet period: the latest status (by event time), when it was submitted and
+-- approved, the approval lag, and the days an admin locked (net of unlocks).
+
+with
+
+events as (
+
+    select * from {{ ref('stg_webhooks__timesheet_periods') }}
+    where user_id is not null and period_start is not null
+
+),
+
+latest_status as (
+
+    select
+        user_id,
+        period_start,
+        resulting_status as status,
+        event_at as status_changed_at
+    from events
+    where resulting_status is not null
+    qualify row_number() over (
+        partition by user_id, period_start order by event_at desc, received_at desc, event_key desc
+    ) = 1
+
+),
+
+periods as (
+
+    select
+        user_id,
+        period_start,
+        max(period_end) as period_end,
+        min(event_at) filter (where event_type = 'user_timesheet_submitted') as first_submitted_at,
+        max(event_at) filter (where event_type = 'user_timesheet_approved') as approved_at
+    from events
+    group by user_id, period_start
+
+),
+
+submitted_before_approval as (
+
+    select
+        events.user_id,
+        events.period_start,
+        max(events.event_at) as submitted_at
+    from events
+    inner join periods
+        on events.user_id = periods.user_id and events.period_start = periods.period_start
+    where
+        events.event_type = 'user_timesheet_submitted'
+        and (periods.approved_at is null or events.event_at <= periods.approved_at)
+    group by events.user_id, events.period_start
+
+),
+
+day_locks as (
+
+    select
+        user_id,
+        period_start,
+        locked_date,
+        event_type
+    from events
+    where locked_date is not null
+    qualify row_number() over (
+        partition by user_id, period_start, locked_date
+        order by event_at desc, received_at desc, event_key desc
+    ) = 1
+
+),
+
+locked_days as (
+
+    select
+        user_id,
+        period_start,
+        count(*) filter (where event_type = 'admin_day_locked') as locked_day_count
+    from day_locks
+    group by user_id, period_start
+
+),
+
+final as (
+
+    select
+        periods.user_id,
+        periods.period_start,
+        periods.period_end,
+        latest_status.status_changed_at,
+        periods.first_submitted_at,
+        submitted_before_approval.submitted_at,
+        coalesce(latest_status.status, 'open') as status,
+        case when latest_status.status = 'approved' then periods.approved_at end as approved_at,
+        case
+            when latest_status.status = 'approved'
+                then round(
+                    epoch(periods.approved_at - submitted_before_approval.submitted_at) / 3600.0, 4
+                )
+        end as approval_lag_hours,
+        coalesce(locked_days.locked_day_count, 0) as locked_day_count,
+        cast(periods.user_id as varchar) || '/' || cast(periods.period_start as varchar)
+            as timesheet_period_key
+
+    from periods
+    left join latest_status
+        on periods.user_id = latest_status.user_id
+        and periods.period_start = latest_status.period_start
+    left join submitted_before_approval
+        on periods.user_id = submitted_before_approval.user_id
+        and periods.period_start = submitted_before_approval.period_start
+    left join locked_days
+        on periods.user_id = locked_days.user_id
+        and periods.period_start = locked_days.period_start
+
+)
+
+select * from final

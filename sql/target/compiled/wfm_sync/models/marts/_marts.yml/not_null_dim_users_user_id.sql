@@ -1,0 +1,11 @@
+
+    
+    
+
+
+
+select user_id
+from "warehouse"."marts"."dim_users"
+where user_id is null
+
+

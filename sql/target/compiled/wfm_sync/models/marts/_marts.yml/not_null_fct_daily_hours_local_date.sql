@@ -1,0 +1,11 @@
+
+    
+    
+
+
+
+select local_date
+from "warehouse"."marts"."fct_daily_hours"
+where local_date is null
+
+

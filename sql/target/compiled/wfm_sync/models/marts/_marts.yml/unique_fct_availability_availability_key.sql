@@ -1,0 +1,14 @@
+
+    
+    
+
+select
+    availability_key as unique_field,
+    count(*) as n_records
+
+from "warehouse"."marts"."fct_availability"
+where availability_key is not null
+group by availability_key
+having count(*) > 1
+
+

@@ -1,0 +1,11 @@
+
+    
+    
+
+
+
+select scheduler_id
+from "warehouse"."connecteam"."schedulers"
+where scheduler_id is null
+
+

@@ -1,0 +1,11 @@
+
+    
+    
+
+
+
+select id
+from "warehouse"."connecteam"."shifts"
+where id is null
+
+

@@ -1,0 +1,11 @@
+
+    
+    
+
+
+
+select family
+from "warehouse"."webhooks"."events"
+where family is null
+
+

@@ -1,0 +1,14 @@
+
+    
+    
+
+select
+    scheduler_id as unique_field,
+    count(*) as n_records
+
+from "warehouse"."connecteam"."schedulers"
+where scheduler_id is not null
+group by scheduler_id
+having count(*) > 1
+
+

@@ -1,0 +1,14 @@
+
+    
+    
+
+select
+    event_key as unique_field,
+    count(*) as n_records
+
+from "warehouse"."webhooks"."events"
+where event_key is not null
+group by event_key
+having count(*) > 1
+
+

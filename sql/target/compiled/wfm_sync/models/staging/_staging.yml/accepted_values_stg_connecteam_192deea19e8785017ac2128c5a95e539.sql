@@ -1,0 +1,22 @@
+
+    
+    
+
+with all_values as (
+
+    select
+        custom_field_type as value_field,
+        count(*) as n_records
+
+    from "warehouse"."staging"."stg_connecteam__user_custom_fields"
+    group by custom_field_type
+
+)
+
+select *
+from all_values
+where value_field not in (
+    'email','date','phone','number','str','dropdown','file','directManager','birthday','link','location'
+)
+
+

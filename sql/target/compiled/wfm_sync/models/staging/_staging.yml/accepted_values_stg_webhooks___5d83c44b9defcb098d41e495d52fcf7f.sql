@@ -1,0 +1,22 @@
+
+    
+    
+
+with all_values as (
+
+    select
+        state_effect as value_field,
+        count(*) as n_records
+
+    from "warehouse"."staging"."stg_webhooks__time_activities"
+    group by state_effect
+
+)
+
+select *
+from all_values
+where value_field not in (
+    'upsert','delete','request','declined'
+)
+
+

@@ -1,0 +1,11 @@
+
+    
+    
+
+
+
+select user_id
+from "warehouse"."staging"."stg_connecteam__users"
+where user_id is null
+
+

@@ -1,0 +1,14 @@
+
+    
+    
+
+select
+    user_event_key as unique_field,
+    count(*) as n_records
+
+from "warehouse"."staging"."stg_webhooks__user_events"
+where user_event_key is not null
+group by user_event_key
+having count(*) > 1
+
+

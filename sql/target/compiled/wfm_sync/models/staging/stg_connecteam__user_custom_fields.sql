@@ -1,0 +1,41 @@
+with
+
+users as (
+
+    select
+        user_id,
+        custom_fields
+    from "warehouse"."connecteam"."users"
+    where custom_fields is not null
+
+),
+
+unnested as (
+
+    select
+        users.user_id,
+        unnest(cast(users.custom_fields as json[])) as custom_field
+    from users
+
+),
+
+renamed as (
+
+    select
+        user_id,
+        cast(custom_field ->> 'customFieldId' as bigint) as custom_field_id,
+        custom_field ->> 'name' as custom_field_name,
+        custom_field ->> 'type' as custom_field_type,
+        custom_field -> 'value' as value_json,
+        case
+            when json_type(custom_field -> 'value') in ('VARCHAR', 'BIGINT', 'UBIGINT', 'DOUBLE', 'BOOLEAN')
+                then custom_field ->> 'value'
+            else cast(custom_field -> 'value' as varchar)
+        end as value_text,
+        cast(user_id as varchar) || '/' || (custom_field ->> 'customFieldId') as user_custom_field_key
+
+    from unnested
+
+)
+
+select * from renamed

@@ -1,0 +1,28 @@
+
+    
+    select
+      count(*) as failures,
+      count(*) != 0 as should_warn,
+      count(*) != 0 as should_error
+    from (
+      
+    
+  
+    
+    
+
+select
+    time_activity_id as unique_field,
+    count(*) as n_records
+
+from "warehouse"."marts"."fct_time_activities"
+where time_activity_id is not null
+group by time_activity_id
+having count(*) > 1
+
+
+
+  
+  
+      
+    ) dbt_internal_test

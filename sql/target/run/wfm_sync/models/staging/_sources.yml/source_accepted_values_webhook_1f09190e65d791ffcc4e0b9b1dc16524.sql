@@ -1,0 +1,36 @@
+
+    
+    select
+      count(*) as failures,
+      count(*) != 0 as should_warn,
+      count(*) != 0 as should_error
+    from (
+      
+    
+  
+    
+    
+
+with all_values as (
+
+    select
+        family as value_field,
+        count(*) as n_records
+
+    from "warehouse"."webhooks"."events"
+    group by family
+
+)
+
+select *
+from all_values
+where value_field not in (
+    'time_activity','timesheet_period','availability','shift','user','task','form','chat','unknown'
+)
+
+
+
+  
+  
+      
+    ) dbt_internal_test

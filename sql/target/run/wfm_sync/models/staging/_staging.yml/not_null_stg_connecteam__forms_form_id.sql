@@ -1,0 +1,25 @@
+
+    
+    select
+      count(*) as failures,
+      count(*) != 0 as should_warn,
+      count(*) != 0 as should_error
+    from (
+      
+    
+  
+    
+    
+
+
+
+select form_id
+from "warehouse"."staging"."stg_connecteam__forms"
+where form_id is null
+
+
+
+  
+  
+      
+    ) dbt_internal_test

@@ -1,0 +1,25 @@
+
+    
+    select
+      count(*) as failures,
+      count(*) != 0 as should_warn,
+      count(*) != 0 as should_error
+    from (
+      
+    
+  
+    
+    
+
+
+
+select shift_event_key
+from "warehouse"."staging"."stg_webhooks__shift_events"
+where shift_event_key is null
+
+
+
+  
+  
+      
+    ) dbt_internal_test

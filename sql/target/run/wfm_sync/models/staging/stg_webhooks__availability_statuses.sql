@@ -1,0 +1,69 @@
+
+  
+  create view "warehouse"."staging"."stg_webhooks__availability_statuses__dbt_tmp" as (
+    -- One row per item of `availabilityStatuses` (top level of the payload) of each availability
+-- event; `change` says whether the event created or deleted it.
+
+with
+
+source as (
+
+    select * from "warehouse"."webhooks"."events"
+    where family = 'availability'
+
+),
+
+items as (
+
+    select
+        source.event_key,
+        source.event_type,
+        source.event_timestamp,
+        source.received_at,
+        source.payload,
+        unnest(json_extract(source.payload, '$.availabilityStatuses[*]')) as item
+    from source
+
+),
+
+renamed as (
+
+    select
+        event_key,
+        event_type,
+        event_timestamp as event_at,
+        received_at,
+        item ->> 'id' as availability_status_id,
+        item ->> 'type' as availability_type,
+        item ->> 'note' as note,
+        item -> 'start' ->> 'timezone' as timezone,
+        cast(item ->> 'userId' as bigint) as user_id,
+        cast(payload ->> 'schedulerId' as bigint) as scheduler_id,
+        cast(payload ->> 'isAdminAction' as boolean) as is_admin_action,
+        to_timestamp(nullif(cast(item -> 'start' ->> 'timestamp' as bigint), 0)) as starts_at,
+        to_timestamp(nullif(cast(item -> 'end' ->> 'timestamp' as bigint), 0)) as ends_at,
+        coalesce(cast(item ->> 'isAllDay' as boolean), false) as is_all_day,
+        case event_type
+            when 'availability_status_created' then 'created'
+            when 'availability_status_deleted' then 'deleted'
+        end as change,
+        coalesce(
+            item ->> 'id',
+            concat_ws('/', item ->> 'userId', item -> 'start' ->> 'timestamp', item ->> 'type')
+        ) as availability_key
+
+    from items
+
+),
+
+final as (
+
+    select
+        *,
+        event_key || '/' || availability_key as availability_event_key
+    from renamed
+
+)
+
+select * from final
+  );

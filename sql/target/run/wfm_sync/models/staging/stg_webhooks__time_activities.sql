@@ -1,0 +1,56 @@
+
+  
+  create view "warehouse"."staging"."stg_webhooks__time_activities__dbt_tmp" as (
+    -- One row per time-activity webhook event (clock in/out, auto clock out, admin add/edit/delete,
+-- approved, declined and auto-approved requests, user requests).
+
+with
+
+source as (
+
+    select * from "warehouse"."webhooks"."events"
+    where family = 'time_activity'
+
+),
+
+renamed as (
+
+    select
+        event_key,
+        event_type,
+        event_timestamp as event_at,
+        received_at,
+        activity_type,
+        cast(payload ->> 'userId' as bigint) as user_id,
+        cast(payload ->> 'timeClockId' as bigint) as time_clock_id,
+        coalesce(payload ->> 'timeActivityId', payload -> 'timeActivity' ->> 'id') as time_activity_id,
+        to_timestamp(nullif(cast(payload -> 'timeActivity' -> 'start' ->> 'timestamp' as bigint), 0)) as started_at,
+        payload -> 'timeActivity' -> 'start' ->> 'timezone' as start_timezone,
+        to_timestamp(nullif(cast(payload -> 'timeActivity' -> 'end' ->> 'timestamp' as bigint), 0)) as ended_at,
+        payload -> 'timeActivity' -> 'end' ->> 'timezone' as end_timezone,
+        payload -> 'timeActivity' -> 'end' -> 'source' ->> 'type' as end_source_type,
+        payload -> 'timeActivity' -> 'end' -> 'source' ->> 'mode' as auto_clock_out_mode,
+        payload -> 'timeActivity' ->> 'jobId' as job_id,
+        payload -> 'timeActivity' ->> 'schedulerShiftId' as scheduler_shift_id,
+        coalesce(cast(payload -> 'timeActivity' ->> 'isAutoClockOut' as boolean), false)
+        or event_type = 'auto_clock_out' as is_auto_clock_out,
+        case
+            when event_type in (
+                'admin_delete', 'admin_approved_delete_request', 'auto_approved_delete_request',
+                'admin_declined_request'
+            ) then 'delete'
+            when event_type in ('user_add_request', 'user_edit_request', 'user_delete_request')
+                then 'request'
+            when event_type in (
+                'admin_declined_add_request', 'admin_declined_edit_request',
+                'admin_declined_delete_request'
+            ) then 'declined'
+            else 'upsert'
+        end as state_effect
+
+    from source
+
+)
+
+select * from renamed
+  );
