@@ -20,7 +20,9 @@ renamed as (
         activity_type,
         cast(payload ->> 'userId' as bigint) as user_id,
         cast(payload ->> 'timeClockId' as bigint) as time_clock_id,
-        coalesce(payload ->> 'timeActivityId', payload -> 'timeActivity' ->> 'id') as time_activity_id,
+        coalesce(
+            payload ->> 'timeActivityId', payload -> 'timeActivity' ->> 'id'
+        ) as time_activity_id,
         {{ epoch_to_utc("payload -> 'timeActivity' -> 'start' ->> 'timestamp'") }} as started_at,
         payload -> 'timeActivity' -> 'start' ->> 'timezone' as start_timezone,
         {{ epoch_to_utc("payload -> 'timeActivity' -> 'end' ->> 'timestamp'") }} as ended_at,

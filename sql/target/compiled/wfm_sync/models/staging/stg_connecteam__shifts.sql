@@ -6,20 +6,24 @@ source as (
 
 ),
 
+break_items as (
+
+    select
+        scheduler_id,
+        id,
+        unnest(cast(breaks as json[])) as break_item
+    from source
+    where breaks is not null
+
+),
+
 unpaid_breaks as (
 
     select
         scheduler_id,
         id,
         sum(cast(break_item ->> 'duration' as integer)) as unpaid_break_minutes
-    from (
-        select
-            scheduler_id,
-            id,
-            unnest(cast(breaks as json[])) as break_item
-        from source
-        where breaks is not null
-    )
+    from break_items
     where break_item ->> 'type' = 'unpaid'
     group by scheduler_id, id
 

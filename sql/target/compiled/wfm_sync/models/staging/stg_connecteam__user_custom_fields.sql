@@ -28,11 +28,12 @@ renamed as (
         custom_field ->> 'type' as custom_field_type,
         custom_field -> 'value' as value_json,
         case
-            when json_type(custom_field -> 'value') in ('VARCHAR', 'BIGINT', 'UBIGINT', 'DOUBLE', 'BOOLEAN')
-                then custom_field ->> 'value'
-            else cast(custom_field -> 'value' as varchar)
+            when json_type(custom_field -> 'value') in ('ARRAY', 'OBJECT')
+                then cast(custom_field -> 'value' as varchar)
+            else custom_field ->> 'value'
         end as value_text,
-        cast(user_id as varchar) || '/' || (custom_field ->> 'customFieldId') as user_custom_field_key
+        cast(user_id as varchar) || '/' || (custom_field ->> 'customFieldId')
+            as user_custom_field_key
 
     from unnested
 

@@ -20,7 +20,9 @@ renamed as (
         activity_type,
         cast(payload ->> 'userId' as bigint) as user_id,
         cast(payload ->> 'timeClockId' as bigint) as time_clock_id,
-        coalesce(payload ->> 'timeActivityId', payload -> 'timeActivity' ->> 'id') as time_activity_id,
+        coalesce(
+            payload ->> 'timeActivityId', payload -> 'timeActivity' ->> 'id'
+        ) as time_activity_id,
         to_timestamp(nullif(cast(payload -> 'timeActivity' -> 'start' ->> 'timestamp' as bigint), 0)) as started_at,
         payload -> 'timeActivity' -> 'start' ->> 'timezone' as start_timezone,
         to_timestamp(nullif(cast(payload -> 'timeActivity' -> 'end' ->> 'timestamp' as bigint), 0)) as ended_at,

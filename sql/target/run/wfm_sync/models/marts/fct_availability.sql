@@ -46,7 +46,7 @@ final as (
         round(epoch(ends_at - starts_at) / 3600.0, 4) as duration_hours
 
     from latest
-    where change = 'created'
+    where change_type = 'created'
 
 )
 

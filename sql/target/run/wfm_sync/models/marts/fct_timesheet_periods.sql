@@ -112,14 +112,17 @@ final as (
 
     from periods
     left join latest_status
-        on periods.user_id = latest_status.user_id
-        and periods.period_start = latest_status.period_start
+        on
+            periods.user_id = latest_status.user_id
+            and periods.period_start = latest_status.period_start
     left join submitted_before_approval
-        on periods.user_id = submitted_before_approval.user_id
-        and periods.period_start = submitted_before_approval.period_start
+        on
+            periods.user_id = submitted_before_approval.user_id
+            and periods.period_start = submitted_before_approval.period_start
     left join locked_days
-        on periods.user_id = locked_days.user_id
-        and periods.period_start = locked_days.period_start
+        on
+            periods.user_id = locked_days.user_id
+            and periods.period_start = locked_days.period_start
 
 )
 

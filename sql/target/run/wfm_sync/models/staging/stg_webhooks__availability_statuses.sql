@@ -2,7 +2,7 @@
   
   create view "warehouse"."staging"."stg_webhooks__availability_statuses__dbt_tmp" as (
     -- One row per item of `availabilityStatuses` (top level of the payload) of each availability
--- event; `change` says whether the event created or deleted it.
+-- event; `change_type` says whether the event created or deleted it.
 
 with
 
@@ -46,7 +46,7 @@ renamed as (
         case event_type
             when 'availability_status_created' then 'created'
             when 'availability_status_deleted' then 'deleted'
-        end as change,
+        end as change_type,
         coalesce(
             item ->> 'id',
             concat_ws('/', item ->> 'userId', item -> 'start' ->> 'timestamp', item ->> 'type')

@@ -33,7 +33,7 @@ select
  as "ends_at", cast(null as BOOLEAN) as "is_all_day", 
     
     cast('created' as character varying)
- as "change", 
+ as "change_type", 
     
     cast('k1' as character varying)
  as "availability_key", cast(null as character varying(256)) as "availability_event_key"
@@ -59,7 +59,7 @@ select
  as "ends_at", cast(null as BOOLEAN) as "is_all_day", 
     
     cast('created' as character varying)
- as "change", 
+ as "change_type", 
     
     cast('k2' as character varying)
  as "availability_key", cast(null as character varying(256)) as "availability_event_key"
@@ -85,7 +85,7 @@ select
  as "ends_at", cast(null as BOOLEAN) as "is_all_day", 
     
     cast('deleted' as character varying)
- as "change", 
+ as "change_type", 
     
     cast('k2' as character varying)
  as "availability_key", cast(null as character varying(256)) as "availability_event_key"
@@ -111,7 +111,7 @@ select
  as "ends_at", cast(null as BOOLEAN) as "is_all_day", 
     
     cast('deleted' as character varying)
- as "change", 
+ as "change_type", 
     
     cast('k3' as character varying)
  as "availability_key", cast(null as character varying(256)) as "availability_event_key"
@@ -137,7 +137,7 @@ select
  as "ends_at", cast(null as BOOLEAN) as "is_all_day", 
     
     cast('created' as character varying)
- as "change", 
+ as "change_type", 
     
     cast('k3' as character varying)
  as "availability_key", cast(null as character varying(256)) as "availability_event_key"
@@ -176,7 +176,7 @@ final as (
         round(epoch(ends_at - starts_at) / 3600.0, 4) as duration_hours
 
     from latest
-    where change = 'created'
+    where change_type = 'created'
 
 )
 
