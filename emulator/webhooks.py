@@ -48,7 +48,11 @@ def _oid(rng: random.Random) -> str:
 
 
 def make_event(
-    event_type: str, rng: random.Random, now: int | None = None, shift_version: str = "v1"
+    event_type: str,
+    rng: random.Random,
+    now: int | None = None,
+    shift_version: str = "v1",
+    user_ids: Sequence[int] | None = None,
 ) -> dict[str, Any]:
     """One provider-like payload of ``event_type``.
 
@@ -57,6 +61,7 @@ def make_event(
         rng: Source of randomness (seed it for repeatable payloads).
         now: Event time, UTC epoch seconds (default: now).
         shift_version: ``"v1"`` or ``"v2"`` for shift events.
+        user_ids: Users the event may name (default 1000..1999, the emulator's first users).
 
     Raises:
         KeyError: ``event_type`` is not in the catalogue.
@@ -71,7 +76,7 @@ def make_event(
     }
     if spec.schema is not None:  # events in the spec file still carry the misspelled duplicate
         payload["evnetTimestamp"] = stamp
-    user_id = rng.randint(1000, 1999)
+    user_id = rng.choice(user_ids) if user_ids else rng.randint(1000, 1999)
     builder = _BUILDERS[spec.family]
     payload.update(builder(event_type, rng, stamp, user_id, shift_version))
     return payload
@@ -360,6 +365,7 @@ def build_burst(
     duplicate_rate: float = 0.0,
     malformed_rate: float = 0.0,
     now: int | None = None,
+    user_ids: Sequence[int] | None = None,
 ) -> list[tuple[bytes, str | None, str | None]]:
     """Bodies to send: ``(body, event_key or None for malformed, family)``, in sending order.
 
@@ -375,7 +381,8 @@ def build_burst(
     out: list[tuple[bytes, str | None, str | None]] = []
     for i in range(events):
         spec = types[i % len(types)]
-        payload = make_event(spec.event_type, rng, now, "v2" if (i // len(types)) % 2 else "v1")
+        version = "v2" if (i // len(types)) % 2 else "v1"
+        payload = make_event(spec.event_type, rng, now, version, user_ids)
         body = orjson.dumps(payload)
         out.append((body, payload["requestId"], spec.family))
         if rng.random() < duplicate_rate:

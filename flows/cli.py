@@ -63,8 +63,8 @@ def print_summary(summary: Any, wall_seconds: float | None = None) -> None:
     )
     if summary.resumed_packages:
         console.print(f"finished {summary.resumed_packages} load package(s) of an interrupted run")
-    took = wall_seconds if wall_seconds is not None else summary.duration_seconds
-    console.print(f"time taken: {took:.1f} s")
+    if wall_seconds is not None:
+        console.print(f"time taken: {wall_seconds:.1f} s")
 
 
 def _fail(exc: BaseException, what: str = "sync") -> None:
@@ -83,13 +83,17 @@ def sync(
     streams: Annotated[
         str, typer.Option(help="Comma-separated streams: users, forms, schedulers, shifts.")
     ] = "users,forms,schedulers,shifts",
+    steps: Annotated[
+        str, typer.Option(help="Comma-separated steps: sync, fold, models, publish.")
+    ] = "sync,fold,models,publish",
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug logging.")] = False,
 ) -> None:
-    """Run the nightly_sync flow once: load the API's users, forms, schedulers and shifts.
+    """Run the nightly_sync flow once: sync the API, fold webhooks, build models, publish.
 
-    Reads SOURCES__CONNECTEAM__API_KEY (or CLIENT_ID/CLIENT_SECRET), SOURCES__CONNECTEAM__BASE_URL
-    and DESTINATION__DUCKDB__CREDENTIALS (default data/warehouse.duckdb) from the environment or
-    .dlt/. Exits non-zero when the run fails.
+    Reads SOURCES__CONNECTEAM__API_KEY (or CLIENT_ID/CLIENT_SECRET), SOURCES__CONNECTEAM__BASE_URL,
+    DESTINATION__DUCKDB__CREDENTIALS (default data/warehouse.duckdb) and WEBHOOKS__INBOX_URL from
+    the environment or .dlt/. Prints rows loaded per table, requests made and time taken; exits
+    non-zero when any step fails (a failing data test is named, with sample rows).
     """
     import time
 
@@ -97,13 +101,14 @@ def sync(
     from flows.nightly import nightly_sync
 
     chosen = tuple(s.strip() for s in streams.split(",") if s.strip())
+    chosen_steps = tuple(s.strip() for s in steps.split(",") if s.strip())
     started = time.monotonic()
     try:
-        summary = nightly_sync(streams=chosen, streams_label="+".join(chosen))
+        result = nightly_sync(streams=chosen, streams_label="+".join(chosen), steps=chosen_steps)
     except Exception as exc:  # noqa: BLE001 - reported as a clean message and exit code
         _fail(exc)
         return
-    print_summary(summary, time.monotonic() - started)
+    print_nightly(result, time.monotonic() - started)
 
 
 emulator_app = typer.Typer(
@@ -302,8 +307,86 @@ def print_fold(summary: Any, wall_seconds: float | None = None) -> None:
         f"quarantined bodies folded: {summary.quarantined}; inbox rows pruned: {summary.pruned}; "
         f"arrived meanwhile: {summary.backlog}"
     )
-    took = wall_seconds if wall_seconds is not None else summary.duration_seconds
-    console.print(f"time taken: {took:.1f} s")
+    if wall_seconds is not None:
+        console.print(f"time taken: {wall_seconds:.1f} s")
+
+
+def print_models(models: Any = None, published: Any = None) -> None:
+    """Print the dbt build's outcome and the published snapshot."""
+    if models is not None:
+        console.print(
+            f"dbt build: {models.passed} models and tests passed, {models.warned} warnings, "
+            f"{models.duration_seconds:.1f} s"
+        )
+    if published is not None:
+        console.print(
+            f"published {len(published.tables)} tables to {published.snapshot} "
+            f"({published.duration_seconds:.1f} s)"
+        )
+
+
+def print_nightly(result: Any, wall_seconds: float) -> None:
+    """Print every step of a nightly_sync run, then the time taken."""
+    if result.sync.warehouse:
+        print_summary(result.sync)
+    if result.fold is not None:
+        print_fold(result.fold)
+    print_models(result.models, result.publish)
+    console.print(f"time taken: {wall_seconds:.1f} s")
+
+
+models_app = typer.Typer(help="The dbt models in sql/: build and test them, publish, document.")
+app.add_typer(models_app, name="models")
+
+
+@models_app.command("build")
+def models_build(
+    select: Annotated[str, typer.Option(help="dbt selection (default: everything).")] = "",
+    publish: Annotated[
+        bool, typer.Option(help="Publish the read-only snapshot after a successful build.")
+    ] = True,
+) -> None:
+    """Run `dbt build` (models, data tests, unit tests) on the warehouse, then publish.
+
+    A failing test is named with a sample of its offending rows, and the command exits 1.
+    """
+    import time
+
+    _setup_logging(False)
+    from flows.models import build_models_flow
+
+    started = time.monotonic()
+    try:
+        result = build_models_flow(select=select or None, publish_after=publish)
+    except Exception as exc:  # noqa: BLE001
+        _fail(exc, "models build")
+        return
+    print_models(result.models, result.publish)
+    console.print(f"time taken: {time.monotonic() - started:.1f} s")
+
+
+@models_app.command("publish")
+def models_publish() -> None:
+    """Publish the warehouse as the read-only snapshot (default data/analytics.duckdb)."""
+    from pipelines.publish import publish_snapshot
+
+    try:
+        print_models(published=publish_snapshot())
+    except Exception as exc:  # noqa: BLE001
+        _fail(exc, "publish")
+
+
+@models_app.command("docs")
+def models_docs() -> None:
+    """Generate the dbt docs offline as one HTML file (sql/target/static_index.html)."""
+    from pipelines.models import generate_docs
+
+    try:
+        path = generate_docs()
+    except Exception as exc:  # noqa: BLE001
+        _fail(exc, "docs")
+        return
+    console.print(f"docs: {path} (open it in a browser; no server or internet needed)")
 
 
 @app.command()

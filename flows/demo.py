@@ -1,13 +1,17 @@
-"""``wfm-sync demo``: the whole API slice on one laptop, with no provider account.
+"""``wfm-sync demo``: the whole product on one laptop, with no provider account.
 
-Starts the emulator on a free loopback port, runs ``nightly_sync`` against it, changes some
-records at the emulator, runs ``nightly_sync`` again to show the incremental pick-up, then prints
-per-table counts, the warehouse path and three example queries with their answers.
+Starts the emulator and the webhook receiver on free loopback ports, sends the receiver a burst of
+provider-like webhook events, runs ``nightly_sync`` (sync -> fold -> models -> publish), changes
+some records at the emulator and sends a few more events, runs ``nightly_sync`` again to show the
+incremental pick-up, then prints per-table counts, the paths, example queries with their answers
+and a few lines of ``fct_daily_hours`` and ``fct_timesheet_periods`` from the published snapshot.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
+import secrets
 import shutil
 import time
 from collections.abc import Iterator
@@ -21,24 +25,29 @@ from rich.table import Table
 EXAMPLE_QUERIES = {
     "Active and archived users": (
         "select case when is_archived then 'archived' else 'active' end as status, "
-        "count(*) as users from connecteam.users group by all order by 1"
+        "count(*) as users from marts.dim_users where not is_inferred group by all order by 1"
     ),
     "Scheduled hours per scheduler in the next 7 days": (
-        "select s.name as scheduler, count(*) as assignments, "
-        "round(sum(sh.end_time - sh.start_time) / 3600.0, 1) as hours "
-        "from connecteam.shifts sh join connecteam.schedulers s using (scheduler_id) "
-        "where not sh.is_deleted and sh.user_id is not null "
-        "and to_timestamp(sh.start_time) between now() and now() + interval 7 day "
-        "group by all order by hours desc"
+        "select scheduler_name, count(*) as assignments, round(sum(scheduled_hours), 1) as hours "
+        "from marts.fct_shifts where not is_deleted and user_id is not null "
+        "and starts_at between now() and now() + interval 7 day group by all order by hours desc"
     ),
     "Webhook events per family": (
         "select family, count(*) as events, count(distinct event_type) as event_types "
         "from webhooks.events group by all order by events desc"
     ),
-    "Open shifts and deleted shift rows": (
-        "select count(*) filter (where is_open_shift and not is_deleted) as open_shifts, "
-        "count(*) filter (where is_deleted) as deleted_rows, count(*) as all_rows "
-        "from connecteam.shifts"
+}
+CLOSING_QUERIES = {
+    "fct_daily_hours: scheduled vs worked hours, largest variances": (
+        "select user_id, local_date, scheduled_hours as scheduled, worked_hours as worked, "
+        "variance_hours as variance, open_punch_count as open_punches from marts.fct_daily_hours "
+        "where worked_hours > 0 order by abs(variance_hours) desc, user_id limit 5"
+    ),
+    "fct_timesheet_periods: latest status per user and period": (
+        "select user_id, period_start, status, strftime(submitted_at, '%H:%M') as submitted, "
+        "strftime(approved_at, '%H:%M') as approved, approval_lag_hours as lag_h, "
+        "locked_day_count as locked_days from marts.fct_timesheet_periods "
+        "order by status_changed_at desc nulls last, user_id limit 5"
     ),
 }
 
@@ -65,101 +74,99 @@ def run_demo(
     Args:
         users: Users at the emulator.
         shifts: V1 shift rows at the emulator.
-        warehouse: DuckDB file to (re)create for the demo.
+        warehouse: DuckDB file to (re)create for the demo; the inbox and the snapshot go beside it.
         console: Where to print.
-        webhook_events: Distinct webhook events in the burst sent to the receiver.
+        webhook_events: Distinct webhook events in the first burst (a tenth as many follow).
     """
     from emulator import EmulatorConfig, EmulatorServer, ServerOptions
-    from flows.cli import print_summary
+    from emulator.server import BackgroundServer
+    from emulator.webhooks import build_burst, send_burst
+    from flows.cli import print_burst, print_nightly
     from flows.nightly import nightly_sync
+    from sources.webhooks.receiver import ReceiverSettings, create_app
 
     path = Path(warehouse)
     if path.parent.exists():
-        shutil.rmtree(path.parent)  # a fresh demo warehouse and pipeline state every time
+        shutil.rmtree(path.parent)  # a fresh demo warehouse, inbox and state every time
     path.parent.mkdir(parents=True)
     config = EmulatorConfig(seed=42, users=users, forms=20, schedulers=4, shifts=shifts)
     options = ServerOptions(api_key="demo-key", minute_limit=600, day_limit=100_000)
+    token = secrets.token_urlsafe(16)
+    inbox_url = f"sqlite:///{path.parent / 'inbox.sqlite3'}"
+    user_ids = list(range(1000, 1000 + users))
     console.rule("wfm-sync demo")
-    with EmulatorServer(config, options) as emulator:
+    receiver = create_app(ReceiverSettings(token=token, inbox_url=inbox_url))
+    with EmulatorServer(config, options) as emulator, BackgroundServer(receiver) as inbound:
+        hook_url = f"{inbound.url}/webhooks/connecteam"
         console.print(
             f"emulator on {emulator.url}: {users:,} users, {config.forms} forms, "
             f"{config.schedulers} schedulers, {shifts:,} shift rows; budget "
-            f"{options.minute_limit} requests/minute"
+            f"{options.minute_limit} requests/minute\nwebhook receiver on {hook_url}, inbox "
+            f"{inbox_url}"
         )
         env = {
             "SOURCES__CONNECTEAM__BASE_URL": emulator.url,
             "SOURCES__CONNECTEAM__API_KEY": options.api_key,
             "DESTINATION__DUCKDB__CREDENTIALS": str(path),
+            "WEBHOOKS__INBOX_URL": inbox_url,
         }
         with _environment(env):
-            console.rule("run 1: full sync")
+            console.rule("webhooks: the provider pushes a burst of events")
+            bodies = build_burst(
+                webhook_events, seed=7, duplicate_rate=0.05, malformed_rate=0.01, user_ids=user_ids
+            )
+            print_burst(asyncio.run(send_burst(hook_url, bodies, token=token, concurrency=16)))
+
+            console.rule("run 1: nightly_sync (full sync -> fold -> models -> publish)")
             started = time.monotonic()
-            print_summary(nightly_sync(streams_label="demo-full"), time.monotonic() - started)
+            print_nightly(nightly_sync(streams_label="demo-full"), time.monotonic() - started)
 
             changed = emulator.control(
                 "mutate", {"users": 25, "shifts": 40, "delete_shifts": 5, "new_shifts": 10}
             )
-            console.rule("changes at the emulator")
+            console.rule("changes at the emulator, and more webhooks")
             console.print(
                 f"edited {len(changed['users'])} users (some archived or restored), edited "  # type: ignore[arg-type]
                 f"{len(changed['shifts'])} shift rows, deleted {len(changed['deleted_shifts'])}, "  # type: ignore[arg-type]
                 f"added {len(changed['new_shifts'])}"  # type: ignore[arg-type]
             )
-            console.rule("run 2: incremental sync")
+            more = build_burst(max(1, webhook_events // 10), seed=8, user_ids=user_ids)
+            print_burst(asyncio.run(send_burst(hook_url, more, token=token, concurrency=16)))
+
+            console.rule("run 2: nightly_sync (incremental)")
             started = time.monotonic()
-            print_summary(
+            print_nightly(
                 nightly_sync(streams_label="demo-incremental"), time.monotonic() - started
             )
 
-            _webhooks(path, console, webhook_events)
-
-    console.rule("warehouse")
-    with duckdb.connect(str(path), read_only=True) as con:
-        console.print(f"warehouse: {path.resolve()}")
+    snapshot = path.parent / "analytics.duckdb"
+    console.rule("the published snapshot")
+    console.print(f"warehouse: {path.resolve()}\nsnapshot for BI (read-only): {snapshot.resolve()}")
+    with duckdb.connect(str(snapshot), read_only=True) as con:
         counts = Table()
         counts.add_column("table")
         counts.add_column("rows", justify="right")
-        for name in ("connecteam.users", "connecteam.forms", "connecteam.schedulers",
-                     "connecteam.shifts", "webhooks.events", "webhooks.quarantine"):  # fmt: skip
+        for name in ("connecteam.users", "connecteam.shifts", "webhooks.events",
+                     "marts.dim_users", "marts.fct_shifts", "marts.fct_time_activities",
+                     "marts.fct_daily_hours", "marts.fct_timesheet_periods",
+                     "marts.fct_availability"):  # fmt: skip
             (n,) = con.sql(f"select count(*) from {name}").fetchall()[0]
             counts.add_row(name, f"{n:,}")
         console.print(counts)
-        for title, sql in EXAMPLE_QUERIES.items():
-            relation = con.sql(sql)
-            console.print(f"[bold]{title}[/]")
-            console.print(sql, style="dim", highlight=False)
-            result = Table()
-            for column in relation.columns:
-                result.add_column(column)
-            for row in relation.fetchall():
-                result.add_row(*(str(v) for v in row))
-            console.print(result)
+        for title, sql in {**EXAMPLE_QUERIES, **CLOSING_QUERIES}.items():
+            _show(con, console, title, sql)
     console.print(
-        f'Query it yourself: python -c "import duckdb; '
-        f"print(duckdb.connect('{path}').sql('from connecteam.users limit 5'))\""
+        f'Query it yourself: duckdb -readonly {snapshot} "from marts.fct_daily_hours limit 5"'
     )
 
 
-def _webhooks(warehouse: Path, console: Console, events: int) -> None:
-    """Receive a burst of webhooks into the demo inbox and fold it with ``fold_webhooks``."""
-    import asyncio
-    import secrets
-
-    from emulator.server import BackgroundServer
-    from emulator.webhooks import build_burst, send_burst
-    from flows.cli import print_burst, print_fold
-    from flows.fold import fold_webhooks
-    from sources.webhooks.receiver import ReceiverSettings, create_app
-
-    token = secrets.token_urlsafe(16)
-    inbox_url = f"sqlite:///{warehouse.parent / 'inbox.sqlite3'}"
-    receiver = create_app(ReceiverSettings(token=token, inbox_url=inbox_url))
-    console.rule("webhooks: receive a burst, then fold it")
-    with BackgroundServer(receiver) as server:
-        url = f"{server.url}/webhooks/connecteam"
-        console.print(f"receiver on {url}, inbox {inbox_url}")
-        bodies = build_burst(events, seed=7, duplicate_rate=0.05, malformed_rate=0.01)
-        print_burst(asyncio.run(send_burst(url, bodies, token=token, concurrency=16)))
-    with _environment({"WEBHOOKS__INBOX_URL": inbox_url}):
-        started = time.monotonic()
-        print_fold(fold_webhooks(), time.monotonic() - started)
+def _show(con: duckdb.DuckDBPyConnection, console: Console, title: str, sql: str) -> None:
+    relation = con.sql(sql)
+    console.print(f"[bold]{title}[/]")
+    console.print(sql, style="dim", highlight=False)
+    table = Table()
+    for column in relation.columns:
+        table.add_column(column)
+    for row in relation.fetchall():
+        table.add_row(*("" if v is None else str(v) for v in row))
+    console.print(table)

@@ -1,14 +1,17 @@
-"""Prefect flow ``nightly_sync``: the API sync as three tasks with declared retries.
+"""Prefect flow ``nightly_sync``: sync -> fold -> models -> publish.
 
-Tasks run one after another (DuckDB takes one writer at a time): ``users``, ``forms``, then
-``schedulers`` with their ``shifts`` (one request lists the schedulers for both). A task that fails
-on a transient problem is retried; one that fails on credentials or a refused request is not,
-because retrying cannot fix it. Secrets are never flow or task parameters (Prefect stores those):
-the tasks read them from dlt config.
+The API sync runs as three tasks with declared retries, one after another (DuckDB takes one
+writer at a time): ``users``, ``forms``, then ``schedulers`` with their ``shifts`` (one request
+lists the schedulers for both). A task that fails on a transient problem is retried; one that
+fails on credentials or a refused request is not, because retrying cannot fix it. Then the webhook
+inbox is folded, the dbt models are built and tested, and the read-only snapshot is published.
+Secrets are never flow or task parameters (Prefect stores those): the tasks read them from dlt
+config.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from prefect import flow, get_run_logger, task
@@ -16,7 +19,12 @@ from prefect.client.schemas.objects import TaskRun
 from prefect.states import State
 from prefect.tasks import Task
 
+from flows.fold import fold_inbox
+from flows.models import dbt_build, publish
 from pipelines import SyncSummary, run_sync
+from pipelines.fold import DEFAULT_RETENTION_DAYS, FoldSummary
+from pipelines.models import ModelsSummary
+from pipelines.publish import PublishSummary
 from sources.connecteam import (
     ConnecteamAPIError,
     ConnecteamConfigError,
@@ -63,29 +71,55 @@ def sync_streams(
     return summary
 
 
+STEPS = ("sync", "fold", "models", "publish")
+
+
+@dataclass
+class NightlyResult:
+    """What each step of one ``nightly_sync`` run did (``None``: the step was not asked for)."""
+
+    sync: SyncSummary
+    fold: FoldSummary | None = None
+    models: ModelsSummary | None = None
+    publish: PublishSummary | None = None
+
+
 @flow(name="nightly_sync", flow_run_name="nightly-sync-{streams_label}", log_prints=True)
 def nightly_sync(
     streams: tuple[str, ...] = ("users", "forms", "schedulers", "shifts"),
     streams_label: str = "all",
     source_options: dict[str, Any] | None = None,
-) -> SyncSummary:
-    """Sync the Connecteam account into the warehouse, one task per stream group.
+    steps: tuple[str, ...] = STEPS,
+) -> NightlyResult:
+    """Sync the Connecteam account, fold the webhook inbox, build the models, publish.
 
     Args:
         streams: Streams to sync (default all four).
         streams_label: Shown in the flow run's name.
         source_options: Non-secret options for the source (e.g. ``shifts_days_back``).
+        steps: Which of ``sync``, ``fold``, ``models``, ``publish`` to run, in that order; a step
+            that fails stops the run (nothing is published after a failed build).
 
     Returns:
-        The combined :class:`pipelines.SyncSummary` of the tasks.
+        A :class:`NightlyResult`.
     """
-    summary = SyncSummary()
-    for group in TASK_GROUPS:
-        selected = tuple(s for s in group if s in streams)
-        if selected:
-            summary = summary.merge(
-                sync_streams(
-                    selected, label="+".join(selected), source_options=source_options or {}
+    unknown = sorted(set(steps) - set(STEPS))
+    if unknown:
+        raise ValueError(f"unknown step(s) {unknown}; choose from {list(STEPS)}")
+    result = NightlyResult(sync=SyncSummary())
+    if "sync" in steps:
+        for group in TASK_GROUPS:
+            selected = tuple(s for s in group if s in streams)
+            if selected:
+                result.sync = result.sync.merge(
+                    sync_streams(
+                        selected, label="+".join(selected), source_options=source_options or {}
+                    )
                 )
-            )
-    return summary
+    if "fold" in steps:
+        result.fold = fold_inbox(100_000, DEFAULT_RETENTION_DAYS)
+    if "models" in steps:
+        result.models = dbt_build()
+    if "publish" in steps:
+        result.publish = publish()
+    return result

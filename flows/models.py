@@ -1,0 +1,56 @@
+"""Prefect tasks and flow for the SQL models: ``dbt build``, then the read-only snapshot."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from prefect import flow, get_run_logger, task
+
+from pipelines.models import ModelsSummary, build_models
+from pipelines.publish import PublishSummary, publish_snapshot
+
+
+@task(name="dbt_build", task_run_name="dbt-build")
+def dbt_build(select: str | None = None) -> ModelsSummary:
+    """``dbt build`` of ``sql/`` (no retries: a failing data test is not transient)."""
+    summary = build_models(select=select)
+    get_run_logger().info(
+        "dbt build: %d passed, %d warnings, %.1f s",
+        summary.passed,
+        summary.warned,
+        summary.duration_seconds,
+    )
+    return summary
+
+
+@task(name="publish_snapshot", task_run_name="publish-snapshot", retries=1, retry_delay_seconds=5)
+def publish() -> PublishSummary:
+    """Publish the warehouse as the read-only snapshot BI tools open."""
+    summary = publish_snapshot()
+    get_run_logger().info(
+        "published %d tables to %s in %.1f s",
+        len(summary.tables),
+        summary.snapshot,
+        summary.duration_seconds,
+    )
+    return summary
+
+
+@dataclass
+class ModelsResult:
+    """A build and, when it passed and was asked for, the publish that followed."""
+
+    models: ModelsSummary
+    publish: PublishSummary | None
+
+
+@flow(name="build_models", flow_run_name="build-models", log_prints=True)
+def build_models_flow(select: str | None = None, publish_after: bool = True) -> ModelsResult:
+    """Build the dbt models and tests; publish the snapshot when everything passed.
+
+    Args:
+        select: Optional dbt selection.
+        publish_after: Publish ``data/analytics.duckdb`` after a successful build.
+    """
+    built = dbt_build(select)
+    return ModelsResult(built, publish() if publish_after else None)

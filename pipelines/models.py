@@ -1,0 +1,187 @@
+"""The ``models`` job: ``dbt build`` of the project in ``sql/`` against the DuckDB warehouse.
+
+dbt runs in-process through its Python runner (``dbtRunner``), with the project's own
+``sql/profiles.yml`` (no DuckDB extensions to download) pointed at the warehouse file through the
+``WFM_SYNC_WAREHOUSE`` variable. dbt runs ``--quiet`` (set ``WFM_SYNC_DBT_VERBOSE=1`` for its
+per-node log); a failing data test, unit test or model is reported by name with a sample of the
+offending rows.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from .warehouse import warehouse_path
+
+logger = logging.getLogger("pipelines.models")
+
+SAMPLE_ROWS = 5
+
+
+def project_dir() -> Path:
+    """The dbt project: ``WFM_SYNC_DBT_PROJECT_DIR`` or the repository's ``sql/`` folder."""
+    configured = os.environ.get("WFM_SYNC_DBT_PROJECT_DIR")
+    return Path(configured) if configured else Path(__file__).resolve().parent.parent / "sql"
+
+
+@dataclass
+class FailedNode:
+    """One model or test that did not pass.
+
+    Attributes:
+        name: The dbt node name, e.g. ``unique_dim_users_user_id``.
+        kind: ``test``, ``unit_test``, ``model``, ...
+        status: ``fail`` or ``error``.
+        message: dbt's message.
+        failures: Failing rows counted by dbt (tests).
+        columns: Column names of ``sample``.
+        sample: Up to five offending rows (tests whose SQL could be re-run).
+    """
+
+    name: str
+    kind: str
+    status: str
+    message: str
+    failures: int | None = None
+    columns: list[str] = field(default_factory=list)
+    sample: list[tuple[Any, ...]] = field(default_factory=list)
+
+    def describe(self) -> str:
+        """One paragraph: name, status, message, and the sample rows."""
+        text = f"{self.kind} {self.name} {self.status}: {self.message}"
+        if self.sample:
+            text += f"\n    offending rows ({', '.join(self.columns)}):"
+            text += "".join(f"\n      {row}" for row in self.sample)
+        return text
+
+
+@dataclass
+class ModelsSummary:
+    """What one ``dbt build`` did.
+
+    Attributes:
+        passed: Nodes that succeeded (models built, tests passed).
+        warned: Tests that warned.
+        skipped: Nodes skipped after an upstream failure.
+        failed: Nodes that failed or errored.
+        duration_seconds: Wall time.
+        warehouse: The DuckDB file built.
+    """
+
+    passed: int = 0
+    warned: int = 0
+    skipped: int = 0
+    failed: list[FailedNode] = field(default_factory=list)
+    duration_seconds: float = 0.0
+    warehouse: str = ""
+
+
+class ModelsBuildError(Exception):
+    """``dbt build`` failed; the message names every failing node with sample rows."""
+
+    def __init__(self, summary: ModelsSummary, reason: str = "") -> None:
+        self.summary = summary
+        names = ", ".join(n.name for n in summary.failed) or "none"
+        lines = [f"dbt build failed ({len(summary.failed)} failing: {names}){reason}"]
+        lines += [node.describe() for node in summary.failed]
+        super().__init__("\n".join(lines))
+
+
+def run_dbt(args: list[str], warehouse: Path | None = None) -> Any:
+    """Invoke dbt in-process on the project and the warehouse; returns dbt's runner result."""
+    from dbt.cli.main import dbtRunner
+
+    path = (warehouse or warehouse_path()).resolve()
+    os.environ["WFM_SYNC_WAREHOUSE"] = str(path)
+    project = str(project_dir())
+    verbosity = [] if os.environ.get("WFM_SYNC_DBT_VERBOSE") else ["--quiet"]
+    return dbtRunner().invoke(
+        [*verbosity, *args, "--project-dir", project, "--profiles-dir", project, "--no-use-colors"]
+    )
+
+
+def build_models(warehouse: Path | None = None, select: str | None = None) -> ModelsSummary:
+    """Run ``dbt build`` (models, data tests, unit tests) against the warehouse.
+
+    Args:
+        warehouse: The DuckDB file (default: ``DESTINATION__DUCKDB__CREDENTIALS`` or
+            ``data/warehouse.duckdb``).
+        select: Optional dbt selection (``--select``).
+
+    Returns:
+        A :class:`ModelsSummary` when everything passed (warnings allowed).
+
+    Raises:
+        ModelsBuildError: A test failed or a model errored; names and sample rows in the message.
+        FileNotFoundError: The warehouse file does not exist (run ``wfm-sync sync`` first).
+    """
+    path = (warehouse or warehouse_path()).resolve()
+    if not path.exists():
+        raise FileNotFoundError(f"no warehouse at {path}: run `wfm-sync sync` first")
+    started = time.monotonic()
+    args = ["build"] + (["--select", select] if select else [])
+    result = run_dbt(args, path)
+    summary = ModelsSummary(warehouse=str(path))
+    for node_result in getattr(result.result, "results", None) or []:
+        status = str(node_result.status).lower().rsplit(".", 1)[-1]
+        node = node_result.node
+        if status in ("pass", "success"):
+            summary.passed += 1
+        elif status == "warn":
+            summary.warned += 1
+        elif status == "skipped":
+            summary.skipped += 1
+        else:
+            summary.failed.append(
+                FailedNode(
+                    name=node.name,
+                    kind=str(node.resource_type).rsplit(".", 1)[-1].lower(),
+                    status=status,
+                    message=str(node_result.message or "").strip(),
+                    failures=node_result.failures,
+                )
+            )
+            if summary.failed[-1].kind == "test":
+                _sample(summary.failed[-1], getattr(node, "compiled_code", None), path)
+    summary.duration_seconds = round(time.monotonic() - started, 2)
+    if summary.failed or not result.success:
+        reason = "" if summary.failed else f": {result.exception or 'see the dbt log above'}"
+        raise ModelsBuildError(summary, reason)
+    logger.info(
+        "dbt build passed: %d nodes, %d warnings, %.1f s",
+        summary.passed, summary.warned, summary.duration_seconds,
+    )  # fmt: skip
+    return summary
+
+
+def _sample(node: FailedNode, compiled_sql: str | None, warehouse: Path) -> None:
+    """Re-run a failed test's compiled query for a few of the rows it complains about."""
+    if not compiled_sql:
+        return
+    try:
+        with duckdb.connect(str(warehouse)) as con:
+            relation = con.sql(f"select * from ({compiled_sql}) limit {SAMPLE_ROWS}")
+            node.columns = list(relation.columns)
+            node.sample = [tuple(r) for r in relation.fetchall()]
+    except duckdb.Error as exc:  # the sample is a courtesy; the failure itself stands
+        logger.warning("could not sample the rows of %s: %s", node.name, exc)
+
+
+def generate_docs(warehouse: Path | None = None) -> Path:
+    """``dbt docs generate --static``: a single offline HTML file of models, columns, tests and
+    lineage. Returns its path (``sql/target/static_index.html``).
+
+    Raises:
+        RuntimeError: dbt could not generate the docs.
+    """
+    result = run_dbt(["docs", "generate", "--static"], warehouse)
+    if not result.success:
+        raise RuntimeError(f"dbt docs generate failed: {result.exception}")
+    return project_dir() / "target" / "static_index.html"
