@@ -68,6 +68,7 @@ class ModelsSummary:
 
     Attributes:
         passed: Nodes that succeeded (models built, tests passed).
+        passed_by_kind: ``passed`` split by node kind (``model``, ``test``, ``unit_test``).
         warned: Tests that warned.
         skipped: Nodes skipped after an upstream failure.
         failed: Nodes that failed or errored.
@@ -76,6 +77,7 @@ class ModelsSummary:
     """
 
     passed: int = 0
+    passed_by_kind: dict[str, int] = field(default_factory=dict)
     warned: int = 0
     skipped: int = 0
     failed: list[FailedNode] = field(default_factory=list)
@@ -102,9 +104,35 @@ def run_dbt(args: list[str], warehouse: Path | None = None) -> Any:
     os.environ["WFM_SYNC_WAREHOUSE"] = str(path)
     project = str(project_dir())
     verbosity = [] if os.environ.get("WFM_SYNC_DBT_VERBOSE") else ["--quiet"]
-    return dbtRunner().invoke(
-        [*verbosity, *args, "--project-dir", project, "--profiles-dir", project, "--no-use-colors"]
-    )
+    try:
+        return dbtRunner().invoke(
+            [
+                *verbosity,
+                *args,
+                "--project-dir",
+                project,
+                "--profiles-dir",
+                project,
+                "--no-use-colors",
+            ]  # fmt: skip
+        )
+    finally:
+        _release_warehouse()
+
+
+def _release_warehouse() -> None:
+    """Close dbt-duckdb's cached database handle.
+
+    dbt-duckdb keeps the DuckDB file open in the process after ``invoke`` returns; a long-lived
+    process (a Prefect worker, this job followed by others) would then hold the file's lock, and
+    even read-only connections from the same process would be refused.
+    """
+    from dbt.adapters.duckdb.connections import DuckDBConnectionManager
+
+    environment = DuckDBConnectionManager._ENV
+    if environment is not None:
+        environment.close()
+    DuckDBConnectionManager.close_all_connections()
 
 
 def build_models(warehouse: Path | None = None, select: str | None = None) -> ModelsSummary:
@@ -132,8 +160,10 @@ def build_models(warehouse: Path | None = None, select: str | None = None) -> Mo
     for node_result in getattr(result.result, "results", None) or []:
         status = str(node_result.status).lower().rsplit(".", 1)[-1]
         node = node_result.node
+        kind = str(node.resource_type).rsplit(".", 1)[-1].lower()
         if status in ("pass", "success"):
             summary.passed += 1
+            summary.passed_by_kind[kind] = summary.passed_by_kind.get(kind, 0) + 1
         elif status == "warn":
             summary.warned += 1
         elif status == "skipped":
@@ -142,7 +172,7 @@ def build_models(warehouse: Path | None = None, select: str | None = None) -> Mo
             summary.failed.append(
                 FailedNode(
                     name=node.name,
-                    kind=str(node.resource_type).rsplit(".", 1)[-1].lower(),
+                    kind=kind,
                     status=status,
                     message=str(node_result.message or "").strip(),
                     failures=node_result.failures,

@@ -1,0 +1,161 @@
+"""The dbt models on real data from the emulator and the receiver: build, failures, snapshot."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+from conftest import WFM_SYNC, cli_env, point_at, query
+
+from emulator.server import BackgroundServer
+from emulator.webhooks import build_burst, send_burst
+from pipelines import run_sync
+from pipelines.fold import run_fold
+from pipelines.models import ModelsBuildError, build_models
+from pipelines.publish import publish_snapshot
+from sources.webhooks.receiver import ReceiverSettings, create_app
+
+READER = Path(__file__).with_name("snapshot_reader.py")
+USERS = list(range(1000, 1300))
+
+
+def fill(start_emulator, warehouse, monkeypatch, tmp_path, events=400):
+    """A warehouse with synced API data and folded webhooks; returns (emulator, inbox_url)."""
+    server = start_emulator(users=300, forms=3, schedulers=2, shifts=1500)
+    point_at(monkeypatch, server)
+    inbox_url = f"sqlite:///{tmp_path / 'inbox.sqlite3'}"
+    monkeypatch.setenv("WEBHOOKS__INBOX_URL", inbox_url)
+    with BackgroundServer(create_app(ReceiverSettings(token="t", inbox_url=inbox_url))) as rx:
+        report = asyncio.run(
+            send_burst(
+                rx.url + "/webhooks/connecteam", build_burst(events, user_ids=USERS), token="t"
+            )
+        )
+    assert len(report.acknowledged_keys) == events
+    run_sync()
+    run_fold(inbox_url)
+    return server, inbox_url
+
+
+def test_dbt_build_passes_on_emulator_data_with_every_unit_test(
+    start_emulator, warehouse, monkeypatch, tmp_path
+):
+    fill(start_emulator, warehouse, monkeypatch, tmp_path)
+    summary = build_models(warehouse)
+    assert summary.failed == []
+    assert summary.passed_by_kind["model"] == 16
+    assert summary.passed_by_kind["unit_test"] == 7  # the hand-computed figures, one per mart+
+    assert summary.passed_by_kind["test"] >= 60
+    # marts agree with the raw data they are built from
+    live = query(
+        warehouse,
+        "select count(*), round(sum(end_time - start_time) / 3600.0, 2) from connecteam.shifts "
+        "where not is_deleted",
+    )[0]
+    fct = query(
+        warehouse,
+        "select count(*), round(sum(scheduled_hours + unpaid_break_minutes / 60.0), 2) "
+        "from marts.fct_shifts where not is_deleted",
+    )[0]
+    assert live == fct
+    scheduled = query(
+        warehouse,
+        "select round(sum(scheduled_hours), 2) from marts.fct_shifts "
+        "where not is_deleted and user_id is not null",
+    )[0][0]
+    assert query(warehouse, "select round(sum(scheduled_hours), 2) from marts.fct_daily_hours")[0][
+        0
+    ] == pytest.approx(scheduled, abs=0.05)
+    orphans = query(
+        warehouse,
+        "select count(*) from marts.fct_time_activities t "
+        "left join marts.dim_users u using (user_id) where u.user_id is null",
+    )[0][0]
+    assert orphans == 0
+
+
+def test_duplicate_key_fails_the_build_by_name_with_the_rows(
+    start_emulator, warehouse, monkeypatch, tmp_path
+):
+    server, _ = fill(start_emulator, warehouse, monkeypatch, tmp_path, events=50)
+    build_models(warehouse)
+    publish_snapshot(warehouse)
+    snapshot = warehouse.parent / "analytics.duckdb"
+    published = snapshot.stat().st_mtime_ns
+    with duckdb.connect(str(warehouse)) as con:
+        con.execute(
+            "insert into connecteam.users select * from connecteam.users where user_id = 1005"
+        )
+    with pytest.raises(ModelsBuildError) as caught:
+        build_models(warehouse)
+    message = str(caught.value)
+    assert "source_unique_connecteam_users_user_id" in message
+    assert "1005" in message  # a sample of the offending rows
+    assert caught.value.summary.skipped > 0  # nothing downstream of the broken source is built
+
+    env = cli_env(server, warehouse)
+    result = subprocess.run(
+        [*WFM_SYNC, "models", "build"], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 1
+    assert "source_unique_connecteam_users_user_id" in result.stdout + result.stderr
+    assert snapshot.stat().st_mtime_ns == published  # nothing published after a failed build
+
+
+def read_observations(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def test_snapshot_readers_see_old_or_new_never_a_mix_while_nightly_publishes(
+    start_emulator, warehouse, monkeypatch, tmp_path
+):
+    server, inbox_url = fill(start_emulator, warehouse, monkeypatch, tmp_path)
+    env = dict(cli_env(server, warehouse), WEBHOOKS__INBOX_URL=inbox_url)
+    first = subprocess.run(
+        [*WFM_SYNC, "sync"], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert first.returncode == 0, first.stderr[-3000:]
+    snapshot = warehouse.parent / "analytics.duckdb"
+    assert snapshot.exists()
+
+    stop = tmp_path / "stop"
+    outputs = {mode: tmp_path / f"{mode}.jsonl" for mode in ("fresh", "held")}
+    readers = [
+        subprocess.Popen([sys.executable, str(READER), str(snapshot), str(out), str(stop), mode])
+        for mode, out in outputs.items()
+    ]
+    try:
+        deadline = time.monotonic() + 60
+        while not all(out.exists() and out.read_text() for out in outputs.values()):
+            assert time.monotonic() < deadline, "readers did not start"
+            assert all(r.poll() is None for r in readers), "a reader died"
+            time.sleep(0.1)
+        server.control("mutate", {"users": 5, "shifts": 20, "delete_shifts": 5, "new_shifts": 30})
+        second = subprocess.run(
+            [*WFM_SYNC, "sync"], env=env, capture_output=True, text=True, timeout=300
+        )
+        assert second.returncode == 0, second.stderr[-3000:]
+        time.sleep(1.0)
+    finally:
+        stop.touch()
+        codes = [r.wait(60) for r in readers]
+    assert codes == [0, 0]
+
+    fresh, held = (read_observations(outputs[m]) for m in ("fresh", "held"))
+    states = {json.dumps(o, sort_keys=True) for o in fresh}
+    assert len(states) == 2, "fresh connections should see exactly the old and the new snapshot"
+    by_published = {}
+    for o in fresh:  # one published_at never comes with two different sets of counts
+        by_published.setdefault(o["published_at"], set()).add(json.dumps(o, sort_keys=True))
+    assert all(len(v) == 1 for v in by_published.values())
+    old = json.loads(min(states, key=lambda s: json.loads(s)["published_at"]))
+    new = json.loads(max(states, key=lambda s: json.loads(s)["published_at"]))
+    assert old["fct_shifts"] != new["fct_shifts"]  # the second publish really changed the data
+    assert fresh[0] == old and fresh[-1] == new
+    assert all(o == old for o in held)  # a held connection keeps its snapshot until it reconnects
