@@ -114,7 +114,7 @@ def run_dbt(args: list[str], warehouse: Path | None = None) -> Any:
                 "--profiles-dir",
                 project,
                 "--no-use-colors",
-            ]  # fmt: skip
+            ]
         )
     finally:
         _release_warehouse()
