@@ -9,7 +9,13 @@ Serves, as the provider's OpenAPI spec (``shared/reference/connecteam-openapi.js
 * ``GET /scheduler/v1/schedulers/{schedulerId}/shifts`` (required ``startTime``/``endTime``; a
   shift is listed when it overlaps ``[startTime, endTime)``; ``sort`` created_at|updated_at;
   ``order`` asc|desc; limit 1..500; one row per assigned user as V1 does),
-* ``POST /oauth/v1/token`` (client credentials, HTTP Basic; Bearer tokens carry scopes).
+* ``POST /oauth/v1/token`` (client credentials, HTTP Basic; Bearer tokens carry scopes),
+* ``GET /documents/v1/user-documents`` (beta, absent from the spec file; scope
+  ``documents.read``). The interface leaves its shape "not shown"; the emulator's choice, modelled
+  on the provider's other lists: ``limit`` 1..100 (default 10), ``offset``, ``userIds``; envelope
+  ``{requestId, data: {userDocuments: [...]}, paging: {offset}}``; each record
+  ``{id, userId, documentId, documentName, documentType (ApiDocumentType), packId,
+  status (ApiDocumentStatus), createdAt, updatedAt}`` with epoch-second times.
 
 Choices where the provider's documents are silent, so tests can rely on them:
 
@@ -77,7 +83,7 @@ class ServerOptions:
         default_factory=lambda: {
             "emulator-client": {
                 "secret": "emulator-secret",
-                "scopes": ["users.read", "forms.read", "schedule.read"],
+                "scopes": ["users.read", "forms.read", "schedule.read", "documents.read"],
             }
         }
     )
@@ -408,6 +414,18 @@ def create_app(
             ]
         return paged("shifts", rows, offset, limit)
 
+    @app.get("/documents/v1/user-documents", dependencies=[require("documents.read")])
+    async def get_user_documents(
+        limit: Annotated[int, Query(ge=1, le=100)] = 10,
+        offset: Annotated[int, Query(ge=0)] = 0,
+        userIds: Annotated[list[int] | None, Query()] = None,  # noqa: N803
+    ) -> Response:
+        wanted = set(userIds or [])
+        docs = [
+            d for d in state.dataset.user_documents.values() if not wanted or d["userId"] in wanted
+        ]
+        return paged("userDocuments", docs, offset, limit)
+
     # -- control endpoints -----------------------------------------------------------------------
 
     @app.get(CONTROL_PREFIX + "/stats")
@@ -436,6 +454,7 @@ def create_app(
                 shifts=int(body.get("shifts", 0)),
                 delete_shifts=int(body.get("delete_shifts", 0)),
                 new_shifts=int(body.get("new_shifts", 0)),
+                documents=int(body.get("documents", 0)),
             )
         return _json(touched)
 

@@ -40,6 +40,18 @@ SHIFT_TITLES = ["Opening", "Morning", "Mid", "Closing", "Night", "Inventory", "C
 COLORS = ["#4B7AC5", "#E0A53B", "#2E9E6A", "#C0392B", "#8E44AD"]
 DEPARTMENTS = [(1, "Operations"), (2, "Kitchen"), (3, "Logistics"), (4, "Service")]
 
+# (documentId, name, ApiDocumentType, packId): the account's document templates.
+DOCUMENTS = [
+    (7001, "Employment contract", "eSign", 1),
+    (7002, "Passport copy", "governmentDocument", 2),
+    (7003, "Food hygiene certificate", "document", 3),
+    (7004, "Arbeitsvertrag Zusatz", "eSign", 1),
+]
+DOCUMENT_STATUSES = [
+    "pendingUserUpload", "pendingUserFilling", "pendingAdminFilling", "pendingYourCompletion",
+    "pendingApproval", "approved", "rejected",
+]  # fmt: skip
+
 # (customFieldId, name, type): one of each kind a real account typically has.
 CUSTOM_FIELDS = [
     (101, "Employee number", "number"),
@@ -65,6 +77,7 @@ class EmulatorConfig:
         shifts: Number of V1 shift rows (one per assigned user, one per open shift) in all.
         anchor: The emulator's "now" for data generation, UTC epoch seconds (default: today 00:00).
         archived_fraction: Share of users that are archived.
+        documents_fraction: Share of users holding user documents (one or two each).
         shift_days_back: Shifts start from ``anchor - shift_days_back`` days...
         shift_days_ahead: ...to ``anchor + shift_days_ahead`` days.
     """
@@ -76,6 +89,7 @@ class EmulatorConfig:
     shifts: int = 2000
     anchor: int | None = None
     archived_fraction: float = 0.08
+    documents_fraction: float = 0.3
     shift_days_back: int = 25
     shift_days_ahead: int = 85
 
@@ -101,6 +115,7 @@ class Dataset:
     config: EmulatorConfig
     users: dict[int, dict[str, Any]] = field(default_factory=dict)
     forms: dict[int, dict[str, Any]] = field(default_factory=dict)
+    user_documents: dict[int, dict[str, Any]] = field(default_factory=dict)
     schedulers: dict[int, dict[str, Any]] = field(default_factory=dict)
     shifts: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     version: int = 0
@@ -119,6 +134,7 @@ class Dataset:
             ds._add_user(rng, 1000 + i, anchor)
         for i in range(config.forms):
             ds._add_form(rng, 500 + i, anchor)
+        ds._add_user_documents(random.Random(config.seed + 2), anchor)
         for i in range(config.schedulers):
             sid = 9000 + i
             ds.schedulers[sid] = {
@@ -177,6 +193,27 @@ class Dataset:
             for cid, name, kind in CUSTOM_FIELDS
             if cid in (101, 102, 103) or rng.random() < 0.6
         ]
+
+    def _add_user_documents(self, rng: random.Random, anchor: int) -> None:
+        """User documents (``GET /documents/v1/user-documents``): one or two per chosen user."""
+        next_id = 880_000
+        for user_id in self.users:
+            if rng.random() >= self.config.documents_fraction:
+                continue
+            for document_id, name, kind, pack in rng.sample(DOCUMENTS, rng.randint(1, 2)):
+                created = anchor - rng.randint(1, 300) * DAY
+                self.user_documents[next_id] = {
+                    "id": next_id,
+                    "userId": user_id,
+                    "documentId": document_id,
+                    "documentName": name,
+                    "documentType": kind,
+                    "packId": pack,
+                    "status": rng.choice(DOCUMENT_STATUSES),
+                    "createdAt": created,
+                    "updatedAt": created + rng.randint(0, 20) * DAY,
+                }
+                next_id += 1
 
     def _add_form(self, rng: random.Random, form_id: int, anchor: int) -> None:
         created = anchor - rng.randint(10, 400) * DAY
@@ -294,7 +331,12 @@ class Dataset:
         return self._clock
 
     def mutate(
-        self, users: int = 0, shifts: int = 0, delete_shifts: int = 0, new_shifts: int = 0
+        self,
+        users: int = 0,
+        shifts: int = 0,
+        delete_shifts: int = 0,
+        new_shifts: int = 0,
+        documents: int = 0,
     ) -> dict[str, list[Any]]:
         """Change records as an admin would between two syncs.
 
@@ -304,16 +346,24 @@ class Dataset:
             shifts: Shift rows to edit (title, ``updateTime`` = now).
             delete_shifts: Shift rows to delete.
             new_shifts: Shift rows to add (single-user, inside the next 30 days).
+            documents: User documents to move to another status (``updatedAt`` = now).
 
         Returns:
             The ids touched: ``{"users": [...], "shifts": [[schedulerId, id], ...],
-            "deleted_shifts": [...], "new_shifts": [...]}``.
+            "deleted_shifts": [...], "new_shifts": [...], "documents": [...]}``.
         """
         rng = self._rng
         now = self.tick()
         touched: dict[str, list[Any]] = {
-            "users": [], "shifts": [], "deleted_shifts": [], "new_shifts": []
+            "users": [], "shifts": [], "deleted_shifts": [], "new_shifts": [], "documents": []
         }  # fmt: skip
+        for doc_id in rng.sample(
+            sorted(self.user_documents), min(documents, len(self.user_documents))
+        ):
+            doc = self.user_documents[doc_id]
+            doc["status"] = rng.choice([s for s in DOCUMENT_STATUSES if s != doc["status"]])
+            doc["updatedAt"] = now
+            touched["documents"].append(doc_id)
         for uid in rng.sample(sorted(self.users), min(users, len(self.users))):
             user = self.users[uid]
             user["lastName"] = user["lastName"].split(" ·")[0] + f" ·{now % 1000}"

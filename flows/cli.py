@@ -81,8 +81,11 @@ def _fail(exc: BaseException, what: str = "sync") -> None:
 @app.command()
 def sync(
     streams: Annotated[
-        str, typer.Option(help="Comma-separated streams: users, forms, schedulers, shifts.")
-    ] = "users,forms,schedulers,shifts",
+        str,
+        typer.Option(
+            help="Comma-separated streams: users, forms, schedulers, shifts, user_documents."
+        ),
+    ] = "users,forms,schedulers,shifts,user_documents",
     steps: Annotated[
         str, typer.Option(help="Comma-separated steps: sync, fold, models, publish.")
     ] = "sync,fold,models,publish",

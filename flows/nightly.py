@@ -32,7 +32,12 @@ from sources.connecteam import (
     find_connecteam_error,
 )
 
-TASK_GROUPS: tuple[tuple[str, ...], ...] = (("users",), ("forms",), ("schedulers", "shifts"))
+TASK_GROUPS: tuple[tuple[str, ...], ...] = (
+    ("users",),
+    ("forms",),
+    ("schedulers", "shifts"),
+    ("user_documents",),
+)
 
 
 def _worth_retrying(task: Task[..., Any], task_run: TaskRun, state: State[Any]) -> bool:
@@ -86,7 +91,7 @@ class NightlyResult:
 
 @flow(name="nightly_sync", flow_run_name="nightly-sync-{streams_label}", log_prints=True)
 def nightly_sync(
-    streams: tuple[str, ...] = ("users", "forms", "schedulers", "shifts"),
+    streams: tuple[str, ...] = ("users", "forms", "schedulers", "shifts", "user_documents"),
     streams_label: str = "all",
     source_options: dict[str, Any] | None = None,
     steps: tuple[str, ...] = STEPS,

@@ -16,7 +16,7 @@ from .warehouse import DATASET_CONNECTEAM, build_pipeline, finish_pending_loads
 
 logger = logging.getLogger("pipelines.sync")
 
-STREAMS = ("users", "forms", "schedulers", "shifts")
+STREAMS = ("users", "forms", "schedulers", "shifts", "user_documents")
 
 
 @dataclass

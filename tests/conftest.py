@@ -20,6 +20,7 @@ TABLE_KEYS = {
     "forms": "form_id",
     "schedulers": "scheduler_id",
     "shifts": "scheduler_id, id",
+    "user_documents": "id",
 }
 
 

@@ -59,6 +59,9 @@ def get(server, path, params=None, headers=None):
 
 def test_source_settings_match_the_spec():
     for name, endpoint in ENDPOINTS.items():
+        if not endpoint.in_spec:
+            assert endpoint.path not in SPEC["paths"], f"{name} is in the spec now"
+            continue
         assert endpoint.path in SPEC["paths"], name
         assert endpoint.max_limit == spec_maximum(endpoint.path), name
         security = SPEC["paths"][endpoint.path]["get"]["security"]
@@ -146,6 +149,7 @@ def test_shifts_one_row_per_assignee_with_open_and_multi_user_shifts(server):
         ("/users/v1/users", {"limit": 0}),
         ("/users/v1/users", {"userStatus": "gone"}),
         ("/forms/v1/forms", {"limit": 301}),
+        ("/documents/v1/user-documents", {"limit": 101}),
         ("/scheduler/v1/schedulers/9000/shifts", {"limit": 10}),
         ("/scheduler/v1/schedulers/9000/shifts", {"startTime": 1}),
         ("/scheduler/v1/schedulers/9000/shifts", {**WINDOW, "limit": 501}),

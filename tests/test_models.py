@@ -49,7 +49,7 @@ def test_dbt_build_passes_on_emulator_data_with_every_unit_test(
     fill(start_emulator, warehouse, monkeypatch, tmp_path)
     summary = build_models(warehouse)
     assert summary.failed == []
-    assert summary.passed_by_kind["model"] == 16
+    assert summary.passed_by_kind["model"] == 17
     assert summary.passed_by_kind["unit_test"] == 7  # the hand-computed figures, one per mart+
     assert summary.passed_by_kind["test"] >= 60
     # marts agree with the raw data they are built from
@@ -106,6 +106,18 @@ def test_duplicate_key_fails_the_build_by_name_with_the_rows(
     assert result.returncode == 1
     assert "source_unique_connecteam_users_user_id" in result.stdout + result.stderr
     assert snapshot.stat().st_mtime_ns == published  # nothing published after a failed build
+
+
+def test_unknown_document_status_fails_the_accepted_values_test(
+    start_emulator, warehouse, monkeypatch, tmp_path
+):
+    fill(start_emulator, warehouse, monkeypatch, tmp_path, events=20)
+    with duckdb.connect(str(warehouse)) as con:
+        con.execute("update connecteam.user_documents set status = 'lost' where id = 880000")
+    with pytest.raises(ModelsBuildError) as caught:
+        build_models(warehouse)
+    assert "accepted_values_stg_connecteam__user_documents_status" in str(caught.value)
+    assert "lost" in str(caught.value)
 
 
 def read_observations(path: Path) -> list[dict]:

@@ -42,21 +42,31 @@ def test_full_then_incremental_then_changes(start_emulator, warehouse, monkeypat
     point_at(monkeypatch, server)
 
     first = run_sync()
-    assert first.rows == {"users": 1300, "forms": 7, "schedulers": 3, "shifts": 2600}
+    documents = len(server.state.dataset.user_documents)
+    assert documents > 100
+    assert first.rows == {
+        "users": 1300, "forms": 7, "schedulers": 3, "shifts": 2600, "user_documents": documents
+    }  # fmt: skip
     assert warehouse_users(warehouse) == emulator_users(server)  # archived users too
     assert live_shift_keys(warehouse) == emulator_shift_keys(server)
     assert_keys_unique(warehouse)
 
     second = run_sync()
-    assert second.rows == {"users": 0, "forms": 0, "schedulers": 0, "shifts": 0}
+    assert second.rows == {
+        "users": 0, "forms": 0, "schedulers": 0, "shifts": 0, "user_documents": 0
+    }  # fmt: skip
     assert second.load_ids == []
     assert second.requests["/users/v1/users"] == 1  # only users modified since the last run
     assert_keys_unique(warehouse)
 
-    touched = server.control("mutate", {"users": 9, "shifts": 11})
+    touched = server.control("mutate", {"users": 9, "shifts": 11, "documents": 4})
     third = run_sync()
     assert third.rows["users"] == 9
     assert third.rows["shifts"] == 11
+    assert third.rows["user_documents"] == 4
+    statuses = dict(query(warehouse, "select id, status from connecteam.user_documents"))
+    for doc_id in touched["documents"]:
+        assert statuses[doc_id] == server.state.dataset.user_documents[doc_id]["status"]
     assert third.rows["forms"] == 0 and third.rows["schedulers"] == 0
     assert warehouse_users(warehouse) == emulator_users(server)
     edited = {(sid, sid_id) for sid, sid_id in touched["shifts"]}
@@ -131,7 +141,10 @@ def test_oauth_client_credentials(start_emulator, warehouse, monkeypatch):
     monkeypatch.setenv("SOURCES__CONNECTEAM__CLIENT_ID", "emulator-client")
     monkeypatch.setenv("SOURCES__CONNECTEAM__CLIENT_SECRET", "emulator-secret")
     summary = run_sync()
-    assert summary.rows == {"users": 40, "forms": 2, "schedulers": 1, "shifts": 30}
+    documents = len(server.state.dataset.user_documents)
+    assert summary.rows == {
+        "users": 40, "forms": 2, "schedulers": 1, "shifts": 30, "user_documents": documents
+    }  # fmt: skip
 
 
 def test_oauth_client_without_a_needed_scope_fails_clearly(start_emulator, warehouse, monkeypatch):

@@ -1,18 +1,18 @@
-"""The ``connecteam`` dlt source: users, forms, schedulers and shifts of one Connecteam account.
+"""The ``connecteam`` dlt source: users, forms, schedulers, shifts and user documents.
 
 Endpoints (``shared/reference/connecteam-openapi.json``):
 
-========== ================================================ ============================ =========
-resource   endpoint                                         primary key                  loads
-========== ================================================ ============================ =========
-users      GET /users/v1/users (``userStatus=all``)         ``user_id``                  modified
-                                                                                         since last
-                                                                                         run
-forms      GET /forms/v1/forms                              ``form_id``                  changed
-schedulers GET /scheduler/v1/schedulers                     ``scheduler_id``             changed
-shifts     GET /scheduler/v1/schedulers/{id}/shifts         ``scheduler_id``, ``id``     changed and
-                                                                                         deleted
-========== ================================================ ============================ =========
+============== ============================================ ========================= ============
+resource       endpoint                                     primary key               loads
+============== ============================================ ========================= ============
+users          GET /users/v1/users (``userStatus=all``)     ``user_id``               modified
+                                                                                      since last run
+forms          GET /forms/v1/forms                          ``form_id``               changed
+schedulers     GET /scheduler/v1/schedulers                 ``scheduler_id``          changed
+shifts         GET /scheduler/v1/schedulers/{id}/shifts     ``scheduler_id``, ``id``  changed and
+                                                                                      deleted
+user_documents GET /documents/v1/user-documents (beta)      ``id``                    changed
+============== ============================================ ========================= ============
 
 Every table is merged on the provider's own id, so re-running never duplicates a row. Nested
 objects and lists (custom fields, questions, notes, breaks, ...) are kept as JSON columns: one
@@ -54,6 +54,7 @@ from .settings import (
     FORMS,
     SCHEDULERS,
     SHIFTS,
+    USER_DOCUMENTS,
     USERS,
 )
 
@@ -133,6 +134,7 @@ def connecteam_source(
         forms(client),
         schedulers(scheduler_list),
         shifts(client, scheduler_list, shifts_days_back, shifts_days_ahead, backfill),
+        user_documents(client),
     ]
 
 
@@ -194,20 +196,47 @@ def schedulers(scheduler_list: Any) -> DltResource:
 
     @dlt.resource(name="schedulers", primary_key="scheduler_id", write_disposition="merge")
     def _schedulers() -> Iterator[list[dict[str, Any]]]:
-        from .helpers import content_hash
-
-        state = dlt.current.resource_state()
-        digests: dict[str, str] = state.setdefault("digests", {})
-        changed = []
-        for record in scheduler_list():
-            digest = content_hash(record)
-            if digests.get(str(record["schedulerId"])) != digest:
-                digests[str(record["schedulerId"])] = digest
-                changed.append(record)
-        logger.info("schedulers: %d listed, %d changed", len(scheduler_list()), len(changed))
+        listed = scheduler_list()
+        changed = only_changed(listed, "schedulerId")
+        logger.info("schedulers: %d listed, %d changed", len(listed), len(changed))
         yield changed
 
     return _schedulers
+
+
+def user_documents(client: ConnecteamClient) -> DltResource:
+    """``user_documents``: every user document (beta ``GET /documents/v1/user-documents``),
+    merged on ``id``; only new or changed records are loaded (digests in the resource state)."""
+
+    @dlt.resource(name="user_documents", primary_key="id", write_disposition="merge")
+    def _user_documents() -> Iterator[list[dict[str, Any]]]:
+        progress = Progress("user_documents")
+        listed = [r for page in progress.track(client.paginate(USER_DOCUMENTS)) for r in page]
+        changed = only_changed(listed, "id")
+        progress.done(f", {len(changed)} new or changed")
+        if changed:
+            yield changed
+
+    return _user_documents
+
+
+def only_changed(records: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
+    """The records whose digest differs from the one this resource loaded last.
+
+    For endpoints without a modified-since filter or timestamp: the digests of loaded records are
+    kept in the resource's dlt state, which commits with the load (an interrupted load leaves
+    them unchanged).
+    """
+    from .helpers import content_hash
+
+    digests: dict[str, str] = dlt.current.resource_state().setdefault("digests", {})
+    changed = []
+    for record in records:
+        digest = content_hash(record)
+        if digests.get(str(record[key])) != digest:
+            digests[str(record[key])] = digest
+            changed.append(record)
+    return changed
 
 
 def shifts(

@@ -28,6 +28,9 @@ class Endpoint:
             endpoint is not paged.
         primary_key: The provider's id field(s) of one record, as the provider spells them.
         scope: The OAuth 2.0 scope the endpoint requires.
+        in_spec: Whether the published OpenAPI spec has the endpoint (beta endpoints do not;
+            their shape follows ``shared/reference/README.md`` and the emulator's documented
+            choices).
     """
 
     path: str
@@ -35,6 +38,7 @@ class Endpoint:
     max_limit: int | None
     primary_key: tuple[str, ...]
     scope: str
+    in_spec: bool = True
 
     @property
     def paged(self) -> bool:
@@ -55,11 +59,23 @@ SHIFTS = Endpoint(
     "schedule.read",
 )
 
+USER_DOCUMENTS = Endpoint(
+    "/documents/v1/user-documents",
+    "userDocuments",
+    100,
+    ("id",),
+    "documents.read",
+    in_spec=False,
+)
+"""Beta, absent from the spec file: envelope, page maximum and record shape as the emulator
+documents them (``emulator/app.py``)."""
+
 ENDPOINTS: dict[str, Endpoint] = {
     "users": USERS,
     "forms": FORMS,
     "schedulers": SCHEDULERS,
     "shifts": SHIFTS,
+    "user_documents": USER_DOCUMENTS,
 }
 """Stream name (= warehouse table in dataset ``connecteam``) to its endpoint."""
 

@@ -1,6 +1,0 @@
-
--- Fixture for stg_connecteam__shifts
-select cast(null as BIGINT) as "scheduler_id", cast(null as character varying(256)) as "slot_id", 
-    
-    cast(4 as BIGINT)
- as "user_id", cast(null as character varying(256)) as "title", cast(null as character varying(256)) as "color", cast(null as character varying(256)) as "timezone", cast(null as BOOLEAN) as "is_published", cast(null as character varying(256)) as "shift_id", cast(null as BOOLEAN) as "is_open_shift", cast(null as character varying(256)) as "job_id", cast(null as TIMESTAMP WITH TIME ZONE) as "starts_at", cast(null as TIMESTAMP WITH TIME ZONE) as "ends_at", cast(null as TIMESTAMP WITH TIME ZONE) as "created_at", cast(null as TIMESTAMP WITH TIME ZONE) as "updated_at", cast(null as TIMESTAMP WITH TIME ZONE) as "deleted_at", cast(null as BOOLEAN) as "is_deleted", cast(null as DOUBLE) as "scheduled_minutes_gross", cast(null as HUGEINT) as "unpaid_break_minutes", cast(null as character varying(256)) as "shift_assignment_key", cast(null as DOUBLE) as "scheduled_hours"

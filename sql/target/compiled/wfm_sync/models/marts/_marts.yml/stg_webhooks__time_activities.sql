@@ -1,6 +1,0 @@
-
--- Fixture for stg_webhooks__time_activities
-select cast(null as character varying(256)) as "event_key", cast(null as character varying(256)) as "event_type", cast(null as TIMESTAMP WITH TIME ZONE) as "event_at", cast(null as TIMESTAMP WITH TIME ZONE) as "received_at", cast(null as character varying(256)) as "activity_type", 
-    
-    cast(null as BIGINT)
- as "user_id", cast(null as BIGINT) as "time_clock_id", cast(null as character varying(256)) as "time_activity_id", cast(null as TIMESTAMP WITH TIME ZONE) as "started_at", cast(null as character varying(256)) as "start_timezone", cast(null as TIMESTAMP WITH TIME ZONE) as "ended_at", cast(null as character varying(256)) as "end_timezone", cast(null as character varying(256)) as "end_source_type", cast(null as character varying(256)) as "auto_clock_out_mode", cast(null as character varying(256)) as "job_id", cast(null as character varying(256)) as "scheduler_shift_id", cast(null as BOOLEAN) as "is_auto_clock_out", cast(null as character varying(256)) as "state_effect"
