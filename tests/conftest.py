@@ -28,8 +28,9 @@ TABLE_KEYS = {
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No test sees the developer's own dlt or Prefect configuration or data."""
     for key in list(os.environ):
-        if key.startswith(("SOURCES__", "DESTINATION__", "WFM_SYNC_")):
+        if key.startswith(("SOURCES__", "DESTINATION__", "WFM_SYNC_", "WEBHOOKS__")):
             monkeypatch.delenv(key)
+    monkeypatch.setenv("WEBHOOKS__INBOX_URL", f"sqlite:///{tmp_path / 'default-inbox.sqlite3'}")
     monkeypatch.setenv("PREFECT_HOME", str(tmp_path / "prefect"))
     monkeypatch.setenv("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     monkeypatch.setenv("RUNTIME__DLTHUB_TELEMETRY", "false")
