@@ -68,7 +68,10 @@ class ServerOptions:
 
     Attributes:
         api_key: The account's API key (``X-API-KEY``).
-        oauth_clients: OAuth 2.0 clients: ``{client_id: {"secret": ..., "scopes": [...]}}``.
+        oauth_clients: OAuth 2.0 clients: ``{client_id: {"secret": ..., "scopes": [...],
+            "document_permissions": {...}}}``.
+        document_permissions: What the API key may do per document pack id:
+            ``{"<packId>": "approve" | "upload"}``; a pack not listed is refused (403).
         minute_limit: Requests per rate-limit window (the provider's "per minute" budget).
         day_limit: Requests per UTC day.
         window_seconds: Length of the "minute" window in seconds (60 like the provider).
@@ -83,9 +86,21 @@ class ServerOptions:
         default_factory=lambda: {
             "emulator-client": {
                 "secret": "emulator-secret",
-                "scopes": ["users.read", "forms.read", "schedule.read", "documents.read"],
+                "scopes": [
+                    "users.read",
+                    "forms.read",
+                    "schedule.read",
+                    "documents.read",
+                    "documents.write",
+                    "attachments.write",
+                    "attachments.read",
+                ],
+                "document_permissions": {"1": "approve", "2": "upload", "3": "upload"},
             }
         }
+    )
+    document_permissions: dict[str, str] = field(
+        default_factory=lambda: {"1": "approve", "2": "upload", "3": "upload"}
     )
     minute_limit: int = 100
     day_limit: int = 10_000
@@ -119,7 +134,9 @@ class EmulatorState:
         self.config = config
         self.options = options
         self.dataset = Dataset.generate(config)
-        self.tokens: dict[str, tuple[set[str], float]] = {}
+        self.tokens: dict[str, tuple[set[str], float, str]] = {}
+        self.files: dict[str, dict[str, Any]] = {}
+        self.entries: list[dict[str, Any]] = []  # every accepted document-entry PUT
         self.lock = threading.Lock()
         self.fault_rng = random.Random(options.fault_seed)
         self.windows: Counter[tuple[str, int]] = Counter()
@@ -301,23 +318,7 @@ def create_app(
     app.state.emulator = state
 
     def require(scope_name: str) -> Any:
-        def check(request: Request) -> None:
-            key = request.headers.get("x-api-key")
-            if key is not None:
-                if secrets.compare_digest(key.encode(), state.options.api_key.encode()):
-                    return
-                raise HTTPException(401, "Invalid API key")
-            auth = request.headers.get("authorization", "")
-            if auth.lower().startswith("bearer "):
-                token = state.tokens.get(auth[7:].strip())
-                if token is None or token[1] < time.time():
-                    raise HTTPException(401, "Invalid or expired access token")
-                if scope_name not in token[0]:
-                    raise HTTPException(403, f"The access token lacks the scope {scope_name}")
-                return
-            raise HTTPException(401, "Missing credentials: send X-API-KEY or a Bearer token")
-
-        return Depends(check)
+        return Depends(identify(state, scope_name))
 
     @app.post(TOKEN_PATH)
     async def oauth_token(request: Request) -> Response:
@@ -337,7 +338,7 @@ def create_app(
         if not asked <= allowed:
             return _json({"detail": "Unauthorized scopes requested"}, 403)
         token = secrets.token_urlsafe(24)
-        state.tokens[token] = (asked, time.time() + 86_400)
+        state.tokens[token] = (asked, time.time() + 86_400, client_id)
         return _json(
             {"access_token": token, "token_type": "Bearer", "expires_in": 86_400,
              "scope": " ".join(sorted(asked))}
@@ -436,6 +437,7 @@ def create_app(
                     "requests": dict(state.requests),
                     "total": sum(state.requests.values()),
                     "statuses": {str(k): v for k, v in state.statuses.items()},
+                    "document_entries": len(state.entries),
                     "faults": dict(state.faults),
                 }
             )
@@ -480,5 +482,31 @@ def create_app(
     async def get_config() -> JSONResponse:
         return JSONResponse({"config": asdict(state.config), "options": asdict(state.options)})
 
+    from .documents import add_document_routes
+
+    add_document_routes(app, state, require)
     app.add_middleware(ProviderBehaviour, state=state)
     return app
+
+
+def identify(state: EmulatorState, scope_name: str) -> Any:
+    """A dependency that authenticates the request and returns the caller's identity:
+    ``"api-key"`` or the OAuth client id (401 without valid credentials, 403 without the scope)."""
+
+    def check(request: Request) -> str:
+        key = request.headers.get("x-api-key")
+        if key is not None:
+            if secrets.compare_digest(key.encode(), state.options.api_key.encode()):
+                return "api-key"
+            raise HTTPException(401, "Invalid API key")
+        auth = request.headers.get("authorization", "")
+        if auth.lower().startswith("bearer "):
+            token = state.tokens.get(auth[7:].strip())
+            if token is None or token[1] < time.time():
+                raise HTTPException(401, "Invalid or expired access token")
+            if scope_name not in token[0]:
+                raise HTTPException(403, f"The access token lacks the scope {scope_name}")
+            return token[2]
+        raise HTTPException(401, "Missing credentials: send X-API-KEY or a Bearer token")
+
+    return check

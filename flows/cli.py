@@ -392,6 +392,98 @@ def models_docs() -> None:
     console.print(f"docs: {path} (open it in a browser; no server or internet needed)")
 
 
+documents_app = typer.Typer(help="Record user document entries (one, or in bulk from CSV/DuckDB).")
+app.add_typer(documents_app, name="documents")
+
+
+def _run_documents(rows: list[Any], base_dir: Any) -> None:
+    try:
+        _record_documents(rows, base_dir)
+    except typer.Exit:
+        raise
+    except Exception as exc:  # noqa: BLE001 - reported as a clean message and exit code
+        _fail(exc, "documents")
+
+
+def _record_documents(rows: list[Any], base_dir: Any) -> None:
+    from rich.progress import Progress
+
+    from pipelines.documents import run_bulk
+
+    _setup_logging(False)
+    if console.is_terminal:
+        with Progress(console=console, transient=True) as bar:
+            task = bar.add_task("recording entries", total=len(rows))
+            summary = run_bulk(
+                rows,
+                base_dir=base_dir,
+                on_progress=lambda done, total, _o: bar.update(task, completed=done, total=total),
+            )
+    else:
+
+        def log_line(done: int, total: int, outcome: dict[str, Any]) -> None:
+            if done % 10 == 0 or done == total or outcome["error"]:
+                console.print(f"{done}/{total} entries: {outcome['status']}", highlight=False)
+
+        summary = run_bulk(rows, base_dir=base_dir, on_progress=log_line)
+    console.print(
+        f"{summary.rows} rows: {summary.skipped} already recorded, "
+        + ", ".join(f"{status} {n}" for status, n in sorted(summary.outcomes.items()))
+        + f"; {summary.requests} requests, {summary.duration_seconds:.1f} s; outcomes in "
+        "connecteam.document_entries"
+    )
+    for line, key, error in summary.failures[:20]:
+        err.print(f"row {line} ({key}): {escape(error)}", highlight=False)
+    if summary.failures:
+        err.print(
+            f"{len(summary.failures)} row(s) failed; run the same command again to retry them"
+        )
+        raise typer.Exit(code=1)
+
+
+@documents_app.command("put-entry")
+def documents_put_entry(
+    user_id: Annotated[int, typer.Option(help="The user (integer >= 1).")],
+    document_id: Annotated[int, typer.Option(help="The document.")],
+    file: Annotated[str, typer.Option(help="The file to upload for the entry.")],
+    field: Annotated[
+        list[str] | None, typer.Option(help="Entry field as name=value (repeatable).")
+    ] = None,
+    note: Annotated[str, typer.Option(help="A note for the entry.")] = "",
+) -> None:
+    """Upload a file and record one document entry (approved or pendingApproval, by your
+    permission on the document's pack)."""
+    from pipelines.documents import EntryRow
+
+    fields = dict(item.split("=", 1) for item in (field or []) if "=" in item)
+    _run_documents([EntryRow(user_id, document_id, file, fields, note or None)], None)
+
+
+@documents_app.command("bulk")
+def documents_bulk(
+    csv_path: Annotated[
+        str, typer.Option("--csv", help="CSV with user_id, document_id, file[, note, fields...].")
+    ] = "",
+    query: Annotated[
+        str, typer.Option(help="DuckDB query returning the same columns (read-only warehouse).")
+    ] = "",
+) -> None:
+    """Record many entries; re-running skips recorded rows and retries failed ones."""
+    from pathlib import Path
+
+    from pipelines.documents import BulkInputError, read_csv, read_query
+
+    if bool(csv_path) == bool(query):
+        err.print("give exactly one of --csv or --query")
+        raise typer.Exit(code=2)
+    try:
+        rows = read_csv(Path(csv_path)) if csv_path else read_query(query)
+    except BulkInputError as exc:
+        err.print(f"[bold red]cannot read the rows:[/] {escape(str(exc))}")
+        raise typer.Exit(code=2) from None
+    _run_documents(rows, Path(csv_path).resolve().parent if csv_path else None)
+
+
 @app.command()
 def demo(
     users: Annotated[int, typer.Option(help="Users at the emulator.")] = 3000,

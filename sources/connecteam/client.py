@@ -60,11 +60,14 @@ class ConnecteamAPIError(ConnecteamError):
         detail: A short excerpt of the provider's error body (never a secret).
     """
 
-    def __init__(self, endpoint: str, status: int | None, detail: str, hint: str = "") -> None:
+    def __init__(
+        self, endpoint: str, status: int | None, detail: str, hint: str = "", method: str = "GET"
+    ) -> None:
         self.endpoint = endpoint
         self.status = status
         self.detail = detail
-        where = f"GET {endpoint}"
+        self.method = method
+        where = f"{method} {endpoint}"
         what = f"answered HTTP {status}" if status is not None else "failed"
         message = f"{where} {what}: {detail}"
         if hint:
@@ -192,6 +195,7 @@ class ConnecteamClient:
             :class:`RateLimitExhaustedError` is raised (a spent daily budget should fail the night's
             run loudly, not stall it for hours).
         transport: Optional httpx transport (tests, benchmarks).
+        scopes: OAuth 2.0 scopes to request (default: the read scopes of every stream).
 
     Raises:
         ConnecteamConfigError: Neither an API key nor an OAuth client id and secret were given.
@@ -210,6 +214,7 @@ class ConnecteamClient:
         backoff_max: float = 60.0,
         max_rate_limit_wait: float = 900.0,
         transport: httpx.BaseTransport | None = None,
+        scopes: str = OAUTH_SCOPES,
     ) -> None:
         if not api_key and not (client_id and client_secret):
             raise ConnecteamConfigError(
@@ -226,6 +231,7 @@ class ConnecteamClient:
         self._api_key = api_key or None
         self._client_id = client_id
         self._client_secret = client_secret
+        self._scopes = scopes
         self._token: str | None = None
         self._token_expires = 0.0
         self._secrets = [s for s in (api_key, client_secret) if s]
@@ -264,12 +270,29 @@ class ConnecteamClient:
     def get(
         self, path: str, params: Mapping[str, Any] | None = None, *, endpoint: str | None = None
     ) -> dict[str, Any]:
-        """GET one answer as a JSON object, pacing, authenticating and retrying as needed.
+        """GET one answer as a JSON object; see :meth:`request`."""
+        return self.request("GET", path, params, endpoint=endpoint)
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        json: Any = None,
+        endpoint: str | None = None,
+    ) -> dict[str, Any]:
+        """One request answered by a JSON object, pacing, authenticating and retrying as needed.
+
+        Only idempotent calls should be retried blindly; the provider's PUTs are, and a retried
+        ``generate-upload-url`` POST at worst leaves an unused upload slot.
 
         Args:
+            method: ``GET``, ``POST`` or ``PUT``.
             path: Path below the base URL with placeholders filled, e.g.
                 ``/scheduler/v1/schedulers/7/shifts``.
             params: Query parameters; lists repeat the parameter (``userIds=1&userIds=2``).
+            json: A JSON body.
             endpoint: The path template used in statistics and messages (default ``path``).
 
         Returns:
@@ -291,7 +314,7 @@ class ConnecteamClient:
         try:
             for attempt in retrying:
                 with attempt:
-                    return self._send(path, params, template)
+                    return self._send(method, path, params, template, json)
         except _RetryableError as exc:
             raise ConnecteamAPIError(
                 template,
@@ -365,19 +388,30 @@ class ConnecteamClient:
             )
         return records
 
-    def _send(self, path: str, params: Mapping[str, Any] | None, template: str) -> dict[str, Any]:
+    def _send(
+        self,
+        method: str,
+        path: str,
+        params: Mapping[str, Any] | None,
+        template: str,
+        body: Any = None,
+    ) -> dict[str, Any]:
         self._pace()
         headers = self._auth_headers()
         with self._lock:
             self.stats.requests[template] += 1
             self.stats.rate_limit.spend_one()
-        response = self._http.get(path, params=_query(params), headers=headers)
+        response = self._http.request(
+            method, path, params=_query(params), headers=headers, json=body
+        )
         self.stats.rate_limit.update(response.headers)
         status = response.status_code
         if status == 401 and self._token is not None and self._api_key is None:
             # An expired or revoked OAuth token: fetch a new one and retry once.
             self._token = None
-            response = self._http.get(path, params=_query(params), headers=self._auth_headers())
+            response = self._http.request(
+                method, path, params=_query(params), headers=self._auth_headers(), json=body
+            )
             with self._lock:
                 self.stats.requests[template] += 1
             self.stats.rate_limit.update(response.headers)
@@ -387,14 +421,45 @@ class ConnecteamClient:
                 self.stats.throttled += 1
             raise _RetryableError(status, template, self.stats.rate_limit.minute_reset)
         if status >= 400:
-            raise ConnecteamAPIError(template, status, self._detail(response), _hint(status))
+            raise ConnecteamAPIError(
+                template, status, self._detail(response), _hint(status), method=method
+            )
         try:
-            body = orjson.loads(response.content)
+            decoded = orjson.loads(response.content)
         except orjson.JSONDecodeError:
-            raise ConnecteamAPIError(template, status, "the answer is not JSON") from None
-        if not isinstance(body, dict):
-            raise ConnecteamAPIError(template, status, "the answer is not a JSON object")
-        return body
+            raise ConnecteamAPIError(
+                template, status, "the answer is not JSON", method=method
+            ) from None
+        if not isinstance(decoded, dict):
+            raise ConnecteamAPIError(
+                template, status, "the answer is not a JSON object", method=method
+            )
+        return decoded
+
+    def upload(self, url: str, content: bytes, content_type: str) -> None:
+        """PUT ``content`` to a pre-signed upload URL (cloud storage: no API credentials sent),
+        retrying on 5xx, timeouts and dropped connections.
+
+        Raises:
+            ConnecteamAPIError: The storage refused the upload or kept failing.
+        """
+        for attempt in Retrying(
+            retry=retry_if_exception_type((_RetryableError, httpx.TransportError)),
+            stop=stop_after_attempt(self.max_attempts),
+            wait=self._backoff,
+            reraise=True,
+        ):
+            with attempt:
+                response = httpx.put(
+                    url, content=content, headers={"content-type": content_type}, timeout=120
+                )
+                if response.status_code in RETRYABLE_STATUS:
+                    raise _RetryableError(response.status_code, "upload URL", None)
+                if response.status_code >= 400:
+                    raise ConnecteamAPIError(
+                        "pre-signed upload URL", response.status_code, response.text[:200],
+                        method="PUT",
+                    )  # fmt: skip
 
     def _pace(self) -> None:
         """Sleep until the budget can take one more request."""
@@ -455,11 +520,15 @@ class ConnecteamClient:
             response = self._http.post(
                 OAUTH_TOKEN_PATH,
                 auth=(self._client_id, self._client_secret),
-                data={"grant_type": "client_credentials", "scope": OAUTH_SCOPES},
+                data={"grant_type": "client_credentials", "scope": self._scopes},
             )
         except httpx.TransportError as exc:
             raise ConnecteamAPIError(
-                OAUTH_TOKEN_PATH, None, type(exc).__name__, "could not reach the token endpoint"
+                OAUTH_TOKEN_PATH,
+                None,
+                type(exc).__name__,
+                "could not reach the token endpoint",
+                method="POST",
             ) from None
         if response.status_code != 200:
             raise ConnecteamAPIError(
@@ -467,6 +536,7 @@ class ConnecteamClient:
                 response.status_code,
                 self._detail(response),
                 "check SOURCES__CONNECTEAM__CLIENT_ID and SOURCES__CONNECTEAM__CLIENT_SECRET",
+                method="POST",
             )
         body = orjson.loads(response.content)
         self._token = str(body["access_token"])

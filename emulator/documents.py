@@ -1,0 +1,165 @@
+"""The emulator's write path: file attachments and document entries.
+
+Follows ``shared/reference/service-interface.md`` (document entry) and the spec's attachments
+endpoints. Where the interface says "not shown", the emulator's choices are:
+
+* ``POST /attachments/v1/files/generate-upload-url`` (scope ``attachments.write``): body
+  ``{fileName, fileTypeHint?, featureType}``; ``featureType`` accepts the spec's values plus
+  ``documents`` (which the interface requires and the spec snapshot predates). Answers
+  ``{requestId, data: {fileId, uploadFileUrl}}``; the pre-signed URL points at this server
+  (``/_emulator/storage/{fileId}``, like cloud storage: no API key, no rate limit).
+* ``PUT <uploadFileUrl>`` stores the bytes; ``PUT /attachments/v1/files/complete-upload/{fileId}``
+  (404 for an unknown file, 422 when no bytes arrived) marks it complete;
+  ``GET /attachments/v1/files/{fileId}`` describes it.
+* ``PUT /documents/v1/users/{userId}/documents/{documentId}/entry``: ``userId`` integer ≥ 1,
+  ``documentId`` integer (else 422 ``HTTPValidationError``); a required JSON body
+  ``UserDocumentEntryPutRequest`` = ``{fileId: str, fields?: object, note?: str}``; API key, or a
+  Bearer token with ``documents.write`` (401/403). 404 for an unknown user or document. The file
+  must have been uploaded and completed with ``featureType`` = ``documents``, else 422 with
+  ``loc: ["body", "fileId"]``. The caller's permission on the document's pack decides the
+  status: approve -> ``approved``, upload only -> ``pendingApproval``, none -> 403. PUT is
+  idempotent: the entry of (user, document) is replaced. Answer
+  ``APIResponseV2[UserDocumentResponse]`` = ``{requestId, data}``, ``data`` being the user
+  document as ``GET /documents/v1/user-documents`` lists it plus ``fileId``, ``fields``, ``note``.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import TYPE_CHECKING, Annotated, Any
+
+import orjson
+from fastapi import Body, Depends, FastAPI, HTTPException, Path, Request
+from fastapi.responses import Response
+
+from .data import DOCUMENTS
+
+if TYPE_CHECKING:
+    from .app import EmulatorState
+
+FEATURE_TYPES = {"chat", "shiftscheduler", "users", "quicktasks", "documents"}
+
+
+def _json(body: Any, status: int = 200) -> Response:
+    return Response(orjson.dumps(body), status_code=status, media_type="application/json")
+
+
+def _invalid(loc: list[Any], msg: str) -> Response:
+    return _json({"detail": [{"loc": loc, "msg": msg, "type": "value_error"}]}, 422)
+
+
+def add_document_routes(app: FastAPI, state: EmulatorState, require: Any) -> None:
+    """Register the attachment and document-entry routes on ``app``."""
+    from .app import identify
+
+    @app.post(
+        "/attachments/v1/files/generate-upload-url", dependencies=[require("attachments.write")]
+    )
+    async def generate_upload_url(request: Request) -> Response:
+        try:
+            body = orjson.loads(await request.body())
+        except orjson.JSONDecodeError:
+            return _invalid(["body"], "a JSON body is required")
+        if not isinstance(body, dict) or not isinstance(body.get("fileName"), str):
+            return _invalid(["body", "fileName"], "field required")
+        if body.get("featureType") not in FEATURE_TYPES:
+            return _invalid(["body", "featureType"], f"must be one of {sorted(FEATURE_TYPES)}")
+        file_id = uuid.uuid4().hex
+        state.files[file_id] = {
+            "fileName": body["fileName"],
+            "fileType": body.get("fileTypeHint") or "application/octet-stream",
+            "featureType": body["featureType"],
+            "size": None,
+            "completed": False,
+        }
+        base = str(request.base_url).rstrip("/")
+        url = f"{base}/_emulator/storage/{file_id}?signature={uuid.uuid4().hex}"
+        return _json(
+            {"requestId": str(uuid.uuid4()), "data": {"fileId": file_id, "uploadFileUrl": url}}
+        )
+
+    @app.put("/_emulator/storage/{file_id}")
+    async def storage_put(file_id: str, request: Request) -> Response:
+        record = state.files.get(file_id)
+        if record is None:
+            return _json({"detail": "no such upload"}, 404)
+        record["size"] = len(await request.body())
+        return Response(status_code=200)
+
+    @app.put(
+        "/attachments/v1/files/complete-upload/{fileId}",
+        dependencies=[require("attachments.write")],
+    )
+    async def complete_upload(fileId: str) -> Response:  # noqa: N803 - the provider's name
+        record = state.files.get(fileId)
+        if record is None:
+            return _json({"detail": f"File {fileId} not found"}, 404)
+        if record["size"] is None:
+            return _invalid(["path", "fileId"], "nothing was uploaded to the upload URL")
+        record["completed"] = True
+        return _json({"requestId": str(uuid.uuid4()), "data": {"fileId": fileId}})
+
+    @app.get("/attachments/v1/files/{fileId}", dependencies=[require("attachments.read")])
+    async def get_file(fileId: str, request: Request) -> Response:  # noqa: N803
+        record = state.files.get(fileId)
+        if record is None:
+            return _json({"detail": f"File {fileId} not found"}, 404)
+        url = f"{str(request.base_url).rstrip('/')}/_emulator/storage/{fileId}"
+        return _json({
+            "requestId": str(uuid.uuid4()),
+            "data": {"fileId": fileId, "fileUrl": url, "uploadCompleted": record["completed"],
+                     "fileType": record["fileType"], "featureType": record["featureType"]},
+        })  # fmt: skip
+
+    @app.put("/documents/v1/users/{userId}/documents/{documentId}/entry")
+    async def put_entry(
+        userId: Annotated[int, Path(ge=1)],  # noqa: N803
+        documentId: Annotated[int, Path()],  # noqa: N803
+        body: Annotated[dict[str, Any], Body()],
+        caller: str = Depends(identify(state, "documents.write")),
+    ) -> Response:
+        documents = {d[0]: d for d in DOCUMENTS}
+        if userId not in state.dataset.users:
+            return _json({"detail": f"User {userId} not found"}, 404)
+        if documentId not in documents:
+            return _json({"detail": f"Document {documentId} not found"}, 404)
+        file_id = body.get("fileId")
+        record = state.files.get(file_id) if isinstance(file_id, str) else None
+        if record is None or not record["completed"] or record["featureType"] != "documents":
+            return _invalid(
+                ["body", "fileId"],
+                "the file must be uploaded first through the attachments endpoints with "
+                "featureType documents",
+            )
+        _, name, kind, pack = documents[documentId]
+        permissions = (
+            state.options.document_permissions
+            if caller == "api-key"
+            else state.options.oauth_clients.get(caller, {}).get("document_permissions", {})
+        )
+        permission = permissions.get(str(pack))
+        if permission not in ("approve", "upload"):
+            raise HTTPException(403, f"No upload or approve permission on document pack {pack}")
+        status = "approved" if permission == "approve" else "pendingApproval"
+        now = state.dataset.tick()
+        with state.lock:
+            existing = next(
+                (d for d in state.dataset.user_documents.values()
+                 if d["userId"] == userId and d["documentId"] == documentId),
+                None,
+            )  # fmt: skip
+            if existing is None:
+                new_id = max(state.dataset.user_documents, default=879_999) + 1
+                existing = state.dataset.user_documents[new_id] = {
+                    "id": new_id, "userId": userId, "documentId": documentId,
+                    "documentName": name, "documentType": kind, "packId": pack,
+                    "createdAt": now,
+                }  # fmt: skip
+            existing.update(
+                status=status, updatedAt=now, fileId=file_id,
+                fields=body.get("fields") or {}, note=body.get("note"),
+            )  # fmt: skip
+            state.dataset.version += 1
+        state.entries.append({"userId": userId, "documentId": documentId, "at": time.time()})
+        return _json({"requestId": str(uuid.uuid4()), "data": existing})

@@ -1,0 +1,193 @@
+"""Document entries: the emulator's write path as the interface states it, and the bulk job."""
+
+from __future__ import annotations
+
+import csv
+import subprocess
+
+import httpx
+import pytest
+from conftest import API_KEY, WFM_SYNC, cli_env, query
+
+from sources.connecteam import ConnecteamAPIError, ConnecteamClient
+from sources.connecteam.documents import WRITE_SCOPES, put_entry, upload_file
+
+ENTRY = "/documents/v1/users/{u}/documents/{d}/entry"
+
+
+@pytest.fixture
+def server(start_emulator):
+    # API key permissions: pack 1 approve, pack 2 upload only; documents 7001 (pack 1),
+    # 7002 (pack 2), 7003 (pack 3, upload only), 7004 (pack 1).
+    return start_emulator(users=80, shifts=10)
+
+
+@pytest.fixture
+def client(server):
+    with ConnecteamClient(server.url, api_key=API_KEY, backoff_base=0.01) as c:
+        yield c
+
+
+def test_approve_permission_gives_approved_and_upload_permission_gives_pending(
+    server, client, tmp_path
+):
+    contract = tmp_path / "contract.pdf"
+    contract.write_bytes(b"%PDF-1.4 signed")
+    approved = put_entry(
+        client, 1001, 7001, upload_file(client, contract), {"signedOn": "2026-11-20"}
+    )
+    pending = put_entry(client, 1001, 7002, upload_file(client, contract))
+    assert approved["data"]["status"] == "approved"  # approve permission on pack 1
+    assert pending["data"]["status"] == "pendingApproval"  # upload permission only on pack 2
+    assert approved["requestId"] and approved["data"]["userId"] == 1001
+    assert approved["data"]["fields"] == {"signedOn": "2026-11-20"}
+    listed = httpx.get(
+        server.url + "/documents/v1/user-documents",
+        params={"userIds": [1001], "limit": 100},
+        headers={"X-API-KEY": API_KEY},
+    ).json()["data"]["userDocuments"]
+    statuses = {d["documentId"]: d["status"] for d in listed}
+    assert statuses[7001] == "approved" and statuses[7002] == "pendingApproval"
+
+
+@pytest.mark.parametrize(
+    ("user_id", "document_id", "loc"),
+    [(0, "7001", ["path", "userId"]), (1001, "abc", ["path", "documentId"])],
+)
+def test_invalid_path_parameters_are_422(server, user_id, document_id, loc):
+    response = httpx.put(
+        server.url + ENTRY.format(u=user_id, d=document_id),
+        json={"fileId": "x"},
+        headers={"X-API-KEY": API_KEY},
+    )
+    assert response.status_code == 422
+    assert [d["loc"] for d in response.json()["detail"]] == [loc]
+    missing_body = httpx.put(
+        server.url + ENTRY.format(u=1001, d=7001), headers={"X-API-KEY": API_KEY}
+    )
+    assert missing_body.status_code == 422
+
+
+def test_entry_without_an_upload_is_refused(server, client, tmp_path):
+    with pytest.raises(ConnecteamAPIError) as never_uploaded:
+        put_entry(client, 1001, 7001, "no-such-file")
+    assert never_uploaded.value.status == 422 and "uploaded first" in str(never_uploaded.value)
+    # uploaded, but for another feature than documents
+    other = tmp_path / "photo.jpg"
+    other.write_bytes(b"jpg")
+    slot = client.request(
+        "POST",
+        "/attachments/v1/files/generate-upload-url",
+        json={"fileName": "photo.jpg", "featureType": "chat"},
+    )["data"]
+    client.upload(slot["uploadFileUrl"], b"jpg", "image/jpeg")
+    client.request("PUT", f"/attachments/v1/files/complete-upload/{slot['fileId']}")
+    with pytest.raises(ConnecteamAPIError) as wrong_feature:
+        put_entry(client, 1001, 7001, slot["fileId"])
+    assert wrong_feature.value.status == 422
+
+
+def test_missing_scope_or_permission_is_refused(start_emulator, tmp_path):
+    clients = {
+        "readonly": {"secret": "s1", "scopes": ["documents.read", "attachments.write"]},
+        "writer": {"secret": "s2", "scopes": ["documents.write", "attachments.write"],
+                   "document_permissions": {"1": "approve"}},
+    }  # fmt: skip
+    server = start_emulator(users=20, oauth_clients=clients)
+    token = httpx.post(
+        server.url + "/oauth/v1/token",
+        auth=("readonly", "s1"),
+        data={"grant_type": "client_credentials", "scope": "documents.read attachments.write"},
+    ).json()["access_token"]
+    response = httpx.put(
+        server.url + ENTRY.format(u=1001, d=7001),
+        json={"fileId": "x"},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert response.status_code == 403 and "documents.write" in response.text
+    assert httpx.put(server.url + ENTRY.format(u=1001, d=7001), json={}).status_code == 401
+    scan = tmp_path / "scan.pdf"
+    scan.write_bytes(b"%PDF")
+    with ConnecteamClient(
+        server.url, client_id="writer", client_secret="s2", scopes=WRITE_SCOPES
+    ) as writer:
+        file_id = upload_file(writer, scan)
+        assert put_entry(writer, 1001, 7001, file_id)["data"]["status"] == "approved"
+        with pytest.raises(ConnecteamAPIError) as no_permission:
+            put_entry(writer, 1001, 7002, file_id)  # pack 2: no permission at all
+        assert no_permission.value.status == 403
+
+
+def test_bulk_of_50_with_5_failures_reruns_to_exactly_50_entries(
+    start_emulator, warehouse, tmp_path
+):
+    server = start_emulator(users=80, shifts=10)
+    rows = []
+    for i in range(50):
+        name = f"entry-{i:02d}.pdf"
+        if i % 10 != 3:  # rows 3, 13, 23, 33, 43 name files that do not exist yet
+            (tmp_path / name).write_bytes(f"%PDF entry {i}".encode())
+        rows.append(
+            {
+                "user_id": 1000 + i,
+                "document_id": 7001 if i % 2 else 7002,
+                "file": name,
+                "note": "" if i % 4 else "scanned",
+                "expires": f"2027-0{1 + i % 9}-01",
+            }
+        )
+    sheet = tmp_path / "entries.csv"
+    with sheet.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    env = cli_env(server, warehouse)
+    command = [*WFM_SYNC, "documents", "bulk", "--csv", str(sheet)]
+
+    first = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert first.returncode == 1, first.stderr[-2000:]
+    assert "5 row(s) failed" in first.stderr and "file not found" in first.stderr
+    assert server.stats()["document_entries"] == 45
+    outcomes = dict(
+        query(warehouse, "select status, count(*) from connecteam.document_entries group by 1")
+    )
+    # the failing rows are 3, 13, 23, 33, 43: all odd, so all pack 1 (approve)
+    assert outcomes == {"approved": 20, "pendingApproval": 25, "failed": 5}
+
+    for i in range(3, 50, 10):
+        (tmp_path / f"entry-{i:02d}.pdf").write_bytes(b"%PDF late")
+    second = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert second.returncode == 0, second.stderr[-2000:]
+    assert "45 already recorded" in second.stdout
+    assert server.stats()["document_entries"] == 50  # nothing submitted twice
+    third = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert third.returncode == 0 and "50 already recorded" in third.stdout
+    assert server.stats()["document_entries"] == 50
+
+    rows_in_table = query(
+        warehouse,
+        "select count(*), count(distinct entry_key), count(*) filter (where status in "
+        "('approved', 'pendingApproval')), count(request_id) from connecteam.document_entries",
+    )
+    assert rows_in_table == [(50, 50, 50, 50)]
+    by_status = dict(
+        query(warehouse, "select status, count(*) from connecteam.document_entries group by 1")
+    )
+    assert by_status == {"approved": 25, "pendingApproval": 25}  # odd rows pack 1, even pack 2
+
+
+def test_rows_from_a_duckdb_query_and_bad_input(tmp_path):
+    from pipelines.documents import BulkInputError, read_query
+
+    rows = read_query(
+        "select 1001 as user_id, 7001 as document_id, 'a.pdf' as file, 'blue' as colour, "
+        "null as note",
+        database=tmp_path / "absent.duckdb",
+    )
+    assert [(r.user_id, r.document_id, r.file, r.fields, r.note) for r in rows] == [
+        (1001, 7001, "a.pdf", {"colour": "blue"}, None)
+    ]
+    with pytest.raises(BulkInputError, match="document_id must be integers"):
+        read_query("select 1 as user_id, 'x' as document_id, 'f' as file", tmp_path / "a.duckdb")
+    with pytest.raises(BulkInputError, match="missing file"):
+        read_query("select 1 as user_id, 2 as document_id", tmp_path / "a.duckdb")
