@@ -201,3 +201,41 @@ def _chain(exc: BaseException):
     while exc is not None:
         yield exc
         exc = exc.__cause__ or exc.__context__
+
+
+def test_with_paging_total_a_quiet_night_costs_one_shift_request_per_scheduler(
+    start_emulator, warehouse, monkeypatch
+):
+    server = start_emulator(paging_total=True, **SIZE)
+    point_at(monkeypatch, server)
+    full = run_sync(["schedulers", "shifts"])
+    shifts_path = "/scheduler/v1/schedulers/{schedulerId}/shifts"
+    assert full.requests[shifts_path] == sum(
+        -(-len(rows) // 500) for rows in server.state.dataset.shifts.values()
+    )  # ceil(N/L) per scheduler with a total
+
+    quiet = run_sync(["schedulers", "shifts"])
+    assert quiet.requests[shifts_path] == 3 and quiet.rows["shifts"] == 0
+
+    touched = server.control("mutate", {"shifts": 12, "new_shifts": 4})
+    changed = run_sync(["schedulers", "shifts"])
+    assert changed.requests[shifts_path] == 3  # the changes fit on the first page of each
+    assert changed.rows["shifts"] == 16
+    titles = dict(
+        ((r[0], r[1]), r[2])
+        for r in query(warehouse, "select scheduler_id, id, title from connecteam.shifts")
+    )
+    assert all("edited" in titles[tuple(k)] for k in touched["shifts"])
+    assert all(tuple(k) in titles for k in touched["new_shifts"])
+
+    gone = server.control("mutate", {"delete_shifts": 2})
+    after = run_sync(["schedulers", "shifts"])
+    assert after.requests[shifts_path] > 3  # paging.total disagreed: full passes found them
+    deleted = set(
+        query(warehouse, "select scheduler_id, id from connecteam.shifts where is_deleted")
+    )
+    assert deleted == {tuple(k) for k in gone["deleted_shifts"]}
+    assert live_shift_keys(warehouse) == emulator_shift_keys(server)
+    assert query(
+        warehouse, "select count(*) = count(distinct (scheduler_id, id)) from connecteam.shifts"
+    ) == [(True,)]

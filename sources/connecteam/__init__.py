@@ -249,12 +249,17 @@ def shifts(
     """``shifts``: one row per V1 shift row (per assigned user; open shifts with no user), merged
     on ``scheduler_id`` + ``id``.
 
-    Each run re-pulls, per scheduler, every shift in the window ``[now - days_back, now +
-    days_ahead)`` (the first run of a scheduler from ``backfill_start`` when earlier), sorted by
-    creation so paging is stable. Rows are loaded only when new or changed (a digest of the
-    provider's record is kept in ``content_hash``). A live row lying wholly inside the re-pulled
-    window that the provider no longer returns is loaded again with ``is_deleted = true`` and
-    ``deleted_at`` (epoch seconds, UTC) — never kept as live, never dropped.
+    The window is ``[now - days_back, now + days_ahead)`` per scheduler (the first run of a
+    scheduler from ``backfill_start`` when earlier). When the provider's answers carry
+    ``paging.total``, a later run first asks for the rows updated since its last pass (sorted by
+    ``updated_at``, newest first, stopping at the first older row: one request when little
+    changed), and accepts that as complete only if ``paging.total`` equals the rows already known
+    plus the new ones. Otherwise (no total, a deletion, an old row entering the window) it
+    re-pulls the whole window sorted by creation, so paging is stable. Rows are loaded only when
+    new or changed (a digest of the provider's record is kept in ``content_hash``). A live row
+    lying wholly inside a re-pulled window that the provider no longer returns is loaded again
+    with ``is_deleted = true`` and ``deleted_at`` (epoch seconds, UTC) — never kept as live,
+    never dropped.
     """
 
     @dlt.resource(
@@ -273,30 +278,79 @@ def shifts(
     def _shifts() -> Iterator[list[dict[str, Any]]]:
         state = dlt.current.resource_state()
         pulled: dict[str, bool] = state.setdefault("backfilled", {})
+        newest: dict[str, int] = state.setdefault("newest_update", {})
         now = time.time()
         for scheduler in scheduler_list():
             sid = int(scheduler["schedulerId"])
             first = not pulled.get(str(sid))
             window = shift_window(now, days_back, days_ahead, backfill_start if first else None)
             progress = Progress(f"shifts[{sid}]")
-            params = {
-                "startTime": window.start,
-                "endTime": window.end,
-                "sort": "created_at",
-                "order": "asc",
-            }
-            pages = client.paginate(SHIFTS, params, {"schedulerId": sid})
-            records = [r for page in progress.track(pages) for r in page]
             live = _live_shifts(sid, window)
-            changed, vanished = diff_shifts(sid, records, live)
-            progress.done(f" in {window}: {len(changed)} new or changed, {len(vanished)} deleted")
+            since = newest.get(str(sid))
+            cheap = (
+                None
+                if first or since is None
+                else _changes_pass(sid, window, since, live, progress)
+            )
+            if cheap is not None:
+                changed, seen_newest = cheap
+                vanished: set[str] = set()
+                note = "changes only (paging.total matched)"
+            else:
+                params = {"startTime": window.start, "endTime": window.end,
+                          "sort": "created_at", "order": "asc"}  # fmt: skip
+                pages = client.paginate(SHIFTS, params, {"schedulerId": sid})
+                records = [r for page in progress.track(pages) for r in page]
+                changed, vanished = diff_shifts(sid, records, live)
+                seen_newest = max((_updated(r) for r in records), default=since or 0)
+                note = "full window"
+            progress.done(
+                f" in {window} ({note}): {len(changed)} new or changed, {len(vanished)} deleted"
+            )
             if changed:
                 yield changed
             if vanished:
                 yield _tombstones(sid, vanished, int(now))
             pulled[str(sid)] = True
+            newest[str(sid)] = max(seen_newest, since or 0)
+
+    def _changes_pass(
+        sid: int,
+        window: Window,
+        since: int,
+        live: dict[str, tuple[str, bool]],
+        progress: Progress,
+    ) -> tuple[list[dict[str, Any]], int] | None:
+        """Rows updated since the last pass, newest first, stopping at the first older row.
+
+        Returns ``None`` (a full window pass is needed) unless the answer carries
+        ``paging.total`` and it equals the rows already known plus the new ones, which rules out
+        deletions and old rows that entered the window since the last run.
+        """
+        params = {"startTime": window.start, "endTime": window.end,
+                  "sort": "updated_at", "order": "desc"}  # fmt: skip
+        records: list[dict[str, Any]] = []
+        total: int | None = None
+        for page, page_total in client.pages(SHIFTS, params, {"schedulerId": sid}):
+            progress.page(len(page))
+            total = page_total if total is None else total
+            records.extend(r for r in page if _updated(r) >= since)
+            if page_total is None or any(_updated(r) < since for r in page):
+                break
+        if total is None:
+            return None
+        known = set(live) | {str(r["id"]) for r in records}
+        if total != len(known):
+            return None
+        changed, _ = diff_shifts(sid, records, live)
+        return changed, max((_updated(r) for r in records), default=since)
 
     return _shifts
+
+
+def _updated(record: dict[str, Any]) -> int:
+    """A shift row's last change (``updateTime``, else ``creationTime``), epoch seconds."""
+    return int(record.get("updateTime") or record.get("creationTime") or 0)
 
 
 def _live_shifts(scheduler_id: int, window: Window) -> dict[str, tuple[str, bool]]:

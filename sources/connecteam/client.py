@@ -356,10 +356,21 @@ class ConnecteamClient:
         Raises:
             ConnecteamAPIError: As :meth:`get`, and when an answer lacks ``data.<data_key>``.
         """
+        for records, _total in self.pages(endpoint, params, path_params):
+            yield records
+
+    def pages(
+        self,
+        endpoint: Endpoint,
+        params: Mapping[str, Any] | None = None,
+        path_params: Mapping[str, Any] | None = None,
+    ) -> Iterator[tuple[list[dict[str, Any]], int | None]]:
+        """As :meth:`paginate`, yielding ``(records, paging.total or None)`` per page; the caller
+        may stop early (no further page is asked for)."""
         path = endpoint.path.format(**(path_params or {}))
         query = dict(params or {})
         if endpoint.max_limit is None:
-            yield self._records(self.get(path, query, endpoint=endpoint.path), endpoint)
+            yield self._records(self.get(path, query, endpoint=endpoint.path), endpoint), None
             return
         limit = endpoint.max_limit
         offset = 0
@@ -368,10 +379,11 @@ class ConnecteamClient:
                 path, {**query, "limit": limit, "offset": offset}, endpoint=endpoint.path
             )
             records = self._records(body, endpoint)
-            yield records
-            offset += limit
             total = (body.get("paging") or {}).get("total")
-            if len(records) < limit or (isinstance(total, int) and offset >= total):
+            total = total if isinstance(total, int) and not isinstance(total, bool) else None
+            yield records, total
+            offset += limit
+            if len(records) < limit or (total is not None and offset >= total):
                 return
 
     # -- internals -------------------------------------------------------------------------------
