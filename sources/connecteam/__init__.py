@@ -279,6 +279,9 @@ def shifts(
         state = dlt.current.resource_state()
         pulled: dict[str, bool] = state.setdefault("backfilled", {})
         newest: dict[str, int] = state.setdefault("newest_update", {})
+        # whether the provider's shift answers carried paging.total in the last full pass: without
+        # it the changes pass cannot prove completeness, so it is not even tried
+        totals: dict[str, bool] = state.setdefault("has_total", {})
         now = time.time()
         for scheduler in scheduler_list():
             sid = int(scheduler["schedulerId"])
@@ -289,7 +292,7 @@ def shifts(
             since = newest.get(str(sid))
             cheap = (
                 None
-                if first or since is None
+                if first or since is None or not totals.get(str(sid))
                 else _changes_pass(sid, window, since, live, progress)
             )
             if cheap is not None:
@@ -299,8 +302,11 @@ def shifts(
             else:
                 params = {"startTime": window.start, "endTime": window.end,
                           "sort": "created_at", "order": "asc"}  # fmt: skip
-                pages = client.paginate(SHIFTS, params, {"schedulerId": sid})
-                records = [r for page in progress.track(pages) for r in page]
+                records = []
+                for page, total in client.pages(SHIFTS, params, {"schedulerId": sid}):
+                    progress.page(len(page))
+                    records.extend(page)
+                    totals[str(sid)] = total is not None
                 changed, vanished = diff_shifts(sid, records, live)
                 seen_newest = max((_updated(r) for r in records), default=since or 0)
                 note = "full window"
