@@ -60,12 +60,21 @@ def test_diff_shifts_finds_changed_new_and_vanished():
     assert vanished == {"gone-inside"}
 
 
-def test_rate_limit_wait_only_when_spent():
+def test_rate_limit_budget_is_spent_locally_and_renewed_at_the_reset():
     state = RateLimitState()
-    state.update({"x-ratelimit-minute-remaining": "1", "x-ratelimit-minute-reset": "1000"})
-    assert state.wait_seconds(990.0) == 0
-    state.spend_one()
-    assert state.wait_seconds(990.0) == pytest.approx(10.0)
-    assert state.wait_seconds(1001.0) == 0
+    headers = {"x-ratelimit-minute-limit": "3", "x-ratelimit-minute-remaining": "1",
+               "x-ratelimit-minute-reset": "1000"}  # fmt: skip
+    state.update(headers)
+    assert state.take(990.0) == 0  # the last request of the window
+    assert state.take(990.0) == pytest.approx(10.05)  # spent: wait for the reset
+    state.update({**headers, "x-ratelimit-minute-remaining": "2"})  # a late, older answer
+    assert state.take(990.0) == pytest.approx(10.05)  # cannot give back spent budget
+    assert state.take(1000.1) == 0  # a new window: the limit again, counted down locally
+    assert state.take(1000.1) == 0 and state.take(1000.1) == 0
+    assert state.take(1000.1) > 0  # three sent before any answer of the new window
+    state.update(
+        {**headers, "x-ratelimit-minute-reset": "940", "x-ratelimit-minute-remaining": "3"}
+    )
+    assert state.minute_reset is None or state.minute_reset != 940  # an answer from a past window
     state.update({"x-ratelimit-day-remaining": "0", "x-ratelimit-day-reset": "5000"})
-    assert state.wait_seconds(1001.0) == pytest.approx(3999.0)
+    assert state.take(1061.0) == pytest.approx(3939.05)

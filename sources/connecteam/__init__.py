@@ -148,6 +148,7 @@ def users(client: ConnecteamClient) -> DltResource:
 
     @dlt.resource(
         name="users",
+        parallelized=True,
         primary_key="user_id",
         write_disposition="merge",
         columns={"custom_fields": {"data_type": "json"}, "smart_groups_ids": {"data_type": "json"}},
@@ -174,6 +175,7 @@ def forms(client: ConnecteamClient) -> DltResource:
 
     @dlt.resource(
         name="forms",
+        parallelized=True,
         primary_key="form_id",
         write_disposition="merge",
         columns={"questions": {"data_type": "json"}, "settings": {"data_type": "json"}},
@@ -208,7 +210,9 @@ def user_documents(client: ConnecteamClient) -> DltResource:
     """``user_documents``: every user document (beta ``GET /documents/v1/user-documents``),
     merged on ``id``; only new or changed records are loaded (digests in the resource state)."""
 
-    @dlt.resource(name="user_documents", primary_key="id", write_disposition="merge")
+    @dlt.resource(
+        name="user_documents", primary_key="id", write_disposition="merge", parallelized=True
+    )
     def _user_documents() -> Iterator[list[dict[str, Any]]]:
         progress = Progress("user_documents")
         listed = [r for page in progress.track(client.paginate(USER_DOCUMENTS)) for r in page]
@@ -264,6 +268,7 @@ def shifts(
 
     @dlt.resource(
         name="shifts",
+        parallelized=True,
         primary_key=("scheduler_id", "id"),
         write_disposition="merge",
         columns={

@@ -40,6 +40,8 @@ from .settings import DEFAULT_BASE_URL, OAUTH_SCOPES, OAUTH_TOKEN_PATH, Endpoint
 logger = logging.getLogger(__name__)
 
 RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
+RESET_MARGIN = 0.05
+"""Seconds past a window's announced reset before the client counts on the new budget."""
 
 
 class ConnecteamError(Exception):
@@ -113,43 +115,67 @@ class RateLimitState:
     day_limit: int | None = None
     day_remaining: int | None = None
     day_reset: float | None = None
+    ended: dict[str, float] = field(default_factory=dict)
+    """Per period, the reset of the last window known to be over."""
 
     def update(self, headers: Mapping[str, str]) -> None:
-        """Read the ``x-ratelimit-*`` headers of one answer; absent or garbled ones are ignored."""
-        for name in (
-            "minute_limit",
-            "minute_remaining",
-            "minute_reset",
-            "day_limit",
-            "day_remaining",
-            "day_reset",
-        ):
-            raw = headers.get("x-ratelimit-" + name.replace("_", "-"))
-            if raw is None:
-                continue
-            try:
-                value = float(raw)
-            except ValueError:
-                continue
-            setattr(self, name, value if name.endswith("reset") else int(value))
+        """Read the ``x-ratelimit-*`` headers of one answer; absent or garbled ones are ignored.
 
-    def wait_seconds(self, now: float) -> float:
-        """Seconds to wait before the budget can take one more request (0 when it can now)."""
+        With several requests in flight, answers arrive out of order and each counts only the
+        requests the provider had seen: within one window the lower ``remaining`` wins (an
+        answer never gives back budget already spent), and an answer from a window that has
+        already ended is ignored.
+        """
+        for period in ("minute", "day"):
+            values: dict[str, float | None] = {}
+            for part in ("limit", "remaining", "reset"):
+                raw = headers.get(f"x-ratelimit-{period}-{part}")
+                try:
+                    values[part] = float(raw) if raw is not None else None
+                except ValueError:
+                    values[part] = None
+            if values["limit"] is not None:
+                setattr(self, f"{period}_limit", int(values["limit"]))
+            remaining, reset = values["remaining"], values["reset"]
+            if remaining is None or reset is None:
+                continue
+            current = getattr(self, f"{period}_remaining")
+            current_reset = getattr(self, f"{period}_reset")
+            ended = current_reset if current_reset is not None else self.ended.get(period)
+            if (ended is not None and reset < ended) or reset == self.ended.get(period):
+                continue  # a late answer from a window that is over
+            if current is not None and (current_reset is None or reset == current_reset):
+                remaining = min(remaining, current)
+            setattr(self, f"{period}_remaining", int(remaining))
+            setattr(self, f"{period}_reset", reset)
+
+    def take(self, now: float) -> float:
+        """Spend one request if the budget allows it now; else return the seconds to wait.
+
+        When a window's reset has passed, the budget starts again at the window's limit, counted
+        down locally until an answer of the new window reports the provider's own figure.
+        """
+        for period in ("minute", "day"):
+            reset = getattr(self, f"{period}_reset")
+            limit = getattr(self, f"{period}_limit")
+            if reset is not None and now >= reset + RESET_MARGIN and limit is not None:
+                setattr(self, f"{period}_remaining", limit)
+                setattr(self, f"{period}_reset", None)
+                self.ended[period] = reset
         wait = 0.0
-        for remaining, reset in (
-            (self.minute_remaining, self.minute_reset),
-            (self.day_remaining, self.day_reset),
-        ):
-            if remaining is not None and remaining <= 0 and reset is not None and reset > now:
-                wait = max(wait, reset - now)
-        return wait
-
-    def spend_one(self) -> None:
-        """Count one request sent, until its answer reports the real figures."""
-        if self.minute_remaining is not None:
-            self.minute_remaining -= 1
-        if self.day_remaining is not None:
-            self.day_remaining -= 1
+        for period in ("minute", "day"):
+            remaining = getattr(self, f"{period}_remaining")
+            if remaining is None or remaining > 0:
+                continue
+            reset = getattr(self, f"{period}_reset")
+            wait = max(wait, (reset + RESET_MARGIN - now) if reset is not None else 0.05)
+        if wait > 0:
+            return wait
+        for period in ("minute", "day"):
+            remaining = getattr(self, f"{period}_remaining")
+            if remaining is not None:
+                setattr(self, f"{period}_remaining", remaining - 1)
+        return 0.0
 
 
 @dataclass
@@ -412,11 +438,11 @@ class ConnecteamClient:
         headers = self._auth_headers()
         with self._lock:
             self.stats.requests[template] += 1
-            self.stats.rate_limit.spend_one()
         response = self._http.request(
             method, path, params=_query(params), headers=headers, json=body
         )
-        self.stats.rate_limit.update(response.headers)
+        with self._lock:
+            self.stats.rate_limit.update(response.headers)
         status = response.status_code
         if status == 401 and self._token is not None and self._api_key is None:
             # An expired or revoked OAuth token: fetch a new one and retry once.
@@ -474,20 +500,27 @@ class ConnecteamClient:
                     )  # fmt: skip
 
     def _pace(self) -> None:
-        """Sleep until the budget can take one more request."""
-        wait = self.stats.rate_limit.wait_seconds(time.time())
-        if wait <= 0:
-            return
-        if wait > self.max_rate_limit_wait:
-            raise RateLimitExhaustedError(
-                f"the Connecteam rate-limit budget is spent for the next {wait:.0f} s (longer than "
-                f"max_rate_limit_wait={self.max_rate_limit_wait:.0f} s); run the sync after the "
-                "reset or raise the plan's limits"
-            )
-        wait += 0.02  # land just after the reset instant
-        logger.info("rate-limit budget spent; waiting %.1f s for the reset", wait)
-        self.stats.paced_seconds += wait
-        time.sleep(wait)
+        """Take one request from the budget, sleeping until the reset when it is spent.
+
+        Checking and spending happen under one lock, so threads sharing the client never send
+        more requests than the budget holds.
+        """
+        while True:
+            with self._lock:
+                wait = self.stats.rate_limit.take(time.time())
+                if wait <= 0:
+                    return
+            if wait > self.max_rate_limit_wait:
+                raise RateLimitExhaustedError(
+                    f"the Connecteam rate-limit budget is spent for the next {wait:.0f} s (longer "
+                    f"than max_rate_limit_wait={self.max_rate_limit_wait:.0f} s); run the sync "
+                    "after the reset or raise the plan's limits"
+                )
+            if wait > 1:
+                logger.info("rate-limit budget spent; waiting %.1f s for the reset", wait)
+            with self._lock:
+                self.stats.paced_seconds += wait
+            time.sleep(wait)
 
     def _backoff(self, state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
