@@ -51,6 +51,8 @@ def build_pipeline(
     """
     path = warehouse_path()
     path.parent.mkdir(parents=True, exist_ok=True)
+    # Arrow tables get dlt's _dlt_load_id like rows do, so every raw row says which load wrote it.
+    dlt.config["normalize.parquet_normalizer.add_dlt_load_id"] = True
     working = pipelines_dir or os.environ.get("WFM_SYNC_PIPELINES_DIR") or path.parent / "pipelines"
     return dlt.pipeline(
         pipeline_name=pipeline_name,

@@ -34,6 +34,7 @@ from typing import Any
 
 import dlt
 import orjson
+import pandas  # noqa: F401 - dlt imports it lazily; parallel extract threads would race on that
 from dlt.common.typing import TSecretStrValue
 from dlt.sources import DltResource
 
@@ -46,7 +47,7 @@ from .client import (
     RateLimitExhaustedError,
     find_connecteam_error,
 )
-from .helpers import Progress, Window, diff_shifts, shift_window, to_epoch
+from .helpers import Progress, Window, diff_shifts, shift_window, to_arrow, to_epoch
 from .settings import (
     DEFAULT_BASE_URL,
     DEFAULT_SHIFTS_DAYS_AHEAD,
@@ -162,7 +163,9 @@ def users(client: ConnecteamClient) -> DltResource:
         if modified_at.last_value:
             params["modifiedAt"] = int(modified_at.last_value)
         progress = Progress("users")
-        yield from progress.track(client.paginate(USERS, params))
+        for page in progress.track(client.paginate(USERS, params)):
+            if page:
+                yield to_arrow(page)
         since = f" modified after {params['modifiedAt']}" if "modifiedAt" in params else ""
         progress.done(since)
 
@@ -186,7 +189,9 @@ def forms(client: ConnecteamClient) -> DltResource:
         ),
     ) -> Iterator[list[dict[str, Any]]]:
         progress = Progress("forms")
-        yield from progress.track(client.paginate(FORMS))
+        for page in progress.track(client.paginate(FORMS)):
+            if page:
+                yield to_arrow(page)
         progress.done()
 
     return _forms
@@ -319,9 +324,9 @@ def shifts(
                 f" in {window} ({note}): {len(changed)} new or changed, {len(vanished)} deleted"
             )
             if changed:
-                yield changed
+                yield to_arrow(changed)
             if vanished:
-                yield _tombstones(sid, vanished, int(now))
+                yield to_arrow(_tombstones(sid, vanished, int(now)))
             pulled[str(sid)] = True
             newest[str(sid)] = max(seen_newest, since or 0)
 

@@ -118,13 +118,14 @@ class RateLimitState:
     ended: dict[str, float] = field(default_factory=dict)
     """Per period, the reset of the last window known to be over."""
 
-    def update(self, headers: Mapping[str, str]) -> None:
+    def update(self, headers: Mapping[str, str], in_flight: int = 0) -> None:
         """Read the ``x-ratelimit-*`` headers of one answer; absent or garbled ones are ignored.
 
         With several requests in flight, answers arrive out of order and each counts only the
         requests the provider had seen: within one window the lower ``remaining`` wins (an
         answer never gives back budget already spent), and an answer from a window that has
-        already ended is ignored.
+        already ended is ignored. ``in_flight`` other requests may not be counted in the answer
+        yet, so they are taken off the reported budget.
         """
         for period in ("minute", "day"):
             values: dict[str, float | None] = {}
@@ -144,17 +145,21 @@ class RateLimitState:
             ended = current_reset if current_reset is not None else self.ended.get(period)
             if (ended is not None and reset < ended) or reset == self.ended.get(period):
                 continue  # a late answer from a window that is over
+            remaining -= in_flight
             if current is not None and (current_reset is None or reset == current_reset):
                 remaining = min(remaining, current)
             setattr(self, f"{period}_remaining", int(remaining))
             setattr(self, f"{period}_reset", reset)
 
-    def take(self, now: float) -> float:
+    def take(self, now: float, in_flight: int = 0) -> float:
         """Spend one request if the budget allows it now; else return the seconds to wait.
 
         When a window's reset has passed, the budget starts again at the window's limit, counted
-        down locally until an answer of the new window reports the provider's own figure.
+        down locally until an answer of the new window reports the provider's own figure. Before
+        any answer has told the budget, one request at a time probes it.
         """
+        if self.minute_remaining is None and self.day_remaining is None and in_flight > 0:
+            return 0.01
         for period in ("minute", "day"):
             reset = getattr(self, f"{period}_reset")
             limit = getattr(self, f"{period}_limit")
@@ -267,6 +272,7 @@ class ConnecteamClient:
         self.max_rate_limit_wait = max_rate_limit_wait
         self.stats = ClientStats()
         self._lock = threading.Lock()
+        self._in_flight = 0
         self._http = httpx.Client(
             base_url=self.base_url,
             timeout=httpx.Timeout(timeout),
@@ -434,25 +440,35 @@ class ConnecteamClient:
         template: str,
         body: Any = None,
     ) -> dict[str, Any]:
+        headers = self._auth_headers()  # before taking budget: a failed token fetch takes none
         self._pace()
-        headers = self._auth_headers()
         with self._lock:
             self.stats.requests[template] += 1
-        response = self._http.request(
-            method, path, params=_query(params), headers=headers, json=body
-        )
+        try:
+            response = self._http.request(
+                method, path, params=_query(params), headers=headers, json=body
+            )
+        finally:
+            with self._lock:
+                self._in_flight -= 1
         with self._lock:
-            self.stats.rate_limit.update(response.headers)
+            self.stats.rate_limit.update(response.headers, self._in_flight)
         status = response.status_code
         if status == 401 and self._token is not None and self._api_key is None:
             # An expired or revoked OAuth token: fetch a new one and retry once.
             self._token = None
-            response = self._http.request(
-                method, path, params=_query(params), headers=self._auth_headers(), json=body
-            )
+            headers = self._auth_headers()
+            self._pace()
+            try:
+                response = self._http.request(
+                    method, path, params=_query(params), headers=headers, json=body
+                )
+            finally:
+                with self._lock:
+                    self._in_flight -= 1
             with self._lock:
                 self.stats.requests[template] += 1
-            self.stats.rate_limit.update(response.headers)
+                self.stats.rate_limit.update(response.headers, self._in_flight)
             status = response.status_code
         if status in RETRYABLE_STATUS:
             if status == 429:
@@ -507,8 +523,9 @@ class ConnecteamClient:
         """
         while True:
             with self._lock:
-                wait = self.stats.rate_limit.take(time.time())
+                wait = self.stats.rate_limit.take(time.time(), self._in_flight)
                 if wait <= 0:
+                    self._in_flight += 1
                     return
             if wait > self.max_rate_limit_wait:
                 raise RateLimitExhaustedError(
