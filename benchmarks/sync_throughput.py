@@ -1,0 +1,164 @@
+"""Benchmark: a full sync of a large account at zero latency, next to the machine's limit.
+
+    .venv/bin/python -m benchmarks.sync_throughput [--users 200000] [--shifts 400000]
+                                                   [--schedulers 5] [--forms 20]
+
+Against the emulator (its own process, no latency, no rate limit) this measures in one run:
+
+* reference ``limit``: every page of the same listings fetched sequentially with httpx (users,
+  forms, schedulers, shifts per scheduler over the sync's window), the records written as
+  newline-delimited JSON and loaded with DuckDB's native ``read_json`` into tables;
+* ``wfm-sync``: ``run_sync`` of users, forms, schedulers and shifts in a child process into a fresh
+  DuckDB file, with the child's peak resident memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import httpx
+import orjson
+
+from ._emulator import EmulatorProcess
+
+STREAMS = "users,forms,schedulers,shifts"
+CHILD = """
+import json, os, sys, time
+from pipelines import run_sync
+started = time.perf_counter()
+summary = run_sync(sys.argv[1].split(","))
+print(json.dumps({"seconds": time.perf_counter() - started, "rows": summary.rows,
+                  "requests": summary.total_requests}))
+"""
+
+
+def run_ours(env: dict[str, str]) -> tuple[dict[str, object], float]:
+    """``run_sync`` in a child process; returns its summary and peak RSS in MiB."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    out = subprocess.run([sys.executable, "-c", CHILD, STREAMS], env=env, capture_output=True,
+                         text=True, check=True)  # fmt: skip
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    result: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result, max(peak, before) / 1024
+
+
+def fetch_all(url: str, key: str, workdir: Path) -> tuple[int, int]:
+    """The limit: sequential httpx paging of the same lists, records appended to NDJSON files."""
+    from sources.connecteam.helpers import shift_window
+    from sources.connecteam.settings import DEFAULT_SHIFTS_DAYS_AHEAD, DEFAULT_SHIFTS_DAYS_BACK
+
+    headers = {"X-API-KEY": key}
+    requests = rows = 0
+    window = shift_window(time.time(), DEFAULT_SHIFTS_DAYS_BACK, DEFAULT_SHIFTS_DAYS_AHEAD)
+    with httpx.Client(base_url=url, headers=headers, timeout=60) as client:
+
+        def pages(path: str, data_key: str, limit: int | None, params: dict[str, Any]) -> Any:
+            nonlocal requests
+            offset = 0
+            while True:
+                query = dict(params, limit=limit, offset=offset) if limit else params
+                records = orjson.loads(client.get(path, params=query).content)["data"][data_key]
+                requests += 1
+                yield records
+                offset += limit or 0
+                if not limit or len(records) < limit:
+                    return
+
+        targets: dict[str, tuple[str, str, int | None, dict[str, Any]]] = {
+            "users": ("/users/v1/users", "users", 500, {"userStatus": "all"}),
+            "forms": ("/forms/v1/forms", "forms", 300, {}),
+            "schedulers": ("/scheduler/v1/schedulers", "schedulers", None, {}),
+        }
+        scheduler_ids: list[int] = []
+        for table, (path, data_key, limit, params) in targets.items():
+            with (workdir / f"{table}.ndjson").open("wb") as sink:
+                for records in pages(path, data_key, limit, params):
+                    rows += len(records)
+                    if table == "schedulers":
+                        scheduler_ids = [r["schedulerId"] for r in records]
+                    sink.write(b"".join(orjson.dumps(r) + b"\n" for r in records))
+        with (workdir / "shifts.ndjson").open("wb") as sink:
+            for sid in scheduler_ids:
+                window_params = {"startTime": window.start, "endTime": window.end,
+                                 "sort": "created_at", "order": "asc"}  # fmt: skip
+                path = f"/scheduler/v1/schedulers/{sid}/shifts"
+                for records in pages(path, "shifts", 500, window_params):
+                    rows += len(records)
+                    sink.write(
+                        b"".join(orjson.dumps(dict(r, schedulerId=sid)) + b"\n" for r in records)
+                    )
+    return requests, rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--users", type=int, default=200_000)
+    parser.add_argument("--shifts", type=int, default=400_000)
+    parser.add_argument("--schedulers", type=int, default=5)
+    parser.add_argument("--forms", type=int, default=20)
+    args = parser.parse_args()
+    workdir = Path(tempfile.mkdtemp(prefix="wfm-throughput-"))
+    print(f"generating {args.users:,} users and {args.shifts:,} shift rows ...", flush=True)
+    emulator = EmulatorProcess(
+        seed=9, users=args.users, forms=args.forms, schedulers=args.schedulers, shifts=args.shifts,
+        api_key="bench", minute_limit=10_000_000, day_limit=100_000_000,
+    )  # fmt: skip
+    with emulator as server:
+        started = time.perf_counter()
+        limit_requests, limit_rows = fetch_all(server.url, "bench", workdir)
+        fetched = time.perf_counter() - started
+        with duckdb.connect(str(workdir / "limit.duckdb")) as con:
+            for table in ("users", "forms", "schedulers", "shifts"):
+                con.execute(
+                    f"create table {table} as select * from "
+                    f"read_json('{workdir / (table + '.ndjson')}', format='newline_delimited')"
+                )
+        limit_seconds = time.perf_counter() - started
+        env = dict(
+            os.environ,
+            SOURCES__CONNECTEAM__BASE_URL=server.url,
+            SOURCES__CONNECTEAM__API_KEY="bench",
+            DESTINATION__DUCKDB__CREDENTIALS=str(workdir / "ours" / "warehouse.duckdb"),
+            RUNTIME__DLTHUB_TELEMETRY="false",
+        )
+        ours, peak_mib = run_ours(env)
+    seconds = float(ours["seconds"])  # type: ignore[arg-type]
+    rows = sum(ours["rows"].values())  # type: ignore[attr-defined]
+    print(
+        f"\n## Throughput at the limit ({time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores; "
+        f"{args.users:,} users, {args.forms} forms, {args.schedulers} schedulers, "
+        f"{args.shifts:,} shift rows; no latency, no rate limit)\n"
+    )
+    print("| run | requests | rows | seconds | rows/s | peak RSS MiB |")
+    print("|---|---:|---:|---:|---:|---:|")
+    print(
+        f"| limit: httpx pages ({fetched:.1f} s) + DuckDB read_json | {limit_requests} | "
+        f"{limit_rows:,} | {limit_seconds:.1f} | {limit_rows / limit_seconds:,.0f} | - |"
+    )
+    print(f"| wfm-sync run_sync | {ours['requests']} | {rows:,} | {seconds:.1f} | "
+          f"{rows / seconds:,.0f} | {peak_mib:,.0f} |")  # fmt: skip
+    ratio = seconds / limit_seconds
+    verdict = "met" if ratio <= 2.0 else "MISSED"
+    memory = "met" if peak_mib <= 500 else "MISSED"
+    print(
+        f"\nwfm-sync / limit: {ratio:.2f}x (target <= 2.0: {verdict}); "
+        f"peak RSS {peak_mib:,.0f} MiB (target <= 500: {memory})"
+    )
+    shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
