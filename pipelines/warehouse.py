@@ -54,9 +54,12 @@ def build_pipeline(
     # Arrow tables get dlt's _dlt_load_id like rows do, so every raw row says which load wrote it.
     dlt.config["normalize.parquet_normalizer.add_dlt_load_id"] = True
     working = pipelines_dir or os.environ.get("WFM_SYNC_PIPELINES_DIR") or path.parent / "pipelines"
+    # DuckDB may otherwise take up to 80% of RAM while merging; past the limit it spills to disk.
+    memory_limit = os.environ.get("WFM_SYNC_DUCKDB_MEMORY_LIMIT", "256MB")
+    credentials = {"database": str(path), "global_config": {"memory_limit": memory_limit}}
     return dlt.pipeline(
         pipeline_name=pipeline_name,
-        destination=dlt.destinations.duckdb(str(path)),
+        destination=dlt.destinations.duckdb(credentials),
         dataset_name=dataset_name,
         pipelines_dir=str(working),
     )
