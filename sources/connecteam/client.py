@@ -440,35 +440,12 @@ class ConnecteamClient:
         template: str,
         body: Any = None,
     ) -> dict[str, Any]:
-        headers = self._auth_headers()  # before taking budget: a failed token fetch takes none
-        self._pace()
-        with self._lock:
-            self.stats.requests[template] += 1
-        try:
-            response = self._http.request(
-                method, path, params=_query(params), headers=headers, json=body
-            )
-        finally:
-            with self._lock:
-                self._in_flight -= 1
-        with self._lock:
-            self.stats.rate_limit.update(response.headers, self._in_flight)
+        response = self._dispatch(method, path, params, template, body)
         status = response.status_code
         if status == 401 and self._token is not None and self._api_key is None:
             # An expired or revoked OAuth token: fetch a new one and retry once.
             self._token = None
-            headers = self._auth_headers()
-            self._pace()
-            try:
-                response = self._http.request(
-                    method, path, params=_query(params), headers=headers, json=body
-                )
-            finally:
-                with self._lock:
-                    self._in_flight -= 1
-            with self._lock:
-                self.stats.requests[template] += 1
-                self.stats.rate_limit.update(response.headers, self._in_flight)
+            response = self._dispatch(method, path, params, template, body)
             status = response.status_code
         if status in RETRYABLE_STATUS:
             if status == 429:
@@ -489,6 +466,25 @@ class ConnecteamClient:
                 template, status, "the answer is not a JSON object", method=method
             )
         return decoded
+
+    def _dispatch(
+        self, method: str, path: str, params: Mapping[str, Any] | None, template: str, body: Any
+    ) -> httpx.Response:
+        """Send one request within the rate-limit budget and record its answer's figures."""
+        headers = self._auth_headers()  # before taking budget: a failed token fetch takes none
+        self._pace()
+        with self._lock:
+            self.stats.requests[template] += 1
+        try:
+            response = self._http.request(
+                method, path, params=_query(params), headers=headers, json=body
+            )
+        finally:
+            with self._lock:
+                self._in_flight -= 1
+        with self._lock:
+            self.stats.rate_limit.update(response.headers, self._in_flight)
+        return response
 
     def upload(self, url: str, content: bytes, content_type: str) -> None:
         """PUT ``content`` to a pre-signed upload URL (cloud storage: no API credentials sent),

@@ -31,9 +31,7 @@ latest_profile as (
     select *
     from newer_events
     where has_profile
-    qualify row_number() over (
-        partition by user_id order by event_at desc, received_at desc, event_key desc
-    ) = 1
+    {{ latest_event('user_id') }}
 
 ),
 
@@ -44,9 +42,7 @@ latest_archival as (
         event_type
     from newer_events
     where event_type in ('user_archived', 'user_restored')
-    qualify row_number() over (
-        partition by user_id order by event_at desc, received_at desc, event_key desc
-    ) = 1
+    {{ latest_event('user_id') }}
 
 ),
 
@@ -57,9 +53,7 @@ latest_role as (
         event_type
     from newer_events
     where event_type in ('user_promoted', 'user_demoted')
-    qualify row_number() over (
-        partition by user_id order by event_at desc, received_at desc, event_key desc
-    ) = 1
+    {{ latest_event('user_id') }}
 
 ),
 

@@ -14,9 +14,7 @@ latest as (
 
     select *
     from items
-    qualify row_number() over (
-        partition by availability_key order by event_at desc, received_at desc, event_key desc
-    ) = 1
+    {{ latest_event('availability_key') }}
 
 ),
 

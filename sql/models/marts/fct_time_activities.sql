@@ -14,9 +14,7 @@ latest as (
 
     select *
     from events
-    qualify row_number() over (
-        partition by time_activity_id order by event_at desc, received_at desc, event_key desc
-    ) = 1
+    {{ latest_event('time_activity_id') }}
 
 ),
 

@@ -19,9 +19,7 @@ latest_status as (
         event_at as status_changed_at
     from events
     where resulting_status is not null
-    qualify row_number() over (
-        partition by user_id, period_start order by event_at desc, received_at desc, event_key desc
-    ) = 1
+    {{ latest_event('user_id, period_start') }}
 
 ),
 
@@ -63,10 +61,7 @@ day_locks as (
         event_type
     from events
     where locked_date is not null
-    qualify row_number() over (
-        partition by user_id, period_start, locked_date
-        order by event_at desc, received_at desc, event_key desc
-    ) = 1
+    {{ latest_event('user_id, period_start, locked_date') }}
 
 ),
 
