@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import dlt
 
 from sources.webhooks import FoldLedger, Inbox, webhooks_source
+from sources.webhooks.inbox import inbox_url_from_config
 
 from .warehouse import build_pipeline, finish_pending_loads, warehouse_location
 
@@ -43,18 +44,6 @@ class FoldSummary:
     duration_seconds: float = 0.0
     warehouse: str = ""
     inbox: str = ""
-
-
-def inbox_url_from_config() -> str:
-    """``WEBHOOKS__INBOX_URL`` / ``[webhooks] inbox_url``, default ``sqlite:///data/inbox.sqlite3``."""
-    from sources.webhooks.inbox import DEFAULT_INBOX_URL
-
-    value: object
-    try:
-        value = dlt.config.get("webhooks.inbox_url") or dlt.secrets.get("webhooks.inbox_url")
-    except Exception:  # noqa: BLE001 - unresolvable means unset
-        value = None
-    return str(value or DEFAULT_INBOX_URL)
 
 
 def run_fold(

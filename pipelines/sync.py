@@ -12,7 +12,12 @@ import dlt
 
 from sources.connecteam import ClientStats, connecteam_source
 
-from .warehouse import DATASET_CONNECTEAM, build_pipeline, finish_pending_loads
+from .warehouse import (
+    DATASET_CONNECTEAM,
+    build_pipeline,
+    finish_pending_loads,
+    warehouse_location,
+)
 
 logger = logging.getLogger("pipelines.sync")
 
@@ -131,14 +136,7 @@ def run_sync(
         duration_seconds=round(time.monotonic() - started, 2),
         load_ids=list(info.loads_ids),
         resumed_packages=resumed,
-        warehouse=_describe_destination(pipeline),
+        warehouse=warehouse_location(pipeline),
         dataset=pipeline.dataset_name,
         rate_limit_remaining={"minute": budget.minute_remaining, "day": budget.day_remaining},
     )
-
-
-def _describe_destination(pipeline: dlt.Pipeline) -> str:
-    """``duckdb:<path>`` for DuckDB, else the destination type (never credentials)."""
-    from .warehouse import warehouse_location
-
-    return warehouse_location(pipeline)

@@ -126,6 +126,20 @@ def test_sender_payloads_validate_against_the_spec(version):
     assert errors_against(broken, CATALOGUE["clock_in"].schema)  # the check can fail
 
 
+def test_key_fields_sit_where_the_catalogue_says():
+    from sources.webhooks.events import KEY_FIELDS, key_fields
+
+    rng = random.Random(2)
+    for event in CATALOGUE.values():
+        found = key_fields(make_event(event.event_type, rng), event.family)
+        expected = set(KEY_FIELDS[event.family])
+        if event.family == "shift":  # created/updated carry data.shifts, deleted data.ids
+            expected -= {"ids"} if event.event_type != "shift_deleted" else {"shifts"}
+        assert set(found) == expected, event.event_type
+    availability = key_fields(make_event("availability_status_created", rng), "availability")
+    assert isinstance(availability["items"], list)  # top level, not under data
+
+
 def test_shift_events_in_v1_and_v2_form():
     rng = random.Random(9)
     v1 = make_event("shift_created", rng, shift_version="v1")

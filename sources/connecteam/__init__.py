@@ -47,7 +47,15 @@ from .client import (
     RateLimitExhaustedError,
     find_connecteam_error,
 )
-from .helpers import Progress, Window, diff_shifts, shift_window, to_arrow, to_epoch
+from .helpers import (
+    Progress,
+    Window,
+    content_hash,
+    diff_shifts,
+    shift_window,
+    to_arrow,
+    to_epoch,
+)
 from .settings import (
     DEFAULT_BASE_URL,
     DEFAULT_SHIFTS_DAYS_AHEAD,
@@ -236,8 +244,6 @@ def only_changed(records: list[dict[str, Any]], key: str) -> list[dict[str, Any]
     kept in the resource's dlt state, which commits with the load (an interrupted load leaves
     them unchanged).
     """
-    from .helpers import content_hash
-
     digests: dict[str, str] = dlt.current.resource_state().setdefault("digests", {})
     changed = []
     for record in records:

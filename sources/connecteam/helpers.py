@@ -17,16 +17,6 @@ from .settings import DAY_SECONDS
 
 logger = logging.getLogger("sources.connecteam")
 
-# Columns the source adds to each shift row, beside the provider's own fields.
-SHIFT_EXTRA_COLUMNS = (
-    "scheduler_id",
-    "shift_id",
-    "user_id",
-    "content_hash",
-    "is_deleted",
-    "deleted_at",
-)
-
 
 @dataclass(frozen=True)
 class Window:

@@ -28,6 +28,23 @@ from .events import Envelope
 
 DEFAULT_INBOX_URL = "sqlite:///data/inbox.sqlite3"
 
+
+def config_value(key: str) -> Any:
+    """A setting of the ``[webhooks]`` section the dlt way (env ``WEBHOOKS__<KEY>``, config or
+    secrets toml), or ``None`` when unset."""
+    import dlt
+
+    try:
+        return dlt.config.get(f"webhooks.{key}") or dlt.secrets.get(f"webhooks.{key}")
+    except Exception:  # noqa: BLE001 - unresolvable means unset
+        return None
+
+
+def inbox_url_from_config() -> str:
+    """``WEBHOOKS__INBOX_URL`` / ``[webhooks] inbox_url``, default ``sqlite:///data/inbox.sqlite3``."""
+    return str(config_value("inbox_url") or DEFAULT_INBOX_URL)
+
+
 metadata = sa.MetaData()
 
 events_table = sa.Table(

@@ -330,21 +330,13 @@ def settings_from_config(
     Raises:
         ReceiverConfigError: No token and ``allow_open`` is false.
     """
-    import dlt
-
-    from .inbox import DEFAULT_INBOX_URL
-
-    def get(key: str) -> Any:
-        try:
-            return dlt.config.get(key) or dlt.secrets.get(key)
-        except Exception:  # noqa: BLE001 - unresolvable means unset
-            return None
+    from .inbox import config_value, inbox_url_from_config
 
     return ReceiverSettings(
-        token=_text(get("webhooks.token")),
-        signing_secret=_text(get("webhooks.signing_secret")),
-        inbox_url=inbox_url or _text(get("webhooks.inbox_url")) or DEFAULT_INBOX_URL,
-        max_body_bytes=int(get("webhooks.max_body_bytes") or MAX_BODY_BYTES),
+        token=_text(config_value("token")),
+        signing_secret=_text(config_value("signing_secret")),
+        inbox_url=inbox_url or inbox_url_from_config(),
+        max_body_bytes=int(config_value("max_body_bytes") or MAX_BODY_BYTES),
         allow_open=allow_open,
     )
 
