@@ -16,6 +16,7 @@ from .warehouse import (
     DATASET_CONNECTEAM,
     build_pipeline,
     finish_pending_loads,
+    release_arrow_memory,
     warehouse_location,
 )
 
@@ -117,7 +118,13 @@ def run_sync(
     stats = ClientStats()
     source = connecteam_source(stats=stats, **source_options).with_resources(*streams)
     logger.info("syncing %s into %s", ", ".join(streams), pipeline.dataset_name)
-    info = pipeline.run(source, loader_file_format="parquet")
+    # pipeline.run's steps, with the memory of each step handed back before the next one
+    pipeline.sync_destination()
+    pipeline.extract(source, loader_file_format="parquet")
+    release_arrow_memory()
+    pipeline.normalize()
+    release_arrow_memory()
+    info = pipeline.load()
     info.raise_on_failed_jobs()
     trace = pipeline.last_trace
     normalize = trace.last_normalize_info if trace else None

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
+from sources.arrow_hints import quiet_arrow_hint_warnings
 from sources.connecteam.client import RateLimitState
-from sources.connecteam.helpers import content_hash, diff_shifts, shift_window, to_epoch
+from sources.connecteam.helpers import (
+    WindowDiff,
+    arrow_batches,
+    content_hash,
+    diff_shifts,
+    shift_window,
+    to_epoch,
+)
 
 
 def test_shift_window_is_hour_aligned_and_backfill_only_extends():
@@ -58,6 +68,42 @@ def test_diff_shifts_finds_changed_new_and_vanished():
     assert changed[0]["shift_id"] == "s2" and changed[0]["user_id"] == 6
     assert changed[1]["user_id"] is None and changed[1]["scheduler_id"] == 7
     assert vanished == {"gone-inside"}
+
+
+def test_window_diff_page_by_page_equals_the_whole_window():
+    records = [{"id": f"s{i}:u", "assignedUserIds": [i], "startTime": i, "endTime": i + 1}
+               for i in range(7)]  # fmt: skip
+    live = {"s0:u": (content_hash(records[0]), True), "s1:u": ("old", True), "gone": ("x", True)}
+    diff = WindowDiff(3, live)
+    paged = [row for page in (records[:3], records[3:6], records[6:]) for row in diff.changed(page)]
+    whole, vanished = diff_shifts(3, records, live)
+    assert paged == whole and [r["id"] for r in paged] == [f"s{i}:u" for i in range(1, 7)]
+    assert diff.vanished() == vanished == {"gone"}
+
+
+def test_arrow_batches_regroup_pages_without_losing_or_reordering_rows():
+    pages = [[{"id": i, "tags": [i]} for i in range(n, n + 3)] for n in range(0, 12, 3)]
+    tables = list(arrow_batches(iter(pages), rows=5))
+    assert [t.num_rows for t in tables] == [6, 6]
+    assert [r["id"] for t in tables for r in t.to_pylist()] == list(range(12))
+    assert tables[0].to_pylist()[1]["tags"] == "[1]"  # nested values as JSON text
+    assert list(arrow_batches(iter([[], []]))) == []
+
+
+def test_only_our_resources_arrow_hint_warning_is_dropped():
+    logger = logging.getLogger("test-arrow-hints")
+    seen: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: seen.append(record.getMessage())  # type: ignore[method-assign]
+    logger.addHandler(handler)
+    quiet_arrow_hint_warnings("shifts", logger_name="test-arrow-hints")
+    quiet_arrow_hint_warnings("users", logger_name="test-arrow-hints")
+    text = ", when merging arrow schema with dlt schema, several column hints were different."
+    for resource in ("shifts", "users", "other"):
+        logger.warning("In resource: %s%s", resource, text)
+    logger.warning("something else entirely")
+    assert seen == [f"In resource: other{text}", "something else entirely"]
+    assert len(logger.filters) == 1
 
 
 def test_rate_limit_budget_is_spent_locally_and_renewed_at_the_reset():

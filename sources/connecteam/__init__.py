@@ -29,15 +29,17 @@ from __future__ import annotations
 import functools
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import Any
 
 import dlt
 import orjson
 import pandas  # noqa: F401 - dlt imports it lazily; parallel extract threads would race on that
+import pyarrow as pa
 from dlt.common.typing import TSecretStrValue
 from dlt.sources import DltResource
 
+from ..arrow_hints import quiet_arrow_hint_warnings
 from .client import (
     ClientStats,
     ConnecteamAPIError,
@@ -50,6 +52,8 @@ from .client import (
 from .helpers import (
     Progress,
     Window,
+    WindowDiff,
+    arrow_batches,
     content_hash,
     diff_shifts,
     shift_window,
@@ -79,6 +83,8 @@ __all__ = [
 ]
 
 logger = logging.getLogger("sources.connecteam")
+# JSON columns travel as JSON text in Arrow, declared ``json`` in the hints: intentional
+quiet_arrow_hint_warnings("users", "forms", "shifts")
 
 SHIFT_JSON_COLUMNS = (
     "assigned_user_ids", "location_data", "notes", "statuses", "breaks", "shift_details",
@@ -171,9 +177,7 @@ def users(client: ConnecteamClient) -> DltResource:
         if modified_at.last_value:
             params["modifiedAt"] = int(modified_at.last_value)
         progress = Progress("users")
-        for page in progress.track(client.paginate(USERS, params)):
-            if page:
-                yield to_arrow(page)
+        yield from arrow_batches(progress.track(client.paginate(USERS, params)))
         since = f" modified after {params['modifiedAt']}" if "modifiedAt" in params else ""
         progress.done(since)
 
@@ -197,9 +201,7 @@ def forms(client: ConnecteamClient) -> DltResource:
         ),
     ) -> Iterator[list[dict[str, Any]]]:
         progress = Progress("forms")
-        for page in progress.track(client.paginate(FORMS)):
-            if page:
-                yield to_arrow(page)
+        yield from arrow_batches(progress.track(client.paginate(FORMS)))
         progress.done()
 
     return _forms
@@ -291,7 +293,7 @@ def shifts(
             "content_hash": {"data_type": "text"},
         },
     )
-    def _shifts() -> Iterator[list[dict[str, Any]]]:
+    def _shifts() -> Iterator[pa.Table]:
         state = dlt.current.resource_state()
         pulled: dict[str, bool] = state.setdefault("backfilled", {})
         newest: dict[str, int] = state.setdefault("newest_update", {})
@@ -313,28 +315,53 @@ def shifts(
             )
             if cheap is not None:
                 changed, seen_newest = cheap
-                vanished: set[str] = set()
+                if changed:
+                    yield to_arrow(changed)
+                loaded, vanished = len(changed), set[str]()
                 note = "changes only (paging.total matched)"
             else:
-                params = {"startTime": window.start, "endTime": window.end,
-                          "sort": "created_at", "order": "asc"}  # fmt: skip
-                records = []
-                for page, total in client.pages(SHIFTS, params, {"schedulerId": sid}):
-                    progress.page(len(page))
-                    records.extend(page)
-                    totals[str(sid)] = total is not None
-                changed, vanished = diff_shifts(sid, records, live)
-                seen_newest = max((_updated(r) for r in records), default=since or 0)
+                loaded, vanished, seen_newest = yield from _full_pass(
+                    sid, window, live, progress, totals
+                )
                 note = "full window"
             progress.done(
-                f" in {window} ({note}): {len(changed)} new or changed, {len(vanished)} deleted"
+                f" in {window} ({note}): {loaded} new or changed, {len(vanished)} deleted"
             )
-            if changed:
-                yield to_arrow(changed)
             if vanished:
                 yield to_arrow(_tombstones(sid, vanished, int(now)))
             pulled[str(sid)] = True
             newest[str(sid)] = max(seen_newest, since or 0)
+
+    def _full_pass(
+        sid: int,
+        window: Window,
+        live: dict[str, tuple[str, bool]],
+        progress: Progress,
+        totals: dict[str, bool],
+    ) -> Generator[pa.Table, None, tuple[int, set[str], int]]:
+        """The whole window sorted by creation (stable paging), diffed page by page.
+
+        Yields Arrow tables of new or changed rows (:func:`arrow_batches`), keeping only the
+        ids seen between pages; records in ``totals`` whether the answers carried
+        ``paging.total``. Returns ``(rows yielded, vanished ids, newest updateTime)``.
+        """
+        params = {"startTime": window.start, "endTime": window.end,
+                  "sort": "created_at", "order": "asc"}  # fmt: skip
+        diff = WindowDiff(sid, live)
+        loaded = newest_seen = 0
+
+        def changed_pages() -> Iterator[list[dict[str, Any]]]:
+            nonlocal loaded, newest_seen
+            for page, total in client.pages(SHIFTS, params, {"schedulerId": sid}):
+                progress.page(len(page))
+                totals[str(sid)] = total is not None
+                newest_seen = max([newest_seen, *(_updated(r) for r in page)])
+                changed = diff.changed(page)
+                loaded += len(changed)
+                yield changed
+
+        yield from arrow_batches(changed_pages())
+        return loaded, diff.vanished(), newest_seen
 
     def _changes_pass(
         sid: int,

@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 import pyarrow as pa
 
-from .settings import DAY_SECONDS
+from .settings import BATCH_ROWS, DAY_SECONDS
 
 logger = logging.getLogger("sources.connecteam")
 
@@ -107,33 +107,52 @@ def shift_row(scheduler_id: int, record: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
+class WindowDiff:
+    """Compares one re-pulled window with the warehouse, one page at a time.
+
+    Only the ids seen so far are kept between pages, so a window of any size is diffed in
+    memory proportional to one page plus its ids.
+
+    Args:
+        scheduler_id: The scheduler the records belong to.
+        live: Rows live in the warehouse overlapping the window:
+            ``{id: (content_hash, fully_inside_window)}``.
+    """
+
+    def __init__(self, scheduler_id: int, live: dict[str, tuple[str, bool]]) -> None:
+        self.scheduler_id = scheduler_id
+        self.live = live
+        self.seen: set[str] = set()
+
+    def changed(self, records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The warehouse rows of ``records`` that are new or differ from the warehouse."""
+        changed = []
+        for record in records:
+            row = shift_row(self.scheduler_id, record)
+            self.seen.add(row["id"])
+            known = self.live.get(row["id"])
+            if known is None or known[0] != row["content_hash"]:
+                changed.append(row)
+        return changed
+
+    def vanished(self) -> set[str]:
+        """Ids of live rows wholly inside the window that no page has returned."""
+        return {sid for sid, (_, inside) in self.live.items() if inside and sid not in self.seen}
+
+
 def diff_shifts(
     scheduler_id: int,
     records: Iterable[dict[str, Any]],
     live: dict[str, tuple[str, bool]],
 ) -> tuple[list[dict[str, Any]], set[str]]:
-    """Split one re-pulled window into changed rows and vanished ids.
-
-    Args:
-        scheduler_id: The scheduler the records belong to.
-        records: Every shift record the provider returned for the window.
-        live: Rows live in the warehouse overlapping the window:
-            ``{id: (content_hash, fully_inside_window)}``.
+    """Split one re-pulled window into changed rows and vanished ids (see :class:`WindowDiff`).
 
     Returns:
         ``(changed, vanished)``: rows to load (new or different from the warehouse), and ids of
         live rows fully inside the window that the provider no longer returns.
     """
-    changed: list[dict[str, Any]] = []
-    seen: set[str] = set()
-    for record in records:
-        row = shift_row(scheduler_id, record)
-        seen.add(row["id"])
-        known = live.get(row["id"])
-        if known is None or known[0] != row["content_hash"]:
-            changed.append(row)
-    vanished = {sid for sid, (_, inside) in live.items() if inside and sid not in seen}
-    return changed, vanished
+    diff = WindowDiff(scheduler_id, live)
+    return diff.changed(records), diff.vanished()
 
 
 def to_arrow(records: list[dict[str, Any]]) -> pa.Table:
@@ -150,6 +169,24 @@ def to_arrow(records: list[dict[str, Any]]) -> pa.Table:
         for record in records
     ]
     return pa.Table.from_pylist(flat)
+
+
+def arrow_batches(
+    pages: Iterable[list[dict[str, Any]]], rows: int = BATCH_ROWS
+) -> Iterator[pa.Table]:
+    """Pages of records regrouped as Arrow tables of about ``rows`` rows (see :func:`to_arrow`).
+
+    Memory stays at one batch however many pages there are; fewer, larger tables also mean
+    fewer Parquet row groups and less per-table work in dlt's extract.
+    """
+    batch: list[dict[str, Any]] = []
+    for page in pages:
+        batch.extend(page)
+        if len(batch) >= rows:
+            yield to_arrow(batch)
+            batch = []
+    if batch:
+        yield to_arrow(batch)
 
 
 class Progress:

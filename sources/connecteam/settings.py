@@ -15,6 +15,8 @@ DEFAULT_BASE_URL = "https://api.connecteam.com"
 DEFAULT_SHIFTS_DAYS_BACK = 30
 DEFAULT_SHIFTS_DAYS_AHEAD = 90
 DAY_SECONDS = 86_400
+BATCH_ROWS = 5_000
+"""Rows per Arrow table handed to dlt: bounds the records held in memory between pages."""
 
 
 @dataclass(frozen=True)

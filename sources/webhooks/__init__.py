@@ -30,6 +30,7 @@ import pyarrow as pa
 from dlt.common.schema.typing import TMergeDispositionDict
 from dlt.sources import DltResource
 
+from ..arrow_hints import quiet_arrow_hint_warnings
 from .events import CATALOGUE, FAMILIES, UNKNOWN_FAMILY, read_envelope
 from .inbox import DEFAULT_INBOX_URL, Inbox
 
@@ -108,6 +109,9 @@ def events(inbox: Inbox, batch_size: int, upto_id: int | None, ledger: FoldLedge
 
     return _events
 
+
+# ``payload`` travels as JSON text in Arrow, declared ``json`` in the hints: intentional
+quiet_arrow_hint_warnings("events")
 
 EVENT_SCHEMA = pa.schema(
     [
