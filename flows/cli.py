@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from typing import Annotated, Any
 
 # Quiet defaults for a command-line run; any value the user set wins.
@@ -31,12 +33,51 @@ err = Console(stderr=True, soft_wrap=True)
 
 
 def _setup_logging(verbose: bool) -> None:
-    logging.basicConfig(
-        level=logging.DEBUG if verbose else logging.INFO,
-        format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
-        datefmt="%H:%M:%S",
-    )
+    """Plain timestamped lines; on a terminal through rich, so they print above live progress."""
+    level = logging.DEBUG if verbose else logging.INFO
+    if err.is_terminal:
+        from rich.logging import RichHandler
+
+        handler: logging.Handler = RichHandler(console=err, show_path=False, markup=False)
+        logging.basicConfig(level=level, format="%(name)s: %(message)s", handlers=[handler])
+    else:
+        logging.basicConfig(
+            level=level, format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
+            datefmt="%H:%M:%S",
+        )  # fmt: skip
     logging.getLogger("httpx").setLevel(logging.WARNING)
+
+
+@contextmanager
+def live_progress() -> Iterator[None]:
+    """On a terminal, one live line per stream (pages, items, elapsed time) while the block
+    runs; elsewhere nothing extra: :class:`sources.progress.Progress` logs plain lines."""
+    if not err.is_terminal:
+        yield
+        return
+    from rich.progress import Progress as Bars
+    from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from sources.progress import progress_sink
+
+    columns = (
+        SpinnerColumn(finished_text="[green]✓[/]"),
+        TextColumn("{task.description}"),
+        TextColumn("{task.fields[pages]:,} pages, {task.fields[items]:,} items"),
+        TimeElapsedColumn(),
+    )
+    with Bars(*columns, console=err) as bars:
+        tasks: dict[str, Any] = {}
+
+        def sink(stream: str, pages: int, items: int, finished: bool) -> None:
+            if stream not in tasks:
+                tasks[stream] = bars.add_task(stream, total=None, pages=0, items=0)
+            bars.update(tasks[stream], pages=pages, items=items)
+            if finished:
+                bars.update(tasks[stream], total=1, completed=1)
+
+        with progress_sink(sink):
+            yield
 
 
 def count_table(key: str, value: str, counts: dict[str, int], total: int | None = None) -> Table:
@@ -107,7 +148,10 @@ def sync(
     chosen_steps = tuple(s.strip() for s in steps.split(",") if s.strip())
     started = time.monotonic()
     try:
-        result = nightly_sync(streams=chosen, streams_label="+".join(chosen), steps=chosen_steps)
+        with live_progress():
+            result = nightly_sync(
+                streams=chosen, streams_label="+".join(chosen), steps=chosen_steps
+            )
     except Exception as exc:  # noqa: BLE001 - reported as a clean message and exit code
         _fail(exc)
         return
@@ -295,7 +339,8 @@ def webhooks_fold(
 
     started = time.monotonic()
     try:
-        summary = fold_webhooks(batch_size=batch_size, retention_days=retention_days)
+        with live_progress():
+            summary = fold_webhooks(batch_size=batch_size, retention_days=retention_days)
     except Exception as exc:  # noqa: BLE001
         _fail(exc, "fold")
         return
@@ -360,7 +405,12 @@ def models_build(
 
     started = time.monotonic()
     try:
-        result = build_models_flow(select=select or None, publish_after=publish)
+        with (
+            err.status("dbt build: models, data tests, unit tests ...")
+            if err.is_terminal
+            else (nullcontext())
+        ):
+            result = build_models_flow(select=select or None, publish_after=publish)
     except Exception as exc:  # noqa: BLE001
         _fail(exc, "models build")
         return
@@ -484,6 +534,160 @@ def documents_bulk(
     _run_documents(rows, Path(csv_path).resolve().parent if csv_path else None)
 
 
+def _schedules(cron: str, timezone: str, fold_every: int) -> Any:
+    from flows.deployments import Schedules
+
+    return Schedules(nightly_cron=cron, timezone=timezone, fold_every_seconds=fold_every)
+
+
+CronOption = Annotated[
+    str, typer.Option(envvar="WFM_SYNC_NIGHTLY_CRON", help="Cron of nightly_sync.")
+]
+TimezoneOption = Annotated[
+    str, typer.Option(envvar="WFM_SYNC_TIMEZONE", help="IANA timezone of the cron.")
+]
+FoldEveryOption = Annotated[
+    int, typer.Option(envvar="WFM_SYNC_FOLD_EVERY", help="Seconds between fold_webhooks runs.")
+]
+
+
+@app.command()
+def serve(
+    cron: CronOption = "0 2 * * *",
+    timezone: TimezoneOption = "UTC",
+    fold_every: FoldEveryOption = 300,
+) -> None:
+    """Register the nightly_sync and fold_webhooks deployments on the Prefect server
+    (PREFECT_API_URL) and run their scheduled runs in this process until Ctrl-C.
+
+    Schedules need a server: `prefect server start`, then
+    `PREFECT_API_URL=http://127.0.0.1:4200/api wfm-sync serve`.
+    """
+    from flows.deployments import SchedulerConfigError, serve_deployments
+
+    _setup_logging(False)
+    try:
+        serve_deployments(_schedules(cron, timezone, fold_every))
+    except SchedulerConfigError as exc:
+        err.print(f"[bold red]cannot serve:[/] {escape(str(exc))}", highlight=False)
+        raise typer.Exit(code=2) from None
+
+
+@app.command()
+def deploy(
+    work_pool: Annotated[str, typer.Option(help="Prefect work pool (type process) to deploy to.")],
+    cron: CronOption = "0 2 * * *",
+    timezone: TimezoneOption = "UTC",
+    fold_every: FoldEveryOption = 300,
+) -> None:
+    """Register both deployments on a work pool, for `prefect worker start --pool NAME`
+    processes on any machine with this project installed (see README, Scaling out)."""
+    from flows.deployments import SchedulerConfigError, deploy_to_work_pool
+
+    _setup_logging(False)
+    try:
+        names = deploy_to_work_pool(_schedules(cron, timezone, fold_every), work_pool)
+    except SchedulerConfigError as exc:
+        err.print(f"[bold red]cannot deploy:[/] {escape(str(exc))}", highlight=False)
+        raise typer.Exit(code=2) from None
+    console.print(f"deployed {', '.join(names)} to work pool {work_pool}")
+
+
+@app.command()
+def status(
+    json_: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+    max_age: Annotated[
+        str,
+        typer.Option(
+            envvar="WFM_SYNC_MAX_AGE",
+            help="API tables and the sync/models/publish jobs are stale after this (e.g. 26h).",
+        ),
+    ] = "26h",
+    fold_max_age: Annotated[
+        str,
+        typer.Option(
+            envvar="WFM_SYNC_FOLD_MAX_AGE",
+            help="The webhook fold is stale after this (e.g. 1h), once webhooks are in use.",
+        ),
+    ] = "1h",
+) -> None:
+    """Show the last run of each job, rows and freshness per table, webhook freshness per
+    family, inbox backlog and quarantine, pending load packages and the rate-limit budget left.
+
+    Exits 1 when something is stale beyond the thresholds, a job's last run failed, or the sync
+    never ran (so it can back an alert); 2 on a bad threshold.
+    """
+    import json
+
+    from pipelines.status import collect_status, parse_age
+
+    try:
+        limits = parse_age(max_age), parse_age(fold_max_age)
+    except ValueError as exc:
+        err.print(f"[bold red]bad threshold:[/] {escape(str(exc))}")
+        raise typer.Exit(code=2) from None
+    report = collect_status(*limits)
+    if json_:
+        typer.echo(json.dumps(report.as_dict(), indent=2, default=str))
+    else:
+        print_status(report)
+    if report.problems:
+        raise typer.Exit(code=1)
+
+
+def print_status(report: Any) -> None:
+    """Print a :class:`pipelines.status.Status` as tables."""
+    console.print(f"status at {report.checked_at}; warehouse {report.warehouse}")
+    jobs = Table(title="jobs")
+    for column in ("job", "last run (UTC)", "outcome", "seconds", "last success (UTC)", "stale"):
+        jobs.add_column(column)
+    for job in report.jobs:
+        jobs.add_row(
+            job.job, job.last_run_at or "never", job.outcome or "-",
+            f"{job.duration_seconds:.1f}" if job.duration_seconds is not None else "-",
+            job.last_success_at or "never", "[red]yes[/]" if job.stale else "no",
+        )  # fmt: skip
+    console.print(jobs)
+    tables = Table(title="tables")
+    for column in ("table", "rows", "newest provider time (UTC)", "refreshed (UTC)", "stale"):
+        tables.add_column(column, justify="right" if column == "rows" else "left")
+    for t in report.tables:
+        tables.add_row(
+            f"{t.dataset}.{t.table}", "-" if t.rows is None else f"{t.rows:,}", t.newest or "-",
+            t.refreshed_at or "-", "[red]yes[/]" if t.stale else "no",
+        )  # fmt: skip
+    console.print(tables)
+    if report.webhook_families:
+        families = Table(title="webhook events")
+        for column in ("family", "events", "newest event (UTC)"):
+            families.add_column(column)
+        for f in report.webhook_families:
+            families.add_row(f.family, f"{f.events:,}", f.newest_event_at or "-")
+        console.print(families)
+    inbox = report.inbox
+    console.print(
+        f"inbox: backlog {inbox.get('backlog', '-')}, quarantine {inbox.get('quarantine', '-')}"
+        + (f" ({inbox['error']})" if "error" in inbox else "")
+    )
+    pending = ", ".join(f"{name} {n}" for name, n in report.pending_load_packages.items())
+    console.print(f"pending load packages: {pending or 'none'}")
+    budget = report.rate_limit
+    console.print(
+        "rate-limit budget left at the last response: "
+        + (
+            f"minute {budget.get('minute', '-')}, day {budget.get('day', '-')} (at {budget['at']})"
+            if budget
+            else "unknown (no sync yet)"
+        )
+    )
+    if report.problems:
+        err.print("[bold red]problems:[/]")
+        for problem in report.problems:
+            err.print(f"  - {escape(problem)}", highlight=False)
+    else:
+        console.print("[green]healthy[/]")
+
+
 @app.command()
 def demo(
     users: Annotated[int, typer.Option(help="Users at the emulator.")] = 3000,
@@ -499,7 +703,8 @@ def demo(
     from flows.demo import run_demo
 
     try:
-        run_demo(users, shifts, warehouse, console, webhook_events=webhook_events)
+        with live_progress():
+            run_demo(users, shifts, warehouse, console, webhook_events=webhook_events)
     except Exception as exc:  # noqa: BLE001
         _fail(exc, "demo")
 

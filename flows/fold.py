@@ -9,13 +9,27 @@ from __future__ import annotations
 
 from prefect import flow, get_run_logger, task
 
+from flows.naming import rename_current_run
 from pipelines.fold import DEFAULT_RETENTION_DAYS, FoldSummary, run_fold
 
 
 @task(name="fold_inbox", task_run_name="fold-inbox", retries=2, retry_delay_seconds=[5, 30])
 def fold_inbox(batch_size: int, retention_days: float) -> FoldSummary:
-    """Fold every unfolded inbox event into ``webhooks.events``."""
-    summary = run_fold(batch_size=batch_size, retention_days=retention_days)
+    """Fold every unfolded inbox event into ``webhooks.events``; the task run is renamed after
+    the events folded, and a failure is logged with the inbox range it was folding."""
+    try:
+        summary = run_fold(batch_size=batch_size, retention_days=retention_days)
+    except Exception as exc:
+        get_run_logger().error(
+            "fold failed: %s: %s (nothing was marked folded; the next run retries these events)",
+            type(exc).__name__, exc,
+        )  # fmt: skip
+        raise
+    families = ", ".join(f"{f} {n:,}" for f, n in summary.families.items())
+    rename_current_run(
+        f"fold {summary.events:,} events into webhooks" + (f" ({families})" if families else ""),
+        task=True,
+    )
     get_run_logger().info(
         "folded %d events (%s), %d quarantined bodies, %d pruned, backlog %d, %.1f s",
         summary.events,
@@ -38,4 +52,6 @@ def fold_webhooks(
         batch_size: Inbox rows per Arrow batch.
         retention_days: Days a folded inbox row is kept before it is pruned.
     """
-    return fold_inbox(batch_size, retention_days)
+    summary = fold_inbox(batch_size, retention_days)
+    rename_current_run(f"fold-webhooks: {summary.events:,} events, backlog {summary.backlog:,}")
+    return summary

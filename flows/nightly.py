@@ -11,6 +11,7 @@ config.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +22,7 @@ from prefect.tasks import Task
 
 from flows.fold import fold_inbox
 from flows.models import dbt_build, publish
+from flows.naming import rename_current_run, rows_text
 from pipelines import SyncSummary, run_sync
 from pipelines.fold import DEFAULT_RETENTION_DAYS, FoldSummary
 from pipelines.models import ModelsSummary
@@ -31,6 +33,8 @@ from sources.connecteam import (
     RateLimitExhaustedError,
     find_connecteam_error,
 )
+from sources.connecteam.helpers import shift_window
+from sources.connecteam.settings import DEFAULT_SHIFTS_DAYS_AHEAD, DEFAULT_SHIFTS_DAYS_BACK
 
 TASK_GROUPS: tuple[tuple[str, ...], ...] = (
     ("users",),
@@ -63,9 +67,22 @@ def _worth_retrying(task: Task[..., Any], task_run: TaskRun, state: State[Any]) 
 def sync_streams(
     streams: tuple[str, ...], label: str, source_options: dict[str, Any]
 ) -> SyncSummary:
-    """Load ``streams`` into dataset ``connecteam``; resumes an interrupted load on retry."""
+    """Load ``streams`` into dataset ``connecteam``; resumes an interrupted load on retry.
+
+    The task run is renamed after what it did (rows per table, dataset, shift window); a
+    failure is logged with the endpoint and status the provider answered.
+    """
     logger = get_run_logger()
-    summary = run_sync(streams, **source_options)
+    try:
+        summary = run_sync(streams, **source_options)
+    except Exception as exc:
+        cause = find_connecteam_error(exc) or exc
+        logger.error("sync of %s failed: %s: %s", label, type(cause).__name__, cause)
+        raise
+    window = f", shift window {_window(source_options)}" if "shifts" in streams else ""
+    rename_current_run(
+        f"sync {label}: {rows_text(summary.rows)} into {summary.dataset}{window}", task=True
+    )
     logger.info(
         "%s: %s rows loaded, %d requests, %.1f s",
         label,
@@ -127,4 +144,26 @@ def nightly_sync(
         result.models = dbt_build()
     if "publish" in steps:
         result.publish = publish()
+    rename_current_run(_describe(result))
     return result
+
+
+def _window(source_options: dict[str, Any]) -> str:
+    """The shift window a sync with these options pulls (UTC), as in the source."""
+    back = source_options.get("shifts_days_back", DEFAULT_SHIFTS_DAYS_BACK)
+    ahead = source_options.get("shifts_days_ahead", DEFAULT_SHIFTS_DAYS_AHEAD)
+    return str(shift_window(time.time(), back, ahead))
+
+
+def _describe(result: NightlyResult) -> str:
+    """A flow run name that says what the run did."""
+    parts = []
+    if result.sync.warehouse:
+        parts.append(f"{result.sync.dataset} {rows_text(result.sync.rows)}")
+    if result.fold is not None:
+        parts.append(f"webhooks {result.fold.events:,} events")
+    if result.models is not None:
+        parts.append(f"dbt {result.models.passed} passed")
+    if result.publish is not None:
+        parts.append("published")
+    return "nightly-sync: " + ("; ".join(parts) or "nothing to do")

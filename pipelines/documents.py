@@ -27,7 +27,13 @@ import orjson
 from sources.connecteam import ConnecteamClient, ConnecteamError
 from sources.connecteam.documents import ENTRY_STATUSES, WRITE_SCOPES, put_entry, upload_file
 
-from .warehouse import DATASET_CONNECTEAM, build_pipeline, finish_pending_loads, warehouse_path
+from .warehouse import (
+    DATASET_CONNECTEAM,
+    build_pipeline,
+    finish_pending_loads,
+    loader_file_format,
+    warehouse_path,
+)
 
 logger = logging.getLogger("pipelines.documents")
 
@@ -254,7 +260,7 @@ def run_bulk(
         if own_client:
             client.close()
     if outcomes:
-        info = pipeline.run(_outcomes_resource(outcomes), loader_file_format="parquet")
+        info = pipeline.run(_outcomes_resource(outcomes), loader_file_format=loader_file_format())
         info.raise_on_failed_jobs()
     summary.duration_seconds = round(time.monotonic() - started, 2)
     return summary

@@ -11,7 +11,13 @@ import dlt
 from sources.webhooks import FoldLedger, Inbox, webhooks_source
 from sources.webhooks.inbox import inbox_url_from_config
 
-from .warehouse import build_pipeline, finish_pending_loads, warehouse_location
+from .runs import records_run
+from .warehouse import (
+    build_pipeline,
+    finish_pending_loads,
+    loader_file_format,
+    warehouse_location,
+)
 
 logger = logging.getLogger("pipelines.fold")
 
@@ -46,6 +52,11 @@ class FoldSummary:
     inbox: str = ""
 
 
+@records_run(
+    "fold",
+    lambda s: {"events": s.events, "families": s.families, "quarantined": s.quarantined,
+               "backlog": s.backlog},
+)  # fmt: skip
 def run_fold(
     inbox_url: str | None = None,
     *,
@@ -85,7 +96,7 @@ def run_fold(
         ledger = FoldLedger()
         source = webhooks_source(inbox=inbox, batch_size=batch_size, upto_id=upto, ledger=ledger)
         logger.info("folding inbox events up to id %s from %s", upto, inbox.describe())
-        info = pipeline.run(source, loader_file_format="parquet")
+        info = pipeline.run(source, loader_file_format=loader_file_format())
         info.raise_on_failed_jobs()
         inbox.mark_folded(ledger.inbox_ids, ledger.quarantine_ids)
         pruned = inbox.prune(retention_days * 86_400)

@@ -18,7 +18,8 @@ from typing import Any
 
 import duckdb
 
-from .warehouse import warehouse_path
+from .runs import records_run
+from .warehouse import destination_name, warehouse_path
 
 logger = logging.getLogger("pipelines.models")
 
@@ -135,6 +136,7 @@ def _release_warehouse() -> None:
     DuckDBConnectionManager.close_all_connections()
 
 
+@records_run("models", lambda s: {"passed": s.passed, "warned": s.warned})
 def build_models(warehouse: Path | None = None, select: str | None = None) -> ModelsSummary:
     """Run ``dbt build`` (models, data tests, unit tests) against the warehouse.
 
@@ -148,8 +150,14 @@ def build_models(warehouse: Path | None = None, select: str | None = None) -> Mo
 
     Raises:
         ModelsBuildError: A test failed or a model errored; names and sample rows in the message.
+        ValueError: The warehouse is not DuckDB (``WFM_SYNC_DESTINATION=postgres``).
         FileNotFoundError: The warehouse file does not exist (run ``wfm-sync sync`` first).
     """
+    if destination_name() != "duckdb":
+        raise ValueError(
+            "the dbt models (dbt-duckdb) build on the DuckDB warehouse; with "
+            "WFM_SYNC_DESTINATION=postgres run `wfm-sync sync --steps sync,fold`"
+        )
     path = (warehouse or warehouse_path()).resolve()
     if not path.exists():
         raise FileNotFoundError(f"no warehouse at {path}: run `wfm-sync sync` first")

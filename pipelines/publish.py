@@ -18,6 +18,7 @@ from pathlib import Path
 
 import duckdb
 
+from .runs import records_run
 from .warehouse import warehouse_path
 
 logger = logging.getLogger("pipelines.publish")
@@ -48,6 +49,7 @@ class PublishSummary:
     duration_seconds: float = 0.0
 
 
+@records_run("publish", lambda s: {"tables": len(s.tables), "snapshot": s.snapshot})
 def publish_snapshot(
     warehouse: Path | None = None,
     snapshot: Path | None = None,

@@ -12,10 +12,12 @@ import dlt
 
 from sources.connecteam import ClientStats, connecteam_source
 
+from .runs import records_run
 from .warehouse import (
     DATASET_CONNECTEAM,
     build_pipeline,
     finish_pending_loads,
+    loader_file_format,
     release_arrow_memory,
     warehouse_location,
 )
@@ -82,6 +84,18 @@ class SyncSummary:
         )
 
 
+def _describe_sync(summary: SyncSummary) -> dict[str, Any]:
+    return {
+        "rows": summary.rows,
+        "requests": summary.total_requests,
+        "retries": summary.retries,
+        "throttled": summary.throttled,
+        "rate_limit_remaining": summary.rate_limit_remaining,
+        "warehouse": summary.warehouse,
+    }
+
+
+@records_run("sync", _describe_sync)
 def run_sync(
     streams: Sequence[str] = STREAMS,
     *,
@@ -120,7 +134,7 @@ def run_sync(
     logger.info("syncing %s into %s", ", ".join(streams), pipeline.dataset_name)
     # pipeline.run's steps, with the memory of each step handed back before the next one
     pipeline.sync_destination()
-    pipeline.extract(source, loader_file_format="parquet")
+    pipeline.extract(source, loader_file_format=loader_file_format())
     release_arrow_memory()
     pipeline.normalize()
     release_arrow_memory()

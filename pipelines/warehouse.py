@@ -9,6 +9,7 @@ from pathlib import Path
 import dlt
 import pyarrow as pa
 from dlt.common.configuration.exceptions import ConfigFieldMissingException
+from dlt.common.destination import TLoaderFileFormat
 
 logger = logging.getLogger("pipelines.warehouse")
 
@@ -31,12 +32,45 @@ def warehouse_path() -> Path:
     return Path(value).expanduser()
 
 
+DESTINATIONS = ("duckdb", "postgres")
+
+
+def destination_name() -> str:
+    """The raw warehouse's kind: ``WFM_SYNC_DESTINATION``, ``duckdb`` (default) or ``postgres``.
+
+    ``postgres`` reads dlt's own ``DESTINATION__POSTGRES__CREDENTIALS`` (a
+    ``postgresql://user:password@host:port/database`` URL or its parts in ``.dlt/secrets.toml``).
+
+    Raises:
+        ValueError: Any other value.
+    """
+    name = os.environ.get("WFM_SYNC_DESTINATION", "duckdb").strip().lower() or "duckdb"
+    if name not in DESTINATIONS:
+        raise ValueError(
+            f"WFM_SYNC_DESTINATION={name!r} is not supported; use one of {list(DESTINATIONS)}"
+        )
+    return name
+
+
+def loader_file_format() -> TLoaderFileFormat:
+    """The load file format: Parquet for DuckDB (its native reader), dlt's default
+    ``insert_values`` for PostgreSQL."""
+    return "parquet" if destination_name() == "duckdb" else "insert_values"
+
+
+def default_pipelines_dir() -> Path:
+    """dlt's working directory: ``WFM_SYNC_PIPELINES_DIR``, default ``pipelines`` beside the
+    warehouse file."""
+    configured = os.environ.get("WFM_SYNC_PIPELINES_DIR")
+    return Path(configured) if configured else warehouse_path().parent / "pipelines"
+
+
 def build_pipeline(
     pipeline_name: str = PIPELINE_NAME,
     dataset_name: str = DATASET_CONNECTEAM,
     pipelines_dir: str | os.PathLike[str] | None = None,
 ) -> dlt.Pipeline:
-    """The dlt pipeline that loads into the DuckDB warehouse.
+    """The dlt pipeline that loads into the warehouse (:func:`destination_name`).
 
     The pipeline's working directory (state, pending load packages) lives beside the warehouse
     file in ``<warehouse dir>/pipelines`` unless ``pipelines_dir`` or ``WFM_SYNC_PIPELINES_DIR``
@@ -54,14 +88,19 @@ def build_pipeline(
     path.parent.mkdir(parents=True, exist_ok=True)
     # Arrow tables get dlt's _dlt_load_id like rows do, so every raw row says which load wrote it.
     dlt.config["normalize.parquet_normalizer.add_dlt_load_id"] = True
-    working = pipelines_dir or os.environ.get("WFM_SYNC_PIPELINES_DIR") or path.parent / "pipelines"
+    working = pipelines_dir or default_pipelines_dir()
     # DuckDB may otherwise take up to 80% of RAM while merging; past the limit it spills to disk
     # (benchmarks/README.md: 128MB keeps a 600,000-row full sync under 500 MiB).
     memory_limit = os.environ.get("WFM_SYNC_DUCKDB_MEMORY_LIMIT", "128MB")
     credentials = {"database": str(path), "global_config": {"memory_limit": memory_limit}}
+    destination = (
+        dlt.destinations.duckdb(credentials)
+        if destination_name() == "duckdb"
+        else dlt.destinations.postgres()
+    )
     return dlt.pipeline(
         pipeline_name=pipeline_name,
-        destination=dlt.destinations.duckdb(credentials),
+        destination=destination,
         dataset_name=dataset_name,
         pipelines_dir=str(working),
     )

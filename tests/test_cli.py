@@ -26,6 +26,9 @@ def test_sync_runs_the_flow_and_prints_rows_requests_and_time(start_emulator, tm
         assert re.search(rf"{table}\s+\S+\s+{rows}\b", out), out
     assert re.search(r"requests: \d+", out) and re.search(r"time taken: [\d.]+ s", out)
     assert "nightly-sync" in first.stdout + first.stderr  # the Prefect flow run
+    # not on a terminal: progress as plain log lines, one per stream at its end
+    assert re.search(r"sources\.connecteam: users: 620 rows in 2 pages", first.stderr)
+    assert "\x1b[" not in first.stderr  # no terminal control sequences in logs
     assert query(warehouse, "select count(*) from connecteam.users")[0][0] == 620
     assert_keys_unique(warehouse)
 
@@ -45,3 +48,30 @@ def test_wrong_key_exits_non_zero_with_a_clear_message_without_the_key(start_emu
     assert "401" in output and "/users/v1/users" in output
     assert "SOURCES__CONNECTEAM__API_KEY" in output  # says what to fix
     assert secret not in output
+
+
+def test_on_a_terminal_sync_shows_live_progress_per_stream(start_emulator, tmp_path):
+    import os
+    import pty
+
+    server = start_emulator(users=620, forms=3, schedulers=2, shifts=900)
+    env = dict(cli_env(server, tmp_path / "tty" / "warehouse.duckdb"), TERM="xterm",
+               COLUMNS="160")  # fmt: skip
+    leader, follower = pty.openpty()
+    process = subprocess.Popen([*WFM_SYNC, "sync", "--steps", "sync"], env=env,
+                               stdout=follower, stderr=follower, stdin=follower)  # fmt: skip
+    os.close(follower)
+    output = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the terminal closed: the process is done
+            break
+        if not chunk:
+            break
+        output += chunk
+    assert process.wait(240) == 0, output[-3000:]
+    text = output.decode(errors="replace")
+    assert "\x1b[" in text  # drawn live on the terminal
+    assert re.search(r"users\s+\S*\s*2 pages, 620 items", text), text[-3000:]
+    assert re.search(r"shifts\[\d+\]", text)

@@ -40,6 +40,7 @@ from dlt.common.typing import TSecretStrValue
 from dlt.sources import DltResource
 
 from ..arrow_hints import quiet_arrow_hint_warnings
+from ..progress import Progress
 from .client import (
     ClientStats,
     ConnecteamAPIError,
@@ -50,7 +51,6 @@ from .client import (
     find_connecteam_error,
 )
 from .helpers import (
-    Progress,
     Window,
     WindowDiff,
     arrow_batches,
@@ -176,7 +176,7 @@ def users(client: ConnecteamClient) -> DltResource:
         params: dict[str, Any] = {"userStatus": "all"}
         if modified_at.last_value:
             params["modifiedAt"] = int(modified_at.last_value)
-        progress = Progress("users")
+        progress = Progress("users", logger=logger)
         yield from arrow_batches(progress.track(client.paginate(USERS, params)))
         since = f" modified after {params['modifiedAt']}" if "modifiedAt" in params else ""
         progress.done(since)
@@ -200,7 +200,7 @@ def forms(client: ConnecteamClient) -> DltResource:
             "lastUpdatedAt", primary_key="formId", on_cursor_value_missing="include"
         ),
     ) -> Iterator[list[dict[str, Any]]]:
-        progress = Progress("forms")
+        progress = Progress("forms", logger=logger)
         yield from arrow_batches(progress.track(client.paginate(FORMS)))
         progress.done()
 
@@ -229,7 +229,7 @@ def user_documents(client: ConnecteamClient) -> DltResource:
         name="user_documents", primary_key="id", write_disposition="merge", parallelized=True
     )
     def _user_documents() -> Iterator[list[dict[str, Any]]]:
-        progress = Progress("user_documents")
+        progress = Progress("user_documents", logger=logger)
         listed = [r for page in progress.track(client.paginate(USER_DOCUMENTS)) for r in page]
         changed = only_changed(listed, "id")
         progress.done(f", {len(changed)} new or changed")
@@ -305,7 +305,7 @@ def shifts(
             sid = int(scheduler["schedulerId"])
             first = not pulled.get(str(sid))
             window = shift_window(now, days_back, days_ahead, backfill_start if first else None)
-            progress = Progress(f"shifts[{sid}]")
+            progress = Progress(f"shifts[{sid}]", logger=logger)
             live = _live_shifts(sid, window)
             since = newest.get(str(sid))
             cheap = (

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -187,37 +186,3 @@ def arrow_batches(
             batch = []
     if batch:
         yield to_arrow(batch)
-
-
-class Progress:
-    """Logs one line per stream every few seconds and when the stream ends.
-
-    Args:
-        stream: Stream name shown in the line, e.g. ``shifts[9001]``.
-        every: Seconds between lines.
-    """
-
-    def __init__(self, stream: str, every: float = 2.0) -> None:
-        self.stream = stream
-        self.every = every
-        self.pages = 0
-        self.rows = 0
-        self._last = time.monotonic()
-
-    def page(self, rows: int) -> None:
-        """Count one fetched page of ``rows`` records."""
-        self.pages += 1
-        self.rows += rows
-        if time.monotonic() - self._last >= self.every:
-            self._last = time.monotonic()
-            logger.info("%s: %d rows in %d pages so far", self.stream, self.rows, self.pages)
-
-    def done(self, note: str = "") -> None:
-        """Log the stream's totals."""
-        logger.info("%s: fetched %d rows in %d pages%s", self.stream, self.rows, self.pages, note)
-
-    def track(self, pages: Iterable[list[dict[str, Any]]]) -> Iterator[list[dict[str, Any]]]:
-        """Pass pages through, counting them."""
-        for page in pages:
-            self.page(len(page))
-            yield page

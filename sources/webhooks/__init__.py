@@ -19,6 +19,7 @@ insert-only loading makes a re-read after an interruption harmless.
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from dlt.common.schema.typing import TMergeDispositionDict
 from dlt.sources import DltResource
 
 from ..arrow_hints import quiet_arrow_hint_warnings
+from ..progress import Progress
 from .events import CATALOGUE, FAMILIES, UNKNOWN_FAMILY, read_envelope
 from .inbox import DEFAULT_INBOX_URL, Inbox
 
@@ -99,16 +101,20 @@ def events(inbox: Inbox, batch_size: int, upto_id: int | None, ledger: FoldLedge
     )
     def _events() -> Iterator[pa.Table]:
         emitted = False
-        for rows in inbox.unfolded_events(batch_size, upto_id):
+        progress = Progress("webhook events", unit="events", logger=logger)
+        for rows in progress.track(inbox.unfolded_events(batch_size, upto_id)):
             ledger.inbox_ids.extend(r[0] for r in rows)
             ledger.families.update(r[3] for r in rows)
             emitted = True
             yield event_batch(rows)
         if not emitted:  # an empty batch still creates the table for the models downstream
             yield event_batch([])
+        progress.done(" read from the inbox")
 
     return _events
 
+
+logger = logging.getLogger("sources.webhooks")
 
 # ``payload`` travels as JSON text in Arrow, declared ``json`` in the hints: intentional
 quiet_arrow_hint_warnings("events")

@@ -131,7 +131,9 @@ class Inbox:
 
     Args:
         url: SQLAlchemy URL: ``sqlite:///data/inbox.sqlite3`` (default) or
-            ``postgresql+psycopg://user@host/db``. SQLite folders are created as needed.
+            ``postgresql://user:password@host/db`` (driven by psycopg2, the driver dlt's
+            postgres destination uses too, unless the URL names another). SQLite folders are
+            created as needed.
 
     Raises:
         sqlalchemy.exc.ArgumentError: The URL is not a database URL.
@@ -139,6 +141,8 @@ class Inbox:
 
     def __init__(self, url: str = DEFAULT_INBOX_URL) -> None:
         self.url = sa.engine.make_url(url)
+        if self.url.drivername in ("postgresql", "postgres"):
+            self.url = self.url.set(drivername="postgresql+psycopg2")
         database = self.url.database
         if self.url.get_backend_name() == "sqlite" and database and database != ":memory:":
             Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,320 @@
+"""The ``status`` job: one look at whether the warehouse is fresh and the jobs are healthy.
+
+Reads, never writes: the run log (:mod:`pipelines.runs`), the warehouse (through the dlt
+pipeline's SQL client, so DuckDB and PostgreSQL alike), the webhook inbox and the pipelines'
+working directories. A DuckDB warehouse held by a running job is reported as busy, not as an
+error; everything else is still shown.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sources.webhooks.inbox import Inbox, inbox_url_from_config
+
+from .fold import DATASET_WEBHOOKS
+from .runs import JOBS, RunRecord, read_runs, run_log_path
+from .sync import STREAMS
+from .warehouse import (
+    DATASET_CONNECTEAM,
+    build_pipeline,
+    default_pipelines_dir,
+    destination_name,
+    warehouse_location,
+    warehouse_path,
+)
+
+logger = logging.getLogger("pipelines.status")
+
+DEFAULT_MAX_AGE = "26h"
+DEFAULT_FOLD_MAX_AGE = "1h"
+
+NEWEST = {
+    "users": "max(modified_at)",
+    "forms": "max(last_updated_at)",
+    "shifts": "max(coalesce(update_time, creation_time))",
+    "user_documents": "max(updated_at)",
+}
+"""Newest provider timestamp (epoch seconds) per ``connecteam`` table; schedulers have none."""
+
+DATASETS = (DATASET_CONNECTEAM, DATASET_WEBHOOKS, "marts")
+"""Datasets (schemas) whose tables ``status`` counts; staging views are not materialized."""
+
+
+def parse_age(text: str) -> float:
+    """Seconds from ``90s``, ``30m``, ``26h``, ``2d`` or a plain number of seconds.
+
+    Raises:
+        ValueError: Anything else; the message shows the accepted forms.
+    """
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*", text)
+    if not match:
+        raise ValueError(f"age {text!r} not understood: use e.g. 90s, 30m, 26h or 2d")
+    factor = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86_400}[match.group(2)]
+    return float(match.group(1)) * factor
+
+
+def iso(epoch: float | None) -> str | None:
+    """Epoch seconds as an ISO 8601 UTC string (``None`` stays ``None``)."""
+    if epoch is None:
+        return None
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds")
+
+
+@dataclass
+class JobStatus:
+    """The last run of one job. Times are ISO 8601 UTC; ``stale`` per its ``max_age_seconds``."""
+
+    job: str
+    last_run_at: str | None = None
+    outcome: str | None = None
+    duration_seconds: float | None = None
+    error: str | None = None
+    last_success_at: str | None = None
+    max_age_seconds: float = 0.0
+    stale: bool = False
+
+
+@dataclass
+class TableStatus:
+    """One warehouse table: rows, newest provider timestamp, when a job last refreshed it."""
+
+    dataset: str
+    table: str
+    rows: int | None = None
+    newest: str | None = None
+    refreshed_at: str | None = None
+    stale: bool = False
+
+
+@dataclass
+class FamilyStatus:
+    """Webhook events of one family in the warehouse and the newest event's time (UTC)."""
+
+    family: str
+    events: int
+    newest_event_at: str | None
+
+
+@dataclass
+class Status:
+    """Everything ``wfm-sync status`` shows; ``problems`` empty means healthy."""
+
+    checked_at: str
+    warehouse: str
+    run_log: str
+    jobs: list[JobStatus] = field(default_factory=list)
+    tables: list[TableStatus] = field(default_factory=list)
+    webhook_families: list[FamilyStatus] = field(default_factory=list)
+    inbox: dict[str, Any] = field(default_factory=dict)
+    pending_load_packages: dict[str, int] = field(default_factory=dict)
+    rate_limit: dict[str, Any] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return asdict(self)
+
+
+def collect_status(
+    max_age: float = parse_age(DEFAULT_MAX_AGE),
+    fold_max_age: float = parse_age(DEFAULT_FOLD_MAX_AGE),
+    now: float | None = None,
+) -> Status:
+    """Gather the status of jobs, tables, webhooks, inbox, pending loads and rate limit.
+
+    Args:
+        max_age: Seconds after which the API tables and the sync/models/publish jobs are stale.
+        fold_max_age: Seconds after which the webhook fold is stale (only once webhooks are in
+            use: the fold ran before or the inbox holds events).
+        now: The current time, epoch seconds (default: now).
+
+    Returns:
+        A :class:`Status`. ``problems`` lists, in words, every stale table or job, every job
+        whose last run failed, and a sync that never ran.
+    """
+    now = time.time() if now is None else now
+    runs = read_runs()
+    status = Status(
+        checked_at=iso(now) or "",
+        warehouse=(
+            f"duckdb:{warehouse_path()}" if destination_name() == "duckdb" else destination_name()
+        ),
+        run_log=str(run_log_path()),
+    )
+    status.inbox = _inbox_counts()
+    webhooks_in_use = any(r.job == "fold" for r in runs) or bool(status.inbox.get("events"))
+    for job in JOBS:
+        limit = fold_max_age if job == "fold" else max_age
+        job_status = _job_status(job, runs, limit, now)
+        status.jobs.append(job_status)
+        if job_status.outcome == "failed":
+            status.problems.append(f"the last {job} run failed: {job_status.error}")
+        if job == "sync" and job_status.last_run_at is None:
+            status.problems.append("sync has never run: run `wfm-sync sync`")
+        elif job_status.stale and job_status.last_run_at and (job != "fold" or webhooks_in_use):
+            status.problems.append(
+                f"{job}: last success {job_status.last_success_at or 'never'}, older than "
+                f"{_age_text(limit)}"
+            )
+    _warehouse_status(status, runs, max_age, now)
+    status.pending_load_packages = _pending_packages()
+    for name, count in status.pending_load_packages.items():
+        if count:
+            status.problems.append(
+                f"{count} load package(s) of pipeline {name} wait: the next run finishes them"
+            )
+    last_sync = _last(runs, "sync", succeeded=True)
+    if last_sync is not None:
+        status.rate_limit = {
+            "at": iso(last_sync.finished_at),
+            **last_sync.details.get("rate_limit_remaining", {}),
+        }
+    return status
+
+
+def _last(runs: list[RunRecord], job: str, succeeded: bool = False) -> RunRecord | None:
+    for record in reversed(runs):
+        if record.job == job and (not succeeded or record.outcome == "succeeded"):
+            return record
+    return None
+
+
+def _job_status(job: str, runs: list[RunRecord], max_age: float, now: float) -> JobStatus:
+    last, ok = _last(runs, job), _last(runs, job, succeeded=True)
+    return JobStatus(
+        job=job,
+        last_run_at=iso(last.started_at) if last else None,
+        outcome=last.outcome if last else None,
+        duration_seconds=last.duration_seconds if last else None,
+        error=last.error if last else None,
+        last_success_at=iso(ok.finished_at) if ok else None,
+        max_age_seconds=max_age,
+        stale=ok is None or now - ok.finished_at > max_age,
+    )
+
+
+def _refreshed(runs: list[RunRecord], table: str) -> float | None:
+    """When the last successful sync that included ``table`` finished."""
+    for record in reversed(runs):
+        ok = record.job == "sync" and record.outcome == "succeeded"
+        if ok and table in record.details.get("rows", {}):
+            return record.finished_at
+    return None
+
+
+def _warehouse_status(status: Status, runs: list[RunRecord], max_age: float, now: float) -> None:
+    """Fill ``tables`` and ``webhook_families`` from the warehouse, if it can be read."""
+    if destination_name() == "duckdb" and not warehouse_path().exists():
+        status.problems.append(f"no warehouse at {warehouse_path()} yet")
+        return
+    pipeline = build_pipeline()
+    status.warehouse = warehouse_location(pipeline)
+    try:
+        with pipeline.sql_client() as client:
+            existing = _tables(client)
+            for table in STREAMS:
+                refreshed = _refreshed(runs, table)
+                entry = TableStatus(DATASET_CONNECTEAM, table, refreshed_at=iso(refreshed))
+                entry.stale = refreshed is None or now - refreshed > max_age
+                if (DATASET_CONNECTEAM, table) in existing:
+                    entry.rows, newest = _count(
+                        client, DATASET_CONNECTEAM, table, NEWEST.get(table)
+                    )
+                    entry.newest = iso(newest)
+                if entry.stale:
+                    status.problems.append(
+                        f"table {DATASET_CONNECTEAM}.{table}: last synced "
+                        f"{entry.refreshed_at or 'never'}, older than {_age_text(max_age)}"
+                    )
+                status.tables.append(entry)
+            for dataset, table in sorted(existing):
+                if dataset != DATASET_CONNECTEAM and not table.startswith("_dlt"):
+                    rows, _ = _count(client, dataset, table, None)
+                    status.tables.append(TableStatus(dataset, table, rows))
+            if (DATASET_WEBHOOKS, "events") in existing:
+                status.webhook_families = _families(client)
+    except Exception as exc:  # noqa: BLE001 - a busy or unreachable warehouse is reported
+        reason = str(exc).splitlines()[0]
+        if "lock" in reason.lower():
+            reason = "in use by a running job (DuckDB allows one writer process)"
+        status.problems.append(f"warehouse not readable: {reason}")
+
+
+def _tables(client: Any) -> set[tuple[str, str]]:
+    placeholders = ", ".join(["%s"] * len(DATASETS))
+    with client.execute_query(
+        "select table_schema, table_name from information_schema.tables "
+        f"where table_type = 'BASE TABLE' and table_schema in ({placeholders})",
+        *DATASETS,
+    ) as cursor:
+        return {(str(s), str(t)) for s, t in cursor.fetchall()}
+
+
+def _count(client: Any, dataset: str, table: str, newest: str | None) -> tuple[int, Any]:
+    qualified = f"{client.escape_column_name(dataset)}.{client.escape_column_name(table)}"
+    with client.execute_query(f"select count(*), {newest or 'null'} from {qualified}") as cursor:
+        rows, value = cursor.fetchone()
+    return int(rows), value
+
+
+def _families(client: Any) -> list[FamilyStatus]:
+    qualified = f"{client.escape_column_name(DATASET_WEBHOOKS)}.events"
+    with client.execute_query(
+        f"select family, count(*), max(event_timestamp) from {qualified} "
+        "group by family order by family"
+    ) as cursor:
+        return [
+            FamilyStatus(str(f), int(n), iso(t.timestamp()) if t else None)
+            for f, n, t in cursor.fetchall()
+        ]
+
+
+def _inbox_counts() -> dict[str, Any]:
+    """Backlog and quarantine of the webhook inbox; a missing SQLite inbox is not created."""
+    url = inbox_url_from_config()
+    if url.startswith("sqlite:///") and not Path(url[len("sqlite:///") :]).exists():
+        return {"backlog": 0, "quarantine": 0, "events": 0, "note": "no inbox yet"}
+    try:
+        inbox = Inbox(url)
+    except Exception as exc:  # noqa: BLE001 - reported, not raised
+        return {"error": str(exc).splitlines()[0]}
+    try:
+        counts = inbox.counts()
+        return {
+            "inbox": inbox.describe(),
+            "backlog": counts["unfolded"],
+            "quarantine": counts["quarantine"],
+            "events": counts["events"],
+        }
+    except Exception as exc:  # noqa: BLE001
+        return {"inbox": inbox.describe(), "error": str(exc).splitlines()[0]}
+    finally:
+        inbox.close()
+
+
+def _pending_packages() -> dict[str, int]:
+    """Load packages extracted or normalized but not yet loaded, per dlt pipeline."""
+    pending = {}
+    for name, dataset in (("connecteam", DATASET_CONNECTEAM), ("webhooks", DATASET_WEBHOOKS)):
+        if not (default_pipelines_dir() / name).exists():  # never ran: nothing to create here
+            pending[name] = 0
+            continue
+        pipeline = build_pipeline(pipeline_name=name, dataset_name=dataset)
+        pending[name] = len(pipeline.list_extracted_load_packages()) + len(
+            pipeline.list_normalized_load_packages()
+        )
+    return pending
+
+
+def _age_text(seconds: float) -> str:
+    for unit, size in (("d", 86_400), ("h", 3600), ("m", 60)):
+        if seconds >= size and seconds % size == 0:
+            return f"{int(seconds // size)}{unit}"
+    return f"{seconds:g}s"
