@@ -19,6 +19,7 @@ user with the slot id ``<shiftId>:<uuid>``; V2 (``"v2"``) one event per shift wi
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import time
 import uuid
@@ -30,7 +31,10 @@ from typing import Any
 import httpx
 import orjson
 
+from sources.progress import Progress
 from sources.webhooks.events import CATALOGUE, EventType
+
+logger = logging.getLogger("emulator.webhooks")
 
 COMPANY = "emulated-company"
 TIMEZONES = ["America/New_York", "Europe/London", "Australia/Sydney"]
@@ -430,6 +434,7 @@ async def send_burst(
     if token:
         headers["x-webhook-token"] = token
     started = time.monotonic()
+    progress = Progress("webhooks sent", unit="requests", pages_unit="requests", logger=logger)
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
     async with httpx.AsyncClient(timeout=timeout, limits=limits) as client:
 
@@ -449,9 +454,11 @@ async def send_burst(
                     status = 0
                 report.sent += 1
                 report.statuses[status] += 1
+                progress.page(1)
                 if status == 200 and key is not None:
                     report.acknowledged_keys.add(key)
 
         await asyncio.gather(*(worker() for _ in range(concurrency)))
     report.seconds = time.monotonic() - started
+    progress.done()
     return report

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from typing import Annotated, Any
 
 # Quiet defaults for a command-line run; any value the user set wins.
@@ -50,7 +50,7 @@ def _setup_logging(verbose: bool) -> None:
 
 @contextmanager
 def live_progress() -> Iterator[None]:
-    """On a terminal, one live line per stream (pages, items, elapsed time) while the block
+    """On a terminal, one live line per stream (pages, rows or events, elapsed time) while the block
     runs; elsewhere nothing extra: :class:`sources.progress.Progress` logs plain lines."""
     if not err.is_terminal:
         yield
@@ -63,16 +63,16 @@ def live_progress() -> Iterator[None]:
     columns = (
         SpinnerColumn(finished_text="[green]✓[/]"),
         TextColumn("{task.description}"),
-        TextColumn("{task.fields[pages]:,} pages, {task.fields[items]:,} items"),
+        TextColumn("{task.fields[counts]}"),
         TimeElapsedColumn(),
     )
     with Bars(*columns, console=err) as bars:
         tasks: dict[str, Any] = {}
 
-        def sink(stream: str, pages: int, items: int, finished: bool) -> None:
+        def sink(stream: str, counts: str, finished: bool) -> None:
             if stream not in tasks:
-                tasks[stream] = bars.add_task(stream, total=None, pages=0, items=0)
-            bars.update(tasks[stream], pages=pages, items=items)
+                tasks[stream] = bars.add_task(stream, total=None, counts="")
+            bars.update(tasks[stream], counts=counts)
             if finished:
                 bars.update(tasks[stream], total=1, completed=1)
 
@@ -264,15 +264,17 @@ def emulator_send_webhooks(
         events, seed=seed, families=chosen, duplicate_rate=duplicate_rate,
         malformed_rate=malformed_rate,
     )  # fmt: skip
-    report = asyncio.run(
-        send_burst(
-            url,
-            bodies,
-            token=token or None,
-            signing_secret=signing_secret or None,
-            concurrency=concurrency,
+    _setup_logging(False)
+    with live_progress():
+        report = asyncio.run(
+            send_burst(
+                url,
+                bodies,
+                token=token or None,
+                signing_secret=signing_secret or None,
+                concurrency=concurrency,
+            )
         )
-    )
     print_burst(report)
     if report.statuses.get(0) or any(s >= 500 for s in report.statuses):
         raise typer.Exit(code=1)
@@ -405,11 +407,7 @@ def models_build(
 
     started = time.monotonic()
     try:
-        with (
-            err.status("dbt build: models, data tests, unit tests ...")
-            if err.is_terminal
-            else (nullcontext())
-        ):
+        with live_progress():
             result = build_models_flow(select=select or None, publish_after=publish)
     except Exception as exc:  # noqa: BLE001
         _fail(exc, "models build")
@@ -434,8 +432,10 @@ def models_docs() -> None:
     """Generate the dbt docs offline as one HTML file (sql/target/static_index.html)."""
     from pipelines.models import generate_docs
 
+    _setup_logging(False)
     try:
-        path = generate_docs()
+        with live_progress():
+            path = generate_docs()
     except Exception as exc:  # noqa: BLE001
         _fail(exc, "docs")
         return

@@ -20,10 +20,7 @@ def fold_inbox(batch_size: int, retention_days: float) -> FoldSummary:
     try:
         summary = run_fold(batch_size=batch_size, retention_days=retention_days)
     except Exception as exc:
-        get_run_logger().error(
-            "fold failed: %s: %s (nothing was marked folded; the next run retries these events)",
-            type(exc).__name__, exc,
-        )  # fmt: skip
+        get_run_logger().error("%s", exc)  # names the inbox ids and families it was loading
         raise
     families = ", ".join(f"{f} {n:,}" for f, n in summary.families.items())
     rename_current_run(

@@ -52,6 +52,26 @@ class FoldSummary:
     inbox: str = ""
 
 
+class FoldError(RuntimeError):
+    """The load of a fold failed. The message names the inbox events it was loading (id range,
+    count, families) and the cause; none of them was marked folded, so the next fold retries
+    exactly these."""
+
+    def __init__(self, ledger: FoldLedger, upto: int | None, cause: BaseException) -> None:
+        ids = ledger.inbox_ids
+        families = ", ".join(f"{f} {n}" for f, n in sorted(ledger.families.items()))
+        what = (
+            f"inbox ids {min(ids)}..{max(ids)} ({len(ids)} events: {families})"
+            if ids
+            else f"inbox events up to id {upto}"
+        )
+        reason = str(cause).strip().splitlines()[0] if str(cause).strip() else ""
+        super().__init__(
+            f"fold of {what} failed: {type(cause).__name__}: {reason}; nothing was marked "
+            "folded, the next fold retries them"
+        )
+
+
 @records_run(
     "fold",
     lambda s: {"events": s.events, "families": s.families, "quarantined": s.quarantined,
@@ -82,8 +102,8 @@ def run_fold(
         A :class:`FoldSummary`.
 
     Raises:
-        dlt.pipeline.exceptions.PipelineStepFailed: The load failed; nothing was marked folded,
-            so running again loses nothing.
+        FoldError: The load failed (the message names the inbox ids and families); nothing was
+            marked folded, so running again loses nothing.
     """
     started = time.monotonic()
     inbox = Inbox(inbox_url or inbox_url_from_config())
@@ -96,8 +116,11 @@ def run_fold(
         ledger = FoldLedger()
         source = webhooks_source(inbox=inbox, batch_size=batch_size, upto_id=upto, ledger=ledger)
         logger.info("folding inbox events up to id %s from %s", upto, inbox.describe())
-        info = pipeline.run(source, loader_file_format=loader_file_format())
-        info.raise_on_failed_jobs()
+        try:
+            info = pipeline.run(source, loader_file_format=loader_file_format())
+            info.raise_on_failed_jobs()
+        except Exception as exc:
+            raise FoldError(ledger, upto, exc) from exc
         inbox.mark_folded(ledger.inbox_ids, ledger.quarantine_ids)
         pruned = inbox.prune(retention_days * 86_400)
         backlog = inbox.counts()["unfolded"]

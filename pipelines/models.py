@@ -18,6 +18,8 @@ from typing import Any
 
 import duckdb
 
+from sources.progress import Progress
+
 from .runs import records_run
 from .warehouse import destination_name, warehouse_path
 
@@ -98,15 +100,25 @@ class ModelsBuildError(Exception):
 
 
 def run_dbt(args: list[str], warehouse: Path | None = None) -> Any:
-    """Invoke dbt in-process on the project and the warehouse; returns dbt's runner result."""
+    """Invoke dbt in-process on the project and the warehouse; returns dbt's runner result.
+
+    Every finished node (model, test, unit test) is counted in a
+    :class:`sources.progress.Progress` line ``dbt <command>``.
+    """
     from dbt.cli.main import dbtRunner
+
+    progress = Progress(f"dbt {args[0]}", unit="nodes", pages_unit="nodes", logger=logger)
+
+    def on_event(event: Any) -> None:
+        if event.info.name == "NodeFinished":
+            progress.page(1)
 
     path = (warehouse or warehouse_path()).resolve()
     os.environ["WFM_SYNC_WAREHOUSE"] = str(path)
     project = str(project_dir())
     verbosity = [] if os.environ.get("WFM_SYNC_DBT_VERBOSE") else ["--quiet"]
     try:
-        return dbtRunner().invoke(
+        result = dbtRunner(callbacks=[on_event]).invoke(
             [
                 *verbosity,
                 *args,
@@ -117,6 +129,8 @@ def run_dbt(args: list[str], warehouse: Path | None = None) -> Any:
                 "--no-use-colors",
             ]
         )
+        progress.done()
+        return result
     finally:
         _release_warehouse()
 

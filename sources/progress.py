@@ -13,10 +13,11 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import TypeVar
 
-ProgressSink = Callable[[str, int, int, bool], None]
-"""Called as ``sink(stream, pages, items, finished)`` after every counted page."""
+ProgressSink = Callable[[str, str, bool], None]
+"""Called as ``sink(stream, counts, finished)`` after every counted page; ``counts`` is the
+text to show, e.g. ``"7 pages, 3,000 rows"``."""
 
 T = TypeVar("T")
 
@@ -43,6 +44,7 @@ class Progress:
     Args:
         stream: Name shown, e.g. ``shifts[9001]`` or ``webhook events``.
         unit: What the items are, e.g. ``rows`` or ``events``.
+        pages_unit: What a counted page is, e.g. ``pages``, ``batches`` or ``requests``.
         every: Seconds between log lines when no sink is installed.
         logger: Where the lines go (default ``sources``).
     """
@@ -51,11 +53,13 @@ class Progress:
         self,
         stream: str,
         unit: str = "rows",
+        pages_unit: str = "pages",
         every: float = 2.0,
         logger: logging.Logger | None = None,
     ) -> None:
         self.stream = stream
         self.unit = unit
+        self.pages_unit = pages_unit
         self.every = every
         self.pages = 0
         self.rows = 0
@@ -68,27 +72,28 @@ class Progress:
         self.rows += items
         sinks = list(_sinks)
         for sink in sinks:
-            sink(self.stream, self.pages, self.rows, False)
+            sink(self.stream, self.counts(), False)
         if not sinks and time.monotonic() - self._last >= self.every:
             self._last = time.monotonic()
-            self.logger.info(
-                "%s: %d %s in %d pages so far", self.stream, self.rows, self.unit, self.pages
-            )
+            self.logger.info("%s: %s so far", self.stream, self.counts())
 
     def done(self, note: str = "") -> None:
         """Report the stream's totals (always logged, and sent to the sinks)."""
         for sink in list(_sinks):
-            sink(self.stream, self.pages, self.rows, True)
+            sink(self.stream, self.counts(), True)
         self.logger.info(
-            "%s: %d %s in %d pages%s", self.stream, self.rows, self.unit, self.pages, note
-        )
+            "%s: %d %s in %d %s%s", self.stream, self.rows, self.unit, self.pages,
+            self.pages_unit, note,
+        )  # fmt: skip
+
+    def counts(self) -> str:
+        """``"7 pages, 3,000 rows"`` (one figure when pages and items are the same thing)."""
+        if self.unit == self.pages_unit:
+            return f"{self.rows:,} {self.unit}"
+        return f"{self.pages:,} {self.pages_unit}, {self.rows:,} {self.unit}"
 
     def track(self, pages: Iterable[list[T]]) -> Iterator[list[T]]:
         """Pass pages through, counting them."""
         for page in pages:
             self.page(len(page))
             yield page
-
-    def describe(self) -> dict[str, Any]:
-        """``{"stream", "pages", "rows"}`` so far."""
-        return {"stream": self.stream, "pages": self.pages, "rows": self.rows}

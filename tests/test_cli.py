@@ -73,5 +73,5 @@ def test_on_a_terminal_sync_shows_live_progress_per_stream(start_emulator, tmp_p
     assert process.wait(240) == 0, output[-3000:]
     text = output.decode(errors="replace")
     assert "\x1b[" in text  # drawn live on the terminal
-    assert re.search(r"users\s+\S*\s*2 pages, 620 items", text), text[-3000:]
+    assert re.search(r"users\s+\S*\s*2 pages, 620 rows", text), text[-3000:]
     assert re.search(r"shifts\[\d+\]", text)

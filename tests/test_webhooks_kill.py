@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -146,3 +147,32 @@ def test_fold_killed_mid_load_then_rerun_folds_each_event_once(tmp_path, warehou
     after = Inbox(inbox_url)
     assert after.counts()["unfolded"] == 0
     after.close()
+
+
+def test_a_failed_fold_names_the_events_it_was_loading_and_loses_none(tmp_path, warehouse):
+    inbox_url = f"sqlite:///{tmp_path / 'inbox.sqlite3'}"
+    fill_inbox(inbox_url, 500)
+    warehouse.parent.mkdir(parents=True, exist_ok=True)
+    # another process holds the DuckDB warehouse: the fold's load cannot open it
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); "
+         "print('ready', flush=True); time.sleep(120)", str(warehouse)],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+    env = dict(os.environ, WEBHOOKS__INBOX_URL=inbox_url)
+    try:
+        failed = subprocess.run([*WFM_SYNC, "webhooks", "fold"], env=env, capture_output=True,
+                                text=True, timeout=300)  # fmt: skip
+    finally:
+        holder.kill()
+        holder.wait(10)
+    assert failed.returncode == 1
+    assert re.search(r"fold of inbox (ids 1\.\.500 \(500 events|events up to id 500)",
+                     failed.stdout + failed.stderr), failed.stderr[-3000:]  # fmt: skip
+    assert "the next fold retries them" in failed.stdout + failed.stderr
+    folded = subprocess.run([*WFM_SYNC, "webhooks", "fold"], env=env, capture_output=True,
+                            text=True, timeout=300)  # fmt: skip
+    assert folded.returncode == 0, folded.stderr[-3000:]
+    keys = [r[0] for r in query(warehouse, "select event_key from webhooks.events")]
+    assert len(keys) == len(set(keys)) == 500

@@ -101,7 +101,7 @@ def events(inbox: Inbox, batch_size: int, upto_id: int | None, ledger: FoldLedge
     )
     def _events() -> Iterator[pa.Table]:
         emitted = False
-        progress = Progress("webhook events", unit="events", logger=logger)
+        progress = Progress("webhook events", unit="events", pages_unit="batches", logger=logger)
         for rows in progress.track(inbox.unfolded_events(batch_size, upto_id)):
             ledger.inbox_ids.extend(r[0] for r in rows)
             ledger.families.update(r[3] for r in rows)
