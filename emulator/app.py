@@ -94,6 +94,10 @@ class ServerOptions:
                     "documents.write",
                     "attachments.write",
                     "attachments.read",
+                    "time_clock.read",
+                    "jobs.read",
+                    "time_off.read",
+                    "quick_tasks.read",
                 ],
                 "document_permissions": {"1": "approve", "2": "upload", "3": "upload"},
             }
@@ -289,15 +293,20 @@ async def _send_json(send: Send, status: int, body: Any, headers: dict[str, str]
     await send({"type": "http.response.body", "body": payload})
 
 
+PARENT_PLACEHOLDERS = {
+    "schedulers": "{schedulerId}",
+    "time-clocks": "{timeClockId}",
+    "forms": "{formId}",
+    "taskboards": "{taskBoardId}",
+}
+
+
 def _template(path: str) -> str:
+    """The spec's path template of ``path`` (``/forms/v1/forms/{formId}/form-submissions``)."""
     parts = path.rstrip("/").split("/")
-    if (
-        len(parts) > 4
-        and parts[1] == "scheduler"
-        and parts[3] == "schedulers"
-        and parts[4].isdigit()
-    ):
-        parts[4] = "{schedulerId}"
+    for i in range(1, len(parts)):
+        if parts[i].isdigit() and parts[i - 1] in PARENT_PLACEHOLDERS and i + 1 < len(parts):
+            parts[i] = PARENT_PLACEHOLDERS[parts[i - 1]]
     return "/".join(parts) or "/"
 
 
@@ -483,8 +492,10 @@ def create_app(
         return JSONResponse({"config": asdict(state.config), "options": asdict(state.options)})
 
     from .documents import add_document_routes
+    from .operations import add_operations_routes
 
     add_document_routes(app, state, require)
+    add_operations_routes(app, state, require, paged)
     app.add_middleware(ProviderBehaviour, state=state)
     return app
 

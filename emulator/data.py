@@ -15,6 +15,8 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from .operations_data import Operations, OperationsConfig
+
 DAY = 86_400
 
 FIRST_NAMES = [
@@ -80,6 +82,7 @@ class EmulatorConfig:
         documents_fraction: Share of users holding user documents (one or two each).
         shift_days_back: Shifts start from ``anchor - shift_days_back`` days...
         shift_days_ahead: ...to ``anchor + shift_days_ahead`` days.
+        operations: Sizes of time clocks, activities, submissions, jobs, time off, tasks.
     """
 
     seed: int = 42
@@ -92,6 +95,7 @@ class EmulatorConfig:
     documents_fraction: float = 0.3
     shift_days_back: int = 25
     shift_days_ahead: int = 85
+    operations: OperationsConfig = field(default_factory=OperationsConfig)
 
     def resolved_anchor(self) -> int:
         """The anchor, defaulting to today's UTC midnight."""
@@ -118,6 +122,7 @@ class Dataset:
     user_documents: dict[int, dict[str, Any]] = field(default_factory=dict)
     schedulers: dict[int, dict[str, Any]] = field(default_factory=dict)
     shifts: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    operations: Operations = field(default_factory=Operations)
     version: int = 0
     _clock: int = 0
     _rng: random.Random = field(default_factory=random.Random)
@@ -146,6 +151,10 @@ class Dataset:
             }
             ds.shifts[sid] = []
         ds._add_shifts(rng, anchor)
+        active = [u for u, rec in ds.users.items() if not rec["isArchived"]]
+        ds.operations = Operations.generate(
+            config.operations, config.seed, anchor, active, ds.forms, CUSTOM_FIELDS
+        )
         return ds
 
     def _add_user(self, rng: random.Random, user_id: int, anchor: int) -> None:

@@ -1,0 +1,209 @@
+"""The emulator's operations endpoints (spec paths, parameters, maxima and 422s):
+
+* ``GET /time-clock/v1/time-clocks`` (not paged)
+* ``GET /time-clock/v1/time-clocks/{timeClockId}/time-activities`` (not paged; ``startDate`` and
+  ``endDate`` required, ``YYYY-MM-DD``, at most 92 days inclusive, per ``reference/README.md``)
+* ``GET /time-clock/v1/time-clocks/{timeClockId}/timesheet`` (not paged; at most 45 days)
+* ``GET /forms/v1/forms/{formId}/form-submissions`` (limit <= 100; ``submittingStartTimestamp``
+  inclusive, ``submittingEndTime``), oldest submission first
+* ``GET /jobs/v1/jobs`` (limit <= 500, ``includeDeleted`` default true; sub-jobs nested)
+* ``GET /time-off/v1/requests`` (limit <= 100; ``startDate``/``endDate`` required, at most 365
+  days inclusive; ``statuses`` repeated, default ``approved``; requests overlapping the range)
+* ``GET /time-off/v1/policy-types``, ``GET /tasks/v1/taskboards`` (not paged)
+* ``GET /tasks/v1/taskboards/{taskBoardId}/tasks`` (limit <= 100, ``status`` default ``all``)
+* ``GET /users/v1/custom-fields`` (limit <= 500)
+
+A window wider than its maximum, an end before the start or a date not in ``YYYY-MM-DD`` is a
+422 ``HTTPValidationError`` naming the parameter. Windows count days inclusively: a 92-day
+window is ``startDate`` .. ``startDate + 91 days``.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import date
+from enum import StrEnum
+from typing import TYPE_CHECKING, Annotated, Any
+
+import orjson
+from fastapi import FastAPI, Path, Query
+from fastapi.responses import Response
+
+if TYPE_CHECKING:
+    from .app import EmulatorState
+
+WINDOW_DAYS = {"time-activities": 92, "timesheet": 45, "time-off": 365}
+
+
+class TimeOffStatus(StrEnum):
+    approved = "approved"
+    pending = "pending"
+    denied = "denied"
+
+
+class TaskStatusFilter(StrEnum):
+    draft = "draft"
+    published = "published"
+    completed = "completed"
+    all = "all"
+
+
+def _json(body: Any, status: int = 200) -> Response:
+    return Response(orjson.dumps(body), status_code=status, media_type="application/json")
+
+
+def _invalid(name: str, msg: str) -> Response:
+    return _json({"detail": [{"loc": ["query", name], "msg": msg, "type": "value_error"}]}, 422)
+
+
+def parse_window(start: str, end: str, max_days: int) -> tuple[date, date] | Response:
+    """``(first, last)`` dates of a ``YYYY-MM-DD`` window, or the 422 the provider answers."""
+    for name, value in (("startDate", start), ("endDate", end)):
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+            return _invalid(name, "dates must be YYYY-MM-DD")
+    try:
+        first, last = date.fromisoformat(start), date.fromisoformat(end)
+    except ValueError:
+        return _invalid("startDate", "dates must be YYYY-MM-DD")
+    if last < first:
+        return _invalid("endDate", "endDate must not be before startDate")
+    if (last - first).days + 1 > max_days:
+        return _invalid("endDate", f"the date range may not exceed {max_days} days")
+    return first, last
+
+
+def _answer(data: dict[str, Any]) -> Response:
+    return _json({"requestId": str(uuid.uuid4()), "data": data})
+
+
+def add_operations_routes(app: FastAPI, state: EmulatorState, require: Any, paged: Any) -> None:
+    """Register the operations endpoints on ``app`` (see the module docstring)."""
+
+    def ops() -> Any:
+        return state.dataset.operations
+
+    @app.get("/time-clock/v1/time-clocks", dependencies=[require("time_clock.read")])
+    async def get_time_clocks() -> Response:
+        return _answer({"timeClocks": list(ops().time_clocks.values())})
+
+    @app.get(
+        "/time-clock/v1/time-clocks/{timeClockId}/time-activities",
+        dependencies=[require("time_clock.read")],
+    )
+    async def get_time_activities(
+        timeClockId: Annotated[int, Path()],  # noqa: N803 - the provider's names
+        startDate: Annotated[str, Query()],  # noqa: N803
+        endDate: Annotated[str, Query()],  # noqa: N803
+    ) -> Response:
+        if timeClockId not in ops().time_clocks:
+            return _json({"detail": f"Time clock {timeClockId} not found"}, 404)
+        window = parse_window(startDate, endDate, WINDOW_DAYS["time-activities"])
+        if isinstance(window, Response):
+            return window
+        return _answer({"timeActivitiesByUsers": ops().time_activities(timeClockId, *window)})
+
+    @app.get(
+        "/time-clock/v1/time-clocks/{timeClockId}/timesheet",
+        dependencies=[require("time_clock.read")],
+    )
+    async def get_timesheet(
+        timeClockId: Annotated[int, Path()],  # noqa: N803
+        startDate: Annotated[str, Query()],  # noqa: N803
+        endDate: Annotated[str, Query()],  # noqa: N803
+    ) -> Response:
+        if timeClockId not in ops().time_clocks:
+            return _json({"detail": f"Time clock {timeClockId} not found"}, 404)
+        window = parse_window(startDate, endDate, WINDOW_DAYS["timesheet"])
+        if isinstance(window, Response):
+            return window
+        users = ops().timesheet(timeClockId, *window)
+        return _answer({"startDate": startDate, "endDate": endDate, "users": users})
+
+    @app.get("/forms/v1/forms/{formId}/form-submissions", dependencies=[require("forms.read")])
+    async def get_form_submissions(
+        formId: Annotated[int, Path(ge=1)],  # noqa: N803
+        limit: Annotated[int, Query(ge=1, le=100)] = 10,
+        offset: Annotated[int, Query(ge=0)] = 0,
+        submittingStartTimestamp: int | None = None,  # noqa: N803
+        submittingEndTime: int | None = None,  # noqa: N803
+        userIds: Annotated[list[int] | None, Query()] = None,  # noqa: N803
+    ) -> Response:
+        if formId not in state.dataset.forms:
+            return _json({"detail": f"Form {formId} not found"}, 404)
+        wanted = set(userIds or [])
+        rows = [
+            s
+            for s in ops().form_submissions.get(formId, [])
+            if (submittingStartTimestamp is None
+                or s["submissionTimestamp"] >= submittingStartTimestamp)
+            and (submittingEndTime is None or s["submissionTimestamp"] <= submittingEndTime)
+            and (not wanted or s["submittingUserId"] in wanted)
+        ]  # fmt: skip
+        return paged("formSubmissions", rows, offset, limit)
+
+    @app.get("/jobs/v1/jobs", dependencies=[require("jobs.read")])
+    async def get_jobs(
+        limit: Annotated[int, Query(ge=1, le=500)] = 10,
+        offset: Annotated[int, Query(ge=0)] = 0,
+        includeDeleted: bool = True,  # noqa: N803
+    ) -> Response:
+        rows = [j for j in ops().jobs if includeDeleted or not j["isDeleted"]]
+        return paged("jobs", rows, offset, limit)
+
+    @app.get("/time-off/v1/policy-types", dependencies=[require("time_off.read")])
+    async def get_policy_types() -> Response:
+        return _answer({"policyTypes": ops().policy_types})
+
+    @app.get("/time-off/v1/requests", dependencies=[require("time_off.read")])
+    async def get_time_off_requests(
+        startDate: Annotated[str, Query()],  # noqa: N803
+        endDate: Annotated[str, Query()],  # noqa: N803
+        statuses: Annotated[list[TimeOffStatus] | None, Query()] = None,
+        userIds: Annotated[list[int] | None, Query()] = None,  # noqa: N803
+        limit: Annotated[int, Query(ge=1, le=100)] = 10,
+        offset: Annotated[int, Query(ge=0)] = 0,
+    ) -> Response:
+        window = parse_window(startDate, endDate, WINDOW_DAYS["time-off"])
+        if isinstance(window, Response):
+            return window
+        first, last = (d.isoformat() for d in window)
+        wanted_status = {s.value for s in statuses or [TimeOffStatus.approved]}
+        wanted_users = set(userIds or [])
+        rows = [
+            r
+            for r in ops().time_off_requests
+            if r["status"] in wanted_status
+            and r["startDate"] <= last
+            and r["endDate"] >= first
+            and (not wanted_users or r["userId"] in wanted_users)
+        ]
+        return paged("requests", rows, offset, limit)
+
+    @app.get("/tasks/v1/taskboards", dependencies=[require("quick_tasks.read")])
+    async def get_task_boards() -> Response:
+        return _answer({"taskBoards": list(ops().task_boards.values())})
+
+    @app.get("/tasks/v1/taskboards/{taskBoardId}/tasks", dependencies=[require("quick_tasks.read")])
+    async def get_tasks(
+        taskBoardId: Annotated[str, Path()],  # noqa: N803
+        status: TaskStatusFilter = TaskStatusFilter.all,
+        limit: Annotated[int, Query(ge=1, le=100)] = 10,
+        offset: Annotated[int, Query(ge=0)] = 0,
+    ) -> Response:
+        board = int(taskBoardId) if taskBoardId.isdigit() else -1
+        if board not in ops().task_boards:
+            return _json({"detail": f"Task board {taskBoardId} not found"}, 404)
+        rows = [
+            t
+            for t in ops().tasks[board]
+            if status is TaskStatusFilter.all or t["status"] == status.value
+        ]
+        return paged("tasks", rows, offset, limit)
+
+    @app.get("/users/v1/custom-fields", dependencies=[require("users.read")])
+    async def get_custom_fields(
+        limit: Annotated[int, Query(ge=1, le=500)] = 10,
+        offset: Annotated[int, Query(ge=0)] = 0,
+    ) -> Response:
+        return paged("customFields", ops().custom_fields, offset, limit)

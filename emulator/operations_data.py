@@ -1,0 +1,443 @@
+"""Seeded operations data of the emulated account: time clocks and their time activities,
+timesheet totals, form submissions, jobs, time-off requests, task boards and tasks, and user
+custom field definitions.
+
+Records follow the provider's OpenAPI schemas (``TimeClock``, ``UserTimeActivity`` with
+``ShiftActivityResponse``/``ManualBreakActivityResponse``/``TimeOffActivityResponse``,
+``UserHoursSummaryResponse``, ``FormSubmissionResponse``, ``BaseJobResponse``,
+``TimeOffRequestCreateResponse``, ``TasksBoard``/``ResponseTask``,
+``CustomFieldSettingsResponse``). Timestamps are UTC epoch seconds; dates ``YYYY-MM-DD``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+DAY = 86_400
+TIME_CLOCK_BASE = 7100
+TASK_BOARD_BASE = 3100
+POLICY_TYPES = [("pt-vacation", "Vacation"), ("pt-sick", "Sick leave"), ("pt-personal", "Personal")]
+MANUAL_BREAKS = [("mb-lunch", "Lunch"), ("mb-rest", "Rest")]
+AUTO_CLOCK_OUT_MODES = ["dailyLimit", "hourLimit", "schedulerShiftEnded", "geofenceExit"]
+ACTIVITY_ZONES = ["America/New_York", "Europe/London", "Australia/Sydney"]
+TIME_OFF_STATUSES = ["approved", "approved", "approved", "pending", "denied"]
+TASK_STATUSES = ["draft", "published", "published", "completed", "completed"]
+
+
+@dataclass
+class OperationsConfig:
+    """Sizes of the operations data.
+
+    Attributes:
+        time_clocks: Time clocks (the last one archived when there are three or more).
+        time_activities: Time activities in all (shifts ~80%, manual breaks, time offs).
+        activity_days: Days before the anchor the activities spread over.
+        form_submissions: Submissions per form.
+        jobs: Top-level jobs (each with 0-2 sub-jobs; every 6th deleted).
+        time_off_requests: Requests in all statuses.
+        task_boards: Task boards.
+        tasks: Tasks per board.
+        extra_custom_fields: User custom field definitions beyond the account's usual eight.
+    """
+
+    time_clocks: int = 2
+    time_activities: int = 400
+    activity_days: int = 60
+    form_submissions: int = 12
+    jobs: int = 8
+    time_off_requests: int = 40
+    task_boards: int = 2
+    tasks: int = 30
+    extra_custom_fields: int = 0
+
+
+@dataclass
+class Operations:
+    """The operations records, by parent where the API lists them per parent."""
+
+    time_clocks: dict[int, dict[str, Any]] = field(default_factory=dict)
+    activities: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    """Per time clock: ``{"userId", "kind" (shifts|manualBreaks|timeOffs), "record"}``."""
+    form_submissions: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    jobs: list[dict[str, Any]] = field(default_factory=list)
+    policy_types: list[dict[str, Any]] = field(default_factory=list)
+    time_off_requests: list[dict[str, Any]] = field(default_factory=list)
+    task_boards: dict[int, dict[str, Any]] = field(default_factory=dict)
+    tasks: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    custom_fields: list[dict[str, Any]] = field(default_factory=list)
+
+    @classmethod
+    def generate(
+        cls,
+        config: OperationsConfig,
+        seed: int,
+        anchor: int,
+        user_ids: list[int],
+        forms: dict[int, dict[str, Any]],
+        custom_fields: list[tuple[int, str, str]],
+    ) -> Operations:
+        """Deterministic data for ``seed`` and ``anchor`` over the account's users and forms."""
+        rng = random.Random(seed * 7919 + 13)
+        ops = cls()
+        users = user_ids or [1]
+        ops._add_jobs(rng, config)
+        for i in range(config.time_clocks):
+            clock_id = TIME_CLOCK_BASE + i
+            archived = config.time_clocks >= 3 and i == config.time_clocks - 1
+            ops.time_clocks[clock_id] = {
+                "id": clock_id,
+                "name": ["Main site", "Warehouse clock", "Old kiosk"][i % 3] + f" {clock_id}",
+                "isArchived": archived,
+            }
+            ops.activities[clock_id] = []
+        for n in range(config.time_activities if ops.time_clocks else 0):
+            clock_id = TIME_CLOCK_BASE + n % len(ops.time_clocks)
+            ops.activities[clock_id].append(ops._activity(rng, n, anchor, config, users))
+        for form_id in forms:
+            ops.form_submissions[form_id] = [
+                _submission(rng, form_id, k + 1, anchor, users, forms[form_id])
+                for k in range(config.form_submissions)
+            ]
+            ops.form_submissions[form_id].sort(key=lambda s: s["submissionTimestamp"])
+        ops.policy_types = [
+            {
+                "id": pid,
+                "name": name,
+                "policies": [
+                    {
+                        "id": f"{pid}-default",
+                        "name": f"{name} (default)",
+                        "unit": "days",
+                        "accrualType": "fixed",
+                    }
+                ],
+            }
+            for pid, name in POLICY_TYPES
+        ]
+        ops.time_off_requests = [
+            _time_off(rng, k, anchor, users) for k in range(config.time_off_requests)
+        ]
+        for b in range(config.task_boards):
+            board_id = TASK_BOARD_BASE + b
+            ops.task_boards[board_id] = {
+                "id": board_id,
+                "name": ["Daily tasks", "Maintenance", "Projects"][b % 3],
+                "isArchived": False,
+            }
+            ops.tasks[board_id] = [
+                _task(rng, board_id, k, anchor, users) for k in range(config.tasks)
+            ]
+        ops.custom_fields = [_custom_field(cid, name, kind) for cid, name, kind in custom_fields]
+        ops.custom_fields += [
+            _custom_field(900 + k, f"Extra field {k}", "str")
+            for k in range(config.extra_custom_fields)
+        ]
+        return ops
+
+    def _add_jobs(self, rng: random.Random, config: OperationsConfig) -> None:
+        for j in range(config.jobs):
+            job_id = f"job-{j + 1:03d}"
+            subs = [
+                _job(rng, f"{job_id}-{s + 1}", f"Task {s + 1}", parent=job_id)
+                for s in range(rng.choice([0, 0, 1, 2]))
+            ]
+            job = _job(rng, job_id, ["Cleaning", "Cashier", "Stock", "Delivery", "Prep"][j % 5])
+            job["isDeleted"] = j % 6 == 5
+            job["subJobs"] = subs or None
+            self.jobs.append(job)
+
+    def job_choices(self) -> list[tuple[str, str | None]]:
+        """``(jobId, subJobId or None)`` pairs punches can be made on (live jobs only)."""
+        pairs: list[tuple[str, str | None]] = []
+        for job in self.jobs:
+            if job["isDeleted"]:
+                continue
+            pairs.append((job["jobId"], None))
+            pairs += [(job["jobId"], sub["jobId"]) for sub in job["subJobs"] or []]
+        return pairs
+
+    def _activity(
+        self, rng: random.Random, n: int, anchor: int, config: OperationsConfig, users: list[int]
+    ) -> dict[str, Any]:
+        user = rng.choice(users)
+        zone = rng.choice(ACTIVITY_ZONES)
+        day = anchor - rng.randint(1, max(1, config.activity_days)) * DAY
+        roll = rng.random()
+        activity_id = f"ta-{n + 1:06d}"
+        if roll < 0.8:
+            start = day + rng.randint(5, 14) * 3600 + rng.choice([0, 15, 30, 45]) * 60
+            end = start + rng.randint(3, 10) * 3600 + rng.choice([0, 30]) * 60
+            job_id, sub_job_id = rng.choice(self.job_choices() or [("job-001", None)])
+            auto = rng.random() < 0.08
+            end_point = _point(end, zone)
+            if auto:
+                end_point["source"] = {
+                    "type": "autoClockOut",
+                    "mode": rng.choice(AUTO_CLOCK_OUT_MODES),
+                }
+            record: dict[str, Any] = {
+                "id": activity_id,
+                "start": _point(start, zone),
+                "end": end_point,
+                "createdAt": start,
+                "modifiedAt": end + rng.randint(0, 3600),
+                "jobId": job_id,
+                "isAutoClockOut": auto,
+                "shiftAttachments": [],
+            }
+            if sub_job_id:
+                record["subJobId"] = sub_job_id
+            kind = "shifts"
+        elif roll < 0.9:
+            start = day + rng.randint(10, 15) * 3600
+            end = start + rng.choice([15, 30, 45]) * 60
+            record = {
+                "id": activity_id,
+                "start": _point(start, zone),
+                "end": _point(end, zone),
+                "createdAt": start,
+                "modifiedAt": end,
+                "manualBreakId": rng.choice(MANUAL_BREAKS)[0],
+                "isAutoClockOut": False,
+            }
+            kind = "manualBreaks"
+        else:
+            start = day
+            record = {
+                "id": activity_id,
+                "start": _point(start, zone),
+                "end": _point(start + 8 * 3600, zone),
+                "createdAt": start - 7 * DAY,
+                "modifiedAt": start - 6 * DAY,
+                "policyTypeId": rng.choice(POLICY_TYPES)[0],
+                "duration": {"value": 8, "units": "hours"},
+                "isAllDay": True,
+            }
+            kind = "timeOffs"
+        return {"userId": user, "kind": kind, "record": record}
+
+    # -- listings as the API answers them --------------------------------------------------------
+
+    def time_activities(self, clock_id: int, first: date, last: date) -> list[dict[str, Any]]:
+        """``timeActivitiesByUsers`` of one clock for activities starting on ``first..last``
+        (UTC dates, inclusive), users in id order."""
+        lo = int(datetime(first.year, first.month, first.day, tzinfo=UTC).timestamp())
+        hi = int(datetime(last.year, last.month, last.day, tzinfo=UTC).timestamp()) + DAY
+        by_user: dict[int, dict[str, list[dict[str, Any]]]] = defaultdict(
+            lambda: {"shifts": [], "manualBreaks": [], "timeOffs": []}
+        )
+        for item in self.activities.get(clock_id, []):
+            if lo <= item["record"]["start"]["timestamp"] < hi:
+                by_user[item["userId"]][item["kind"]].append(item["record"])
+        return [{"userId": user, **by_user[user]} for user in sorted(by_user)]
+
+    def timesheet(self, clock_id: int, first: date, last: date) -> list[dict[str, Any]]:
+        """``users`` of the timesheet totals: one daily record per user and local day with a
+        clocked shift (shift hours are work; manual breaks are unpaid break hours)."""
+        days: dict[tuple[int, str], dict[str, Any]] = {}
+        for item in self.activities.get(clock_id, []):
+            record = item["record"]
+            if item["kind"] == "timeOffs" or "end" not in record:
+                continue
+            start, end = record["start"], record["end"]
+            local = datetime.fromtimestamp(start["timestamp"], ZoneInfo(start["timezone"])).date()
+            if not first <= local <= last:
+                continue
+            day = days.setdefault(
+                (item["userId"], local.isoformat()),
+                {
+                    "date": local.isoformat(),
+                    "dailyTotalHours": 0.0,
+                    "dailyTotalWorkHours": 0.0,
+                    "dailyTotalPaidBreakHours": 0.0,
+                    "dailyTotalUnpaidBreakHours": 0.0,
+                    "isApproved": local.toordinal() % 3 != 0,
+                    "isSubmitted": True,
+                    "isLocked": local.toordinal() % 5 == 0,
+                    "payItems": [],
+                    "records": [],
+                },
+            )
+            hours = round((end["timestamp"] - start["timestamp"]) / 3600, 4)
+            if item["kind"] == "manualBreaks":
+                day["dailyTotalUnpaidBreakHours"] = round(
+                    day["dailyTotalUnpaidBreakHours"] + hours, 4
+                )
+                continue
+            day["dailyTotalWorkHours"] = round(day["dailyTotalWorkHours"] + hours, 4)
+            day["dailyTotalHours"] = round(day["dailyTotalHours"] + hours, 4)
+            day["records"].append(
+                {
+                    "timeActivityId": record["id"],
+                    "start": {"timestamp": start["timestamp"], "timezone": start["timezone"]},
+                    "end": {"timestamp": end["timestamp"], "timezone": end["timezone"]},
+                    "resources": [
+                        {
+                            "resourceId": record.get("jobId"),
+                            **(
+                                {"subResourceId": record["subJobId"]}
+                                if "subJobId" in record
+                                else {}
+                            ),
+                        }
+                    ],
+                }
+            )
+        for day in days.values():
+            day["payItems"] = [
+                {
+                    "hours": day["dailyTotalWorkHours"],
+                    "payRule": {"id": "regular", "code": "REG", "type": "regular"},
+                }
+            ]
+        users: dict[int, list[dict[str, Any]]] = defaultdict(list)
+        for (user, _), day in sorted(days.items()):
+            users[user].append(day)
+        return [{"userId": user, "dailyRecords": records} for user, records in users.items()]
+
+
+def _point(timestamp: int, zone: str) -> dict[str, Any]:
+    return {"timestamp": timestamp, "timezone": zone, "source": {"type": "mobile"}}
+
+
+def _job(rng: random.Random, job_id: str, title: str, parent: str | None = None) -> dict[str, Any]:
+    return {
+        "jobId": job_id,
+        "title": title,
+        "code": job_id.upper().replace("-", ""),
+        "color": rng.choice(["#4B7AC5", "#E0A53B", "#2E9E6A"]),
+        "description": "",
+        "customFields": [],
+        "isDeleted": False,
+        "assign": {"type": "both", "userIds": [], "groupIds": []},
+        "useParentData": parent is not None,
+        "parentId": parent,
+        "subJobs": None,
+        "instanceIds": [TIME_CLOCK_BASE],
+    }
+
+
+ANSWER_MAKERS = {
+    "openEnded": lambda rng: {"value": rng.choice(["North gate", "Café", "Lager 3"])},
+    "number": lambda rng: {"inputValue": round(rng.uniform(1, 8), 1)},
+    "datetime": lambda rng: {
+        "timestamp": 1_790_000_000,
+        "timezone": "Europe/London",
+        "isTimeSubmitted": True,
+        "isDateSubmitted": True,
+    },
+    "yesNo": lambda rng: {"selectedIndex": rng.randint(0, 1)},
+    "multipleChoice": lambda rng: {"selectedAnswers": []},
+}
+
+
+def _submission(
+    rng: random.Random,
+    form_id: int,
+    entry: int,
+    anchor: int,
+    users: list[int],
+    form: dict[str, Any],
+) -> dict[str, Any]:
+    submitted = anchor - rng.randint(1, 120 * DAY)
+    answers = []
+    for question in form.get("questions", []):
+        kind = question["questionType"]
+        answer = {
+            "questionId": question["questionId"],
+            "questionType": kind,
+            "wasSubmittedEmpty": False,
+            "submissionTimestamp": submitted,
+            **ANSWER_MAKERS.get(kind, lambda rng: {})(rng),
+        }
+        if kind == "multipleChoice" and question.get("allAnswers"):
+            option = rng.choice(question["allAnswers"])
+            answer["selectedAnswers"] = [
+                {"multipleChoiceOptionId": option["multipleChoiceOptionId"], "text": option["text"]}
+            ]
+        answers.append(answer)
+    return {
+        "formSubmissionId": f"fs-{form_id}-{entry:05d}",
+        "formId": form_id,
+        "entryNum": entry,
+        "submissionTimestamp": submitted,
+        "submissionTimezone": rng.choice(ACTIVITY_ZONES),
+        "submissionStartTimestamp": submitted - rng.randint(30, 900),
+        "submittingUserId": rng.choice(users),
+        "isAnonymous": False,
+        "managerFields": [],
+        "answers": answers,
+    }
+
+
+def _time_off(rng: random.Random, k: int, anchor: int, users: list[int]) -> dict[str, Any]:
+    first = datetime.fromtimestamp(anchor, UTC).date() + timedelta(days=rng.randint(-150, 120))
+    days = rng.randint(1, 5)
+    last = first + timedelta(days=days - 1)
+    status = rng.choice(TIME_OFF_STATUSES)
+    request: dict[str, Any] = {
+        "id": f"tor-{k + 1:05d}",
+        "policyTypeId": rng.choice(POLICY_TYPES)[0],
+        "userId": rng.choice(users),
+        "isAllDay": True,
+        "timeClockId": TIME_CLOCK_BASE,
+        "startDate": first.isoformat(),
+        "endDate": last.isoformat(),
+        "startTime": "00:00",
+        "endTime": "23:59",
+        "timezone": rng.choice(ACTIVITY_ZONES),
+        "status": status,
+        "employeeNote": "",
+        "managerNote": "",
+    }
+    if status == "approved":
+        request["duration"] = {"units": "days", "amount": days}
+    return request
+
+
+def _task(
+    rng: random.Random, board_id: int, k: int, anchor: int, users: list[int]
+) -> dict[str, Any]:
+    status = rng.choice(TASK_STATUSES)
+    start = anchor - rng.randint(0, 70) * DAY + 9 * 3600
+    return {
+        "id": f"task-{board_id}-{k + 1:04d}",
+        "title": rng.choice(["Restock", "Deep clean", "Audit"]),
+        "userIds": []
+        if status == "draft"
+        else sorted(rng.sample(users, min(len(users), rng.randint(1, 2)))),
+        "status": status,
+        "startTime": start,
+        "dueDate": start + rng.randint(0, 6) * DAY,
+        "labelIds": [],
+        "type": rng.choice(["oneTime", "recurring"]),
+        "isArchived": False,
+        "subTasks": [],
+        "description": [{"type": "html", "html": "<p>See checklist</p>"}],
+    }
+
+
+def _custom_field(cid: int, name: str, kind: str) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "id": cid,
+        "name": name,
+        "type": kind,
+        "categoryId": 1,
+        "isRequired": cid in (101, 102),
+        "isVisibleToAllAdmins": True,
+        "isEditableForAllAdmins": True,
+        "isVisibleToUsers": True,
+        "isEditableForUsers": False,
+    }
+    if kind == "dropdown":
+        record["isMultiSelect"] = False
+        record["dropdownOptions"] = [
+            {"id": i, "value": v, "isDisabled": False, "isDeleted": False}
+            for i, v in ((1, "Operations"), (2, "Kitchen"), (3, "Logistics"), (4, "Service"))
+        ]
+    return record

@@ -1,0 +1,119 @@
+"""The emulator's operations endpoints answer as the provider's spec says: schemas, maxima,
+required parameters, window limits (92/45/365 days inclusive) and 422s."""
+
+from __future__ import annotations
+
+import pytest
+from test_emulator_spec import get, response_schema, spec_maximum, validate
+
+from emulator.data import EmulatorConfig
+from emulator.operations_data import OperationsConfig
+
+CLOCK = "/time-clock/v1/time-clocks/7100"
+WINDOW = {"startDate": "2026-09-01", "endDate": "2026-11-20"}
+SHEET = {"startDate": "2026-10-10", "endDate": "2026-11-20"}
+SHORT = {"startDate": "2026-01-01", "endDate": "2026-01-02"}
+
+
+@pytest.fixture(scope="module")
+def server():
+    from conftest import ANCHOR, API_KEY
+
+    from emulator import EmulatorServer, ServerOptions
+
+    operations = OperationsConfig(time_activities=300, extra_custom_fields=3)
+    config = EmulatorConfig(
+        seed=5, users=60, forms=3, schedulers=1, shifts=10, anchor=ANCHOR, operations=operations
+    )
+    running = EmulatorServer(config, ServerOptions(api_key=API_KEY, minute_limit=10**6)).start()
+    yield running
+    running.stop()
+
+
+@pytest.mark.parametrize(
+    ("path", "template", "params"),
+    [
+        ("/time-clock/v1/time-clocks", None, {}),
+        (CLOCK + "/time-activities", "{timeClockId}", WINDOW),
+        (CLOCK + "/timesheet", "{timeClockId}", SHEET),
+        ("/forms/v1/forms/500/form-submissions", "{formId}", {"limit": 100}),
+        ("/jobs/v1/jobs", None, {"limit": 500}),
+        ("/jobs/v1/jobs", None, {"includeDeleted": "false"}),
+        ("/time-off/v1/requests", None,
+         {"startDate": "2026-01-01", "endDate": "2026-12-31", "limit": 100,
+          "statuses": ["approved", "pending", "denied"]}),
+        ("/time-off/v1/policy-types", None, {}),
+        ("/tasks/v1/taskboards", None, {}),
+        ("/tasks/v1/taskboards/3100/tasks", "{taskBoardId}", {"limit": 100}),
+        ("/users/v1/custom-fields", None, {"limit": 500}),
+    ],
+)  # fmt: skip
+def test_operations_answers_validate_against_the_spec(server, path, template, params):
+    response = get(server, path, params)
+    assert response.status_code == 200, response.text
+    spec_path = path
+    if template:
+        parts = path.split("/")
+        spec_path = "/".join(template if p.isdigit() else p for p in parts)
+    validate(response.json(), response_schema(spec_path))
+
+
+def test_activities_and_timesheet_carry_every_kind(server):
+    users = get(server, CLOCK + "/time-activities", WINDOW).json()["data"]["timeActivitiesByUsers"]
+    kinds = {k for u in users for k in ("shifts", "manualBreaks", "timeOffs") if u[k]}
+    assert kinds == {"shifts", "manualBreaks", "timeOffs"}
+    modes = {s["end"]["source"].get("mode") for u in users for s in u["shifts"]}
+    assert modes - {None}  # some auto clock-outs with their AutoClockOutModeType
+    sheet = get(server, CLOCK + "/timesheet", SHEET)
+    days = [d for u in sheet.json()["data"]["users"] for d in u["dailyRecords"]]
+    assert days and all(d["records"] or d["dailyTotalUnpaidBreakHours"] > 0 for d in days)
+    assert sum(len(d["records"]) for d in days) > 20
+
+
+@pytest.mark.parametrize(
+    ("path", "days"),
+    [(CLOCK + "/time-activities", 92), (CLOCK + "/timesheet", 45), ("/time-off/v1/requests", 365)],
+)
+def test_windows_are_limited_inclusively(server, path, days):
+    from datetime import date, timedelta
+
+    first = date(2026, 1, 1)
+    fits = {"startDate": first.isoformat(), "endDate": (first + timedelta(days - 1)).isoformat()}
+    wide = {"startDate": first.isoformat(), "endDate": (first + timedelta(days)).isoformat()}
+    assert get(server, path, fits).status_code == 200
+    refused = get(server, path, wide)
+    assert refused.status_code == 422 and f"{days} days" in refused.text
+    validate(refused.json(), {"$ref": "spec#/components/schemas/HTTPValidationError"})
+
+
+@pytest.mark.parametrize(
+    ("path", "params"),
+    [
+        (CLOCK + "/time-activities", {}),
+        (CLOCK + "/time-activities", {"startDate": "2026-11-20", "endDate": "2026-11-01"}),
+        (CLOCK + "/timesheet", {"startDate": "20261101", "endDate": "2026-11-02"}),
+        ("/forms/v1/forms/500/form-submissions", {"limit": 101}),
+        ("/jobs/v1/jobs", {"limit": 501}),
+        ("/time-off/v1/requests", {**SHORT, "limit": 101}),
+        ("/time-off/v1/requests", {**SHORT, "statuses": ["cancelled"]}),
+        ("/tasks/v1/taskboards/3100/tasks", {"limit": 101}),
+        ("/tasks/v1/taskboards/3100/tasks", {"status": "done"}),
+        ("/users/v1/custom-fields", {"limit": 501}),
+    ],
+)  # fmt: skip
+def test_operations_invalid_parameters_are_422(server, path, params):
+    response = get(server, path, params)
+    assert response.status_code == 422, response.text
+    validate(response.json(), {"$ref": "spec#/components/schemas/HTTPValidationError"})
+
+
+def test_page_maxima_equal_the_spec():
+    expected = {
+        "/forms/v1/forms/{formId}/form-submissions": 100,
+        "/jobs/v1/jobs": 500,
+        "/time-off/v1/requests": 100,
+        "/tasks/v1/taskboards/{taskBoardId}/tasks": 100,
+        "/users/v1/custom-fields": 500,
+    }
+    for path, maximum in expected.items():
+        assert spec_maximum(path) == maximum, path
