@@ -124,9 +124,9 @@ def sync(
     streams: Annotated[
         str,
         typer.Option(
-            help="Comma-separated streams: users, forms, schedulers, shifts, user_documents."
+            help="Comma-separated streams (default all; see README, What lands in the warehouse)."
         ),
-    ] = "users,forms,schedulers,shifts,user_documents",
+    ] = "all",
     steps: Annotated[
         str, typer.Option(help="Comma-separated steps: sync, fold, models, publish.")
     ] = "sync,fold,models,publish",
@@ -143,14 +143,18 @@ def sync(
 
     _setup_logging(verbose)
     from flows.nightly import nightly_sync
+    from pipelines import STREAMS
 
     chosen = tuple(s.strip() for s in streams.split(",") if s.strip())
+    chosen = STREAMS if chosen in ((), ("all",)) else chosen
     chosen_steps = tuple(s.strip() for s in steps.split(",") if s.strip())
     started = time.monotonic()
     try:
         with live_progress():
             result = nightly_sync(
-                streams=chosen, streams_label="+".join(chosen), steps=chosen_steps
+                streams=chosen,
+                streams_label="all" if chosen == STREAMS else "+".join(chosen),
+                steps=chosen_steps,
             )
     except Exception as exc:  # noqa: BLE001 - reported as a clean message and exit code
         _fail(exc)

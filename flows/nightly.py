@@ -23,7 +23,7 @@ from prefect.tasks import Task
 from flows.fold import fold_inbox
 from flows.models import dbt_build, publish
 from flows.naming import rename_current_run, rows_text
-from pipelines import SyncSummary, run_sync
+from pipelines import STREAMS, SyncSummary, run_sync
 from pipelines.fold import DEFAULT_RETENTION_DAYS, FoldSummary
 from pipelines.models import ModelsSummary
 from pipelines.publish import PublishSummary
@@ -37,10 +37,12 @@ from sources.connecteam.helpers import shift_window
 from sources.connecteam.settings import DEFAULT_SHIFTS_DAYS_AHEAD, DEFAULT_SHIFTS_DAYS_BACK
 
 TASK_GROUPS: tuple[tuple[str, ...], ...] = (
-    ("users",),
-    ("forms",),
-    ("schedulers", "shifts"),
+    ("users", "user_custom_field_definitions"),
+    ("forms", "form_submissions"),  # one forms listing serves both
+    ("schedulers", "shifts"),  # one schedulers listing serves both
     ("user_documents",),
+    ("time_clocks", "time_activities", "timesheets"),  # one time clocks listing
+    ("jobs", "time_off_requests", "task_boards", "tasks"),
 )
 
 
@@ -108,7 +110,7 @@ class NightlyResult:
 
 @flow(name="nightly_sync", flow_run_name="nightly-sync-{streams_label}", log_prints=True)
 def nightly_sync(
-    streams: tuple[str, ...] = ("users", "forms", "schedulers", "shifts", "user_documents"),
+    streams: tuple[str, ...] = STREAMS,
     streams_label: str = "all",
     source_options: dict[str, Any] | None = None,
     steps: tuple[str, ...] = STEPS,
@@ -116,7 +118,7 @@ def nightly_sync(
     """Sync the Connecteam account, fold the webhook inbox, build the models, publish.
 
     Args:
-        streams: Streams to sync (default all four).
+        streams: Streams to sync (default all of :data:`pipelines.sync.STREAMS`).
         streams_label: Shown in the flow run's name.
         source_options: Non-secret options for the source (e.g. ``shifts_days_back``).
         steps: Which of ``sync``, ``fold``, ``models``, ``publish`` to run, in that order; a step

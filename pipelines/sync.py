@@ -24,7 +24,23 @@ from .warehouse import (
 
 logger = logging.getLogger("pipelines.sync")
 
-STREAMS = ("users", "forms", "schedulers", "shifts", "user_documents")
+STREAMS = (
+    "users",
+    "forms",
+    "schedulers",
+    "shifts",
+    "user_documents",
+    "time_clocks",
+    "time_activities",
+    "timesheets",
+    "form_submissions",
+    "jobs",
+    "time_off_requests",
+    "task_boards",
+    "tasks",
+    "user_custom_field_definitions",
+)
+"""Every stream of the ``connecteam`` source (= table in dataset ``connecteam``)."""
 
 
 @dataclass

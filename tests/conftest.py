@@ -15,6 +15,8 @@ from emulator import EmulatorConfig, EmulatorServer, ServerOptions
 
 ANCHOR = 1_795_132_800  # 2026-11-20 00:00 UTC: pins generated data across test runs
 API_KEY = "test-key-5f1c9e"
+CORE = ("users", "forms", "schedulers", "shifts", "user_documents")
+"""The streams of the first issue; tests of them sync only these."""
 TABLE_KEYS = {
     "users": "user_id",
     "forms": "form_id",

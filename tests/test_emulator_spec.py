@@ -162,10 +162,19 @@ def test_invalid_parameters_are_422_validation_errors(server, path, params):
     validate(response.json(), {"$ref": "spec#/components/schemas/HTTPValidationError"})
 
 
+PARENTS = {"{schedulerId}": "9000", "{timeClockId}": "7100", "{formId}": "500",
+           "{taskBoardId}": "3100"}  # fmt: skip
+DATES = {"startDate": "2026-11-01", "endDate": "2026-11-20"}
+
+
 def test_limit_at_the_maximum_is_accepted(server):
     for endpoint in ENDPOINTS.values():
-        path = endpoint.path.replace("{schedulerId}", "9000")
+        path = endpoint.path
+        for placeholder, value in PARENTS.items():
+            path = path.replace(placeholder, value)
         params = {**WINDOW} if "shifts" in path else {}
+        if "time-clocks/" in path or "time-off" in path:
+            params.update(DATES)
         if endpoint.max_limit:
             params["limit"] = endpoint.max_limit
         assert get(server, path, params).status_code == 200, path

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import API_KEY, assert_keys_unique, point_at, query
+from conftest import API_KEY, CORE, assert_keys_unique, point_at, query
 
 from pipelines import run_sync
 from sources.connecteam import ConnecteamAPIError
@@ -41,7 +41,7 @@ def test_full_then_incremental_then_changes(start_emulator, warehouse, monkeypat
     server = start_emulator(**SIZE)
     point_at(monkeypatch, server)
 
-    first = run_sync()
+    first = run_sync(CORE)
     documents = len(server.state.dataset.user_documents)
     assert documents > 100
     assert first.rows == {
@@ -51,7 +51,7 @@ def test_full_then_incremental_then_changes(start_emulator, warehouse, monkeypat
     assert live_shift_keys(warehouse) == emulator_shift_keys(server)
     assert_keys_unique(warehouse)
 
-    second = run_sync()
+    second = run_sync(CORE)
     assert second.rows == {
         "users": 0, "forms": 0, "schedulers": 0, "shifts": 0, "user_documents": 0
     }  # fmt: skip
@@ -60,7 +60,7 @@ def test_full_then_incremental_then_changes(start_emulator, warehouse, monkeypat
     assert_keys_unique(warehouse)
 
     touched = server.control("mutate", {"users": 9, "shifts": 11, "documents": 4})
-    third = run_sync()
+    third = run_sync(CORE)
     assert third.rows["users"] == 9
     assert third.rows["shifts"] == 11
     assert third.rows["user_documents"] == 4
@@ -83,11 +83,11 @@ def test_full_then_incremental_then_changes(start_emulator, warehouse, monkeypat
 def test_deleted_shift_is_marked_deleted_not_dropped(start_emulator, warehouse, monkeypatch):
     server = start_emulator(**SIZE)
     point_at(monkeypatch, server)
-    run_sync()
+    run_sync(CORE)
     before = query(warehouse, "select count(*) from connecteam.shifts")[0][0]
 
     touched = server.control("mutate", {"delete_shifts": 4, "new_shifts": 3})
-    summary = run_sync()
+    summary = run_sync(CORE)
     assert summary.rows["shifts"] == 4 + 3
     deleted = {tuple(k) for k in touched["deleted_shifts"]}
     rows = query(
@@ -101,7 +101,7 @@ def test_deleted_shift_is_marked_deleted_not_dropped(start_emulator, warehouse, 
     assert live_shift_keys(warehouse) == emulator_shift_keys(server)
     assert_keys_unique(warehouse)
 
-    again = run_sync()  # a deleted row is not re-marked on every run
+    again = run_sync(CORE)  # a deleted row is not re-marked on every run
     assert again.rows["shifts"] == 0
 
 
@@ -113,7 +113,7 @@ def test_fault_mode_ends_with_the_same_warehouse(start_emulator, tmp_path, monke
         path = tmp_path / name / "warehouse.duckdb"
         monkeypatch.setenv("DESTINATION__DUCKDB__CREDENTIALS", str(path))
         point_at(monkeypatch, server)
-        summary = run_sync()
+        summary = run_sync(CORE)
         results[name] = (path, summary)
     faulty_summary = results["faulty"][1]
     assert faulty_summary.retries > 0
@@ -140,7 +140,7 @@ def test_oauth_client_credentials(start_emulator, warehouse, monkeypatch):
     monkeypatch.setenv("SOURCES__CONNECTEAM__BASE_URL", server.url)
     monkeypatch.setenv("SOURCES__CONNECTEAM__CLIENT_ID", "emulator-client")
     monkeypatch.setenv("SOURCES__CONNECTEAM__CLIENT_SECRET", "emulator-secret")
-    summary = run_sync()
+    summary = run_sync(CORE)
     documents = len(server.state.dataset.user_documents)
     assert summary.rows == {
         "users": 40, "forms": 2, "schedulers": 1, "shifts": 30, "user_documents": documents
@@ -154,7 +154,7 @@ def test_oauth_client_without_a_needed_scope_fails_clearly(start_emulator, wareh
     monkeypatch.setenv("SOURCES__CONNECTEAM__CLIENT_ID", "narrow")
     monkeypatch.setenv("SOURCES__CONNECTEAM__CLIENT_SECRET", "s3cret-narrow")
     with pytest.raises(Exception) as caught:
-        run_sync()
+        run_sync(CORE)
     text = "".join(str(e) for e in _chain(caught.value))
     assert "/oauth/v1/token" in text and "403" in text
     assert "s3cret-narrow" not in text
@@ -166,7 +166,7 @@ def test_pacing_keeps_a_sync_within_the_budget_free_of_429(start_emulator, wareh
         users=2600, forms=2, schedulers=3, shifts=2600, minute_limit=4, window_seconds=1
     )
     point_at(monkeypatch, server)
-    summary = run_sync()
+    summary = run_sync(CORE)
     stats = server.stats()
     assert summary.total_requests >= 12
     assert stats["statuses"].get("429", 0) == 0

@@ -33,7 +33,6 @@ from collections.abc import Generator, Iterator
 from typing import Any
 
 import dlt
-import orjson
 import pandas  # noqa: F401 - dlt imports it lazily; parallel extract threads would race on that
 import pyarrow as pa
 from dlt.common.typing import TSecretStrValue
@@ -41,6 +40,7 @@ from dlt.sources import DltResource
 
 from ..arrow_hints import quiet_arrow_hint_warnings
 from ..progress import Progress
+from . import operations
 from .client import (
     ClientStats,
     ConnecteamAPIError,
@@ -54,19 +54,24 @@ from .helpers import (
     Window,
     WindowDiff,
     arrow_batches,
-    content_hash,
     diff_shifts,
     shift_window,
     to_arrow,
     to_epoch,
 )
+from .loaded import only_changed, query_loaded, tombstones
 from .settings import (
+    DEFAULT_ACTIVITY_DAYS_BACK,
     DEFAULT_BASE_URL,
     DEFAULT_SHIFTS_DAYS_AHEAD,
     DEFAULT_SHIFTS_DAYS_BACK,
+    DEFAULT_TIME_OFF_DAYS_AHEAD,
+    DEFAULT_TIME_OFF_DAYS_BACK,
     FORMS,
     SCHEDULERS,
     SHIFTS,
+    TASK_BOARDS,
+    TIME_CLOCKS,
     USER_DOCUMENTS,
     USERS,
 )
@@ -101,6 +106,10 @@ def connecteam_source(
     shifts_days_back: int = DEFAULT_SHIFTS_DAYS_BACK,
     shifts_days_ahead: int = DEFAULT_SHIFTS_DAYS_AHEAD,
     shifts_backfill_start: str | None = None,
+    activities_days_back: int = DEFAULT_ACTIVITY_DAYS_BACK,
+    activities_backfill_start: str | None = None,
+    time_off_days_back: int = DEFAULT_TIME_OFF_DAYS_BACK,
+    time_off_days_ahead: int = DEFAULT_TIME_OFF_DAYS_AHEAD,
     max_attempts: int = 8,
     backoff_base: float = 1.0,
     stats: ClientStats | None = None,
@@ -117,17 +126,26 @@ def connecteam_source(
         shifts_days_ahead: Days after now that every run re-pulls shifts for (default 90).
         shifts_backfill_start: Where the first run of a scheduler starts instead: epoch seconds or
             an ISO date such as ``2024-01-01`` (UTC). Default: the window's start.
+        activities_days_back: Days before today that every run re-pulls time activities and
+            timesheets for (default 35).
+        activities_backfill_start: Where the first run of a time clock starts instead (as
+            ``shifts_backfill_start``).
+        time_off_days_back: Days before today of the time-off window (default 35).
+        time_off_days_ahead: Days after today of the time-off window (default 180).
         max_attempts: Attempts per request on 429, 5xx, timeouts and dropped connections.
         backoff_base: First back-off step in seconds (doubling, jittered).
         stats: Optional :class:`ClientStats` the client fills (requests per endpoint, retries).
 
     Returns:
-        The resources ``users``, ``forms``, ``schedulers``, ``shifts``.
+        The resources ``users``, ``forms``, ``schedulers``, ``shifts``, ``user_documents``,
+        ``time_clocks``, ``time_activities``, ``timesheets``, ``form_submissions``, ``jobs``,
+        ``time_off_requests``, ``task_boards``, ``tasks``, ``user_custom_field_definitions``.
 
     Raises:
         ConnecteamConfigError: No credentials, or a bad ``base_url``/``shifts_backfill_start``.
     """
     backfill = to_epoch(shifts_backfill_start)
+    activities_backfill = to_epoch(activities_backfill_start)
     client = ConnecteamClient(
         base_url,
         api_key=api_key,
@@ -144,13 +162,56 @@ def connecteam_source(
         """The account's schedulers, fetched once per run and shared by two resources."""
         return [s for page in client.paginate(SCHEDULERS) for s in page]
 
+    @functools.cache
+    def form_list() -> list[dict[str, Any]]:
+        """The account's forms, fetched once per run (forms and their submissions)."""
+        return [f for page in client.paginate(FORMS) for f in page]
+
+    @functools.cache
+    def time_clock_list() -> list[dict[str, Any]]:
+        """The time clocks, fetched once per run (clocks, activities, timesheets)."""
+        return [c for page in client.paginate(TIME_CLOCKS) for c in page]
+
+    @functools.cache
+    def board_list() -> list[dict[str, Any]]:
+        """The task boards, fetched once per run (boards and their tasks)."""
+        return [b for page in client.paginate(TASK_BOARDS) for b in page]
+
     return [
         users(client),
-        forms(client),
+        forms(form_list),
         schedulers(scheduler_list),
         shifts(client, scheduler_list, shifts_days_back, shifts_days_ahead, backfill),
         user_documents(client),
+        time_clocks(time_clock_list),
+        operations.time_activities(
+            client, time_clock_list, activities_days_back, activities_backfill
+        ),
+        operations.timesheets(client, time_clock_list, activities_days_back, activities_backfill),
+        operations.form_submissions(client, form_list),
+        operations.jobs(client),
+        operations.time_off_requests(
+            client, time_off_days_back, time_off_days_ahead, activities_backfill
+        ),
+        operations.task_boards(board_list),
+        operations.tasks(client, board_list),
+        operations.user_custom_field_definitions(client),
     ]
+
+
+def time_clocks(time_clock_list: Any) -> DltResource:
+    """``time_clocks``: every time clock (archived too), merged on ``id``; only changed ones
+    load (the endpoint has no timestamps)."""
+
+    @dlt.resource(name="time_clocks", primary_key="id", write_disposition="merge")
+    def _time_clocks() -> Iterator[list[dict[str, Any]]]:
+        rows = [{"id": c["id"], "name": c.get("name"), "is_archived": c.get("isArchived")}
+                for c in time_clock_list()]  # fmt: skip
+        changed = only_changed(rows, "id")
+        if changed:
+            yield changed
+
+    return _time_clocks
 
 
 def users(client: ConnecteamClient) -> DltResource:
@@ -184,7 +245,7 @@ def users(client: ConnecteamClient) -> DltResource:
     return _users
 
 
-def forms(client: ConnecteamClient) -> DltResource:
+def forms(form_list: Any) -> DltResource:
     """``forms``: every form, merged on ``form_id``; only forms whose ``lastUpdatedAt`` advanced
     since the last run are loaded."""
 
@@ -200,9 +261,10 @@ def forms(client: ConnecteamClient) -> DltResource:
             "lastUpdatedAt", primary_key="formId", on_cursor_value_missing="include"
         ),
     ) -> Iterator[list[dict[str, Any]]]:
-        progress = Progress("forms", logger=logger)
-        yield from arrow_batches(progress.track(client.paginate(FORMS)))
-        progress.done()
+        listed = form_list()
+        if listed:
+            yield to_arrow(listed)
+        logger.info("forms: %d listed", len(listed))
 
     return _forms
 
@@ -237,23 +299,6 @@ def user_documents(client: ConnecteamClient) -> DltResource:
             yield changed
 
     return _user_documents
-
-
-def only_changed(records: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
-    """The records whose digest differs from the one this resource loaded last.
-
-    For endpoints without a modified-since filter or timestamp: the digests of loaded records are
-    kept in the resource's dlt state, which commits with the load (an interrupted load leaves
-    them unchanged).
-    """
-    digests: dict[str, str] = dlt.current.resource_state().setdefault("digests", {})
-    changed = []
-    for record in records:
-        digest = content_hash(record)
-        if digests.get(str(record[key])) != digest:
-            digests[str(record[key])] = digest
-            changed.append(record)
-    return changed
 
 
 def shifts(
@@ -422,54 +467,10 @@ def _live_shifts(scheduler_id: int, window: Window) -> dict[str, tuple[str, bool
 
 def _tombstones(scheduler_id: int, ids: set[str], now: int) -> list[dict[str, Any]]:
     """The warehouse rows of ``ids``, marked deleted, ready to merge back."""
-    columns, rows = _query_shifts_with_columns(
-        "select * from {table} where scheduler_id = %s and id in ("
-        + ", ".join(["%s"] * len(ids))
-        + ")",
-        scheduler_id,
-        *sorted(ids),
+    return tombstones(
+        "shifts", "scheduler_id = %s", (scheduler_id,), ids, set(SHIFT_JSON_COLUMNS), now
     )
-    out = []
-    for values in rows:
-        row = {
-            c: _json_value(c, v)
-            for c, v in zip(columns, values, strict=True)
-            if not c.startswith("_dlt")
-        }
-        row["is_deleted"] = True
-        row["deleted_at"] = now
-        out.append(row)
-    return out
-
-
-def _json_value(column: str, value: Any) -> Any:
-    if column in SHIFT_JSON_COLUMNS and isinstance(value, str | bytes):
-        return orjson.loads(value)
-    return value
 
 
 def _query_shifts(sql: str, *args: Any) -> list[tuple[Any, ...]]:
-    return _query_shifts_with_columns(sql, *args)[1]
-
-
-def _query_shifts_with_columns(sql: str, *args: Any) -> tuple[list[str], list[tuple[Any, ...]]]:
-    """Run ``sql`` against the ``shifts`` table of the current pipeline's destination.
-
-    Returns ``([], [])`` when there is no pipeline destination or no ``shifts`` table yet.
-    """
-    from dlt.destinations.exceptions import DatabaseUndefinedRelation
-
-    try:
-        pipeline = dlt.current.pipeline()
-    except Exception:  # noqa: BLE001 - iterated outside a pipeline: nothing loaded yet
-        return [], []
-    if pipeline.destination is None or not pipeline.default_schema_name:
-        return [], []
-    try:
-        with pipeline.sql_client() as sql_client:
-            table = sql_client.make_qualified_table_name("shifts")
-            with sql_client.execute_query(sql.format(table=table), *args) as cursor:
-                columns = [d[0] for d in cursor.description]
-                return columns, [tuple(r) for r in cursor.fetchall()]
-    except DatabaseUndefinedRelation:
-        return [], []
+    return query_loaded("shifts", sql, *args)[1]

@@ -6,7 +6,7 @@ import hashlib
 import logging
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import orjson
@@ -50,6 +50,26 @@ def shift_window(
     if backfill_start is not None:
         start = min(start, int(backfill_start))
     return Window(start, end)
+
+
+def date_windows(first: date, last: date, max_days: int) -> list[tuple[date, date]]:
+    """Split the inclusive range ``first..last`` into consecutive windows of at most
+    ``max_days`` days each (inclusive), oldest first; empty when ``last < first``.
+
+    A 92-day range with ``max_days=92`` is one window; 93 days are two (92 + 1).
+    """
+    windows = []
+    start = first
+    while start <= last:
+        end = min(last, start + timedelta(days=max_days - 1))
+        windows.append((start, end))
+        start = end + timedelta(days=1)
+    return windows
+
+
+def utc_date(epoch: float) -> date:
+    """The UTC calendar date of epoch seconds."""
+    return datetime.fromtimestamp(epoch, UTC).date()
 
 
 def to_epoch(value: int | float | str | date | None) -> int | None:

@@ -72,12 +72,65 @@ USER_DOCUMENTS = Endpoint(
 """Beta, absent from the spec file: envelope, page maximum and record shape as the emulator
 documents them (``emulator/app.py``)."""
 
+TIME_CLOCKS = Endpoint("/time-clock/v1/time-clocks", "timeClocks", None, ("id",), "time_clock.read")
+TIME_ACTIVITIES = Endpoint(
+    "/time-clock/v1/time-clocks/{timeClockId}/time-activities",
+    "timeActivitiesByUsers",
+    None,
+    ("id",),
+    "time_clock.read",
+)
+TIMESHEETS = Endpoint(
+    "/time-clock/v1/time-clocks/{timeClockId}/timesheet",
+    "users",
+    None,
+    ("userId", "date"),
+    "time_clock.read",
+)
+FORM_SUBMISSIONS = Endpoint(
+    "/forms/v1/forms/{formId}/form-submissions",
+    "formSubmissions",
+    100,
+    ("formSubmissionId",),
+    "forms.read",
+)
+JOBS = Endpoint("/jobs/v1/jobs", "jobs", 500, ("jobId",), "jobs.read")
+TIME_OFF_REQUESTS = Endpoint("/time-off/v1/requests", "requests", 100, ("id",), "time_off.read")
+TASK_BOARDS = Endpoint("/tasks/v1/taskboards", "taskBoards", None, ("id",), "quick_tasks.read")
+TASKS = Endpoint(
+    "/tasks/v1/taskboards/{taskBoardId}/tasks", "tasks", 100, ("id",), "quick_tasks.read"
+)
+USER_CUSTOM_FIELD_DEFINITIONS = Endpoint(
+    "/users/v1/custom-fields", "customFields", 500, ("id",), "users.read"
+)
+
+TIME_ACTIVITIES_MAX_DAYS = 92
+"""Widest ``startDate``..``endDate`` time-activities window, days inclusive (reference README)."""
+TIMESHEET_MAX_DAYS = 45
+"""Widest timesheet-totals window, days inclusive (spec: "limited to 45 days")."""
+TIME_OFF_MAX_DAYS = 365
+"""Widest time-off requests window, days inclusive (spec: "may not exceed 365 days")."""
+DEFAULT_ACTIVITY_DAYS_BACK = 35
+"""Days before today that every run re-pulls time activities and timesheets for (no
+modified-since filter exists)."""
+DEFAULT_TIME_OFF_DAYS_BACK = 35
+DEFAULT_TIME_OFF_DAYS_AHEAD = 180
+
 ENDPOINTS: dict[str, Endpoint] = {
     "users": USERS,
     "forms": FORMS,
     "schedulers": SCHEDULERS,
     "shifts": SHIFTS,
     "user_documents": USER_DOCUMENTS,
+    "time_clocks": TIME_CLOCKS,
+    "time_activities": TIME_ACTIVITIES,
+    "timesheets": TIMESHEETS,
+    "form_submissions": FORM_SUBMISSIONS,
+    "jobs": JOBS,
+    "time_off_requests": TIME_OFF_REQUESTS,
+    "task_boards": TASK_BOARDS,
+    "tasks": TASKS,
+    "user_custom_field_definitions": USER_CUSTOM_FIELD_DEFINITIONS,
 }
 """Stream name (= warehouse table in dataset ``connecteam``) to its endpoint."""
 
