@@ -249,6 +249,17 @@ class WindowedDiff:
         return tombstones(self.table, key, (self.parent_id,), gone, json_columns, now)
 
 
+COVERAGE_HINTS = dlt.mark.make_hints(
+    table_name="time_activity_coverage",
+    primary_key="time_clock_id",
+    write_disposition="merge",
+)
+"""``time_activity_coverage``: per time clock, the earliest start any run pulled
+(``covered_from``) and when the last pull happened (``pulled_at``), epoch seconds (UTC). The models
+trust the API for activities starting in ``[covered_from, pulled_at)`` and fill from webhooks
+outside it."""
+
+
 def time_activities(
     client: ConnecteamClient,
     time_clock_list: Callable[[], list[dict[str, Any]]],
@@ -256,7 +267,8 @@ def time_activities(
     backfill_start: int | None,
 ) -> DltResource:
     """``time_activities``: one row per activity, merged on the activity ``id``; the trailing
-    window is re-pulled every run (windows of at most 92 days), vanished ones marked deleted."""
+    window is re-pulled every run (windows of at most 92 days), vanished ones marked deleted.
+    Also writes ``time_activity_coverage`` (see :data:`COVERAGE_HINTS`)."""
 
     @dlt.resource(
         name="time_activities",
@@ -266,7 +278,9 @@ def time_activities(
         columns=hints(ACTIVITY_COLUMNS),
     )
     def _time_activities() -> Iterator[pa.Table]:
-        pulled: dict[str, bool] = dlt.current.resource_state().setdefault("backfilled", {})
+        state = dlt.current.resource_state()
+        pulled: dict[str, bool] = state.setdefault("backfilled", {})
+        coverage: dict[str, int] = state.setdefault("covered_from", {})
         now = time.time()
         for clock in time_clock_list():
             clock_id = int(clock["id"])
@@ -303,6 +317,10 @@ def time_activities(
                 yield to_arrow(gone)
             progress.done(f" in {first}..{last} ({len(gone)} deleted)")
             pulled[str(clock_id)] = True
+            covered = min(_epoch(first), int(coverage.get(str(clock_id), _epoch(first))))
+            coverage[str(clock_id)] = covered
+            row = {"time_clock_id": clock_id, "covered_from": covered, "pulled_at": int(now)}
+            yield dlt.mark.with_hints([row], COVERAGE_HINTS, create_table_variant=True)
 
     return _time_activities
 
