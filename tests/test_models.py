@@ -49,7 +49,7 @@ def test_dbt_build_passes_on_emulator_data_with_every_unit_test(
     fill(start_emulator, warehouse, monkeypatch, tmp_path)
     summary = build_models(warehouse)
     assert summary.failed == []
-    assert summary.passed_by_kind["model"] == 17
+    assert summary.passed_by_kind["model"] == 32
     assert summary.passed_by_kind["unit_test"] == 7  # the hand-computed figures, one per mart+
     assert summary.passed_by_kind["test"] >= 60
     # marts agree with the raw data they are built from
@@ -78,6 +78,12 @@ def test_dbt_build_passes_on_emulator_data_with_every_unit_test(
         "left join marts.dim_users u using (user_id) where u.user_id is null",
     )[0][0]
     assert orphans == 0
+    # every API activity is in the fact, from the API; the fact fills the rest from webhooks
+    api = query(warehouse, "select count(*) from connecteam.time_activities")[0][0]
+    by_source = dict(
+        query(warehouse, "select data_source, count(*) from marts.fct_time_activities group by 1")
+    )
+    assert api > 0 and by_source["api"] == api
 
 
 def test_duplicate_key_fails_the_build_by_name_with_the_rows(

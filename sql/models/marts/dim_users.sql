@@ -77,6 +77,12 @@ fact_users as (
     select user_id from {{ ref('stg_webhooks__timesheet_periods') }}
     union
     select user_id from {{ ref('stg_webhooks__availability_statuses') }}
+    union
+    select user_id from {{ ref('stg_connecteam__time_activities') }}
+    union
+    select user_id from {{ ref('stg_connecteam__form_submissions') }}
+    union
+    select user_id from {{ ref('stg_connecteam__time_off_requests') }}
 
 ),
 

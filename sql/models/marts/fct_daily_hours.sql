@@ -1,6 +1,8 @@
 -- User x local day: scheduled hours (live shift assignments) next to worked hours (shift
 -- activities minus manual breaks, deleted activities excluded) and the variance. Each shift and
--- punch counts on the local day of its start, in its own timezone.
+-- punch counts on the local day of its start, in its own timezone. Activities come from
+-- fct_time_activities (the API's version where it covers them, webhooks for the most recent);
+-- hours_source says which fed the day: api, webhooks, mixed, or none (scheduled only).
 
 with
 
@@ -22,6 +24,7 @@ activities as (
         activity_type,
         duration_hours,
         is_open_punch,
+        data_source,
         cast(started_at at time zone timezone as date) as local_date
     from {{ ref('fct_time_activities') }}
     where not is_deleted and user_id is not null and started_at is not null
@@ -55,7 +58,9 @@ worked as (
         sum(case when activity_type = 'time_off' then coalesce(duration_hours, 0) else 0 end)
             as time_off_hours,
         count(*) filter (where activity_type = 'shift') as punch_count,
-        count(*) filter (where is_open_punch) as open_punch_count
+        count(*) filter (where is_open_punch) as open_punch_count,
+        count(*) filter (where data_source = 'api') as api_activity_count,
+        count(*) filter (where data_source = 'webhooks') as webhook_activity_count
     from activities
     group by user_id, local_date
 
@@ -71,7 +76,13 @@ joined as (
         round(coalesce(worked.time_off_hours, 0), 4) as time_off_hours,
         coalesce(scheduled.shift_count, 0) as shift_count,
         coalesce(worked.punch_count, 0) as punch_count,
-        coalesce(worked.open_punch_count, 0) as open_punch_count
+        coalesce(worked.open_punch_count, 0) as open_punch_count,
+        case
+            when worked.api_activity_count > 0 and worked.webhook_activity_count > 0 then 'mixed'
+            when worked.api_activity_count > 0 then 'api'
+            when worked.webhook_activity_count > 0 then 'webhooks'
+            else 'none'
+        end as hours_source
     from scheduled
     full outer join worked
         on scheduled.user_id = worked.user_id and scheduled.local_date = worked.local_date

@@ -1,59 +1,95 @@
--- The latest state of every time activity, from its webhook events: the event with the newest
--- event time wins, whatever order the events arrived in. Deleted activities stay, flagged.
+-- One row per time activity: the API's version where the API pull covers the activity (its
+-- start lies in [covered_from, pulled_at) of its time clock), else the latest state from webhook
+-- events (activities after the last pull, or clocks the API has not covered); data_source says
+-- which.
 
 with
 
-events as (
+api as (
 
-    select * from {{ ref('stg_webhooks__time_activities') }}
-    where state_effect in ('upsert', 'delete') and time_activity_id is not null
-
-),
-
-latest as (
-
-    select *
-    from events
-    {{ latest_event('time_activity_id') }}
+    select * from {{ ref('stg_connecteam__time_activities') }}
 
 ),
 
-event_counts as (
+coverage as (
+
+    select * from {{ ref('stg_connecteam__time_activity_coverage') }}
+
+),
+
+webhooks as (
+
+    select * from {{ ref('int_time_activities__webhooks') }}
+
+),
+
+from_api as (
 
     select
-        time_activity_id,
-        count(*) as event_count
-    from events
-    group by time_activity_id
+        api.time_activity_id,
+        api.user_id,
+        api.time_clock_id,
+        api.activity_type,
+        api.job_id,
+        api.scheduler_shift_id,
+        api.started_at,
+        api.ended_at,
+        api.is_auto_clock_out,
+        api.auto_clock_out_mode,
+        webhooks.last_event_type,
+        webhooks.last_event_at,
+        coalesce(webhooks.event_count, 0) as event_count,
+        coalesce(api.start_timezone, api.end_timezone, 'UTC') as timezone,
+        api.is_deleted,
+        api.ended_at is null and not api.is_deleted as is_open_punch,
+        case
+            when api.ended_at is not null
+                then round(epoch(api.ended_at - api.started_at) / 3600.0, 4)
+        end as duration_hours,
+        'api' as data_source
+    from api
+    left join webhooks on api.time_activity_id = webhooks.time_activity_id
+
+),
+
+from_webhooks as (
+
+    select
+        webhooks.time_activity_id,
+        webhooks.user_id,
+        webhooks.time_clock_id,
+        webhooks.activity_type,
+        webhooks.job_id,
+        webhooks.scheduler_shift_id,
+        webhooks.started_at,
+        webhooks.ended_at,
+        webhooks.is_auto_clock_out,
+        webhooks.auto_clock_out_mode,
+        webhooks.last_event_type,
+        webhooks.last_event_at,
+        webhooks.event_count,
+        webhooks.timezone,
+        webhooks.is_deleted,
+        webhooks.is_open_punch,
+        webhooks.duration_hours,
+        'webhooks' as data_source
+    from webhooks
+    left join coverage on webhooks.time_clock_id = coverage.time_clock_id
+    where
+        webhooks.time_activity_id not in (select api.time_activity_id from api)
+        and (
+            coverage.time_clock_id is null
+            or webhooks.started_at >= coverage.pulled_at
+            or webhooks.started_at < coverage.covered_from
+        )
 
 ),
 
 final as (
 
-    select
-        latest.time_activity_id,
-        latest.user_id,
-        latest.time_clock_id,
-        latest.activity_type,
-        latest.job_id,
-        latest.scheduler_shift_id,
-        latest.started_at,
-        latest.ended_at,
-        latest.is_auto_clock_out,
-        latest.auto_clock_out_mode,
-        latest.event_type as last_event_type,
-        latest.event_at as last_event_at,
-        event_counts.event_count,
-        coalesce(latest.start_timezone, latest.end_timezone, 'UTC') as timezone,
-        latest.state_effect = 'delete' as is_deleted,
-        latest.ended_at is null and latest.state_effect <> 'delete' as is_open_punch,
-        case
-            when latest.ended_at is not null
-                then round(epoch(latest.ended_at - latest.started_at) / 3600.0, 4)
-        end as duration_hours
-
-    from latest
-    inner join event_counts on latest.time_activity_id = event_counts.time_activity_id
+    select * from from_api
+    union all
+    select * from from_webhooks
 
 )
 

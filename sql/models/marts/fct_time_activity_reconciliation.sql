@@ -1,0 +1,102 @@
+-- User x local day x data_source: time activities on which the API and the webhooks disagree.
+--   data_source = 'api_only'      : in the API, no webhook event (a missed delivery)
+--            'webhooks_only' : live in the webhooks, absent from (or deleted in) the API inside
+--                              the span the API pull covers (deleted later, or not in the API)
+--            'differs'       : in both, with a different start or end
+-- Only the period webhooks cover is compared: activities starting on or after the day of the
+-- earliest activity any webhook reported.
+
+with
+
+api as (
+
+    select * from {{ ref('stg_connecteam__time_activities') }}
+    where not is_deleted
+
+),
+
+coverage as (
+
+    select * from {{ ref('stg_connecteam__time_activity_coverage') }}
+
+),
+
+webhooks as (
+
+    select * from {{ ref('int_time_activities__webhooks') }}
+    where not is_deleted
+
+),
+
+webhooks_since as (
+
+    select date_trunc('day', min(started_at)) as since
+    from webhooks
+
+),
+
+compared as (
+
+    select
+        coalesce(api.time_activity_id, webhooks.time_activity_id) as time_activity_id,
+        coalesce(api.user_id, webhooks.user_id) as user_id,
+        coalesce(api.time_clock_id, webhooks.time_clock_id) as time_clock_id,
+        coalesce(api.started_at, webhooks.started_at) as started_at,
+        coalesce(api.start_timezone, webhooks.timezone, 'UTC') as timezone,
+        api.started_at as api_started_at,
+        api.ended_at as api_ended_at,
+        webhooks.started_at as webhook_started_at,
+        webhooks.ended_at as webhook_ended_at,
+        case
+            when webhooks.time_activity_id is null then 'api_only'
+            when api.time_activity_id is null then 'webhooks_only'
+            when
+                api.started_at <> webhooks.started_at
+                or coalesce(epoch(api.ended_at), -1) <> coalesce(epoch(webhooks.ended_at), -1)
+                then 'differs'
+        end as data_source
+    from api
+    full outer join webhooks on api.time_activity_id = webhooks.time_activity_id
+
+),
+
+in_scope as (
+
+    select compared.*
+    from compared
+    cross join webhooks_since
+    left join coverage on compared.time_clock_id = coverage.time_clock_id
+    where
+        compared.data_source is not null
+        and compared.started_at >= webhooks_since.since
+        and (
+            compared.data_source <> 'webhooks_only'
+            or (
+                compared.started_at >= coverage.covered_from
+                and compared.started_at < coverage.pulled_at
+            )
+        )
+
+),
+
+final as (
+
+    select
+        user_id,
+        cast(started_at at time zone timezone as date) as local_date,
+        data_source,
+        count(*) as activity_count,
+        list(time_activity_id order by time_activity_id) as time_activity_ids,
+        round(sum(coalesce(epoch(api_ended_at - api_started_at), 0)) / 3600.0, 4) as api_hours,
+        round(
+            sum(coalesce(epoch(webhook_ended_at - webhook_started_at), 0)) / 3600.0, 4
+        ) as webhook_hours,
+        cast(user_id as varchar) || '/'
+        || cast(cast(started_at at time zone timezone as date) as varchar)
+        || '/' || data_source as reconciliation_key
+    from in_scope
+    group by user_id, cast(started_at at time zone timezone as date), data_source
+
+)
+
+select * from final
