@@ -673,6 +673,12 @@ def print_status(report: Any) -> None:
         f"inbox: backlog {inbox.get('backlog', '-')}, quarantine {inbox.get('quarantine', '-')}"
         + (f" ({inbox['error']})" if "error" in inbox else "")
     )
+    if report.reconciliation:
+        console.print(
+            "time activities, API vs webhooks: "
+            + ", ".join(f"{kind} {n}" for kind, n in report.reconciliation.items())
+            + " (marts.fct_time_activity_reconciliation)"
+        )
     pending = ", ".join(f"{name} {n}" for name, n in report.pending_load_packages.items())
     console.print(f"pending load packages: {pending or 'none'}")
     budget = report.rate_limit

@@ -115,6 +115,11 @@ class Status:
     inbox: dict[str, Any] = field(default_factory=dict)
     pending_load_packages: dict[str, int] = field(default_factory=dict)
     rate_limit: dict[str, Any] = field(default_factory=dict)
+    reconciliation: dict[str, int] = field(default_factory=dict)
+    """Time activities the API and the webhooks disagree on, per kind (``api_only``: missed
+    deliveries, ``webhooks_only``, ``differs``), from ``marts.fct_time_activity_reconciliation``
+    as of the last model build. Shown, not counted as a problem: the marts already take the
+    API's version."""
     problems: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
@@ -240,6 +245,8 @@ def _warehouse_status(status: Status, runs: list[RunRecord], max_age: float, now
                     status.tables.append(TableStatus(dataset, table, rows))
             if (DATASET_WEBHOOKS, "events") in existing:
                 status.webhook_families = _families(client)
+            if ("marts", "fct_time_activity_reconciliation") in existing:
+                status.reconciliation = _reconciliation(client)
     except Exception as exc:  # noqa: BLE001 - a busy or unreachable warehouse is reported
         reason = str(exc).splitlines()[0]
         if "lock" in reason.lower():
@@ -274,6 +281,14 @@ def _families(client: Any) -> list[FamilyStatus]:
             FamilyStatus(str(f), int(n), iso(t.timestamp()) if t else None)
             for f, n, t in cursor.fetchall()
         ]
+
+
+def _reconciliation(client: Any) -> dict[str, int]:
+    with client.execute_query(
+        "select data_source, sum(activity_count) from marts.fct_time_activity_reconciliation "
+        "group by data_source order by data_source"
+    ) as cursor:
+        return {str(kind): int(n) for kind, n in cursor.fetchall()}
 
 
 def _inbox_counts() -> dict[str, Any]:
