@@ -396,6 +396,60 @@ def build_burst(
     return out
 
 
+def activity_events(
+    operations: Any, since: int, *, missed_every: int = 20, extra: int = 2, seed: int = 3
+) -> list[tuple[bytes, str | None, str | None]]:
+    """Webhook bodies for the emulator's own time activities that started at ``since`` (epoch
+    seconds) or later, as the provider would have pushed them, with deliveries lost on purpose.
+
+    Every ``missed_every``-th activity gets no event (a delivery the provider gave up on), and
+    ``extra`` events describe activities the API does not hold (deleted since). Shifts and
+    manual breaks come as ``clock_out``, time off as ``admin_add``; the payload's
+    ``timeActivity`` is the API's record, so both sides agree where both have an activity.
+
+    Returns:
+        ``(body, event_key, family)`` tuples, as :func:`build_burst`.
+    """
+    rng = random.Random(seed)
+    kinds = {"shifts": "shift", "manualBreaks": "manual_break", "timeOffs": "time_off"}
+    out: list[tuple[bytes, str | None, str | None]] = []
+    recent = [
+        (clock_id, item)
+        for clock_id, items in sorted(operations.activities.items())
+        for item in items
+        if item["record"]["start"]["timestamp"] >= since
+    ]
+    for n, (clock_id, item) in enumerate(recent):
+        if missed_every and n % missed_every == missed_every - 1:
+            continue
+        out.append(_activity_event(rng, clock_id, item["userId"], kinds[item["kind"]],
+                                   item["record"]))  # fmt: skip
+    for k in range(extra if recent else 0):
+        clock_id, item = recent[k % len(recent)]
+        ghost = dict(item["record"], id=f"deleted-{k + 1:04d}")
+        out.append(_activity_event(rng, clock_id, item["userId"], kinds[item["kind"]], ghost))
+    return out
+
+
+def _activity_event(
+    rng: random.Random, clock_id: int, user_id: int, kind: str, record: dict[str, Any]
+) -> tuple[bytes, str | None, str | None]:
+    stamp = int(record.get("modifiedAt") or record["start"]["timestamp"])
+    payload = {
+        "requestId": _uuid(rng),
+        "company": COMPANY,
+        "eventType": "admin_add" if kind == "time_off" else "clock_out",
+        "eventTimestamp": stamp,
+        "evnetTimestamp": stamp,
+        "activityType": kind,
+        "userId": user_id,
+        "timeClockId": clock_id,
+        "timeActivity": record,
+        "timeActivityId": record["id"],
+    }
+    return orjson.dumps(payload), payload["requestId"], "time_activity"
+
+
 async def send_burst(
     url: str,
     bodies: Sequence[tuple[bytes, str | None, str | None]],

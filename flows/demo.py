@@ -38,6 +38,15 @@ EXAMPLE_QUERIES = {
     ),
 }
 CLOSING_QUERIES = {
+    "Reconciliation: time activities the API and the webhooks disagree on": (
+        "select data_source, count(distinct user_id) as users, sum(activity_count) as activities, "
+        "round(sum(api_hours), 1) as api_hours, round(sum(webhook_hours), 1) as webhook_hours "
+        "from marts.fct_time_activity_reconciliation group by all order by 1"
+    ),
+    "fct_time_activities: where the hours came from": (
+        "select data_source, count(*) as activities, round(sum(duration_hours), 1) as hours "
+        "from marts.fct_time_activities where not is_deleted group by all order by 1"
+    ),
     "fct_daily_hours: scheduled vs worked hours, largest variances": (
         "select user_id, local_date, scheduled_hours as scheduled, worked_hours as worked, "
         "variance_hours as variance, open_punch_count as open_punches from marts.fct_daily_hours "
@@ -80,7 +89,7 @@ def run_demo(
     """
     from emulator import EmulatorConfig, EmulatorServer, ServerOptions
     from emulator.server import BackgroundServer
-    from emulator.webhooks import build_burst, send_burst
+    from emulator.webhooks import activity_events, build_burst, send_burst
     from flows.cli import print_burst, print_nightly
     from flows.nightly import nightly_sync
     from sources.webhooks.receiver import ReceiverSettings, create_app
@@ -116,6 +125,13 @@ def run_demo(
                 webhook_events, seed=7, duplicate_rate=0.05, malformed_rate=0.01, user_ids=user_ids
             )
             print_burst(asyncio.run(send_burst(hook_url, bodies, token=token, concurrency=16)))
+            week_ago = int(time.time()) - 7 * 86_400
+            punches = activity_events(emulator.state.dataset.operations, week_ago)
+            console.print(
+                f"time-activity webhooks for the last 7 days' punches ({len(punches)}; every "
+                "20th delivery lost on purpose, 2 for activities deleted since):"
+            )
+            print_burst(asyncio.run(send_burst(hook_url, punches, token=token, concurrency=16)))
 
             console.rule("run 1: nightly_sync (full sync -> fold -> models -> publish)")
             started = time.monotonic()
@@ -146,10 +162,14 @@ def run_demo(
         counts = Table()
         counts.add_column("table")
         counts.add_column("rows", justify="right")
-        for name in ("connecteam.users", "connecteam.shifts", "webhooks.events",
+        for name in ("connecteam.users", "connecteam.shifts", "connecteam.time_activities",
+                     "connecteam.timesheets", "connecteam.form_submissions",
+                     "connecteam.time_off_requests", "connecteam.tasks", "webhooks.events",
                      "marts.dim_users", "marts.fct_shifts", "marts.fct_time_activities",
                      "marts.fct_daily_hours", "marts.fct_timesheet_periods",
-                     "marts.fct_availability"):  # fmt: skip
+                     "marts.fct_availability", "marts.fct_form_submissions", "marts.fct_time_off",
+                     "marts.fct_task_completion_weekly",
+                     "marts.fct_time_activity_reconciliation"):  # fmt: skip
             (n,) = con.sql(f"select count(*) from {name}").fetchall()[0]
             counts.add_row(name, f"{n:,}")
         console.print(counts)
