@@ -9,6 +9,10 @@ provider's paging rule allows for a full listing: ``⌊N/L⌋+1`` pages per list
 maximum ``L`` (``⌈N/L⌉``, at least 1, when answers carry ``paging.total``). The incremental
 target is 5% of the full sync plus one request per scheduler window. Both provider behaviours are
 measured: answers without ``paging.total`` (the common case) and with it.
+
+A third table covers the operations streams (time clocks, time activities and timesheets per
+clock and window, form submissions per form, jobs, time off per window, tasks per board, custom
+field definitions): a full sync and a nightly one with nothing changed, next to the minimum.
 """
 
 from __future__ import annotations
@@ -80,6 +84,75 @@ def measure(args: argparse.Namespace, with_total: bool, workdir: Path) -> list[t
     return rows
 
 
+OPERATIONS = [
+    "time_clocks", "time_activities", "timesheets", "forms", "form_submissions", "jobs",
+    "time_off_requests", "task_boards", "tasks", "user_custom_field_definitions",
+]  # fmt: skip
+
+
+def measure_operations(args: argparse.Namespace, workdir: Path) -> list[tuple]:
+    """Full and nightly (nothing changed) syncs of the operations streams, next to the minimum:
+    per parent and per window ``⌊N/L⌋+1`` pages, one request per window when not paged."""
+    from datetime import UTC, datetime, timedelta
+
+    from emulator.operations_data import OperationsConfig
+    from pipelines import build_pipeline, run_sync
+    from sources.connecteam import settings as s
+    from sources.connecteam.helpers import date_windows
+
+    sizes = OperationsConfig(time_clocks=3, time_activities=6000, activity_days=60,
+                             form_submissions=250, jobs=1200, time_off_requests=450,
+                             task_boards=3, tasks=260, extra_custom_fields=600)  # fmt: skip
+    config = EmulatorConfig(seed=4, users=args.users, forms=args.forms, schedulers=1, shifts=10,
+                            operations=sizes)  # fmt: skip
+    options = ServerOptions(api_key="bench", minute_limit=1_000_000, day_limit=10_000_000)
+    with EmulatorServer(config, options) as server:
+        os.environ.update(
+            SOURCES__CONNECTEAM__BASE_URL=server.url,
+            SOURCES__CONNECTEAM__API_KEY="bench",
+            DESTINATION__DUCKDB__CREDENTIALS=str(workdir / "operations" / "w.duckdb"),
+        )
+        ops = server.state.dataset.operations
+        pipeline = build_pipeline()
+        full = run_sync(OPERATIONS, pipeline=pipeline)
+        nightly = run_sync(OPERATIONS, pipeline=pipeline)
+    today = datetime.now(UTC).date()
+    clocks = len(ops.time_clocks)
+    activity_windows = len(date_windows(today - timedelta(days=35), today, 92))
+    sheet_windows = len(date_windows(today - timedelta(days=35), today, 45))
+    off_first, off_last = today - timedelta(days=35), today + timedelta(days=180)
+    off_reference = off_in_window = 0
+    for lo, hi in date_windows(off_first, off_last, 365):
+        n = sum(r["startDate"] <= hi.isoformat() and r["endDate"] >= lo.isoformat()
+                for r in ops.time_off_requests)  # fmt: skip
+        off_reference += minimum(n, s.TIME_OFF_REQUESTS.max_limit, False)
+        off_in_window += n
+    submissions = [len(v) for v in ops.form_submissions.values()]
+    tasks = [len(v) for v in ops.tasks.values()]
+    table = [
+        ("time_clocks", s.TIME_CLOCKS, str(clocks), "-", 1),
+        ("time_activities", s.TIME_ACTIVITIES, f"{clocks} clocks x {activity_windows} window",
+         "-", clocks * activity_windows),
+        ("timesheets", s.TIMESHEETS, f"{clocks} clocks x {sheet_windows} window", "-",
+         clocks * sheet_windows),
+        ("form_submissions", s.FORM_SUBMISSIONS, "+".join(map(str, submissions)), 100,
+         sum(minimum(n, 100, False) for n in submissions)),
+        ("jobs", s.JOBS, str(len(ops.jobs)), 500, minimum(len(ops.jobs), 500, False)),
+        ("time_off_requests", s.TIME_OFF_REQUESTS, f"{off_in_window} in 1 window", 100,
+         off_reference),
+        ("task_boards", s.TASK_BOARDS, str(len(ops.task_boards)), "-", 1),
+        ("tasks", s.TASKS, "+".join(map(str, tasks)), 100,
+         sum(minimum(n, 100, False) for n in tasks)),
+        ("user_custom_field_definitions", s.USER_CUSTOM_FIELD_DEFINITIONS,
+         str(len(ops.custom_fields)), 500, minimum(len(ops.custom_fields), 500, False)),
+    ]  # fmt: skip
+    return [
+        (name, n, limit, reference, full.requests.get(endpoint.path, 0),
+         nightly.requests.get(endpoint.path, 0), nightly.rows.get(name, 0))
+        for name, endpoint, n, limit, reference in table
+    ]  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -112,6 +185,16 @@ def main() -> None:
               f"({sum(r[3] for r in rows)}); nightly: {nightly} requests, target <= 5% of full + "
               f"{args.schedulers} scheduler windows = {target:.1f}: "
               f"{'met' if nightly <= target else 'MISSED'}")  # fmt: skip
+    rows = measure_operations(args, workdir)
+    print("\n### Operations streams (answers without paging.total; nightly = nothing changed)\n")
+    print("| stream | N | L | minimum (full) | full sync | nightly | rows loaded nightly |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for stream, n, limit, reference, f, nt, loaded in rows:
+        print(f"| {stream} | {n} | {limit} | {reference} | {f} | {nt} | {loaded} |")
+    at_minimum = all(r[3] == r[4] for r in rows)
+    verdict = "equal to" if at_minimum else "ABOVE"
+    print(f"\nfull sync: {sum(r[4] for r in rows)} requests, {verdict} the minimum "
+          f"({sum(r[3] for r in rows)})")  # fmt: skip
     shutil.rmtree(workdir, ignore_errors=True)
 
 
