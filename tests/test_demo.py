@@ -39,10 +39,22 @@ def test_demo_syncs_twice_and_shows_counts_and_queries(tmp_path):
     assert str(warehouse.resolve()) in out
     assert out.count("select ") >= 3  # the example queries, printed with their answers
     assert query(warehouse, "select count(*) from connecteam.shifts where is_deleted")[0][0] == 5
-    assert re.search(r"all\s+\S+\s+300\b", out)  # run 1 folds the first burst, every family
-    assert re.search(r"all\s+\S+\s+30\b", out)  # run 2 folds the second
+    punches = int(re.search(r"last 7 days' punches \((\d+);", out).group(1))  # type: ignore[union-attr]
+    assert punches > 0
+    total = 300 + punches
+    assert re.search(rf"all\s+\S+\s+{total:,}\b", out)  # run 1: the burst and the punches
+    assert re.search(r"all\s+\S+\s+30\b", out)  # run 2 folds the second burst
     assert query(warehouse, "select count(distinct family) from webhooks.events")[0][0] == 8
-    assert query(warehouse, "select count(*) from webhooks.events")[0][0] == 330
+    assert query(warehouse, "select count(*) from webhooks.events")[0][0] == total + 30
+    # the operations streams and the reconciliation of the punches against the API
+    assert re.search(r"time_activities\s+\S+\s+[1-9]", out)
+    assert "Reconciliation: time activities" in out
+    reconciled = dict(query(
+        warehouse.parent / "analytics.duckdb",
+        "select data_source, sum(activity_count) from marts.fct_time_activity_reconciliation "
+        "group by 1",
+    ))  # fmt: skip
+    assert reconciled["webhooks_only"] == 2 and reconciled["api_only"] >= 1
     assert out.count("dbt build: ") == 2 and out.count("tables to ") == 2
     assert "fct_daily_hours" in out and "fct_timesheet_periods" in out  # the closing lines
     snapshot = warehouse.parent / "analytics.duckdb"

@@ -189,6 +189,18 @@ def test_paged_streams_cost_the_minimum_per_parent(
     assert loaded == expected
 
 
+@pytest.mark.parametrize(("back", "ahead", "windows"), [(182, 182, 1), (182, 183, 2)])
+def test_time_off_window_splits_at_365_days(
+    start_emulator, monkeypatch, warehouse, back, ahead, windows
+):
+    server = ops_server(start_emulator, time_off_requests=30)
+    point_at(monkeypatch, server)
+    summary = run_sync(("time_off_requests",), time_off_days_back=back, time_off_days_ahead=ahead)
+    assert summary.requests["/time-off/v1/requests"] == windows  # 30 requests: one page each
+    loaded = {r[0] for r in query(warehouse, "select id from connecteam.time_off_requests")}
+    assert loaded == {r["id"] for r in server.state.dataset.operations.time_off_requests}
+
+
 @pytest.mark.parametrize("extra", [491, 492, 493])  # 8 usual fields + extra = L-1, L, L+1
 def test_custom_field_definitions_cost_the_minimum(start_emulator, monkeypatch, warehouse, extra):
     server = ops_server(start_emulator, extra_custom_fields=extra)
