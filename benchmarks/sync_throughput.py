@@ -6,10 +6,13 @@
 Against the emulator (its own process, no latency, no rate limit) this measures in one run:
 
 * reference ``limit``: every page of the same listings fetched sequentially with httpx (users,
-  forms, schedulers, shifts per scheduler over the sync's window), the records written as
-  newline-delimited JSON and loaded with DuckDB's native ``read_json`` into tables;
-* ``wfm-sync``: ``run_sync`` of users, forms, schedulers and shifts in a child process into a fresh
-  DuckDB file, with the child's peak resident memory.
+  forms, schedulers, shifts per scheduler over the sync's window, and the operations streams:
+  time clocks, time activities and timesheets per clock over the trailing window, submissions
+  per form, jobs with their sub-jobs, time off, task boards and tasks, custom field
+  definitions), the records written as newline-delimited JSON and loaded with DuckDB's native
+  ``read_json`` into tables;
+* ``wfm-sync``: ``run_sync`` of the same streams in a child process into a fresh DuckDB file,
+  with the child's peak resident memory.
 """
 
 from __future__ import annotations
@@ -32,7 +35,10 @@ import orjson
 
 from ._emulator import EmulatorProcess
 
-STREAMS = "users,forms,schedulers,shifts"
+STREAMS = (
+    "users,forms,schedulers,shifts,time_clocks,time_activities,timesheets,form_submissions,jobs,"
+    "time_off_requests,task_boards,tasks,user_custom_field_definitions"
+)
 CHILD = """
 import json, os, sys, time
 from pipelines import run_sync
@@ -98,6 +104,62 @@ def fetch_all(url: str, key: str, workdir: Path) -> tuple[int, int]:
                     sink.write(
                         b"".join(orjson.dumps(dict(r, schedulerId=sid)) + b"\n" for r in records)
                     )
+        extra_requests, extra_rows = fetch_operations(client, pages, workdir)
+    return requests + extra_requests, rows + extra_rows
+
+
+def fetch_operations(client: httpx.Client, pages: Any, workdir: Path) -> tuple[int, int]:
+    """The operations streams fetched like the source does (same windows and parents), records
+    appended to NDJSON; returns ``(requests not counted by pages, rows)``."""
+    from datetime import UTC, datetime, timedelta
+
+    today = datetime.now(UTC).date()
+    window = {"startDate": (today - timedelta(days=35)).isoformat(), "endDate": today.isoformat()}
+    off = {"startDate": window["startDate"],
+           "endDate": (today + timedelta(days=180)).isoformat(),
+           "statuses": ["approved", "pending", "denied"]}  # fmt: skip
+    requests = rows = 0
+
+    def write(name: str, records: list[dict[str, Any]]) -> None:
+        nonlocal rows
+        rows += len(records)
+        with (workdir / f"{name}.ndjson").open("ab") as sink:
+            sink.write(b"".join(orjson.dumps(r) + b"\n" for r in records))
+
+    def get(path: str, params: dict[str, Any]) -> dict[str, Any]:
+        nonlocal requests
+        requests += 1
+        data: dict[str, Any] = orjson.loads(client.get(path, params=params).content)["data"]
+        return data
+
+    clocks = get("/time-clock/v1/time-clocks", {})["timeClocks"]
+    write("time_clocks", clocks)
+    for clock in clocks:
+        base = f"/time-clock/v1/time-clocks/{clock['id']}"
+        users = get(base + "/time-activities", window)["timeActivitiesByUsers"]
+        write("time_activities", [dict(r, userId=u["userId"], kind=k) for u in users
+                                  for k in ("shifts", "manualBreaks", "timeOffs")
+                                  for r in u.get(k) or []])  # fmt: skip
+        sheet = get(base + "/timesheet", window)["users"]
+        write("timesheets", [dict(d, userId=u["userId"]) for u in sheet for d in u["dailyRecords"]])
+    lines = (workdir / "forms.ndjson").read_bytes().splitlines()
+    form_ids = [orjson.loads(line)["formId"] for line in lines]
+    for form_id in form_ids:
+        path = f"/forms/v1/forms/{form_id}/form-submissions"
+        for records in pages(path, "formSubmissions", 100, {}):
+            write("form_submissions", records)
+    for records in pages("/jobs/v1/jobs", "jobs", 500, {"includeDeleted": "true"}):
+        write("jobs", records + [sub for r in records for sub in r.get("subJobs") or []])
+    for records in pages("/time-off/v1/requests", "requests", 100, off):
+        write("time_off_requests", records)
+    boards = get("/tasks/v1/taskboards", {})["taskBoards"]
+    write("task_boards", boards)
+    for board in boards:
+        for records in pages(f"/tasks/v1/taskboards/{board['id']}/tasks", "tasks", 100,
+                             {"status": "all"}):  # fmt: skip
+            write("tasks", records)
+    for records in pages("/users/v1/custom-fields", "customFields", 500, {}):
+        write("user_custom_field_definitions", records)
     return requests, rows
 
 
@@ -109,19 +171,24 @@ def main() -> None:
     parser.add_argument("--shifts", type=int, default=400_000)
     parser.add_argument("--schedulers", type=int, default=5)
     parser.add_argument("--forms", type=int, default=20)
+    parser.add_argument("--time-activities", type=int, default=60_000)
+    parser.add_argument("--form-submissions", type=int, default=1000, help="per form")
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="wfm-throughput-"))
     print(f"generating {args.users:,} users and {args.shifts:,} shift rows ...", flush=True)
     emulator = EmulatorProcess(
         seed=9, users=args.users, forms=args.forms, schedulers=args.schedulers, shifts=args.shifts,
         api_key="bench", minute_limit=10_000_000, day_limit=100_000_000,
+        time_clocks=2, time_activities=args.time_activities, activity_days=30,
+        form_submissions=args.form_submissions, jobs=500, time_off_requests=1000, task_boards=3,
+        tasks=2000,
     )  # fmt: skip
     with emulator as server:
         started = time.perf_counter()
         limit_requests, limit_rows = fetch_all(server.url, "bench", workdir)
         fetched = time.perf_counter() - started
         with duckdb.connect(str(workdir / "limit.duckdb")) as con:
-            for table in ("users", "forms", "schedulers", "shifts"):
+            for table in sorted(p.stem for p in workdir.glob("*.ndjson")):
                 con.execute(
                     f"create table {table} as select * from "
                     f"read_json('{workdir / (table + '.ndjson')}', format='newline_delimited')"
@@ -140,7 +207,9 @@ def main() -> None:
     print(
         f"\n## Throughput at the limit ({time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores; "
         f"{args.users:,} users, {args.forms} forms, {args.schedulers} schedulers, "
-        f"{args.shifts:,} shift rows; no latency, no rate limit)\n"
+        f"{args.shifts:,} shift rows, {args.time_activities:,} time activities in 2 clocks, "
+        f"{args.forms * args.form_submissions:,} form submissions, 500 jobs, 1,000 time-off "
+        "requests, 6,000 tasks; no latency, no rate limit)\n"
     )
     print("| run | requests | rows | seconds | rows/s | peak RSS MiB |")
     print("|---|---:|---:|---:|---:|---:|")

@@ -190,6 +190,14 @@ def emulator(
         float, typer.Option(help="Fraction of requests answered 429/500/503 or dropped.")
     ] = 0.0,
     paging_total: Annotated[bool, typer.Option(help="Send paging.total in paged answers.")] = False,
+    time_clocks: Annotated[int, typer.Option(help="Time clocks.")] = 2,
+    time_activities: Annotated[int, typer.Option(help="Time activities in all.")] = 400,
+    activity_days: Annotated[int, typer.Option(help="Days the activities spread over.")] = 60,
+    form_submissions: Annotated[int, typer.Option(help="Submissions per form.")] = 12,
+    jobs: Annotated[int, typer.Option(help="Top-level jobs.")] = 8,
+    time_off_requests: Annotated[int, typer.Option(help="Time-off requests.")] = 40,
+    task_boards: Annotated[int, typer.Option(help="Task boards.")] = 2,
+    tasks: Annotated[int, typer.Option(help="Tasks per board.")] = 30,
 ) -> None:
     """Serve a local stand-in of the Connecteam API with seeded data (Ctrl-C to stop).
 
@@ -199,11 +207,18 @@ def emulator(
     if ctx.invoked_subcommand is not None:
         return
     from emulator import EmulatorConfig, ServerOptions
+    from emulator.operations_data import OperationsConfig
     from emulator.server import serve
 
+    operations = OperationsConfig(
+        time_clocks=time_clocks, time_activities=time_activities, activity_days=activity_days,
+        form_submissions=form_submissions, jobs=jobs, time_off_requests=time_off_requests,
+        task_boards=task_boards, tasks=tasks,
+    )  # fmt: skip
     config = EmulatorConfig(
-        seed=seed, users=users, forms=forms, schedulers=schedulers, shifts=shifts
-    )
+        seed=seed, users=users, forms=forms, schedulers=schedulers, shifts=shifts,
+        operations=operations,
+    )  # fmt: skip
     options = ServerOptions(
         api_key=api_key,
         minute_limit=minute_limit,
