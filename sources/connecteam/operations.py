@@ -40,6 +40,7 @@ from .client import ConnecteamClient
 from .helpers import arrow_batches, content_hash, date_windows, to_arrow, utc_date
 from .loaded import only_changed, query_loaded, tombstones
 from .settings import (
+    BATCH_ROWS,
     DAY_SECONDS,
     FORM_SUBMISSIONS,
     JOBS,
@@ -270,11 +271,12 @@ def time_activities(
     window is re-pulled every run (windows of at most 92 days), vanished ones marked deleted.
     Also writes ``time_activity_coverage`` (see :data:`COVERAGE_HINTS`)."""
 
+    # not parallelized: an unpaged window answer is large; the two windowed resources take
+    # turns in the main thread instead of holding two such answers at once
     @dlt.resource(
         name="time_activities",
         primary_key="id",
         write_disposition="merge",
-        parallelized=True,
         columns=hints(ACTIVITY_COLUMNS),
     )
     def _time_activities() -> Iterator[pa.Table]:
@@ -302,12 +304,18 @@ def time_activities(
                 for lo, hi in date_windows(first, last, TIME_ACTIVITIES_MAX_DAYS):
                     params = {"startDate": lo.isoformat(), "endDate": hi.isoformat()}
                     for page in client.paginate(TIME_ACTIVITIES, params, {"timeClockId": clock_id}):
-                        rows = [
-                            activity_row(clock_id, int(user["userId"]), kind, record)
-                            for user in page
-                            for kind in ACTIVITY_KINDS
-                            for record in user.get(kind) or []
-                        ]
+                        # flattened a batch at a time: the answer is one unpaged window
+                        rows: list[dict[str, Any]] = []
+                        for user in page:
+                            rows += [
+                                activity_row(clock_id, int(user["userId"]), kind, record)
+                                for kind in ACTIVITY_KINDS
+                                for record in user.get(kind) or []
+                            ]
+                            if len(rows) >= BATCH_ROWS:
+                                progress.page(len(rows))
+                                yield diff.changed(rows)
+                                rows = []
                         progress.page(len(rows))
                         yield diff.changed(rows)
 
@@ -338,7 +346,6 @@ def timesheets(
         name="timesheets",
         primary_key="id",
         write_disposition="merge",
-        parallelized=True,
         columns=hints(TIMESHEET_COLUMNS),
     )
     def _timesheets() -> Iterator[pa.Table]:
@@ -354,15 +361,16 @@ def timesheets(
             for lo, hi in date_windows(first, last, TIMESHEET_MAX_DAYS):
                 params = {"startDate": lo.isoformat(), "endDate": hi.isoformat()}
                 for page in client.paginate(TIMESHEETS, params, {"timeClockId": clock_id}):
-                    rows = [
-                        timesheet_row(clock_id, int(user["userId"]), day)
-                        for user in page
-                        for day in user.get("dailyRecords") or []
-                    ]
-                    progress.page(len(rows))
-                    changed = diff.changed(rows)
-                    if changed:
-                        yield to_arrow(changed)
+                    rows: list[dict[str, Any]] = []
+                    for n, user in enumerate(page, 1):
+                        rows += [timesheet_row(clock_id, int(user["userId"]), day)
+                                 for day in user.get("dailyRecords") or []]  # fmt: skip
+                        if len(rows) >= BATCH_ROWS or n == len(page):
+                            progress.page(len(rows))
+                            changed = diff.changed(rows)
+                            rows = []
+                            if changed:
+                                yield to_arrow(changed)
             gone = diff.deleted({"pay_items", "records", "daily_scheduled_details"}, int(now))
             if gone:
                 yield to_arrow(gone)
