@@ -17,6 +17,7 @@ from .warehouse import (
     finish_pending_loads,
     loader_file_format,
     warehouse_location,
+    writes_warehouse,
 )
 
 logger = logging.getLogger("pipelines.fold")
@@ -77,6 +78,7 @@ class FoldError(RuntimeError):
     lambda s: {"events": s.events, "families": s.families, "quarantined": s.quarantined,
                "backlog": s.backlog},
 )  # fmt: skip
+@writes_warehouse("fold")
 def run_fold(
     inbox_url: str | None = None,
     *,

@@ -21,7 +21,7 @@ import duckdb
 from sources.progress import Progress
 
 from .runs import records_run
-from .warehouse import destination_name, warehouse_path
+from .warehouse import destination_name, warehouse_path, writes_warehouse
 
 logger = logging.getLogger("pipelines.models")
 
@@ -151,6 +151,7 @@ def _release_warehouse() -> None:
 
 
 @records_run("models", lambda s: {"passed": s.passed, "warned": s.warned})
+@writes_warehouse("models")
 def build_models(warehouse: Path | None = None, select: str | None = None) -> ModelsSummary:
     """Run ``dbt build`` (models, data tests, unit tests) against the warehouse.
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import duckdb
 
 from .runs import records_run
-from .warehouse import warehouse_path
+from .warehouse import warehouse_path, writes_warehouse
 
 logger = logging.getLogger("pipelines.publish")
 
@@ -50,6 +50,7 @@ class PublishSummary:
 
 
 @records_run("publish", lambda s: {"tables": len(s.tables), "snapshot": s.snapshot})
+@writes_warehouse("publish")
 def publish_snapshot(
     warehouse: Path | None = None,
     snapshot: Path | None = None,

@@ -20,6 +20,7 @@ from .warehouse import (
     loader_file_format,
     release_arrow_memory,
     warehouse_location,
+    writes_warehouse,
 )
 
 logger = logging.getLogger("pipelines.sync")
@@ -112,6 +113,7 @@ def _describe_sync(summary: SyncSummary) -> dict[str, Any]:
 
 
 @records_run("sync", _describe_sync)
+@writes_warehouse("sync")
 def run_sync(
     streams: Sequence[str] = STREAMS,
     *,

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 import dlt
 import pyarrow as pa
 from dlt.common.configuration.exceptions import ConfigFieldMissingException
 from dlt.common.destination import TLoaderFileFormat
+from filelock import FileLock, Timeout
 
 logger = logging.getLogger("pipelines.warehouse")
+P = ParamSpec("P")
+R = TypeVar("R")
 
 DATASET_CONNECTEAM = "connecteam"
 PIPELINE_NAME = "connecteam"
@@ -104,6 +111,60 @@ def build_pipeline(
         dataset_name=dataset_name,
         pipelines_dir=str(working),
     )
+
+
+class WarehouseBusyError(RuntimeError):
+    """Another job kept the DuckDB warehouse's writer lock longer than the wait allowed."""
+
+
+@contextmanager
+def warehouse_writer(job: str) -> Iterator[None]:
+    """Hold the DuckDB warehouse's writer lock while ``job`` writes to it.
+
+    DuckDB allows one writing process per file: the nightly sync, the fold every five minutes,
+    the model build and the publish take turns through ``<warehouse>.lock`` (an OS file lock,
+    released even if the process is killed) instead of failing on each other. Waits up to
+    ``WFM_SYNC_WRITER_TIMEOUT`` seconds (default 3600). Nothing to do for PostgreSQL.
+
+    Raises:
+        WarehouseBusyError: The lock stayed taken for the whole wait; the message names the file.
+    """
+    if destination_name() != "duckdb":
+        yield
+        return
+    path = warehouse_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    timeout = float(os.environ.get("WFM_SYNC_WRITER_TIMEOUT", "3600"))
+    lock = FileLock(f"{path}.lock", timeout=timeout)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        logger.info("%s: waiting for another job to finish writing %s", job, path)
+        try:
+            lock.acquire()
+        except Timeout:
+            raise WarehouseBusyError(
+                f"{job}: another job held the warehouse {path} for more than {timeout:.0f} s "
+                f"(lock file {path}.lock); run it again later or raise WFM_SYNC_WRITER_TIMEOUT"
+            ) from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def writes_warehouse(job: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Decorate a job function so it runs inside :func:`warehouse_writer`."""
+
+    def decorate(function: Callable[P, R]) -> Callable[P, R]:
+        @functools.wraps(function)
+        def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+            with warehouse_writer(job):
+                return function(*args, **kwargs)
+
+        return wrapper
+
+    return decorate
 
 
 def release_arrow_memory() -> None:

@@ -176,3 +176,46 @@ def test_a_failed_fold_names_the_events_it_was_loading_and_loses_none(tmp_path, 
     assert folded.returncode == 0, folded.stderr[-3000:]
     keys = [r[0] for r in query(warehouse, "select event_key from webhooks.events")]
     assert len(keys) == len(set(keys)) == 500
+
+
+def test_jobs_take_turns_on_the_duckdb_warehouse(tmp_path, warehouse):
+    """A fold started while another job writes the warehouse waits for it instead of failing;
+    one that waits past WFM_SYNC_WRITER_TIMEOUT fails with a message naming the lock."""
+    inbox_url = f"sqlite:///{tmp_path / 'inbox.sqlite3'}"
+    fill_inbox(inbox_url, 200)
+    holder_code = (
+        "import sys, time; from pipelines.warehouse import warehouse_writer\n"
+        "with warehouse_writer('nightly'):\n"
+        "    print('holding', flush=True); time.sleep(float(sys.argv[1]))\n"
+        "    open(sys.argv[2], 'w').write(str(time.time()))\n"
+    )
+    released = tmp_path / "released"
+    env = dict(os.environ, WEBHOOKS__INBOX_URL=inbox_url)
+    code = (
+        "import logging, time; logging.basicConfig(level=logging.INFO)\n"
+        "from pipelines.fold import run_fold; run_fold(); print(time.time())"
+    )
+    fold = [sys.executable, "-c", code]
+
+    holder = subprocess.Popen([sys.executable, "-c", holder_code, "3", str(released)], env=env,
+                              stdout=subprocess.PIPE, text=True)  # fmt: skip
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
+    waited = subprocess.run(fold, env=env, capture_output=True, text=True, timeout=300)
+    assert holder.wait(30) == 0
+    assert waited.returncode == 0, waited.stderr[-3000:]
+    assert "waiting for another job to finish writing" in waited.stderr
+    finished = float(waited.stdout.strip().splitlines()[-1])
+    assert finished >= float(released.read_text())  # the fold loaded after the holder let go
+    assert query(warehouse, "select count(*) from webhooks.events")[0][0] == 200
+
+    holder = subprocess.Popen([sys.executable, "-c", holder_code, "30", str(released)], env=env,
+                              stdout=subprocess.PIPE, text=True)  # fmt: skip
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
+    try:
+        refused = subprocess.run(fold, env=dict(env, WFM_SYNC_WRITER_TIMEOUT="0.5"),
+                                 capture_output=True, text=True, timeout=300)  # fmt: skip
+    finally:
+        holder.kill()
+        holder.wait(10)
+    assert refused.returncode == 1
+    assert "WarehouseBusyError" in refused.stderr and ".lock" in refused.stderr
