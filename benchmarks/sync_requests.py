@@ -118,8 +118,8 @@ def measure_operations(args: argparse.Namespace, workdir: Path) -> list[tuple]:
         nightly = run_sync(OPERATIONS, pipeline=pipeline)
     today = datetime.now(UTC).date()
     clocks = len(ops.time_clocks)
-    activity_windows = len(date_windows(today - timedelta(days=35), today, 92))
-    sheet_windows = len(date_windows(today - timedelta(days=35), today, 45))
+    activity_windows = len(date_windows(today - timedelta(days=35), today + timedelta(days=1), 92))
+    sheet_windows = len(date_windows(today - timedelta(days=35), today + timedelta(days=1), 45))
     off_first, off_last = today - timedelta(days=35), today + timedelta(days=180)
     off_reference = off_in_window = 0
     for lo, hi in date_windows(off_first, off_last, 365):

@@ -119,7 +119,8 @@ def _fetch_operations(client: httpx.Client, workdir: Path) -> tuple[int, int]:
     from datetime import UTC, datetime, timedelta
 
     today = datetime.now(UTC).date()
-    window = {"startDate": (today - timedelta(days=35)).isoformat(), "endDate": today.isoformat()}
+    window = {"startDate": (today - timedelta(days=35)).isoformat(),
+              "endDate": (today + timedelta(days=1)).isoformat()}  # fmt: skip
     off = {"startDate": window["startDate"],
            "endDate": (today + timedelta(days=180)).isoformat(),
            "statuses": ["approved", "pending", "denied"]}  # fmt: skip

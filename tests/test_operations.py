@@ -65,7 +65,8 @@ def test_windows_split_exactly_at_the_maxima():
 
 @pytest.mark.parametrize(
     ("days_back", "activity_requests", "timesheet_requests"),
-    [(91, 1, 3), (92, 2, 3), (44, 1, 1), (45, 1, 2)],
+    # requested span = days_back + today + tomorrow: 90 -> 92 days, 91 -> 93, 43 -> 45, 44 -> 46
+    [(90, 1, 3), (91, 2, 3), (43, 1, 1), (44, 1, 2)],
 )
 def test_time_activity_and_timesheet_windows_at_the_provider_minimum(
     start_emulator, monkeypatch, warehouse, days_back, activity_requests, timesheet_requests
@@ -82,7 +83,7 @@ def test_time_activity_and_timesheet_windows_at_the_provider_minimum(
     )
     assert requests["/time-clock/v1/time-clocks/{timeClockId}/timesheet"] == 2 * timesheet_requests
     ops = server.state.dataset.operations
-    first, last = today() - timedelta(days=days_back), today()
+    first, last = today() - timedelta(days=days_back), today() + timedelta(days=1)
     expected = {
         r["id"]
         for clock in ops.time_clocks
@@ -263,12 +264,12 @@ def punch(activity_id: str, day: date, start: str, end: str, kind: str = "shift"
     return record
 
 
-def webhook_for(user_id: int, kind: str, record: dict) -> ReceivedEvent:
+def webhook_for(user_id: int, kind: str, record: dict, event: str | None = None) -> ReceivedEvent:
     payload = {
-        "requestId": f"req-{record['id']}",
+        "requestId": f"req-{record['id']}-{event or 'add'}",
         "company": "emulated-company",
-        "eventType": "admin_add" if kind == "time_off" else "clock_out",
-        "eventTimestamp": record["modifiedAt"],
+        "eventType": event or ("admin_add" if kind == "time_off" else "clock_out"),
+        "eventTimestamp": record["modifiedAt"] + (60 if event else 0),
         "activityType": kind,
         "userId": user_id,
         "timeClockId": CLOCK,
@@ -328,19 +329,29 @@ def test_reconciliation_names_missed_and_extra_activities_and_hours_follow_the_a
         (u2, d1, "webhooks_only", ["W01"]),
         (u3, d1, "api_only", ["A08"]),
     ]
-    hours = query(
-        warehouse,
+    hours_sql = (
         "select user_id, local_date, worked_hours, time_off_hours, hours_source "
         f"from marts.fct_daily_hours where user_id in ({u1}, {u2}, {u3}) "
-        "and (punch_count > 0 or time_off_hours > 0) order by 1, 2",
+        "and (punch_count > 0 or time_off_hours > 0) order by 1, 2"
     )
+    hours = query(warehouse, hours_sql)
     assert hours == [  # by hand: shifts minus manual breaks, from the API's version
         (u1, d0, 7.5, 0.0, "api"),
         (u1, d1, 4.0, 0.0, "api"),
         (u2, d0, 6.0, 0.0, "api"),
-        (u2, d1, 7.75, 0.0, "api"),  # W01 (webhooks only, inside the API's coverage) is out
+        (u2, d1, 7.75, 0.0, "api"),  # W01 (webhooks only, inside the re-pulled window) is out
         (u3, d0, 8.0, 0.0, "api"),
         (u3, d1, 4.0, 0.0, "api"),
         (u3, d2, 1.5, 8.0, "api"),
     ]
     assert collect_status().reconciliation == {"api_only": 2, "webhooks_only": 1}
+
+    # a webhook then says A05 was deleted, which the API does not reflect: the sources differ,
+    # and the hours keep the API's version
+    inbox = Inbox(inbox_url_from_config())
+    inbox.insert_events([webhook_for(u2, "shift", api[4][2], event="admin_delete")])
+    inbox.close()
+    run_fold()
+    build_models(warehouse)
+    assert collect_status().reconciliation == {"api_only": 2, "differs": 1, "webhooks_only": 1}
+    assert query(warehouse, hours_sql) == hours

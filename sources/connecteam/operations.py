@@ -16,7 +16,8 @@ Endpoints (``shared/reference/connecteam-openapi.json``) and primary keys:
 
 Windows: time activities are asked for in ``startDate``/``endDate`` windows of at most 92 days,
 timesheets 45, time off 365 (days inclusive, UTC dates). Time activities and timesheets have no
-modified-since filter, so every run re-pulls a trailing window (default 35 days); a row loaded
+modified-since filter, so every run re-pulls a trailing window (default 35 days back, through
+tomorrow's UTC date, as a time clock east of UTC may already be there); a row loaded
 earlier whose start (or date) lies inside the re-pulled window, at least a day from its edges,
 and that the provider no longer returns is merged again with ``is_deleted = true``.
 """
@@ -73,6 +74,7 @@ def hints(types: dict[str, str]) -> dict[str, TColumnSchema]:
     }
 
 
+ONE_DAY = timedelta(days=1)
 DELETION_COLUMNS: dict[str, str] = {
     "is_deleted": BOOL,
     "deleted_at": BIGINT,
@@ -256,9 +258,10 @@ COVERAGE_HINTS = dlt.mark.make_hints(
     write_disposition="merge",
 )
 """``time_activity_coverage``: per time clock, the earliest start any run pulled
-(``covered_from``) and when the last pull happened (``pulled_at``), epoch seconds (UTC). The models
-trust the API for activities starting in ``[covered_from, pulled_at)`` and fill from webhooks
-outside it."""
+(``covered_from``), the start of the window the last run re-pulled (``window_from``) and when it
+ran (``pulled_at``), epoch seconds (UTC). The models trust the API's current view for activities
+starting in ``[window_from, pulled_at)``; older API rows are as of their last pull, so a newer
+webhook event about one of them wins, and activities after the pull come from webhooks."""
 
 
 def time_activities(
@@ -301,7 +304,8 @@ def time_activities(
                 last: date = last,
                 progress: Progress = progress,
             ) -> Iterator[list[dict[str, Any]]]:
-                for lo, hi in date_windows(first, last, TIME_ACTIVITIES_MAX_DAYS):
+                # through tomorrow: a clock east of UTC already lives on the next date
+                for lo, hi in date_windows(first, last + ONE_DAY, TIME_ACTIVITIES_MAX_DAYS):
                     params = {"startDate": lo.isoformat(), "endDate": hi.isoformat()}
                     for page in client.paginate(TIME_ACTIVITIES, params, {"timeClockId": clock_id}):
                         # flattened a batch at a time: the answer is one unpaged window
@@ -327,7 +331,8 @@ def time_activities(
             pulled[str(clock_id)] = True
             covered = min(_epoch(first), int(coverage.get(str(clock_id), _epoch(first))))
             coverage[str(clock_id)] = covered
-            row = {"time_clock_id": clock_id, "covered_from": covered, "pulled_at": int(now)}
+            row = {"time_clock_id": clock_id, "covered_from": covered,
+                   "window_from": _epoch(first), "pulled_at": int(now)}  # fmt: skip
             yield dlt.mark.with_hints([row], COVERAGE_HINTS, create_table_variant=True)
 
     return _time_activities
@@ -358,8 +363,9 @@ def timesheets(
             inside = ((first + timedelta(days=1)).isoformat(), last.isoformat())
             diff = WindowedDiff("timesheets", "time_clock_id", clock_id, "date", inside)
             progress = Progress(f"timesheets[{clock_id}]", logger=logger)
-            for lo, hi in date_windows(first, last, TIMESHEET_MAX_DAYS):
-                params = {"startDate": lo.isoformat(), "endDate": hi.isoformat()}
+            for lo, hi in date_windows(first, last + ONE_DAY, TIMESHEET_MAX_DAYS):
+                params = {"startDate": lo.isoformat(), "endDate": hi.isoformat(),
+                          "includePlanVsActual": "true"}  # fmt: skip
                 for page in client.paginate(TIMESHEETS, params, {"timeClockId": clock_id}):
                     rows: list[dict[str, Any]] = []
                     for n, user in enumerate(page, 1):

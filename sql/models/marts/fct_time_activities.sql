@@ -1,7 +1,11 @@
--- One row per time activity: the API's version where the API pull covers the activity (its
--- start lies in [covered_from, pulled_at) of its time clock), else the latest state from webhook
--- events (activities after the last pull, or clocks the API has not covered); data_source says
--- which.
+-- One row per time activity, from the source that knows it best (data_source says which):
+--   * the API's version, for activities it holds; except an activity older than the window the
+--     last sync re-pulled (window_from) whose webhook events are newer than the API's
+--     modifiedAt: the API row is as of an old pull, so the webhooks' latest state wins;
+--   * the webhooks' latest state for activities the API does not hold, when they started after
+--     the last pull (pulled_at, not yet pulled) or before the re-pulled window, or on a time
+--     clock the API has not covered. Inside the re-pulled window the API is the truth: an
+--     activity only the webhooks know there was deleted since (see the reconciliation mart).
 
 with
 
@@ -20,6 +24,18 @@ coverage as (
 webhooks as (
 
     select * from {{ ref('int_time_activities__webhooks') }}
+
+),
+
+stale_api as (
+
+    select api.time_activity_id
+    from api
+    inner join webhooks on api.time_activity_id = webhooks.time_activity_id
+    inner join coverage on api.time_clock_id = coverage.time_clock_id
+    where
+        api.started_at < coverage.window_from
+        and webhooks.last_event_at > coalesce(api.modified_at, coverage.window_from)
 
 ),
 
@@ -49,6 +65,7 @@ from_api as (
         'api' as data_source
     from api
     left join webhooks on api.time_activity_id = webhooks.time_activity_id
+    where api.time_activity_id not in (select stale_api.time_activity_id from stale_api)
 
 ),
 
@@ -76,11 +93,14 @@ from_webhooks as (
     from webhooks
     left join coverage on webhooks.time_clock_id = coverage.time_clock_id
     where
-        webhooks.time_activity_id not in (select api.time_activity_id from api)
-        and (
-            coverage.time_clock_id is null
-            or webhooks.started_at >= coverage.pulled_at
-            or webhooks.started_at < coverage.covered_from
+        webhooks.time_activity_id in (select stale_api.time_activity_id from stale_api)
+        or (
+            webhooks.time_activity_id not in (select api.time_activity_id from api)
+            and (
+                coverage.time_clock_id is null
+                or webhooks.started_at >= coverage.pulled_at
+                or webhooks.started_at < coverage.window_from
+            )
         )
 
 ),

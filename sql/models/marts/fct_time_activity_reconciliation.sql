@@ -1,8 +1,10 @@
 -- User x local day x data_source: time activities on which the API and the webhooks disagree.
 --   data_source = 'api_only'      : in the API, no webhook event (a missed delivery)
 --            'webhooks_only' : live in the webhooks, absent from (or deleted in) the API inside
---                              the span the API pull covers (deleted later, or not in the API)
---            'differs'       : in both, with a different start or end
+--                              the window the last sync re-pulled (deleted later, or not in
+--                              the API)
+--            'differs'       : in both, with a different start or end, or deleted per the
+--                              webhooks while live in the API
 -- Only the period webhooks cover is compared: activities starting on or after the day of the
 -- earliest activity any webhook reported.
 
@@ -24,7 +26,6 @@ coverage as (
 webhooks as (
 
     select * from {{ ref('int_time_activities__webhooks') }}
-    where not is_deleted
 
 ),
 
@@ -49,7 +50,9 @@ compared as (
         webhooks.ended_at as webhook_ended_at,
         case
             when webhooks.time_activity_id is null then 'api_only'
+            when api.time_activity_id is null and webhooks.is_deleted then null  -- both: gone
             when api.time_activity_id is null then 'webhooks_only'
+            when webhooks.is_deleted then 'differs'  -- deleted per the webhooks, live in the API
             when
                 api.started_at <> webhooks.started_at
                 or coalesce(epoch(api.ended_at), -1) <> coalesce(epoch(webhooks.ended_at), -1)
@@ -72,7 +75,7 @@ in_scope as (
         and (
             compared.data_source <> 'webhooks_only'
             or (
-                compared.started_at >= coverage.covered_from
+                compared.started_at >= coverage.window_from
                 and compared.started_at < coverage.pulled_at
             )
         )

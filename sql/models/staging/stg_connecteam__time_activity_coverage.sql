@@ -1,5 +1,9 @@
--- Per time clock, what the API pull covers: activities starting in [covered_from, pulled_at).
-{% set columns = {'time_clock_id': 'bigint', 'covered_from': 'bigint', 'pulled_at': 'bigint'} -%}
+-- Per time clock, what the API pull covers: every run re-pulls [window_from, pulled_at); rows
+-- back to covered_from were pulled once and are as of their last pull.
+{% set columns = {
+    'time_clock_id': 'bigint', 'covered_from': 'bigint', 'window_from': 'bigint',
+    'pulled_at': 'bigint'
+} -%}
 
 with
 
@@ -14,6 +18,7 @@ renamed as (
     select
         time_clock_id,
         {{ epoch_to_utc('covered_from') }} as covered_from,
+        {{ epoch_to_utc('window_from') }} as window_from,
         {{ epoch_to_utc('pulled_at') }} as pulled_at
 
     from source
