@@ -40,8 +40,11 @@ NEWEST = {
     "forms": "max(last_updated_at)",
     "shifts": "max(coalesce(update_time, creation_time))",
     "user_documents": "max(updated_at)",
+    "time_activities": "max(modified_at)",
+    "form_submissions": "max(submission_timestamp)",
 }
-"""Newest provider timestamp (epoch seconds) per ``connecteam`` table; schedulers have none."""
+"""Newest provider timestamp (epoch seconds) per ``connecteam`` table; the others (schedulers,
+jobs, tasks, ...) carry none."""
 
 DATASETS = (DATASET_CONNECTEAM, DATASET_WEBHOOKS, "marts")
 """Datasets (schemas) whose tables ``status`` counts; staging views are not materialized."""
