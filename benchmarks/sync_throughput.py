@@ -60,93 +60,73 @@ def run_ours(env: dict[str, str], streams: str) -> tuple[dict[str, object], floa
     return result, float(result["peak_mib"])  # type: ignore[arg-type]
 
 
+class Reference:
+    """The limit's plain fetching: sequential httpx requests, records appended to NDJSON files in
+    ``workdir`` (one per table), requests and rows counted."""
+
+    def __init__(self, url: str, key: str, workdir: Path) -> None:
+        self.client = httpx.Client(base_url=url, headers={"X-API-KEY": key}, timeout=120)
+        self.workdir = workdir
+        self.requests = self.rows = 0
+
+    def get(self, path: str, params: dict[str, Any]) -> dict[str, Any]:
+        self.requests += 1
+        data: dict[str, Any] = orjson.loads(self.client.get(path, params=params).content)["data"]
+        return data
+
+    def pages(self, path: str, key: str, limit: int | None, params: dict[str, Any]) -> Any:
+        """Each page's records, ``limit``/``offset`` until a short page (one answer if unpaged)."""
+        offset = 0
+        while True:
+            query = dict(params, limit=limit, offset=offset) if limit else params
+            records: list[dict[str, Any]] = self.get(path, query)[key]
+            yield records
+            offset += limit or 0
+            if not limit or len(records) < limit:
+                return
+
+    def write(self, table: str, records: list[dict[str, Any]]) -> None:
+        self.rows += len(records)
+        with (self.workdir / f"{table}.ndjson").open("ab") as sink:
+            sink.write(b"".join(orjson.dumps(r) + b"\n" for r in records))
+
+
 def fetch_all(url: str, key: str, workdir: Path) -> tuple[int, int]:
-    """The limit: sequential httpx paging of the same lists, records appended to NDJSON files."""
+    """The limit for the foundation streams; ``(requests, rows)``."""
     from sources.connecteam.helpers import shift_window
     from sources.connecteam.settings import DEFAULT_SHIFTS_DAYS_AHEAD, DEFAULT_SHIFTS_DAYS_BACK
 
-    headers = {"X-API-KEY": key}
-    requests = rows = 0
+    ref = Reference(url, key, workdir)
     window = shift_window(time.time(), DEFAULT_SHIFTS_DAYS_BACK, DEFAULT_SHIFTS_DAYS_AHEAD)
-    with httpx.Client(base_url=url, headers=headers, timeout=60) as client:
-
-        def pages(path: str, data_key: str, limit: int | None, params: dict[str, Any]) -> Any:
-            nonlocal requests
-            offset = 0
-            while True:
-                query = dict(params, limit=limit, offset=offset) if limit else params
-                records = orjson.loads(client.get(path, params=query).content)["data"][data_key]
-                requests += 1
-                yield records
-                offset += limit or 0
-                if not limit or len(records) < limit:
-                    return
-
-        targets: dict[str, tuple[str, str, int | None, dict[str, Any]]] = {
-            "users": ("/users/v1/users", "users", 500, {"userStatus": "all"}),
-            "forms": ("/forms/v1/forms", "forms", 300, {}),
-            "schedulers": ("/scheduler/v1/schedulers", "schedulers", None, {}),
-        }
-        scheduler_ids: list[int] = []
-        for table, (path, data_key, limit, params) in targets.items():
-            with (workdir / f"{table}.ndjson").open("wb") as sink:
-                for records in pages(path, data_key, limit, params):
-                    rows += len(records)
-                    if table == "schedulers":
-                        scheduler_ids = [r["schedulerId"] for r in records]
-                    sink.write(b"".join(orjson.dumps(r) + b"\n" for r in records))
-        with (workdir / "shifts.ndjson").open("wb") as sink:
-            for sid in scheduler_ids:
-                window_params = {"startTime": window.start, "endTime": window.end,
-                                 "sort": "created_at", "order": "asc"}  # fmt: skip
-                path = f"/scheduler/v1/schedulers/{sid}/shifts"
-                for records in pages(path, "shifts", 500, window_params):
-                    rows += len(records)
-                    sink.write(
-                        b"".join(orjson.dumps(dict(r, schedulerId=sid)) + b"\n" for r in records)
-                    )
-    return requests, rows
+    for records in ref.pages("/users/v1/users", "users", 500, {"userStatus": "all"}):
+        ref.write("users", records)
+    for records in ref.pages("/forms/v1/forms", "forms", 300, {}):
+        ref.write("forms", records)
+    schedulers = ref.get("/scheduler/v1/schedulers", {})["schedulers"]
+    ref.write("schedulers", schedulers)
+    params = {"startTime": window.start, "endTime": window.end, "sort": "created_at",
+              "order": "asc"}  # fmt: skip
+    for sid in (s["schedulerId"] for s in schedulers):
+        path = f"/scheduler/v1/schedulers/{sid}/shifts"
+        for records in ref.pages(path, "shifts", 500, params):
+            ref.write("shifts", [dict(r, schedulerId=sid) for r in records])
+    ref.client.close()
+    return ref.requests, ref.rows
 
 
 def fetch_operations(url: str, key: str, workdir: Path) -> tuple[int, int]:
     """The limit for the operations streams: fetched like the source does (same windows and
-    parents, the forms listing included), records appended to NDJSON; ``(requests, rows)``."""
-    with httpx.Client(base_url=url, headers={"X-API-KEY": key}, timeout=120) as client:
-        return _fetch_operations(client, workdir)
-
-
-def _fetch_operations(client: httpx.Client, workdir: Path) -> tuple[int, int]:
+    parents, the forms listing included); ``(requests, rows)``."""
     from datetime import UTC, datetime, timedelta
 
+    ref = Reference(url, key, workdir)
+    get, pages, write = ref.get, ref.pages, ref.write
     today = datetime.now(UTC).date()
     window = {"startDate": (today - timedelta(days=35)).isoformat(),
               "endDate": (today + timedelta(days=1)).isoformat()}  # fmt: skip
     off = {"startDate": window["startDate"],
            "endDate": (today + timedelta(days=180)).isoformat(),
            "statuses": ["approved", "pending", "denied"]}  # fmt: skip
-    requests = rows = 0
-
-    def write(name: str, records: list[dict[str, Any]]) -> None:
-        nonlocal rows
-        rows += len(records)
-        with (workdir / f"{name}.ndjson").open("ab") as sink:
-            sink.write(b"".join(orjson.dumps(r) + b"\n" for r in records))
-
-    def get(path: str, params: dict[str, Any]) -> dict[str, Any]:
-        nonlocal requests
-        requests += 1
-        data: dict[str, Any] = orjson.loads(client.get(path, params=params).content)["data"]
-        return data
-
-    def pages(path: str, key: str, limit: int, params: dict[str, Any]) -> Any:
-        offset = 0
-        while True:
-            records = get(path, dict(params, limit=limit, offset=offset))[key]
-            yield records
-            offset += limit
-            if len(records) < limit:
-                return
-
     clocks = get("/time-clock/v1/time-clocks", {})["timeClocks"]
     write("time_clocks", clocks)
     for clock in clocks:
@@ -174,7 +154,8 @@ def _fetch_operations(client: httpx.Client, workdir: Path) -> tuple[int, int]:
             write("tasks", records)
     for records in pages("/users/v1/custom-fields", "customFields", 500, {}):
         write("user_custom_field_definitions", records)
-    return requests, rows
+    ref.client.close()
+    return ref.requests, ref.rows
 
 
 def main() -> None:

@@ -26,9 +26,10 @@ from datetime import date
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
-import orjson
 from fastapi import FastAPI, Path, Query
 from fastapi.responses import Response
+
+from .documents import _invalid, _json
 
 if TYPE_CHECKING:
     from .app import EmulatorState
@@ -49,27 +50,19 @@ class TaskStatusFilter(StrEnum):
     all = "all"
 
 
-def _json(body: Any, status: int = 200) -> Response:
-    return Response(orjson.dumps(body), status_code=status, media_type="application/json")
-
-
-def _invalid(name: str, msg: str) -> Response:
-    return _json({"detail": [{"loc": ["query", name], "msg": msg, "type": "value_error"}]}, 422)
-
-
 def parse_window(start: str, end: str, max_days: int) -> tuple[date, date] | Response:
     """``(first, last)`` dates of a ``YYYY-MM-DD`` window, or the 422 the provider answers."""
     for name, value in (("startDate", start), ("endDate", end)):
         if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
-            return _invalid(name, "dates must be YYYY-MM-DD")
+            return _invalid(["query", name], "dates must be YYYY-MM-DD")
     try:
         first, last = date.fromisoformat(start), date.fromisoformat(end)
     except ValueError:
-        return _invalid("startDate", "dates must be YYYY-MM-DD")
+        return _invalid(["query", "startDate"], "dates must be YYYY-MM-DD")
     if last < first:
-        return _invalid("endDate", "endDate must not be before startDate")
+        return _invalid(["query", "endDate"], "endDate must not be before startDate")
     if (last - first).days + 1 > max_days:
-        return _invalid("endDate", f"the date range may not exceed {max_days} days")
+        return _invalid(["query", "endDate"], f"the date range may not exceed {max_days} days")
     return first, last
 
 

@@ -27,6 +27,25 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def start_receiver(port: int, inbox_url: str, token: str) -> subprocess.Popen[bytes]:
+    """``wfm-sync webhooks serve`` on ``port`` with ``inbox_url``, once it answers /healthz."""
+    from conftest import WFM_SYNC
+
+    env = dict(os.environ, WEBHOOKS__TOKEN=token, WEBHOOKS__INBOX_URL=inbox_url)
+    process = subprocess.Popen([*WFM_SYNC, "webhooks", "serve", "--port", str(port)], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                return process
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    process.kill()
+    stderr = process.stderr.read()[-2000:] if process.stderr else b""
+    raise AssertionError(f"receiver did not start: {stderr!r}")
+
+
 def _postgres_bin() -> Path:
     found = shutil.which("pg_ctl")
     if found:

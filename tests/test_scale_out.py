@@ -17,7 +17,7 @@ import httpx
 import psycopg2
 import pytest
 from conftest import WFM_SYNC, cli_env, query
-from servers import free_port, postgres_server, prefect_server
+from servers import free_port, postgres_server, prefect_server, start_receiver
 
 from emulator.webhooks import build_burst, send_burst
 
@@ -40,27 +40,12 @@ def fresh_database(url: str, name: str) -> str:
     return url.rsplit("/", 1)[0] + f"/{name}"
 
 
-def start_receiver(port: int, inbox_url: str) -> subprocess.Popen[bytes]:
-    env = dict(os.environ, WEBHOOKS__TOKEN=TOKEN, WEBHOOKS__INBOX_URL=inbox_url)
-    process = subprocess.Popen([*WFM_SYNC, "webhooks", "serve", "--port", str(port)], env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                return process
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    process.kill()
-    raise AssertionError("receiver did not start")
-
-
 def test_two_receivers_share_a_postgres_inbox_and_each_event_folds_once(
     postgres, tmp_path, warehouse
 ):
     inbox_url = fresh_database(postgres, "inbox")
     ports = [free_port(), free_port()]
-    receivers = [start_receiver(port, inbox_url) for port in ports]
+    receivers = [start_receiver(port, inbox_url, TOKEN) for port in ports]
     bodies = build_burst(3000, seed=33, duplicate_rate=0.25)
     # every duplicate goes to the *other* receiver than its first copy, at the same time
     halves: list[list[tuple[bytes, str | None, str | None]]] = [[], []]

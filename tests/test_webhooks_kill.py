@@ -6,47 +6,21 @@ import asyncio
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
 
-import httpx
 import orjson
 from conftest import WFM_SYNC, query
+from servers import free_port, start_receiver
 
 from emulator.webhooks import build_burst, send_burst
 from sources.webhooks import Inbox, read_envelope
 from sources.webhooks.inbox import ReceivedEvent
 
 TOKEN = "kill-test-token"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def start_receiver(port: int, inbox_url: str) -> subprocess.Popen:
-    env = dict(os.environ, WEBHOOKS__TOKEN=TOKEN, WEBHOOKS__INBOX_URL=inbox_url)
-    process = subprocess.Popen(
-        [*WFM_SYNC, "webhooks", "serve", "--port", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                return process
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    process.kill()
-    raise AssertionError(f"receiver did not start: {process.stderr.read()[-2000:]!r}")
 
 
 def inbox_keys(inbox_url: str) -> list[str]:
@@ -63,7 +37,7 @@ def test_receiver_killed_mid_burst_keeps_every_acknowledged_event(tmp_path, ware
     port = free_port()
     url = f"http://127.0.0.1:{port}/webhooks/connecteam"
     bodies = build_burst(4000, seed=21, duplicate_rate=0.1)
-    receiver = start_receiver(port, inbox_url)
+    receiver = start_receiver(port, inbox_url, TOKEN)
     reports = []
 
     def burst() -> None:
@@ -84,7 +58,7 @@ def test_receiver_killed_mid_burst_keeps_every_acknowledged_event(tmp_path, ware
     assert first.acknowledged_keys <= stored  # every 200 was durable before it was sent
 
     # The provider retries what got no 200; after the restart everything lands exactly once.
-    receiver = start_receiver(port, inbox_url)
+    receiver = start_receiver(port, inbox_url, TOKEN)
     try:
         unanswered = [b for b in bodies if b[1] not in first.acknowledged_keys]
         retry = asyncio.run(send_burst(url, unanswered, token=TOKEN, concurrency=32))

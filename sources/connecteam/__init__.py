@@ -183,7 +183,7 @@ def connecteam_source(
         schedulers(scheduler_list),
         shifts(client, scheduler_list, shifts_days_back, shifts_days_ahead, backfill),
         user_documents(client),
-        time_clocks(time_clock_list),
+        operations.named_listing("time_clocks", time_clock_list),
         operations.time_activities(
             client, time_clock_list, activities_days_back, activities_backfill
         ),
@@ -193,25 +193,10 @@ def connecteam_source(
         operations.time_off_requests(
             client, time_off_days_back, time_off_days_ahead, activities_backfill
         ),
-        operations.task_boards(board_list),
+        operations.named_listing("task_boards", board_list),
         operations.tasks(client, board_list),
         operations.user_custom_field_definitions(client),
     ]
-
-
-def time_clocks(time_clock_list: Any) -> DltResource:
-    """``time_clocks``: every time clock (archived too), merged on ``id``; only changed ones
-    load (the endpoint has no timestamps)."""
-
-    @dlt.resource(name="time_clocks", primary_key="id", write_disposition="merge")
-    def _time_clocks() -> Iterator[list[dict[str, Any]]]:
-        rows = [{"id": c["id"], "name": c.get("name"), "is_archived": c.get("isArchived")}
-                for c in time_clock_list()]  # fmt: skip
-        changed = only_changed(rows, "id")
-        if changed:
-            yield changed
-
-    return _time_clocks
 
 
 def users(client: ConnecteamClient) -> DltResource:

@@ -572,20 +572,19 @@ def _time_off_row(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def task_boards(board_list: Callable[[], list[dict[str, Any]]]) -> DltResource:
-    """``task_boards``: every board, merged on ``id``; only changed ones load."""
+def named_listing(name: str, listing: Callable[[], list[dict[str, Any]]]) -> DltResource:
+    """``name``: the records of an unpaged ``{id, name, isArchived}`` listing (time clocks, task
+    boards), merged on ``id``; only changed ones load (the endpoints have no timestamps)."""
 
-    @dlt.resource(name="task_boards", primary_key="id", write_disposition="merge")
-    def _task_boards() -> Iterator[list[dict[str, Any]]]:
-        rows = [
-            {"id": b["id"], "name": b.get("name"), "is_archived": b.get("isArchived")}
-            for b in board_list()
-        ]
+    @dlt.resource(name=name, primary_key="id", write_disposition="merge")
+    def _listing() -> Iterator[list[dict[str, Any]]]:
+        rows = [{"id": r["id"], "name": r.get("name"), "is_archived": r.get("isArchived")}
+                for r in listing()]  # fmt: skip
         changed = only_changed(rows, "id")
         if changed:
             yield changed
 
-    return _task_boards
+    return _listing
 
 
 def tasks(client: ConnecteamClient, board_list: Callable[[], list[dict[str, Any]]]) -> DltResource:
