@@ -8,12 +8,13 @@ given ``seed`` and ``anchor`` (the emulator's notion of "now" at start-up, floor
 from __future__ import annotations
 
 import random
-import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
+
+from sources import clock
 
 from .operations_data import Operations, OperationsConfig
 
@@ -77,7 +78,8 @@ class EmulatorConfig:
         forms: Number of forms.
         schedulers: Number of schedulers (schedules).
         shifts: Number of V1 shift rows (one per assigned user, one per open shift) in all.
-        anchor: The emulator's "now" for data generation, UTC epoch seconds (default: today 00:00).
+        anchor: The emulator's "now" for data generation, UTC epoch seconds (default: the UTC
+            midnight of :func:`sources.clock.now`, the real date unless ``WFM_SYNC_NOW`` is set).
         archived_fraction: Share of users that are archived.
         documents_fraction: Share of users holding user documents (one or two each).
         shift_days_back: Shifts start from ``anchor - shift_days_back`` days...
@@ -101,7 +103,7 @@ class EmulatorConfig:
         """The anchor, defaulting to today's UTC midnight."""
         if self.anchor is not None:
             return self.anchor
-        return int(time.time()) // DAY * DAY
+        return int(clock.now()) // DAY * DAY
 
 
 @dataclass
@@ -336,7 +338,7 @@ class Dataset:
 
     def tick(self) -> int:
         """A strictly increasing change time: now, or one second past the last change."""
-        self._clock = max(int(time.time()), self._clock + 1)
+        self._clock = max(int(clock.now()), self._clock + 1)
         return self._clock
 
     def mutate(

@@ -11,7 +11,6 @@ config.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +26,7 @@ from pipelines import STREAMS, SyncSummary, run_sync
 from pipelines.fold import DEFAULT_RETENTION_DAYS, FoldSummary
 from pipelines.models import ModelsSummary
 from pipelines.publish import PublishSummary
+from sources import clock
 from sources.connecteam import (
     ConnecteamAPIError,
     ConnecteamConfigError,
@@ -154,7 +154,7 @@ def _window(source_options: dict[str, Any]) -> str:
     """The shift window a sync with these options pulls (UTC), as in the source."""
     back = source_options.get("shifts_days_back", DEFAULT_SHIFTS_DAYS_BACK)
     ahead = source_options.get("shifts_days_ahead", DEFAULT_SHIFTS_DAYS_AHEAD)
-    return str(shift_window(time.time(), back, ahead))
+    return str(shift_window(clock.now(), back, ahead))
 
 
 def _describe(result: NightlyResult) -> str:

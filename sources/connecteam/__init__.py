@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import time
 from collections.abc import Generator, Iterator
 from typing import Any
 
@@ -39,6 +38,7 @@ from dlt.common.typing import TSecretStrValue
 from dlt.sources import DltResource
 
 from ..arrow_hints import quiet_arrow_hint_warnings
+from ..clock import now as clock_now
 from ..progress import Progress
 from . import operations
 from .client import (
@@ -330,7 +330,7 @@ def shifts(
         # whether the provider's shift answers carried paging.total in the last full pass: without
         # it the changes pass cannot prove completeness, so it is not even tried
         totals: dict[str, bool] = state.setdefault("has_total", {})
-        now = time.time()
+        now = clock_now()
         for scheduler in scheduler_list():
             sid = int(scheduler["schedulerId"])
             first = not pulled.get(str(sid))

@@ -25,7 +25,6 @@ and that the provider no longer returns is merged again with ``is_deleted = true
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -36,6 +35,7 @@ from dlt.common.schema.typing import TColumnSchema
 from dlt.sources import DltResource
 
 from ..arrow_hints import quiet_arrow_hint_warnings
+from ..clock import now as clock_now
 from ..progress import Progress
 from .client import ConnecteamClient
 from .helpers import arrow_batches, content_hash, date_windows, to_arrow, utc_date
@@ -286,7 +286,7 @@ def time_activities(
         state = dlt.current.resource_state()
         pulled: dict[str, bool] = state.setdefault("backfilled", {})
         coverage: dict[str, int] = state.setdefault("covered_from", {})
-        now = time.time()
+        now = clock_now()
         for clock in time_clock_list():
             clock_id = int(clock["id"])
             first_run = not pulled.get(str(clock_id))
@@ -355,7 +355,7 @@ def timesheets(
     )
     def _timesheets() -> Iterator[pa.Table]:
         pulled: dict[str, bool] = dlt.current.resource_state().setdefault("backfilled", {})
-        now = time.time()
+        now = clock_now()
         for clock in time_clock_list():
             clock_id = int(clock["id"])
             first_run = not pulled.get(str(clock_id))
@@ -527,7 +527,7 @@ def time_off_requests(
     )
     def _time_off_requests() -> Iterator[list[dict[str, Any]]]:
         state = dlt.current.resource_state()
-        now = time.time()
+        now = clock_now()
         first, _ = trailing_dates(
             now, days_back, None if state.get("backfilled") else backfill_start
         )
