@@ -143,6 +143,7 @@ def sync(
 
     _setup_logging(verbose)
     from flows.nightly import nightly_sync
+    from flows.runner import run_flow
     from pipelines import STREAMS
 
     chosen = tuple(s.strip() for s in streams.split(",") if s.strip())
@@ -151,7 +152,8 @@ def sync(
     started = time.monotonic()
     try:
         with live_progress():
-            result = nightly_sync(
+            result = run_flow(
+                nightly_sync,
                 streams=chosen,
                 streams_label="all" if chosen == STREAMS else "+".join(chosen),
                 steps=chosen_steps,
@@ -357,11 +359,12 @@ def webhooks_fold(
 
     _setup_logging(False)
     from flows.fold import fold_webhooks
+    from flows.runner import run_flow
 
     started = time.monotonic()
     try:
         with live_progress():
-            summary = fold_webhooks(batch_size=batch_size, retention_days=retention_days)
+            summary = run_flow(fold_webhooks, batch_size=batch_size, retention_days=retention_days)
     except Exception as exc:  # noqa: BLE001
         _fail(exc, "fold")
         return
@@ -423,11 +426,12 @@ def models_build(
 
     _setup_logging(False)
     from flows.models import build_models_flow
+    from flows.runner import run_flow
 
     started = time.monotonic()
     try:
         with live_progress():
-            result = build_models_flow(select=select or None, publish_after=publish)
+            result = run_flow(build_models_flow, select=select or None, publish_after=publish)
     except Exception as exc:  # noqa: BLE001
         _fail(exc, "models build")
         return

@@ -92,6 +92,7 @@ def run_demo(
     from emulator.webhooks import activity_events, build_burst, send_burst
     from flows.cli import print_burst, print_nightly
     from flows.nightly import nightly_sync
+    from flows.runner import run_flow
     from sources.webhooks.receiver import ReceiverSettings, create_app
 
     path = Path(warehouse)
@@ -135,7 +136,9 @@ def run_demo(
 
             console.rule("run 1: nightly_sync (full sync -> fold -> models -> publish)")
             started = time.monotonic()
-            print_nightly(nightly_sync(streams_label="demo-full"), time.monotonic() - started)
+            print_nightly(
+                run_flow(nightly_sync, streams_label="demo-full"), time.monotonic() - started
+            )
 
             changed = emulator.control(
                 "mutate", {"users": 25, "shifts": 40, "delete_shifts": 5, "new_shifts": 10}
@@ -152,7 +155,8 @@ def run_demo(
             console.rule("run 2: nightly_sync (incremental)")
             started = time.monotonic()
             print_nightly(
-                nightly_sync(streams_label="demo-incremental"), time.monotonic() - started
+                run_flow(nightly_sync, streams_label="demo-incremental"),
+                time.monotonic() - started,
             )
 
     snapshot = path.parent / "analytics.duckdb"

@@ -7,9 +7,10 @@ inbox URL is read from dlt config inside the task, never passed as a parameter.
 
 from __future__ import annotations
 
-from prefect import flow, get_run_logger, task
+from prefect import flow, task
 
 from flows.naming import rename_current_run
+from flows.runner import call_task, run_logger
 from pipelines.fold import DEFAULT_RETENTION_DAYS, FoldSummary, run_fold
 
 
@@ -20,14 +21,14 @@ def fold_inbox(batch_size: int, retention_days: float) -> FoldSummary:
     try:
         summary = run_fold(batch_size=batch_size, retention_days=retention_days)
     except Exception as exc:
-        get_run_logger().error("%s", exc)  # names the inbox ids and families it was loading
+        run_logger().error("%s", exc)  # names the inbox ids and families it was loading
         raise
     families = ", ".join(f"{f} {n:,}" for f, n in summary.families.items())
     rename_current_run(
         f"fold {summary.events:,} events into webhooks" + (f" ({families})" if families else ""),
         task=True,
     )
-    get_run_logger().info(
+    run_logger().info(
         "folded %d events (%s), %d quarantined bodies, %d pruned, backlog %d, %.1f s",
         summary.events,
         ", ".join(f"{f}={n}" for f, n in summary.families.items()) or "none",
@@ -49,6 +50,6 @@ def fold_webhooks(
         batch_size: Inbox rows per Arrow batch.
         retention_days: Days a folded inbox row is kept before it is pruned.
     """
-    summary = fold_inbox(batch_size, retention_days)
+    summary = call_task(fold_inbox, batch_size, retention_days)
     rename_current_run(f"fold-webhooks: {summary.events:,} events, backlog {summary.backlog:,}")
     return summary

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from prefect import flow, get_run_logger, task
+from prefect import flow, task
 
+from flows.runner import call_task, run_logger
 from pipelines.models import ModelsSummary, build_models
 from pipelines.publish import PublishSummary, publish_snapshot
 
@@ -14,7 +15,7 @@ from pipelines.publish import PublishSummary, publish_snapshot
 def dbt_build(select: str | None = None) -> ModelsSummary:
     """``dbt build`` of ``sql/`` (no retries: a failing data test is not transient)."""
     summary = build_models(select=select)
-    get_run_logger().info(
+    run_logger().info(
         "dbt build: %d passed, %d warnings, %.1f s",
         summary.passed,
         summary.warned,
@@ -27,7 +28,7 @@ def dbt_build(select: str | None = None) -> ModelsSummary:
 def publish() -> PublishSummary:
     """Publish the warehouse as the read-only snapshot BI tools open."""
     summary = publish_snapshot()
-    get_run_logger().info(
+    run_logger().info(
         "published %d tables to %s in %.1f s",
         len(summary.tables),
         summary.snapshot,
@@ -52,5 +53,5 @@ def build_models_flow(select: str | None = None, publish_after: bool = True) -> 
         select: Optional dbt selection.
         publish_after: Publish ``data/analytics.duckdb`` after a successful build.
     """
-    built = dbt_build(select)
-    return ModelsResult(built, publish() if publish_after else None)
+    built = call_task(dbt_build, select)
+    return ModelsResult(built, call_task(publish) if publish_after else None)

@@ -14,14 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from prefect import flow, get_run_logger, task
-from prefect.client.schemas.objects import TaskRun
-from prefect.states import State
-from prefect.tasks import Task
+from prefect import flow, task
 
 from flows.fold import fold_inbox
 from flows.models import dbt_build, publish
 from flows.naming import rename_current_run, rows_text
+from flows.runner import call_task, retry_if, run_logger
 from pipelines import STREAMS, SyncSummary, run_sync
 from pipelines.fold import DEFAULT_RETENTION_DAYS, FoldSummary
 from pipelines.models import ModelsSummary
@@ -46,16 +44,15 @@ TASK_GROUPS: tuple[tuple[str, ...], ...] = (
 )
 
 
-def _worth_retrying(task: Task[..., Any], task_run: TaskRun, state: State[Any]) -> bool:
-    """Retry transient failures only: not bad credentials, refused parameters or a spent budget."""
-    try:
-        state.result()
-    except Exception as exc:  # noqa: BLE001 - classify whatever the task raised
-        cause = find_connecteam_error(exc)
-        if isinstance(cause, ConnecteamConfigError | RateLimitExhaustedError):
-            return False
-        if isinstance(cause, ConnecteamAPIError):
-            return cause.status is None or cause.status >= 500 or cause.status == 429
+def is_transient(exc: BaseException) -> bool:
+    """Whether a failed sync is worth retrying: not bad credentials, refused parameters or a
+    spent budget (retrying cannot fix those), but 429, 5xx, dropped connections and anything
+    that is not a provider answer."""
+    cause = find_connecteam_error(exc)
+    if isinstance(cause, ConnecteamConfigError | RateLimitExhaustedError):
+        return False
+    if isinstance(cause, ConnecteamAPIError):
+        return cause.status is None or cause.status >= 500 or cause.status == 429
     return True
 
 
@@ -64,7 +61,7 @@ def _worth_retrying(task: Task[..., Any], task_run: TaskRun, state: State[Any]) 
     task_run_name="sync-{label}",
     retries=2,
     retry_delay_seconds=[10, 60],
-    retry_condition_fn=_worth_retrying,
+    retry_condition_fn=retry_if(is_transient),
 )
 def sync_streams(
     streams: tuple[str, ...], label: str, source_options: dict[str, Any]
@@ -74,7 +71,7 @@ def sync_streams(
     The task run is renamed after what it did (rows per table, dataset, shift window); a
     failure is logged with the endpoint and status the provider answered.
     """
-    logger = get_run_logger()
+    logger = run_logger()
     try:
         summary = run_sync(streams, **source_options)
     except Exception as exc:
@@ -136,16 +133,19 @@ def nightly_sync(
             selected = tuple(s for s in group if s in streams)
             if selected:
                 result.sync = result.sync.merge(
-                    sync_streams(
-                        selected, label="+".join(selected), source_options=source_options or {}
+                    call_task(
+                        sync_streams,
+                        selected,
+                        label="+".join(selected),
+                        source_options=source_options or {},
                     )
                 )
     if "fold" in steps:
-        result.fold = fold_inbox(100_000, DEFAULT_RETENTION_DAYS)
+        result.fold = call_task(fold_inbox, 100_000, DEFAULT_RETENTION_DAYS)
     if "models" in steps:
-        result.models = dbt_build()
+        result.models = call_task(dbt_build)
     if "publish" in steps:
-        result.publish = publish()
+        result.publish = call_task(publish)
     rename_current_run(_describe(result))
     return result
 
