@@ -44,7 +44,10 @@ def run_flow(flow: Flow[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
     """
     if prefect_api_url():
         return flow(*args, **kwargs)
-    logger.debug("no PREFECT_API_URL: running flow %s without a Prefect server", flow.name)
+    logger.info(
+        "flow %s: running without a Prefect server (set PREFECT_API_URL to record runs on one)",
+        flow.name,
+    )
     return flow.fn(*args, **kwargs)
 
 
