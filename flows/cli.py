@@ -104,6 +104,15 @@ def print_summary(summary: Any, wall_seconds: float | None = None) -> None:
     )
     if summary.resumed_packages:
         console.print(f"finished {summary.resumed_packages} load package(s) of an interrupted run")
+    if summary.skipped_parents:
+        console.print(
+            "skipped, vanished since they were listed: " + ", ".join(summary.skipped_parents)
+        )
+    if summary.untyped_values:
+        console.print(
+            "values kept in untyped_values (not of their column's type): "
+            + ", ".join(f"{t} {n:,}" for t, n in sorted(summary.untyped_values.items()))
+        )
     if wall_seconds is not None:
         console.print(f"time taken: {wall_seconds:.1f} s")
 
@@ -142,7 +151,7 @@ def sync(
     import time
 
     _setup_logging(verbose)
-    from flows.nightly import nightly_sync
+    from flows.nightly import StreamsFailedError, nightly_sync
     from flows.runner import run_flow
     from pipelines import STREAMS
 
@@ -158,6 +167,13 @@ def sync(
                 streams_label="all" if chosen == STREAMS else "+".join(chosen),
                 steps=chosen_steps,
             )
+    except StreamsFailedError as exc:
+        print_nightly(exc.result, time.monotonic() - started)
+        err.print(f"[bold red]sync failed for {len(exc.result.sync.failed_streams)} stream(s):[/]")
+        for stream, reason in exc.result.sync.failed_streams.items():
+            err.print(f"  - {stream}: {escape(reason)}", highlight=False)
+        err.print("the other streams loaded; run the sync again once the cause is fixed")
+        raise typer.Exit(code=1) from None
     except Exception as exc:  # noqa: BLE001 - reported as a clean message and exit code
         _fail(exc)
         return

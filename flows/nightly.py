@@ -105,6 +105,22 @@ class NightlyResult:
     publish: PublishSummary | None = None
 
 
+class StreamsFailedError(RuntimeError):
+    """Some streams failed while the others loaded, and the later steps ran on what loaded.
+
+    Attributes:
+        result: The run's :class:`NightlyResult` (``result.sync.failed_streams`` says which and
+            why).
+    """
+
+    def __init__(self, result: NightlyResult) -> None:
+        self.result = result
+        failed = ", ".join(sorted(result.sync.failed_streams))
+        super().__init__(
+            f"streams failed: {failed}; the other streams loaded and the later steps ran"
+        )
+
+
 @flow(name="nightly_sync", flow_run_name="nightly-sync-{streams_label}", log_prints=True)
 def nightly_sync(
     streams: tuple[str, ...] = STREAMS,
@@ -119,10 +135,14 @@ def nightly_sync(
         streams_label: Shown in the flow run's name.
         source_options: Non-secret options for the source (e.g. ``shifts_days_back``).
         steps: Which of ``sync``, ``fold``, ``models``, ``publish`` to run, in that order; a step
-            that fails stops the run (nothing is published after a failed build).
+            that fails stops the run (nothing is published after a failed build). A stream that
+            fails in the sync does not: the other streams load and the later steps run.
 
     Returns:
         A :class:`NightlyResult`.
+
+    Raises:
+        StreamsFailedError: Some streams failed (after every asked-for step ran).
     """
     unknown = sorted(set(steps) - set(STEPS))
     if unknown:
@@ -147,6 +167,8 @@ def nightly_sync(
     if "publish" in steps:
         result.publish = call_task(publish)
     rename_current_run(_describe(result))
+    if result.sync.failed_streams:
+        raise StreamsFailedError(result)
     return result
 
 

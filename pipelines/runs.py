@@ -85,13 +85,18 @@ def read_runs(path: Path | None = None) -> list[RunRecord]:
 
 
 def records_run(
-    job: str, describe: Callable[[Any], dict[str, Any]]
+    job: str,
+    describe: Callable[[Any], dict[str, Any]],
+    problem: Callable[[Any], str | None] | None = None,
 ) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Decorate a job function so each call appends a :class:`RunRecord` to the run log.
 
     Args:
         job: The job's name in the log.
         describe: Turns the job's return value into the record's ``details``.
+        problem: Says what went wrong in a run that returned (e.g. streams that failed while
+            the others loaded), or ``None``; such a run is recorded as ``failed`` with that
+            message and its details.
 
     A call that raises is recorded as ``failed`` with the exception's one-line message, and the
     exception propagates unchanged.
@@ -107,7 +112,9 @@ def records_run(
                 message = f"{type(exc).__name__}: {exc}".splitlines()[0][:500]
                 append_run(RunRecord(job, started, _since(clock), "failed", message))
                 raise
-            append_run(RunRecord(job, started, _since(clock), "succeeded", None, describe(result)))
+            trouble = problem(result) if problem is not None else None
+            outcome = "failed" if trouble else "succeeded"
+            append_run(RunRecord(job, started, _since(clock), outcome, trouble, describe(result)))
             return result
 
         return wrapper

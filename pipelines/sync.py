@@ -9,8 +9,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import dlt
+from dlt.extract.exceptions import PipeException
+from dlt.pipeline.exceptions import PipelineStepFailed
 
-from sources.connecteam import ClientStats, connecteam_source
+from sources.connecteam import (
+    ClientStats,
+    ConnecteamAPIError,
+    ConnecteamConfigError,
+    RateLimitExhaustedError,
+    connecteam_source,
+    find_connecteam_error,
+)
+from sources.connecteam.settings import OAUTH_TOKEN_PATH
 
 from .runs import records_run
 from .warehouse import (
@@ -59,6 +69,14 @@ class SyncSummary:
         resumed_packages: Load packages of an interrupted earlier run that were finished first.
         warehouse: Where the data went (no credentials), e.g. ``duckdb:data/warehouse.duckdb``.
         dataset: The dataset (schema) name.
+        rate_limit_remaining: The budget left at the last answer (``minute``, ``day``).
+        failed_streams: Streams that failed this run while the others loaded, with the reason
+            (endpoint, status and the provider's answer; never a secret); their tables keep
+            what earlier runs loaded, and their state did not advance.
+        skipped_parents: Parents that vanished between their listing and their child request,
+            e.g. ``"shifts: schedulerId 9001"``.
+        untyped_values: Per table, values kept in its ``untyped_values`` column because they did
+            not fit their column's type.
     """
 
     rows: dict[str, int] = field(default_factory=dict)
@@ -72,6 +90,9 @@ class SyncSummary:
     warehouse: str = ""
     dataset: str = DATASET_CONNECTEAM
     rate_limit_remaining: dict[str, int | None] = field(default_factory=dict)
+    failed_streams: dict[str, str] = field(default_factory=dict)
+    skipped_parents: list[str] = field(default_factory=list)
+    untyped_values: dict[str, int] = field(default_factory=dict)
 
     @property
     def total_requests(self) -> int:
@@ -98,7 +119,14 @@ class SyncSummary:
             warehouse=other.warehouse or self.warehouse,
             dataset=self.dataset,
             rate_limit_remaining=other.rate_limit_remaining or self.rate_limit_remaining,
+            failed_streams={**self.failed_streams, **other.failed_streams},
+            skipped_parents=self.skipped_parents + other.skipped_parents,
+            untyped_values=_add(self.untyped_values, other.untyped_values),
         )
+
+
+def _add(a: dict[str, int], b: dict[str, int]) -> dict[str, int]:
+    return {key: a.get(key, 0) + b.get(key, 0) for key in {**a, **b}}
 
 
 def _describe_sync(summary: SyncSummary) -> dict[str, Any]:
@@ -109,10 +137,21 @@ def _describe_sync(summary: SyncSummary) -> dict[str, Any]:
         "throttled": summary.throttled,
         "rate_limit_remaining": summary.rate_limit_remaining,
         "warehouse": summary.warehouse,
+        "failed_streams": summary.failed_streams,
+        "skipped_parents": summary.skipped_parents,
+        "untyped_values": summary.untyped_values,
     }
 
 
-@records_run("sync", _describe_sync)
+def _sync_problem(summary: SyncSummary) -> str | None:
+    if not summary.failed_streams:
+        return None
+    return "streams failed: " + "; ".join(
+        f"{s}: {why}" for s, why in summary.failed_streams.items()
+    )
+
+
+@records_run("sync", _describe_sync, _sync_problem)
 @writes_warehouse("sync")
 def run_sync(
     streams: Sequence[str] = STREAMS,
@@ -123,7 +162,12 @@ def run_sync(
     """Sync the given streams of the configured Connecteam account into the warehouse.
 
     Finishes the load packages an interrupted run left behind first, then extracts, normalizes
-    and loads (Parquet files, merged on each stream's primary key).
+    and loads (Parquet files, merged on each stream's primary key). One stream's trouble is that
+    stream's: when a stream fails in the extract (an answer of an unexpected shape, a refused
+    request), the extract is repeated without it, the others load, and the failure is reported
+    in :attr:`SyncSummary.failed_streams` (nothing of the failed stream is loaded and its state
+    does not advance). Failures no stream can escape (credentials refused, the rate-limit budget
+    spent) still fail the run.
 
     Args:
         streams: Any of ``users``, ``forms``, ``schedulers``, ``shifts``.
@@ -136,8 +180,8 @@ def run_sync(
 
     Raises:
         ValueError: An unknown stream name.
-        sources.connecteam.ConnecteamError: The provider refused the credentials or a request
-            (the message names the endpoint and status, never a secret), or kept failing.
+        sources.connecteam.ConnecteamError: The provider refused the credentials (the message
+            names the endpoint and status, never a secret), or the rate-limit budget is spent.
         dlt.pipeline.exceptions.PipelineStepFailed: Extract, normalize or load failed; run again
             to resume.
     """
@@ -148,11 +192,10 @@ def run_sync(
     pipeline = pipeline or build_pipeline()
     resumed = finish_pending_loads(pipeline)
     stats = ClientStats()
-    source = connecteam_source(stats=stats, **source_options).with_resources(*streams)
     logger.info("syncing %s into %s", ", ".join(streams), pipeline.dataset_name)
     # pipeline.run's steps, with the memory of each step handed back before the next one
     pipeline.sync_destination()
-    pipeline.extract(source, loader_file_format=loader_file_format())
+    failed = _extract_isolating_failures(pipeline, streams, stats, source_options)
     release_arrow_memory()
     pipeline.normalize()
     release_arrow_memory()
@@ -178,4 +221,68 @@ def run_sync(
         warehouse=warehouse_location(pipeline),
         dataset=pipeline.dataset_name,
         rate_limit_remaining={"minute": budget.minute_remaining, "day": budget.day_remaining},
+        failed_streams=failed,
+        skipped_parents=list(stats.skipped_parents),
+        untyped_values=dict(stats.untyped_values),
     )
+
+
+def _extract_isolating_failures(
+    pipeline: dlt.Pipeline,
+    streams: Sequence[str],
+    stats: ClientStats,
+    source_options: dict[str, Any],
+) -> dict[str, str]:
+    """Extract ``streams``; a stream that fails is dropped and the rest extracted again.
+
+    dlt discards a failed extract whole (no package, no state), so the repeat starts clean.
+
+    Returns:
+        ``{stream: reason}`` for the streams that failed.
+
+    Raises:
+        PipelineStepFailed: A failure that is not one stream's (no credentials, credentials
+            refused, rate-limit budget spent), or one no stream can be blamed for.
+    """
+    failed: dict[str, str] = {}
+    remaining = list(streams)
+    while remaining:
+        source = connecteam_source(stats=stats, **source_options).with_resources(*remaining)
+        try:
+            pipeline.extract(source, loader_file_format=loader_file_format())
+            return failed
+        except PipelineStepFailed as exc:
+            stream, reason = _failed_stream(exc, remaining)
+            if stream is None:
+                raise
+            failed[stream] = reason
+            remaining.remove(stream)
+            logger.error(
+                "%s failed: %s; extracting the other streams again without it", stream, reason
+            )
+    return failed
+
+
+def _failed_stream(exc: BaseException, streams: list[str]) -> tuple[str | None, str]:
+    """The stream to blame for a failed extract and why, or ``(None, "")`` when the failure is
+    not one stream's."""
+    cause = find_connecteam_error(exc)
+    if isinstance(cause, ConnecteamConfigError | RateLimitExhaustedError):
+        return None, ""
+    if isinstance(cause, ConnecteamAPIError) and (
+        cause.status == 401 or cause.endpoint == OAUTH_TOKEN_PATH
+    ):
+        return None, ""  # every stream needs the credentials and the token
+    blamed: str | None = None
+    root: BaseException | None = exc
+    seen: set[int] = set()
+    while root is not None and id(root) not in seen:
+        seen.add(id(root))
+        if isinstance(root, PipeException) and root.pipe_name in streams:
+            blamed = root.pipe_name
+        nxt = root.__cause__ or root.__context__
+        if nxt is None:
+            break
+        root = nxt
+    reason = cause or root
+    return blamed, f"{type(reason).__name__}: {reason}".splitlines()[0][:500]

@@ -41,24 +41,18 @@ from ..arrow_hints import quiet_arrow_hint_warnings
 from ..clock import now as clock_now
 from ..progress import Progress
 from . import operations
+from .arrow_rows import BIGINT, BOOL, JSON, TEXT, ArrowRows, hints
 from .client import (
     ClientStats,
     ConnecteamAPIError,
     ConnecteamClient,
     ConnecteamConfigError,
     ConnecteamError,
+    ParentNotFoundError,
     RateLimitExhaustedError,
     find_connecteam_error,
 )
-from .helpers import (
-    Window,
-    WindowDiff,
-    arrow_batches,
-    diff_shifts,
-    shift_window,
-    to_arrow,
-    to_epoch,
-)
+from .helpers import Window, WindowDiff, diff_shifts, shift_window, to_epoch
 from .loaded import only_changed, query_loaded, tombstones
 from .settings import (
     DEFAULT_ACTIVITY_DAYS_BACK,
@@ -89,12 +83,22 @@ __all__ = [
 
 logger = logging.getLogger("sources.connecteam")
 # JSON columns travel as JSON text in Arrow, declared ``json`` in the hints: intentional
-quiet_arrow_hint_warnings("users", "forms", "shifts")
+quiet_arrow_hint_warnings("users", "forms", "shifts", "schedulers", "user_documents")
 
+USER_COLUMNS = {"custom_fields": JSON, "smart_groups_ids": JSON}
+FORM_COLUMNS = {"questions": JSON, "settings": JSON}
 SHIFT_JSON_COLUMNS = (
     "assigned_user_ids", "location_data", "notes", "statuses", "breaks", "shift_details",
     "custom_fields",
 )  # fmt: skip
+SHIFT_COLUMNS = {
+    **dict.fromkeys(SHIFT_JSON_COLUMNS, JSON),
+    "scheduler_id": "bigint!",
+    "user_id": BIGINT,
+    "is_deleted": BOOL,
+    "deleted_at": BIGINT,
+    "content_hash": TEXT,
+}
 
 
 @dlt.source(name="connecteam", max_table_nesting=0)
@@ -179,11 +183,11 @@ def connecteam_source(
 
     return [
         users(client),
-        forms(form_list),
-        schedulers(scheduler_list),
+        forms(client, form_list),
+        schedulers(client, scheduler_list),
         shifts(client, scheduler_list, shifts_days_back, shifts_days_ahead, backfill),
         user_documents(client),
-        operations.named_listing("time_clocks", time_clock_list),
+        operations.named_listing(client, "time_clocks", time_clock_list),
         operations.time_activities(
             client, time_clock_list, activities_days_back, activities_backfill
         ),
@@ -193,7 +197,7 @@ def connecteam_source(
         operations.time_off_requests(
             client, time_off_days_back, time_off_days_ahead, activities_backfill
         ),
-        operations.named_listing("task_boards", board_list),
+        operations.named_listing(client, "task_boards", board_list),
         operations.tasks(client, board_list),
         operations.user_custom_field_definitions(client),
     ]
@@ -212,7 +216,7 @@ def users(client: ConnecteamClient) -> DltResource:
         parallelized=True,
         primary_key="user_id",
         write_disposition="merge",
-        columns={"custom_fields": {"data_type": "json"}, "smart_groups_ids": {"data_type": "json"}},
+        columns=hints(USER_COLUMNS),
     )
     def _users(
         modified_at: dlt.sources.incremental[int] = dlt.sources.incremental(
@@ -223,14 +227,15 @@ def users(client: ConnecteamClient) -> DltResource:
         if modified_at.last_value:
             params["modifiedAt"] = int(modified_at.last_value)
         progress = Progress("users", logger=logger)
-        yield from arrow_batches(progress.track(client.paginate(USERS, params)))
+        arrow = ArrowRows("users", USER_COLUMNS, client.stats.untyped_values)
+        yield from arrow.batches(progress.track(client.paginate(USERS, params)))
         since = f" modified after {params['modifiedAt']}" if "modifiedAt" in params else ""
         progress.done(since)
 
     return _users
 
 
-def forms(form_list: Any) -> DltResource:
+def forms(client: ConnecteamClient, form_list: Any) -> DltResource:
     """``forms``: every form, merged on ``form_id``; only forms whose ``lastUpdatedAt`` advanced
     since the last run are loaded."""
 
@@ -239,7 +244,7 @@ def forms(form_list: Any) -> DltResource:
         parallelized=True,
         primary_key="form_id",
         write_disposition="merge",
-        columns={"questions": {"data_type": "json"}, "settings": {"data_type": "json"}},
+        columns=hints(FORM_COLUMNS),
     )
     def _forms(
         updated: dlt.sources.incremental[int] = dlt.sources.incremental(
@@ -248,22 +253,25 @@ def forms(form_list: Any) -> DltResource:
     ) -> Iterator[list[dict[str, Any]]]:
         listed = form_list()
         if listed:
-            yield to_arrow(listed)
+            yield ArrowRows("forms", FORM_COLUMNS, client.stats.untyped_values).to_arrow(listed)
         logger.info("forms: %d listed", len(listed))
 
     return _forms
 
 
-def schedulers(scheduler_list: Any) -> DltResource:
+def schedulers(client: ConnecteamClient, scheduler_list: Any) -> DltResource:
     """``schedulers``: every scheduler, merged on ``scheduler_id``; only changed ones are loaded
     (the endpoint has no timestamps, so a digest of each record is kept in the resource state)."""
 
-    @dlt.resource(name="schedulers", primary_key="scheduler_id", write_disposition="merge")
-    def _schedulers() -> Iterator[list[dict[str, Any]]]:
+    @dlt.resource(
+        name="schedulers", primary_key="scheduler_id", write_disposition="merge", columns=hints({})
+    )
+    def _schedulers() -> Iterator[pa.Table]:
         listed = scheduler_list()
         changed = only_changed(listed, "schedulerId")
         logger.info("schedulers: %d listed, %d changed", len(listed), len(changed))
-        yield changed
+        if changed:
+            yield ArrowRows("schedulers", {}, client.stats.untyped_values).to_arrow(changed)
 
     return _schedulers
 
@@ -273,15 +281,19 @@ def user_documents(client: ConnecteamClient) -> DltResource:
     merged on ``id``; only new or changed records are loaded (digests in the resource state)."""
 
     @dlt.resource(
-        name="user_documents", primary_key="id", write_disposition="merge", parallelized=True
+        name="user_documents",
+        primary_key="id",
+        write_disposition="merge",
+        parallelized=True,
+        columns=hints({}),
     )
-    def _user_documents() -> Iterator[list[dict[str, Any]]]:
+    def _user_documents() -> Iterator[pa.Table]:
         progress = Progress("user_documents", logger=logger)
         listed = [r for page in progress.track(client.paginate(USER_DOCUMENTS)) for r in page]
         changed = only_changed(listed, "id")
         progress.done(f", {len(changed)} new or changed")
         if changed:
-            yield changed
+            yield ArrowRows("user_documents", {}, client.stats.untyped_values).to_arrow(changed)
 
     return _user_documents
 
@@ -314,14 +326,7 @@ def shifts(
         parallelized=True,
         primary_key=("scheduler_id", "id"),
         write_disposition="merge",
-        columns={
-            **{c: {"data_type": "json"} for c in SHIFT_JSON_COLUMNS},
-            "scheduler_id": {"data_type": "bigint", "nullable": False},
-            "user_id": {"data_type": "bigint"},
-            "is_deleted": {"data_type": "bool"},
-            "deleted_at": {"data_type": "bigint"},
-            "content_hash": {"data_type": "text"},
-        },
+        columns=hints(SHIFT_COLUMNS),
     )
     def _shifts() -> Iterator[pa.Table]:
         state = dlt.current.resource_state()
@@ -331,36 +336,40 @@ def shifts(
         # it the changes pass cannot prove completeness, so it is not even tried
         totals: dict[str, bool] = state.setdefault("has_total", {})
         now = clock_now()
+        arrow = ArrowRows("shifts", SHIFT_COLUMNS, client.stats.untyped_values)
         for scheduler in scheduler_list():
             sid = int(scheduler["schedulerId"])
-            first = not pulled.get(str(sid))
-            window = shift_window(now, days_back, days_ahead, backfill_start if first else None)
-            progress = Progress(f"shifts[{sid}]", logger=logger)
-            live = _live_shifts(sid, window)
-            since = newest.get(str(sid))
-            cheap = (
-                None
-                if first or since is None or not totals.get(str(sid))
-                else _changes_pass(sid, window, since, live, progress)
-            )
-            if cheap is not None:
-                changed, seen_newest = cheap
-                if changed:
-                    yield to_arrow(changed)
-                loaded, vanished = len(changed), set[str]()
-                note = "changes only (paging.total matched)"
-            else:
-                loaded, vanished, seen_newest = yield from _full_pass(
-                    sid, window, live, progress, totals
+            try:
+                first = not pulled.get(str(sid))
+                window = shift_window(now, days_back, days_ahead, backfill_start if first else None)
+                progress = Progress(f"shifts[{sid}]", logger=logger)
+                live = _live_shifts(sid, window)
+                since = newest.get(str(sid))
+                cheap = (
+                    None
+                    if first or since is None or not totals.get(str(sid))
+                    else _changes_pass(sid, window, since, live, progress)
                 )
-                note = "full window"
-            progress.done(
-                f" in {window} ({note}): {loaded} new or changed, {len(vanished)} deleted"
-            )
-            if vanished:
-                yield to_arrow(_tombstones(sid, vanished, int(now)))
-            pulled[str(sid)] = True
-            newest[str(sid)] = max(seen_newest, since or 0)
+                if cheap is not None:
+                    changed, seen_newest = cheap
+                    if changed:
+                        yield arrow.to_arrow(changed)
+                    loaded, vanished = len(changed), set[str]()
+                    note = "changes only (paging.total matched)"
+                else:
+                    loaded, vanished, seen_newest = yield from _full_pass(
+                        sid, window, live, progress, totals, arrow
+                    )
+                    note = "full window"
+                progress.done(
+                    f" in {window} ({note}): {loaded} new or changed, {len(vanished)} deleted"
+                )
+                if vanished:
+                    yield arrow.to_arrow(_tombstones(sid, vanished, int(now)))
+                pulled[str(sid)] = True
+                newest[str(sid)] = max(seen_newest, since or 0)
+            except ParentNotFoundError as exc:
+                client.skip_parent(exc, "shifts")
 
     def _full_pass(
         sid: int,
@@ -368,10 +377,11 @@ def shifts(
         live: dict[str, tuple[str, bool]],
         progress: Progress,
         totals: dict[str, bool],
+        arrow: ArrowRows,
     ) -> Generator[pa.Table, None, tuple[int, set[str], int]]:
         """The whole window sorted by creation (stable paging), diffed page by page.
 
-        Yields Arrow tables of new or changed rows (:func:`arrow_batches`), keeping only the
+        Yields Arrow tables of new or changed rows (:meth:`ArrowRows.batches`), keeping only the
         ids seen between pages; records in ``totals`` whether the answers carried
         ``paging.total``. Returns ``(rows yielded, vanished ids, newest updateTime)``.
         """
@@ -390,7 +400,7 @@ def shifts(
                 loaded += len(changed)
                 yield changed
 
-        yield from arrow_batches(changed_pages())
+        yield from arrow.batches(changed_pages())
         return loaded, diff.vanished(), newest_seen
 
     def _changes_pass(
@@ -429,7 +439,8 @@ def shifts(
 
 def _updated(record: dict[str, Any]) -> int:
     """A shift row's last change (``updateTime``, else ``creationTime``), epoch seconds."""
-    return int(record.get("updateTime") or record.get("creationTime") or 0)
+    value = record.get("updateTime") or record.get("creationTime")
+    return int(value) if isinstance(value, int | float) and abs(value) < 2**63 else 0
 
 
 def _live_shifts(scheduler_id: int, window: Window) -> dict[str, tuple[str, bool]]:

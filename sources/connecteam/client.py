@@ -16,8 +16,10 @@ headers; they never appear in URLs, log lines or exception messages.
 
 from __future__ import annotations
 
+import json
 import logging
 import random
+import re
 import threading
 import time
 from collections import Counter
@@ -75,6 +77,20 @@ class ConnecteamAPIError(ConnecteamError):
         if hint:
             message += f" ({hint})"
         super().__init__(message)
+
+
+class ParentNotFoundError(ConnecteamAPIError):
+    """A per-parent list (the shifts of a scheduler, the submissions of a form, ...) answered
+    404: the parent vanished between its listing and this request. Resources skip that parent
+    for this run (:meth:`ConnecteamClient.skip_parent`); other parents and streams go on.
+
+    Attributes:
+        parent: What the parent is and its id, e.g. ``"schedulerId 9001"``.
+    """
+
+    def __init__(self, endpoint: str, detail: str, parent: str) -> None:
+        self.parent = parent
+        super().__init__(endpoint, 404, detail, f"{parent} no longer exists at the provider")
 
 
 class RateLimitExhaustedError(ConnecteamError):
@@ -194,6 +210,10 @@ class ClientStats:
         token_requests: OAuth token requests.
         paced_seconds: Seconds spent waiting for the rate-limit budget to reset.
         rate_limit: The budget reported by the last answer.
+        untyped_values: Per table, values kept in its ``untyped_values`` column because they did
+            not fit their column's type (see :mod:`sources.connecteam.arrow_rows`).
+        skipped_parents: Parents that vanished between their listing and their child request
+            (404), e.g. ``"scheduler 9001"``: their children were skipped this run.
     """
 
     requests: Counter[str] = field(default_factory=Counter)
@@ -202,6 +222,8 @@ class ClientStats:
     token_requests: int = 0
     paced_seconds: float = 0.0
     rate_limit: RateLimitState = field(default_factory=RateLimitState)
+    untyped_values: Counter[str] = field(default_factory=Counter)
+    skipped_parents: list[str] = field(default_factory=list)
 
     @property
     def total_requests(self) -> int:
@@ -272,6 +294,7 @@ class ConnecteamClient:
         self.max_rate_limit_wait = max_rate_limit_wait
         self.stats = ClientStats()
         self._lock = threading.Lock()
+        self._token_lock = threading.Lock()
         self._in_flight = 0
         self._http = httpx.Client(
             base_url=self.base_url,
@@ -398,9 +421,24 @@ class ConnecteamClient:
         path_params: Mapping[str, Any] | None = None,
     ) -> Iterator[tuple[list[dict[str, Any]], int | None]]:
         """As :meth:`paginate`, yielding ``(records, paging.total or None)`` per page; the caller
-        may stop early (no further page is asked for)."""
+        may stop early (no further page is asked for).
+
+        Raises:
+            ParentNotFoundError: A per-parent endpoint (``path_params`` given) answered 404.
+            ConnecteamAPIError: As :meth:`get`, and when an answer lacks ``data.<data_key>``.
+        """
         path = endpoint.path.format(**(path_params or {}))
-        query = dict(params or {})
+        try:
+            yield from self._pages(endpoint, path, dict(params or {}))
+        except ConnecteamAPIError as exc:
+            if exc.status != 404 or not path_params or isinstance(exc, ParentNotFoundError):
+                raise
+            parent = ", ".join(f"{name} {value}" for name, value in path_params.items())
+            raise ParentNotFoundError(endpoint.path, exc.detail, parent) from None
+
+    def _pages(
+        self, endpoint: Endpoint, path: str, query: dict[str, Any]
+    ) -> Iterator[tuple[list[dict[str, Any]], int | None]]:
         if endpoint.max_limit is None:
             yield self._records(self.get(path, query, endpoint=endpoint.path), endpoint), None
             return
@@ -417,6 +455,16 @@ class ConnecteamClient:
             offset += limit
             if len(records) < limit or (total is not None and offset >= total):
                 return
+
+    def skip_parent(self, exc: ParentNotFoundError, stream: str) -> None:
+        """Note that ``stream`` skipped a vanished parent this run (logged as a warning, listed
+        in :attr:`ClientStats.skipped_parents`)."""
+        logger.warning(
+            "%s: skipped %s: it vanished since it was listed (%s answered 404)",
+            stream, exc.parent, exc.endpoint,
+        )  # fmt: skip
+        with self._lock:
+            self.stats.skipped_parents.append(f"{stream}: {exc.parent}")
 
     # -- internals -------------------------------------------------------------------------------
 
@@ -456,8 +504,8 @@ class ConnecteamClient:
                 template, status, self._detail(response), _hint(status), method=method
             )
         try:
-            decoded = orjson.loads(response.content)
-        except orjson.JSONDecodeError:
+            decoded = decode_json(response.content)
+        except ValueError:
             raise ConnecteamAPIError(
                 template, status, "the answer is not JSON", method=method
             ) from None
@@ -567,27 +615,41 @@ class ConnecteamClient:
     def _auth_headers(self) -> dict[str, str]:
         if self._api_key:
             return {"X-API-KEY": self._api_key}
-        if self._token is None or time.time() >= self._token_expires:
-            self._fetch_token()
+        with self._token_lock:  # parallel resources: one token request, not one each
+            if self._token is None or time.time() >= self._token_expires:
+                self._fetch_token()
         return {"Authorization": f"Bearer {self._token}"}
 
     def _fetch_token(self) -> None:
+        """Fetch an OAuth access token (client credentials), retried like any request on 429,
+        5xx, timeouts and dropped connections.
+
+        Raises:
+            ConnecteamAPIError: The credentials were refused (any other status), the answer
+                held no token, or the endpoint kept failing.
+        """
         assert self._client_id and self._client_secret
-        self.stats.token_requests += 1
+        attempts = Retrying(
+            retry=retry_if_exception_type((_RetryableError, httpx.TransportError)),
+            stop=stop_after_attempt(self.max_attempts),
+            wait=self._backoff,
+            before_sleep=self._before_retry,
+            reraise=True,
+        )
         try:
-            response = self._http.post(
-                OAUTH_TOKEN_PATH,
-                auth=(self._client_id, self._client_secret),
-                data={"grant_type": "client_credentials", "scope": self._scopes},
-            )
+            for attempt in attempts:
+                with attempt:
+                    response = self._request_token()
+        except _RetryableError as exc:
+            raise ConnecteamAPIError(
+                OAUTH_TOKEN_PATH, exc.status, f"still failing after {self.max_attempts} attempts",
+                "the token endpoint is unavailable; run the sync again later", method="POST",
+            ) from None  # fmt: skip
         except httpx.TransportError as exc:
             raise ConnecteamAPIError(
-                OAUTH_TOKEN_PATH,
-                None,
-                type(exc).__name__,
-                "could not reach the token endpoint",
-                method="POST",
-            ) from None
+                OAUTH_TOKEN_PATH, None, f"{type(exc).__name__} after {self.max_attempts} attempts",
+                "could not reach the token endpoint", method="POST",
+            ) from None  # fmt: skip
         if response.status_code != 200:
             raise ConnecteamAPIError(
                 OAUTH_TOKEN_PATH,
@@ -596,10 +658,29 @@ class ConnecteamClient:
                 "check SOURCES__CONNECTEAM__CLIENT_ID and SOURCES__CONNECTEAM__CLIENT_SECRET",
                 method="POST",
             )
-        body = orjson.loads(response.content)
-        self._token = str(body["access_token"])
-        self._secrets.append(self._token)
-        self._token_expires = time.time() + max(60.0, float(body.get("expires_in", 3600)) - 60.0)
+        try:
+            body = orjson.loads(response.content)
+            token, expires_in = str(body["access_token"]), float(body.get("expires_in", 3600))
+        except (orjson.JSONDecodeError, TypeError, KeyError, ValueError):
+            raise ConnecteamAPIError(
+                OAUTH_TOKEN_PATH, 200, "the answer holds no access_token", method="POST"
+            ) from None
+        self._token = token
+        self._secrets.append(token)
+        self._token_expires = time.time() + max(60.0, expires_in - 60.0)
+
+    def _request_token(self) -> httpx.Response:
+        """One token request; a 429 or 5xx raises :class:`_RetryableError`."""
+        with self._lock:
+            self.stats.token_requests += 1
+        response = self._http.post(
+            OAUTH_TOKEN_PATH,
+            auth=(self._client_id or "", self._client_secret or ""),
+            data={"grant_type": "client_credentials", "scope": self._scopes},
+        )
+        if response.status_code in RETRYABLE_STATUS:
+            raise _RetryableError(response.status_code, OAUTH_TOKEN_PATH, None)
+        return response
 
     def _detail(self, response: httpx.Response) -> str:
         """A short, secret-free excerpt of an error body."""
@@ -607,6 +688,23 @@ class ConnecteamClient:
         for secret in self._secrets:
             text = text.replace(secret, "***")
         return text
+
+
+_LONG_DIGITS = re.compile(rb"[0-9]{19,}")
+
+
+def decode_json(content: bytes) -> Any:
+    """Decode a JSON answer; integers beyond 64 bits stay exact integers.
+
+    orjson (fast) reads such integers as floats, losing digits; an answer holding a run of 19 or
+    more digits is therefore decoded by the standard library instead.
+
+    Raises:
+        ValueError: The content is not JSON.
+    """
+    if _LONG_DIGITS.search(content):
+        return json.loads(content)
+    return orjson.loads(content)
 
 
 def _query(params: Mapping[str, Any] | None) -> list[tuple[str, Any]]:

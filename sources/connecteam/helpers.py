@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import orjson
-import pyarrow as pa
 
-from .settings import BATCH_ROWS, DAY_SECONDS
+from .settings import DAY_SECONDS
 
 logger = logging.getLogger("sources.connecteam")
 
@@ -103,10 +103,13 @@ def to_epoch(value: int | float | str | date | None) -> int | None:
 
 
 def content_hash(record: dict[str, Any]) -> str:
-    """A stable digest of one provider record (key order does not matter)."""
-    return hashlib.blake2b(
-        orjson.dumps(record, option=orjson.OPT_SORT_KEYS), digest_size=16
-    ).hexdigest()
+    """A stable digest of one provider record (key order does not matter; integers beyond 64
+    bits included)."""
+    try:
+        text = orjson.dumps(record, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # orjson refuses integers beyond 64 bits; the standard library does not
+        text = json.dumps(record, sort_keys=True, ensure_ascii=False).encode()
+    return hashlib.blake2b(text, digest_size=16).hexdigest()
 
 
 def shift_row(scheduler_id: int, record: dict[str, Any]) -> dict[str, Any]:
@@ -172,37 +175,3 @@ def diff_shifts(
     """
     diff = WindowDiff(scheduler_id, live)
     return diff.changed(records), diff.vanished()
-
-
-def to_arrow(records: list[dict[str, Any]]) -> pa.Table:
-    """Records as an Arrow table, nested values (objects, lists) as JSON text.
-
-    dlt loads Arrow tables without its row-by-row normalizer, which on this data is several
-    times faster; nested values stay JSON columns, as with dicts and ``max_table_nesting=0``.
-    """
-    flat = [
-        {
-            key: orjson.dumps(value).decode() if isinstance(value, dict | list) else value
-            for key, value in record.items()
-        }
-        for record in records
-    ]
-    return pa.Table.from_pylist(flat)
-
-
-def arrow_batches(
-    pages: Iterable[list[dict[str, Any]]], rows: int = BATCH_ROWS
-) -> Iterator[pa.Table]:
-    """Pages of records regrouped as Arrow tables of about ``rows`` rows (see :func:`to_arrow`).
-
-    Memory stays at one batch however many pages there are; fewer, larger tables also mean
-    fewer Parquet row groups and less per-table work in dlt's extract.
-    """
-    batch: list[dict[str, Any]] = []
-    for page in pages:
-        batch.extend(page)
-        if len(batch) >= rows:
-            yield to_arrow(batch)
-            batch = []
-    if batch:
-        yield to_arrow(batch)

@@ -16,6 +16,7 @@ from typing import Any
 import dlt
 import orjson
 
+from .arrow_rows import UNTYPED_COLUMN
 from .helpers import content_hash
 
 _SQL_CLIENT_LOCK = threading.Lock()
@@ -77,7 +78,7 @@ def tombstones(
         for column, value in zip(columns, values, strict=True):
             if column.startswith("_dlt"):
                 continue
-            if column in json_columns and isinstance(value, str | bytes):
+            if column in (*json_columns, UNTYPED_COLUMN) and isinstance(value, str | bytes):
                 value = orjson.loads(value)
             row[column] = value
         row["is_deleted"] = True

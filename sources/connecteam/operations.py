@@ -31,14 +31,14 @@ from typing import Any
 
 import dlt
 import pyarrow as pa
-from dlt.common.schema.typing import TColumnSchema
 from dlt.sources import DltResource
 
 from ..arrow_hints import quiet_arrow_hint_warnings
 from ..clock import now as clock_now
 from ..progress import Progress
-from .client import ConnecteamClient
-from .helpers import arrow_batches, content_hash, date_windows, to_arrow, utc_date
+from .arrow_rows import BIGINT, BOOL, DOUBLE, JSON, TEXT, ArrowRows, hints
+from .client import ConnecteamClient, ParentNotFoundError
+from .helpers import content_hash, date_windows, utc_date
 from .loaded import only_changed, query_loaded, tombstones
 from .settings import (
     BATCH_ROWS,
@@ -57,23 +57,19 @@ from .settings import (
 
 logger = logging.getLogger("sources.connecteam")
 # JSON columns travel as JSON text in Arrow, declared ``json`` in the hints: intentional
-quiet_arrow_hint_warnings("time_activities", "timesheets", "form_submissions")
+quiet_arrow_hint_warnings(
+    "time_activities",
+    "timesheets",
+    "form_submissions",
+    "jobs",
+    "time_off_requests",
+    "time_clocks",
+    "task_boards",
+    "tasks",
+    "user_custom_field_definitions",
+)
 
 ACTIVITY_KINDS = {"shifts": "shift", "manualBreaks": "manual_break", "timeOffs": "time_off"}
-TEXT, BIGINT, BOOL, DOUBLE, JSON = "text", "bigint", "bool", "double", "json"
-
-
-def hints(types: dict[str, str]) -> dict[str, TColumnSchema]:
-    """Column hints from ``{column: data type}`` (``"bigint!"``: not nullable), built fresh on
-    every call: dlt writes into the hint dicts it is given, so they must not be shared."""
-    return {
-        name: {"data_type": kind.rstrip("!"), "nullable": False}  # type: ignore[typeddict-item]
-        if kind.endswith("!")
-        else {"data_type": kind}  # type: ignore[typeddict-item]
-        for name, kind in types.items()
-    }
-
-
 ONE_DAY = timedelta(days=1)
 DELETION_COLUMNS: dict[str, str] = {
     "is_deleted": BOOL,
@@ -287,53 +283,59 @@ def time_activities(
         pulled: dict[str, bool] = state.setdefault("backfilled", {})
         coverage: dict[str, int] = state.setdefault("covered_from", {})
         now = clock_now()
+        arrow = ArrowRows("time_activities", ACTIVITY_COLUMNS, client.stats.untyped_values)
         for clock in time_clock_list():
             clock_id = int(clock["id"])
-            first_run = not pulled.get(str(clock_id))
-            first, last = trailing_dates(now, days_back, backfill_start if first_run else None)
-            inside = (_epoch(first) + DAY_SECONDS, _epoch(last))
-            diff = WindowedDiff(
-                "time_activities", "time_clock_id", clock_id, "start_timestamp", inside
-            )
-            progress = Progress(f"time_activities[{clock_id}]", logger=logger)
+            try:
+                first_run = not pulled.get(str(clock_id))
+                first, last = trailing_dates(now, days_back, backfill_start if first_run else None)
+                inside = (_epoch(first) + DAY_SECONDS, _epoch(last))
+                diff = WindowedDiff(
+                    "time_activities", "time_clock_id", clock_id, "start_timestamp", inside
+                )
+                progress = Progress(f"time_activities[{clock_id}]", logger=logger)
 
-            def pages(
-                diff: WindowedDiff = diff,
-                clock_id: int = clock_id,
-                first: date = first,
-                last: date = last,
-                progress: Progress = progress,
-            ) -> Iterator[list[dict[str, Any]]]:
-                # through tomorrow: a clock east of UTC already lives on the next date
-                for lo, hi in date_windows(first, last + ONE_DAY, TIME_ACTIVITIES_MAX_DAYS):
-                    params = {"startDate": lo.isoformat(), "endDate": hi.isoformat()}
-                    for page in client.paginate(TIME_ACTIVITIES, params, {"timeClockId": clock_id}):
-                        # flattened a batch at a time: the answer is one unpaged window
-                        rows: list[dict[str, Any]] = []
-                        for user in page:
-                            rows += [
-                                activity_row(clock_id, int(user["userId"]), kind, record)
-                                for kind in ACTIVITY_KINDS
-                                for record in user.get(kind) or []
-                            ]
-                            if len(rows) >= BATCH_ROWS:
-                                progress.page(len(rows))
-                                yield diff.changed(rows)
-                                rows = []
-                        progress.page(len(rows))
-                        yield diff.changed(rows)
+                def pages(
+                    diff: WindowedDiff = diff,
+                    clock_id: int = clock_id,
+                    first: date = first,
+                    last: date = last,
+                    progress: Progress = progress,
+                ) -> Iterator[list[dict[str, Any]]]:
+                    # through tomorrow: a clock east of UTC already lives on the next date
+                    for lo, hi in date_windows(first, last + ONE_DAY, TIME_ACTIVITIES_MAX_DAYS):
+                        params = {"startDate": lo.isoformat(), "endDate": hi.isoformat()}
+                        for page in client.paginate(
+                            TIME_ACTIVITIES, params, {"timeClockId": clock_id}
+                        ):
+                            # flattened a batch at a time: the answer is one unpaged window
+                            rows: list[dict[str, Any]] = []
+                            for user in page:
+                                rows += [
+                                    activity_row(clock_id, int(user["userId"]), kind, record)
+                                    for kind in ACTIVITY_KINDS
+                                    for record in user.get(kind) or []
+                                ]
+                                if len(rows) >= BATCH_ROWS:
+                                    progress.page(len(rows))
+                                    yield diff.changed(rows)
+                                    rows = []
+                            progress.page(len(rows))
+                            yield diff.changed(rows)
 
-            yield from arrow_batches(pages())
-            gone = diff.deleted({"shift_attachments"}, int(now))
-            if gone:
-                yield to_arrow(gone)
-            progress.done(f" in {first}..{last} ({len(gone)} deleted)")
-            pulled[str(clock_id)] = True
-            covered = min(_epoch(first), int(coverage.get(str(clock_id), _epoch(first))))
-            coverage[str(clock_id)] = covered
-            row = {"time_clock_id": clock_id, "covered_from": covered,
-                   "window_from": _epoch(first), "pulled_at": int(now)}  # fmt: skip
-            yield dlt.mark.with_hints([row], COVERAGE_HINTS, create_table_variant=True)
+                yield from arrow.batches(pages())
+                gone = diff.deleted({"shift_attachments"}, int(now))
+                if gone:
+                    yield arrow.to_arrow(gone)
+                progress.done(f" in {first}..{last} ({len(gone)} deleted)")
+                pulled[str(clock_id)] = True
+                covered = min(_epoch(first), int(coverage.get(str(clock_id), _epoch(first))))
+                coverage[str(clock_id)] = covered
+                row = {"time_clock_id": clock_id, "covered_from": covered,
+                       "window_from": _epoch(first), "pulled_at": int(now)}  # fmt: skip
+                yield dlt.mark.with_hints([row], COVERAGE_HINTS, create_table_variant=True)
+            except ParentNotFoundError as exc:
+                client.skip_parent(exc, "time_activities")
 
     return _time_activities
 
@@ -356,34 +358,45 @@ def timesheets(
     def _timesheets() -> Iterator[pa.Table]:
         pulled: dict[str, bool] = dlt.current.resource_state().setdefault("backfilled", {})
         now = clock_now()
+        arrow = ArrowRows("timesheets", TIMESHEET_COLUMNS, client.stats.untyped_values)
         for clock in time_clock_list():
             clock_id = int(clock["id"])
-            first_run = not pulled.get(str(clock_id))
-            first, last = trailing_dates(now, days_back, backfill_start if first_run else None)
-            inside = ((first + timedelta(days=1)).isoformat(), last.isoformat())
-            diff = WindowedDiff("timesheets", "time_clock_id", clock_id, "date", inside)
-            progress = Progress(f"timesheets[{clock_id}]", logger=logger)
-            for lo, hi in date_windows(first, last + ONE_DAY, TIMESHEET_MAX_DAYS):
-                params = {"startDate": lo.isoformat(), "endDate": hi.isoformat(),
-                          "includePlanVsActual": "true"}  # fmt: skip
-                for page in client.paginate(TIMESHEETS, params, {"timeClockId": clock_id}):
-                    rows: list[dict[str, Any]] = []
-                    for n, user in enumerate(page, 1):
-                        rows += [timesheet_row(clock_id, int(user["userId"]), day)
-                                 for day in user.get("dailyRecords") or []]  # fmt: skip
-                        if len(rows) >= BATCH_ROWS or n == len(page):
-                            progress.page(len(rows))
-                            changed = diff.changed(rows)
-                            rows = []
-                            if changed:
-                                yield to_arrow(changed)
-            gone = diff.deleted({"pay_items", "records", "daily_scheduled_details"}, int(now))
-            if gone:
-                yield to_arrow(gone)
-            progress.done(f" in {first}..{last} ({len(gone)} deleted)")
-            pulled[str(clock_id)] = True
+            try:
+                first_run = not pulled.get(str(clock_id))
+                first, last = trailing_dates(now, days_back, backfill_start if first_run else None)
+                inside = ((first + timedelta(days=1)).isoformat(), last.isoformat())
+                diff = WindowedDiff("timesheets", "time_clock_id", clock_id, "date", inside)
+                progress = Progress(f"timesheets[{clock_id}]", logger=logger)
+                for lo, hi in date_windows(first, last + ONE_DAY, TIMESHEET_MAX_DAYS):
+                    params = {"startDate": lo.isoformat(), "endDate": hi.isoformat(),
+                              "includePlanVsActual": "true"}  # fmt: skip
+                    for page in client.paginate(TIMESHEETS, params, {"timeClockId": clock_id}):
+                        rows: list[dict[str, Any]] = []
+                        for n, user in enumerate(page, 1):
+                            rows += [timesheet_row(clock_id, int(user["userId"]), day)
+                                     for day in user.get("dailyRecords") or []]  # fmt: skip
+                            if len(rows) >= BATCH_ROWS or n == len(page):
+                                progress.page(len(rows))
+                                changed = diff.changed(rows)
+                                rows = []
+                                if changed:
+                                    yield arrow.to_arrow(changed)
+                gone = diff.deleted({"pay_items", "records", "daily_scheduled_details"}, int(now))
+                if gone:
+                    yield arrow.to_arrow(gone)
+                progress.done(f" in {first}..{last} ({len(gone)} deleted)")
+                pulled[str(clock_id)] = True
+            except ParentNotFoundError as exc:
+                client.skip_parent(exc, "timesheets")
 
     return _timesheets
+
+
+SUBMISSION_COLUMNS: dict[str, str] = {
+    "answers": JSON,
+    "manager_fields": JSON,
+    "submission_timestamp": BIGINT,
+}
 
 
 def form_submissions(
@@ -400,44 +413,50 @@ def form_submissions(
         primary_key="form_submission_id",
         write_disposition="merge",
         parallelized=True,
-        columns=hints({"answers": JSON, "manager_fields": JSON, "submission_timestamp": BIGINT}),
+        columns=hints(SUBMISSION_COLUMNS),
     )
     def _form_submissions() -> Iterator[pa.Table]:
         cursors: dict[str, dict[str, Any]] = dlt.current.resource_state().setdefault("cursors", {})
+        arrow = ArrowRows("form_submissions", SUBMISSION_COLUMNS, client.stats.untyped_values)
         for form in form_list():
             form_id = int(form["formId"])
-            cursor = cursors.get(str(form_id), {})
-            params = {}
-            if cursor.get("at") is not None:
-                params["submittingStartTimestamp"] = int(cursor["at"])
-            known = set(cursor.get("ids", []))
-            progress = Progress(f"form_submissions[{form_id}]", logger=logger)
-            newest, at_newest = cursor.get("at"), set(known)
+            try:
+                cursor = cursors.get(str(form_id), {})
+                params = {}
+                if cursor.get("at") is not None:
+                    params["submittingStartTimestamp"] = int(cursor["at"])
+                known = set(cursor.get("ids", []))
+                progress = Progress(f"form_submissions[{form_id}]", logger=logger)
+                newest, at_newest = cursor.get("at"), set(known)
 
-            def rows(
-                params: dict[str, Any] = params,
-                form_id: int = form_id,
-                known: set[str] = known,
-                progress: Progress = progress,
-            ) -> Iterator[list[dict[str, Any]]]:
-                nonlocal newest, at_newest
-                for page in progress.track(
-                    client.paginate(FORM_SUBMISSIONS, params, {"formId": form_id})
-                ):
-                    out = []
-                    for s in page:
-                        sid, at = str(s["formSubmissionId"]), int(s["submissionTimestamp"])
-                        if newest is None or at > newest:
-                            newest, at_newest = at, {sid}
-                        elif at == newest:
-                            at_newest.add(sid)
-                        if sid not in known:
-                            out.append(_submission_row(s))
-                    yield out
+                def rows(
+                    params: dict[str, Any] = params,
+                    form_id: int = form_id,
+                    known: set[str] = known,
+                    progress: Progress = progress,
+                ) -> Iterator[list[dict[str, Any]]]:
+                    nonlocal newest, at_newest
+                    for page in progress.track(
+                        client.paginate(FORM_SUBMISSIONS, params, {"formId": form_id})
+                    ):
+                        out = []
+                        for s in page:
+                            sid, at = str(s["formSubmissionId"]), s.get("submissionTimestamp")
+                            if not isinstance(at, int) or isinstance(at, bool):
+                                pass  # no usable time: loaded, but it cannot move the cursor
+                            elif newest is None or at > newest:
+                                newest, at_newest = at, {sid}
+                            elif at == newest:
+                                at_newest.add(sid)
+                            if sid not in known:
+                                out.append(_submission_row(s))
+                        yield out
 
-            yield from arrow_batches(rows())
-            cursors[str(form_id)] = {"at": newest, "ids": sorted(at_newest)}
-            progress.done()
+                yield from arrow.batches(rows())
+                cursors[str(form_id)] = {"at": newest, "ids": sorted(at_newest)}
+                progress.done()
+            except ParentNotFoundError as exc:
+                client.skip_parent(exc, "form_submissions")
 
     return _form_submissions
 
@@ -457,6 +476,17 @@ def _submission_row(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+JOB_COLUMNS: dict[str, str] = {
+    "parent_job_id": TEXT,
+    "custom_fields": JSON,
+    "assign": JSON,
+    "gps": JSON,
+    "instance_ids": JSON,
+    "is_deleted": BOOL,
+    "fence_size": BIGINT,
+}
+
+
 def jobs(client: ConnecteamClient) -> DltResource:
     """``jobs``: every job including deleted ones (``includeDeleted=true``), sub-jobs flattened
     beside their parent (``parent_job_id``), merged on ``job_id``; only changed ones load."""
@@ -466,19 +496,9 @@ def jobs(client: ConnecteamClient) -> DltResource:
         primary_key="job_id",
         write_disposition="merge",
         parallelized=True,
-        columns=hints(
-            {
-                "parent_job_id": TEXT,
-                "custom_fields": JSON,
-                "assign": JSON,
-                "gps": JSON,
-                "instance_ids": JSON,
-                "is_deleted": BOOL,
-                "fence_size": BIGINT,
-            }
-        ),
+        columns=hints(JOB_COLUMNS),
     )
-    def _jobs() -> Iterator[list[dict[str, Any]]]:
+    def _jobs() -> Iterator[pa.Table]:
         progress = Progress("jobs", logger=logger)
         rows = []
         for page in progress.track(client.paginate(JOBS, {"includeDeleted": "true"})):
@@ -488,7 +508,7 @@ def jobs(client: ConnecteamClient) -> DltResource:
         changed = only_changed(rows, "job_id")
         progress.done(f" ({len(rows)} with sub-jobs, {len(changed)} new or changed)")
         if changed:
-            yield changed
+            yield ArrowRows("jobs", JOB_COLUMNS, client.stats.untyped_values).to_arrow(changed)
 
     return _jobs
 
@@ -511,6 +531,13 @@ def _job_row(job: dict[str, Any], parent: str | None) -> dict[str, Any]:
     }
 
 
+TIME_OFF_COLUMNS: dict[str, str] = {
+    "time_clock_id": BIGINT,
+    "duration_amount": DOUBLE,
+    "duration_units": TEXT,
+}
+
+
 def time_off_requests(
     client: ConnecteamClient, days_back: int, days_ahead: int, backfill_start: int | None
 ) -> DltResource:
@@ -523,9 +550,9 @@ def time_off_requests(
         primary_key="id",
         write_disposition="merge",
         parallelized=True,
-        columns=hints({"time_clock_id": BIGINT, "duration_amount": DOUBLE, "duration_units": TEXT}),
+        columns=hints(TIME_OFF_COLUMNS),
     )
-    def _time_off_requests() -> Iterator[list[dict[str, Any]]]:
+    def _time_off_requests() -> Iterator[pa.Table]:
         state = dlt.current.resource_state()
         now = clock_now()
         first, _ = trailing_dates(
@@ -546,7 +573,9 @@ def time_off_requests(
         progress.done(f" in {first}..{last} ({len(changed)} new or changed)")
         state["backfilled"] = True
         if changed:
-            yield changed
+            yield ArrowRows(
+                "time_off_requests", TIME_OFF_COLUMNS, client.stats.untyped_values
+            ).to_arrow(changed)
 
     return _time_off_requests
 
@@ -572,19 +601,31 @@ def _time_off_row(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def named_listing(name: str, listing: Callable[[], list[dict[str, Any]]]) -> DltResource:
+def named_listing(
+    client: ConnecteamClient, name: str, listing: Callable[[], list[dict[str, Any]]]
+) -> DltResource:
     """``name``: the records of an unpaged ``{id, name, isArchived}`` listing (time clocks, task
     boards), merged on ``id``; only changed ones load (the endpoints have no timestamps)."""
 
-    @dlt.resource(name=name, primary_key="id", write_disposition="merge")
-    def _listing() -> Iterator[list[dict[str, Any]]]:
+    @dlt.resource(name=name, primary_key="id", write_disposition="merge", columns=hints({}))
+    def _listing() -> Iterator[pa.Table]:
         rows = [{"id": r["id"], "name": r.get("name"), "is_archived": r.get("isArchived")}
                 for r in listing()]  # fmt: skip
         changed = only_changed(rows, "id")
         if changed:
-            yield changed
+            yield ArrowRows(name, {}, client.stats.untyped_values).to_arrow(changed)
 
     return _listing
+
+
+TASK_COLUMNS: dict[str, str] = {
+    "user_ids": JSON,
+    "label_ids": JSON,
+    "sub_tasks": JSON,
+    "description": JSON,
+    "start_time": BIGINT,
+    "due_date": BIGINT,
+}
 
 
 def tasks(client: ConnecteamClient, board_list: Callable[[], list[dict[str, Any]]]) -> DltResource:
@@ -596,30 +637,24 @@ def tasks(client: ConnecteamClient, board_list: Callable[[], list[dict[str, Any]
         primary_key="id",
         write_disposition="merge",
         parallelized=True,
-        columns=hints(
-            {
-                "user_ids": JSON,
-                "label_ids": JSON,
-                "sub_tasks": JSON,
-                "description": JSON,
-                "start_time": BIGINT,
-                "due_date": BIGINT,
-            }
-        ),
+        columns=hints(TASK_COLUMNS),
     )
-    def _tasks() -> Iterator[list[dict[str, Any]]]:
+    def _tasks() -> Iterator[pa.Table]:
         rows = []
         for board in board_list():
             board_id = int(board["id"])
-            progress = Progress(f"tasks[{board_id}]", logger=logger)
-            for page in progress.track(
-                client.paginate(TASKS, {"status": "all"}, {"taskBoardId": board_id})
-            ):
-                rows += [_task_row(board_id, t) for t in page]
-            progress.done()
+            try:
+                progress = Progress(f"tasks[{board_id}]", logger=logger)
+                for page in progress.track(
+                    client.paginate(TASKS, {"status": "all"}, {"taskBoardId": board_id})
+                ):
+                    rows += [_task_row(board_id, t) for t in page]
+                progress.done()
+            except ParentNotFoundError as exc:
+                client.skip_parent(exc, "tasks")
         changed = only_changed(rows, "id")
         if changed:
-            yield changed
+            yield ArrowRows("tasks", TASK_COLUMNS, client.stats.untyped_values).to_arrow(changed)
 
     return _tasks
 
@@ -651,7 +686,7 @@ def user_custom_field_definitions(client: ConnecteamClient) -> DltResource:
         write_disposition="merge",
         columns=hints({"dropdown_options": JSON}),
     )
-    def _definitions() -> Iterator[list[dict[str, Any]]]:
+    def _definitions() -> Iterator[pa.Table]:
         progress = Progress("user_custom_field_definitions", logger=logger)
         rows = [
             {
@@ -671,6 +706,10 @@ def user_custom_field_definitions(client: ConnecteamClient) -> DltResource:
         changed = only_changed(rows, "id")
         progress.done(f" ({len(changed)} new or changed)")
         if changed:
-            yield changed
+            yield ArrowRows(
+                "user_custom_field_definitions",
+                {"dropdown_options": JSON},
+                client.stats.untyped_values,
+            ).to_arrow(changed)
 
     return _definitions

@@ -1,0 +1,213 @@
+"""Provider records as Arrow tables whose column types hold, whatever values the provider sends.
+
+dlt loads Arrow tables without its row-by-row normalizer (several times faster on this data), but
+an Arrow column has one type: a field that is an integer in one record and a string in the next,
+or an integer beyond 64 bits, would stop the extract (``ArrowInvalid``, or dlt's "incompatible
+schemas" between batches), and a column whose type changes between runs would fail the load.
+
+:class:`ArrowRows` therefore fixes each column's type once per table: the type the resource
+declares, else the type the warehouse already has (dlt's schema), else the kind of the first value
+seen (``bool``, ``bigint``, ``double``, ``text``; objects and lists become ``json`` text). A value
+that does not fit its column's type is never dropped and never fails the run: the column gets
+NULL and the value is kept as it came, in the row's ``untyped_values`` JSON column
+(``{"<provider field>": <value>}``), and counted in :attr:`ArrowRows.untyped`. Lossless widenings
+are not counted: an integer in a ``double`` column, an integral float in a ``bigint`` column.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+import orjson
+import pyarrow as pa
+from dlt.common.schema.typing import TColumnSchema
+
+from .settings import BATCH_ROWS
+
+logger = logging.getLogger("sources.connecteam")
+
+UNTYPED_COLUMN = "untyped_values"
+"""The JSON column holding, per row, the values that did not fit their column's type."""
+
+TEXT, BIGINT, BOOL, DOUBLE, JSON = "text", "bigint", "bool", "double", "json"
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+_KIND_OF_TYPE: dict[type, str] = {
+    bool: "bool", int: "bigint", float: "double", str: "text", dict: "json", list: "json",
+}  # fmt: skip
+_ARROW_TYPES: dict[str, pa.DataType] = {
+    "bool": pa.bool_(), "bigint": pa.int64(), "double": pa.float64(), "text": pa.string(),
+    "json": pa.string(),
+}  # fmt: skip
+
+
+def hints(types: Mapping[str, str]) -> dict[str, TColumnSchema]:
+    """dlt column hints from ``{column: data type}`` (``"bigint!"``: not nullable), plus the
+    ``untyped_values`` JSON column; built fresh on every call: dlt writes into the hint dicts it
+    is given, so they must not be shared."""
+    columns: dict[str, TColumnSchema] = {
+        name: {"data_type": kind.rstrip("!"), "nullable": False}  # type: ignore[typeddict-item]
+        if kind.endswith("!")
+        else {"data_type": kind}  # type: ignore[typeddict-item]
+        for name, kind in types.items()
+    }
+    columns[UNTYPED_COLUMN] = {"data_type": "json"}
+    return columns
+
+
+def dumps(value: Any) -> str:
+    """JSON text of any decoded JSON value (integers beyond 64 bits included)."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # orjson refuses integers beyond 64 bits; the standard library does not
+        return json.dumps(value, ensure_ascii=False)
+
+
+class ArrowRows:
+    """Turns batches of one table's records into Arrow tables with stable column types.
+
+    Args:
+        table: The warehouse table (dlt resource) the batches go to.
+        declared: ``{column: dlt data type}`` the resource declares (snake_case names, as given
+            to :func:`hints`); ``json`` columns take any value as JSON text.
+        counter: Where to add the values kept in ``untyped_values``, by table (e.g.
+            :attr:`ClientStats.untyped_values`).
+    """
+
+    def __init__(
+        self,
+        table: str,
+        declared: Mapping[str, str] | None = None,
+        counter: dict[str, int] | None = None,
+    ) -> None:
+        self.table = table
+        self.untyped = 0
+        """Values kept in ``untyped_values`` because they did not fit their column's type."""
+        self._counter = counter
+        self._declared = {name: kind.rstrip("!") for name, kind in (declared or {}).items()}
+        self._kinds: dict[str, str] | None = None
+        self._normalize: Any = None
+
+    def to_arrow(self, records: list[dict[str, Any]]) -> pa.Table:
+        """One batch of records (provider field names) as an Arrow table; see the module doc."""
+        self._load_known_kinds()
+        names: dict[str, None] = {}
+        for record in records:
+            names.update(dict.fromkeys(record))
+        untyped: dict[int, dict[str, Any]] = {}
+        arrays, fields = [], []
+        for name in names:
+            values = [record.get(name) for record in records]
+            kind = self._kind_of(name, values)
+            if kind is None:  # all null, type not known yet: decided when a value arrives
+                arrays.append(pa.nulls(len(records)))
+            else:
+                arrays.append(pa.array(self._fit(name, kind, values, untyped), _ARROW_TYPES[kind]))
+            fields.append(name)
+        if untyped:
+            column = [dumps(untyped[i]) if i in untyped else None for i in range(len(records))]
+            arrays.append(pa.array(column, pa.string()))
+            fields.append(UNTYPED_COLUMN)
+            kept = sum(len(values) for values in untyped.values())
+            self.untyped += kept
+            if self._counter is not None:
+                self._counter[self.table] = self._counter.get(self.table, 0) + kept
+        return pa.Table.from_arrays(arrays, names=fields)
+
+    def batches(
+        self, pages: Iterable[list[dict[str, Any]]], rows: int = BATCH_ROWS
+    ) -> Iterator[pa.Table]:
+        """Pages of records regrouped as Arrow tables of about ``rows`` rows.
+
+        Memory stays at one batch however many pages there are; fewer, larger tables also mean
+        fewer Parquet row groups and less per-table work in dlt's extract.
+        """
+        batch: list[dict[str, Any]] = []
+        for page in pages:
+            batch.extend(page)
+            if len(batch) >= rows:
+                yield self.to_arrow(batch)
+                batch = []
+        if batch:
+            yield self.to_arrow(batch)
+
+    # -- internals -------------------------------------------------------------------------------
+
+    def _load_known_kinds(self) -> None:
+        """Column kinds the warehouse already has (dlt's schema of the running pipeline) and the
+        resource declares, read once per run."""
+        if self._kinds is not None:
+            return
+        self._kinds = {}
+        try:
+            import dlt
+
+            schema = dlt.current.source_schema()
+            self._normalize = schema.naming.normalize_identifier
+            if self.table in schema.tables:
+                for column, spec in schema.get_table_columns(self.table).items():
+                    kind = spec.get("data_type")
+                    if kind in _ARROW_TYPES:
+                        self._kinds[column] = str(kind)
+        except Exception:  # noqa: BLE001 - outside a running pipeline: nothing is known yet
+            self._normalize = None
+        self._kinds.update({k: v for k, v in self._declared.items() if v in _ARROW_TYPES})
+
+    def _column(self, name: str) -> str:
+        return self._normalize(name) if self._normalize is not None else name
+
+    def _kind_of(self, name: str, values: list[Any]) -> str | None:
+        """The column's kind: known, or the first value's (``None`` while every value is null)."""
+        assert self._kinds is not None
+        column = self._column(name)
+        kind = self._kinds.get(column)
+        if kind is None:
+            first = next((v for v in values if v is not None), None)
+            if first is None:
+                return None
+            kind = _KIND_OF_TYPE.get(type(first), "text")
+            self._kinds[column] = kind
+        return kind
+
+    def _fit(
+        self, name: str, kind: str, values: list[Any], untyped: dict[int, dict[str, Any]]
+    ) -> list[Any]:
+        """``values`` fitted to ``kind``; misfits become None and are recorded in ``untyped``."""
+        if kind == "json":
+            return [None if v is None else dumps(v) for v in values]
+        fitted = []
+        for i, value in enumerate(values):
+            if value is not None:
+                value = _fit_value(kind, value)
+                if value is _MISFIT:
+                    untyped.setdefault(i, {})[name] = values[i]
+                    value = None
+            fitted.append(value)
+        return fitted
+
+
+_MISFIT = object()
+
+
+def _fit_value(kind: str, value: Any) -> Any:
+    """``value`` as ``kind`` when that loses nothing, else :data:`_MISFIT`."""
+    vtype = type(value)
+    if kind == "bigint":
+        if vtype is int:
+            return value if INT64_MIN <= value <= INT64_MAX else _MISFIT
+        if vtype is float and value.is_integer() and INT64_MIN <= value <= INT64_MAX:
+            return int(value)
+        return _MISFIT
+    if kind == "double":
+        if vtype is float:
+            return value
+        if vtype is int and abs(value) <= 2**53:
+            return float(value)
+        return _MISFIT
+    if kind == "text":
+        return value if vtype is str else _MISFIT
+    if kind == "bool":
+        return value if vtype is bool else _MISFIT
+    return _MISFIT
