@@ -96,10 +96,7 @@ def build_pipeline(
     # Arrow tables get dlt's _dlt_load_id like rows do, so every raw row says which load wrote it.
     dlt.config["normalize.parquet_normalizer.add_dlt_load_id"] = True
     working = pipelines_dir or default_pipelines_dir()
-    # DuckDB may otherwise take up to 80% of RAM while merging; past the limit it spills to disk
-    # (benchmarks/README.md: 128MB keeps a 600,000-row full sync under 500 MiB).
-    memory_limit = os.environ.get("WFM_SYNC_DUCKDB_MEMORY_LIMIT", "128MB")
-    credentials = {"database": str(path), "global_config": {"memory_limit": memory_limit}}
+    credentials = {"database": str(path), "global_config": duckdb_load_settings(path)}
     destination = (
         dlt.destinations.duckdb(credentials)
         if destination_name() == "duckdb"
@@ -111,6 +108,41 @@ def build_pipeline(
         dataset_name=dataset_name,
         pipelines_dir=str(working),
     )
+
+
+def duckdb_load_settings(path: Path) -> dict[str, str]:
+    """DuckDB's memory limit and spill folder for loads into ``path``.
+
+    ``WFM_SYNC_DUCKDB_MEMORY_LIMIT`` (e.g. ``2GB``) when set; otherwise a quarter of the memory
+    available when the pipeline is built (at least 256 MB, at most 8 GB), so wide records get the
+    room a merge needs while other processes keep theirs. Beyond the limit DuckDB spills to
+    ``<warehouse>.tmp`` beside the file. What keeps the sync's own process small is the
+    streaming in the source (Arrow batches, page-by-page diffs), not this limit
+    (benchmarks/README.md).
+    """
+    configured = os.environ.get("WFM_SYNC_DUCKDB_MEMORY_LIMIT", "").strip()
+    if configured:
+        limit = configured
+    else:
+        quarter_mib = available_memory_bytes() // 4 // 2**20
+        limit = f"{min(max(quarter_mib, 256), 8192)}MB"
+    return {"memory_limit": limit, "temp_directory": f"{path}.tmp"}
+
+
+def available_memory_bytes() -> int:
+    """Memory available to new work (Linux ``MemAvailable``; elsewhere free physical pages),
+    in bytes; 2 GiB when the system does not say."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 2 * 2**30
 
 
 class WarehouseBusyError(RuntimeError):

@@ -26,7 +26,6 @@ host); ``SOURCES__CONNECTEAM__SHIFTS_DAYS_BACK`` / ``..._DAYS_AHEAD`` / ``..._BA
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections.abc import Generator, Iterator
 from typing import Any
@@ -52,7 +51,7 @@ from .client import (
     RateLimitExhaustedError,
     find_connecteam_error,
 )
-from .helpers import Window, WindowDiff, diff_shifts, shift_window, to_epoch
+from .helpers import Window, WindowDiff, diff_shifts, once, shift_window, to_epoch
 from .loaded import only_changed, query_loaded, tombstones
 from .settings import (
     DEFAULT_ACTIVITY_DAYS_BACK,
@@ -161,22 +160,22 @@ def connecteam_source(
     if stats is not None:
         client.stats = stats
 
-    @functools.cache
+    @once
     def scheduler_list() -> list[dict[str, Any]]:
         """The account's schedulers, fetched once per run and shared by two resources."""
         return [s for page in client.paginate(SCHEDULERS) for s in page]
 
-    @functools.cache
+    @once
     def form_list() -> list[dict[str, Any]]:
         """The account's forms, fetched once per run (forms and their submissions)."""
         return [f for page in client.paginate(FORMS) for f in page]
 
-    @functools.cache
+    @once
     def time_clock_list() -> list[dict[str, Any]]:
         """The time clocks, fetched once per run (clocks, activities, timesheets)."""
         return [c for page in client.paginate(TIME_CLOCKS) for c in page]
 
-    @functools.cache
+    @once
     def board_list() -> list[dict[str, Any]]:
         """The task boards, fetched once per run (boards and their tasks)."""
         return [b for page in client.paginate(TASK_BOARDS) for b in page]

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
-from collections.abc import Iterable
+import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
 from .settings import DAY_SECONDS
 
 logger = logging.getLogger("sources.connecteam")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -29,6 +32,26 @@ class Window:
         a = datetime.fromtimestamp(self.start, UTC).strftime(fmt)
         b = datetime.fromtimestamp(self.end, UTC).strftime(fmt)
         return f"{a}..{b} UTC"
+
+
+def once(function: Callable[[], T]) -> Callable[[], T]:
+    """``function``'s result, computed by the first caller and shared with every later one.
+
+    Unlike :func:`functools.cache`, callers arriving while the first call runs (parallel
+    resources sharing one listing) wait for it instead of asking the provider again. A call that
+    raises leaves nothing cached.
+    """
+    lock = threading.Lock()
+    done: list[T] = []
+
+    @functools.wraps(function)
+    def shared() -> T:
+        with lock:
+            if not done:
+                done.append(function())
+            return done[0]
+
+    return shared
 
 
 def shift_window(
