@@ -257,15 +257,20 @@ class Envelope:
         return self.event_type is not None or self.event_timestamp is not None
 
 
+EPOCH_MIN, EPOCH_MAX = 946_684_800, 4_102_444_800
+"""Event times outside 2000-01-01..2100-01-01 (UTC epoch seconds) are not plausible."""
+
+
 def event_time(payload: dict[str, Any]) -> int | None:
-    """``eventTimestamp``, falling back to the deprecated ``evnetTimestamp`` (UTC epoch seconds)."""
+    """``eventTimestamp``, falling back to the deprecated ``evnetTimestamp`` (UTC epoch seconds);
+    ``None`` when neither is an integer within 2000..2100 (the raw value stays in the payload)."""
     for name in ("eventTimestamp", "evnetTimestamp"):
         value = payload.get(name)
-        if isinstance(value, bool):
+        if isinstance(value, bool) or not isinstance(value, int | float):
             continue
-        if isinstance(value, int):
-            return value
-        if isinstance(value, float) and value.is_integer():
+        if isinstance(value, float) and not value.is_integer():
+            continue
+        if EPOCH_MIN <= value < EPOCH_MAX:
             return int(value)
     return None
 
