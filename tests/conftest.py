@@ -14,6 +14,9 @@ import pytest
 from emulator import EmulatorConfig, EmulatorServer, ServerOptions
 
 ANCHOR = 1_795_132_800  # 2026-11-20 00:00 UTC: pins generated data across test runs
+NOW = ANCHOR + 12 * 3600
+"""The project's "now" in every test (``WFM_SYNC_NOW``): the sync's windows and the emulator's
+data are placed around the same instant, whatever the real date."""
 API_KEY = "test-key-5f1c9e"
 CORE = ("users", "forms", "schedulers", "shifts", "user_documents")
 """The streams of the first issue; tests of them sync only these."""
@@ -37,6 +40,7 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     monkeypatch.setenv("RUNTIME__DLTHUB_TELEMETRY", "false")
     monkeypatch.setenv("SOURCES__CONNECTEAM__BACKOFF_BASE", "0.02")
+    monkeypatch.setenv("WFM_SYNC_NOW", str(NOW))
 
 
 @pytest.fixture

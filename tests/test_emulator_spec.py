@@ -213,10 +213,19 @@ def test_authentication_api_key_and_oauth_scopes(server):
 
 def test_budget_exceeded_answers_429_with_headers(start_emulator):
     server = start_emulator(users=5, minute_limit=3, window_seconds=30)
-    statuses = [get(server, "/users/v1/users").status_code for _ in range(5)]
-    assert statuses[:3] == [200, 200, 200]
-    last = get(server, "/users/v1/users")
-    assert last.status_code == 429
+    answers = [get(server, "/users/v1/users") for _ in range(7)]
+    # grouped by the window each answer says it counts in (a burst may straddle a boundary)
+    windows: dict[str, list[int]] = {}
+    for answer in answers:
+        windows.setdefault(answer.headers["x-ratelimit-minute-reset"], []).append(
+            answer.status_code
+        )
+    assert len(windows) <= 2
+    for statuses in windows.values():
+        assert statuses[:3] == [200] * len(statuses[:3])  # the budget first...
+        assert set(statuses[3:]) <= {429}  # ...then 429 for the rest of the window
+    assert any(429 in statuses for statuses in windows.values())  # 7 > 2 x 3
+    last = next(a for a in reversed(answers) if a.status_code == 429)
     assert last.headers["x-ratelimit-minute-remaining"] == "0"
     assert int(last.headers["x-ratelimit-minute-reset"]) % 30 == 0
 

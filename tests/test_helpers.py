@@ -7,10 +7,10 @@ import logging
 import pytest
 
 from sources.arrow_hints import quiet_arrow_hint_warnings
+from sources.connecteam.arrow_rows import ArrowRows
 from sources.connecteam.client import RateLimitState
 from sources.connecteam.helpers import (
     WindowDiff,
-    arrow_batches,
     content_hash,
     diff_shifts,
     shift_window,
@@ -83,11 +83,42 @@ def test_window_diff_page_by_page_equals_the_whole_window():
 
 def test_arrow_batches_regroup_pages_without_losing_or_reordering_rows():
     pages = [[{"id": i, "tags": [i]} for i in range(n, n + 3)] for n in range(0, 12, 3)]
-    tables = list(arrow_batches(iter(pages), rows=5))
+    tables = list(ArrowRows("t").batches(iter(pages), rows=5))
     assert [t.num_rows for t in tables] == [6, 6]
     assert [r["id"] for t in tables for r in t.to_pylist()] == list(range(12))
     assert tables[0].to_pylist()[1]["tags"] == "[1]"  # nested values as JSON text
-    assert list(arrow_batches(iter([[], []]))) == []
+    assert list(ArrowRows("t").batches(iter([[], []]))) == []
+
+
+def test_arrow_rows_fix_each_column_type_and_keep_misfits_aside():
+    counter: dict[str, int] = {}
+    rows = ArrowRows("t", {"when": "bigint", "meta": "json"}, counter)
+    records = [
+        {"id": 1, "when": 5, "code": "A", "ratio": 1, "meta": "x", "flag": True},
+        {"id": 2, "when": "soon", "code": 7, "ratio": 2.5, "meta": {"a": 1}, "flag": 1},
+        {"id": 3, "when": 2**63, "code": None, "ratio": 10**30, "meta": [2**70], "flag": None},
+        {"id": 4, "when": 7.0, "code": "B", "extra": None},
+    ]
+    table = rows.to_arrow(records)
+    assert str(table.schema.field("when").type) == "int64"
+    assert str(table.schema.field("code").type) == "string"
+    assert str(table.schema.field("ratio").type) == "int64"  # decided by the first value
+    assert str(table.schema.field("extra").type) == "null"  # all null: decided later
+    got = table.to_pylist()
+    assert [r["when"] for r in got] == [5, None, None, 7]  # 7.0 is integral: kept as 7
+    assert [r["meta"] for r in got] == ['"x"', '{"a":1}', "[" + str(2**70) + "]", None]
+    assert [r["untyped_values"] for r in got] == [
+        None,
+        '{"when":"soon","code":7,"ratio":2.5,"flag":1}',
+        '{"when": 9223372036854775808, "ratio": 1000000000000000000000000000000}',
+        None,
+    ]
+    assert rows.untyped == counter["t"] == 6
+    # the next batch keeps the types decided by the first, whatever its own first values are
+    again = rows.to_arrow([{"id": 5, "code": 9, "ratio": 3}])
+    assert again.to_pylist() == [
+        {"id": 5, "code": None, "ratio": 3, "untyped_values": '{"code":9}'}
+    ]
 
 
 def test_only_our_resources_arrow_hint_warning_is_dropped():

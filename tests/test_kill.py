@@ -21,8 +21,9 @@ def normalized_packages(warehouse: Path) -> list[Path]:
     return [p for p in root.glob("*") if p.is_dir()] if root.exists() else []
 
 
-def kill_when(condition, env, timeout: float = 120) -> bool:
-    """Start a sync, SIGKILL it once ``condition()`` holds; True if it was killed before exiting."""
+def kill_when(condition, env, timeout: float = 120, poll: float = 0.002) -> bool:
+    """Start a sync, SIGKILL it once ``condition()`` holds (checked every ``poll`` seconds);
+    True if it was killed before exiting."""
     process = subprocess.Popen(RUNNER, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + timeout
     try:
@@ -31,7 +32,7 @@ def kill_when(condition, env, timeout: float = 120) -> bool:
                 process.send_signal(signal.SIGKILL)
                 process.wait(10)
                 return True
-            time.sleep(0.002)
+            time.sleep(poll)
         return False
     finally:
         if process.poll() is None:
@@ -94,14 +95,16 @@ def test_killed_mid_load_then_rerun_completes(start_emulator, tmp_path, moment):
     check_complete(warehouse, server)
 
 
-@pytest.mark.parametrize("delay", [0.3, 1.0])
-def test_killed_mid_extract_then_rerun_completes(start_emulator, tmp_path, delay):
+@pytest.mark.parametrize("requests", [3, 15])
+def test_killed_mid_extract_then_rerun_completes(start_emulator, tmp_path, requests):
     server = start_emulator(latency=0.01, **SIZE)
     warehouse = tmp_path / "e" / "warehouse.duckdb"
     env = cli_env(server, warehouse)
-    started = time.monotonic()
-    killed = kill_when(lambda: time.monotonic() - started > delay, env)
-    assert killed
+    answered = lambda: int(server.stats()["total"])  # noqa: E731 - requests the emulator answered
+    killed = kill_when(lambda: answered() >= requests, env, poll=0.01)
+    assert killed, "the sync finished before it could be killed"
+    assert answered() >= requests  # the extract had begun: pages were fetched
+    assert not normalized_packages(warehouse), "killed after the extract, not during it"
     finished = subprocess.run(RUNNER, env=env, capture_output=True, text=True, timeout=300)
     assert finished.returncode == 0, finished.stderr[-3000:]
     check_complete(warehouse, server)

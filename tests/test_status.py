@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import time
 
 from conftest import point_at
@@ -72,13 +73,19 @@ def test_a_stale_table_makes_status_exit_non_zero(start_emulator, monkeypatch, w
     server = start_emulator(users=50, forms=2, schedulers=1, shifts=40)
     point_at(monkeypatch, server)
     run_sync()
-    time.sleep(3)
+    time.sleep(4)
+    second_started = time.time()
     run_sync(["users"])  # only users is refreshed now
-    code, report = status_json("--max-age", "2s")
+    # a threshold between the two refreshes, however long each step took on this machine:
+    # users is at most (now - second_started) old, the others at least 4 s older than that
+    threshold = math.ceil(time.time() - second_started + 2)
+    code, report = status_json("--max-age", f"{threshold}s")
     assert code == 1
     stale = {t["table"] for t in report["tables"] if t["stale"]}
     assert stale == set(STREAMS) - {"users"}
-    assert any("connecteam.shifts" in p and "older than 2s" in p for p in report["problems"])
+    assert any(
+        "connecteam.shifts" in p and f"older than {threshold}s" in p for p in report["problems"]
+    )
     # the same warehouse is healthy under the default threshold
     assert collect_status(max_age=parse_age("26h")).problems == []
     assert CliRunner().invoke(app, ["status", "--max-age", "soon"]).exit_code == 2
