@@ -57,6 +57,7 @@ from fastapi.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .data import Dataset, EmulatorConfig
+from .documents import _json
 
 CONTROL_PREFIX = "/_emulator"
 TOKEN_PATH = "/oauth/v1/token"
@@ -175,10 +176,6 @@ class EmulatorState:
             self._listing_cache.clear()
         self._listing_cache[key] = rows
         return rows
-
-
-def _json(body: Any, status: int = 200) -> Response:
-    return Response(orjson.dumps(body), status_code=status, media_type="application/json")
 
 
 def _rate_headers(state: EmulatorState, now: float) -> tuple[dict[str, str], bool]:

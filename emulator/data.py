@@ -85,6 +85,10 @@ class EmulatorConfig:
         shift_days_back: Shifts start from ``anchor - shift_days_back`` days...
         shift_days_ahead: ...to ``anchor + shift_days_ahead`` days.
         operations: Sizes of time clocks, activities, submissions, jobs, time off, tasks.
+        data: ``emulator`` (our seeded, tidy records) or ``spec`` (records drawn from the
+            provider's JSON schemas, wilder than the spec: :mod:`emulator.spec_data`).
+        spec_width: With ``data="spec"``: ``mixed`` (optional fields present or not) or ``wide``
+            (every property present, long strings and lists).
     """
 
     seed: int = 42
@@ -98,6 +102,8 @@ class EmulatorConfig:
     shift_days_back: int = 25
     shift_days_ahead: int = 85
     operations: OperationsConfig = field(default_factory=OperationsConfig)
+    data: str = "emulator"
+    spec_width: str = "mixed"
 
     def resolved_anchor(self) -> int:
         """The anchor, defaulting to today's UTC midnight."""
@@ -126,6 +132,8 @@ class Dataset:
     shifts: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     operations: Operations = field(default_factory=Operations)
     version: int = 0
+    spec_manifest: list[dict[str, Any]] = field(default_factory=list)
+    """With ``data="spec"``: the values made deliberately untypable (:mod:`emulator.spec_data`)."""
     _clock: int = 0
     _rng: random.Random = field(default_factory=random.Random)
 
@@ -133,7 +141,18 @@ class Dataset:
 
     @classmethod
     def generate(cls, config: EmulatorConfig) -> Dataset:
-        """Build the account for ``config``; the same config always gives the same records."""
+        """Build the account for ``config``; the same config always gives the same records.
+
+        Raises:
+            ValueError: ``config.data`` is neither ``emulator`` nor ``spec``.
+        """
+        if config.data == "spec":
+            from .spec_data import spec_dataset
+
+            dataset: Dataset = spec_dataset(config)
+            return dataset
+        if config.data != "emulator":
+            raise ValueError(f"data={config.data!r}: choose 'emulator' or 'spec'")
         rng = random.Random(config.seed)
         anchor = config.resolved_anchor()
         ds = cls(config=config, _rng=random.Random(config.seed + 1), _clock=anchor)
@@ -377,7 +396,7 @@ class Dataset:
             touched["documents"].append(doc_id)
         for uid in rng.sample(sorted(self.users), min(users, len(self.users))):
             user = self.users[uid]
-            user["lastName"] = user["lastName"].split(" ·")[0] + f" ·{now % 1000}"
+            user["lastName"] = str(user.get("lastName") or "").split(" ·")[0] + f" ·{now % 1000}"
             user["modifiedAt"] = now
             if len(touched["users"]) % 5 == 4:
                 user["isArchived"] = not user["isArchived"]
@@ -390,7 +409,7 @@ class Dataset:
         picked = rng.sample(all_rows, min(shifts + delete_shifts, len(all_rows)))
         for sid, i in picked[:shifts]:
             row = self.shifts[sid][i]
-            row["title"] = row["title"].split(" (")[0] + f" (edited {now % 1000})"
+            row["title"] = str(row.get("title") or "").split(" (")[0] + f" (edited {now % 1000})"
             row["updateTime"] = now
             touched["shifts"].append([sid, row["id"]])
         doomed = sorted(picked[shifts:], key=lambda p: -p[1])

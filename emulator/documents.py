@@ -25,6 +25,7 @@ endpoints. Where the interface says "not shown", the emulator's choices are:
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from typing import TYPE_CHECKING, Annotated, Any
@@ -42,7 +43,12 @@ FEATURE_TYPES = {"chat", "shiftscheduler", "users", "quicktasks", "documents"}
 
 
 def _json(body: Any, status: int = 200) -> Response:
-    return Response(orjson.dumps(body), status_code=status, media_type="application/json")
+    """A JSON answer; integers beyond 64 bits (which spec data may hold) are written exactly."""
+    try:
+        content = orjson.dumps(body)
+    except TypeError:  # orjson refuses integers beyond 64 bits; the standard library does not
+        content = json.dumps(body, ensure_ascii=False).encode()
+    return Response(content, status_code=status, media_type="application/json")
 
 
 def _invalid(loc: list[Any], msg: str) -> Response:

@@ -70,6 +70,9 @@ class Operations:
     task_boards: dict[int, dict[str, Any]] = field(default_factory=dict)
     tasks: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     custom_fields: list[dict[str, Any]] = field(default_factory=list)
+    spec_timesheets: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    """Spec data mode: per time clock, timesheet answers drawn from the spec (served filtered
+    by date instead of derived from the activities)."""
 
     @classmethod
     def generate(
@@ -238,7 +241,14 @@ class Operations:
 
     def timesheet(self, clock_id: int, first: date, last: date) -> list[dict[str, Any]]:
         """``users`` of the timesheet totals: one daily record per user and local day with a
-        clocked shift (shift hours are work; manual breaks are unpaid break hours)."""
+        clocked shift (shift hours are work; manual breaks are unpaid break hours); in spec data
+        mode the drawn answers' daily records dated ``first..last``."""
+        if clock_id in self.spec_timesheets:
+            lo, hi = first.isoformat(), last.isoformat()
+            return [
+                {**user, "dailyRecords": [d for d in user["dailyRecords"] if lo <= d["date"] <= hi]}
+                for user in self.spec_timesheets[clock_id]
+            ]
         days: dict[tuple[int, str], dict[str, Any]] = {}
         for item in self.activities.get(clock_id, []):
             record = item["record"]

@@ -216,6 +216,16 @@ def emulator(
     time_off_requests: Annotated[int, typer.Option(help="Time-off requests.")] = 40,
     task_boards: Annotated[int, typer.Option(help="Task boards.")] = 2,
     tasks: Annotated[int, typer.Option(help="Tasks per board.")] = 30,
+    data: Annotated[
+        str,
+        typer.Option(
+            help="'emulator' (tidy seeded records) or 'spec' (records drawn from the provider's "
+            "JSON schemas: missing fields, nulls, odd dates and timezones, huge numbers)."
+        ),
+    ] = "emulator",
+    spec_width: Annotated[
+        str, typer.Option(help="With --data spec: 'mixed' or 'wide' (every field present).")
+    ] = "mixed",
 ) -> None:
     """Serve a local stand-in of the Connecteam API with seeded data (Ctrl-C to stop).
 
@@ -235,7 +245,7 @@ def emulator(
     )  # fmt: skip
     config = EmulatorConfig(
         seed=seed, users=users, forms=forms, schedulers=schedulers, shifts=shifts,
-        operations=operations,
+        operations=operations, data=data, spec_width=spec_width,
     )  # fmt: skip
     options = ServerOptions(
         api_key=api_key,
