@@ -335,7 +335,7 @@ def spec_dataset(config: Any) -> Any:
         }))  # fmt: skip
     ds._clock = anchor
     for n in range(config.documents_fraction and config.users):
-        doc = {"id": 880_000 + n}
+        doc: dict[str, Any] = {"id": 880_000 + n}
         extra = gen.record("users", "user_documents", {}, key=doc["id"]) if n % 3 == 0 else {}
         doc.update({k: v for k, v in extra.items() if rng.random() < 0.3})
         if n % 3 == 1:
@@ -363,7 +363,7 @@ def _spec_operations(
         kind, pool = kinds[0] if n % 10 < 7 else kinds[1 + n % 2]
         activity_id = f"{rng.getrandbits(64):016x}"
         record = gen.record(pool, "time_activities", {"id": activity_id})
-        start = record.get("start") if isinstance(record.get("start"), dict) else {}
+        start = record["start"] if isinstance(record.get("start"), dict) else {}
         record["start"] = {**start, "timestamp": gen.moment(30, 0)}
         ops.activities[clocks[n % len(clocks)]].append(
             {"userId": rng.choice(users), "kind": kind, "record": record}
@@ -391,7 +391,7 @@ def _spec_operations(
             )
     for n in range(config.jobs):
         job = gen.record("jobs", "jobs", {"jobId": f"job-{n}"})
-        subs = job.get("subJobs") if isinstance(job.get("subJobs"), list) else []
+        subs = job["subJobs"] if isinstance(job.get("subJobs"), list) else []
         job["subJobs"] = [{**(s if isinstance(s, dict) else {}), "jobId": f"job-{n}-{k}"}
                           for k, s in enumerate(subs)]  # fmt: skip
         ops.jobs.append(job)
