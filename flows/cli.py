@@ -410,12 +410,17 @@ def print_fold(summary: Any, wall_seconds: float | None = None) -> None:
 
 
 def print_models(models: Any = None, published: Any = None) -> None:
-    """Print the dbt build's outcome and the published snapshot."""
+    """Print the dbt build's outcome, the rows with untypable values, and the snapshot."""
     if models is not None:
         console.print(
             f"dbt build: {models.passed} models and tests passed, {models.warned} warnings, "
             f"{models.duration_seconds:.1f} s"
         )
+        if models.untypable_rows:
+            console.print(
+                "rows with provider values that could not be typed (left null): "
+                + ", ".join(f"{m} {n:,}" for m, n in sorted(models.untypable_rows.items()))
+            )
     if published is not None:
         console.print(
             f"published {len(published.tables)} tables to {published.snapshot} "
@@ -723,6 +728,17 @@ def print_status(report: Any) -> None:
             "time activities, API vs webhooks: "
             + ", ".join(f"{kind} {n}" for kind, n in report.reconciliation.items())
             + " (marts.fct_time_activity_reconciliation)"
+        )
+    if report.untypable_rows:
+        console.print(
+            "rows with provider values that could not be typed (left null; see each model's "
+            "untypable_value_count): "
+            + ", ".join(f"{model} {n:,}" for model, n in sorted(report.untypable_rows.items()))
+        )
+    if report.untyped_values:
+        console.print(
+            "values the last sync kept in untyped_values: "
+            + ", ".join(f"{table} {n:,}" for table, n in sorted(report.untyped_values.items()))
         )
     pending = ", ".join(f"{name} {n}" for name, n in report.pending_load_packages.items())
     console.print(f"pending load packages: {pending or 'none'}")

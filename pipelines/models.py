@@ -77,6 +77,8 @@ class ModelsSummary:
         failed: Nodes that failed or errored.
         duration_seconds: Wall time.
         warehouse: The DuckDB file built.
+        untypable_rows: Per staging model, rows holding provider values that could not be typed
+            (the ``untypable_values`` warn tests; models with none are left out).
     """
 
     passed: int = 0
@@ -86,6 +88,11 @@ class ModelsSummary:
     failed: list[FailedNode] = field(default_factory=list)
     duration_seconds: float = 0.0
     warehouse: str = ""
+    untypable_rows: dict[str, int] = field(default_factory=dict)
+
+
+UNTYPABLE_TEST = "untypable_values_"
+"""Name prefix of the warn tests counting rows with untypable provider values, per model."""
 
 
 class ModelsBuildError(Exception):
@@ -150,7 +157,10 @@ def _release_warehouse() -> None:
     DuckDBConnectionManager.close_all_connections()
 
 
-@records_run("models", lambda s: {"passed": s.passed, "warned": s.warned})
+@records_run(
+    "models",
+    lambda s: {"passed": s.passed, "warned": s.warned, "untypable_rows": s.untypable_rows},
+)
 @writes_warehouse("models")
 def build_models(warehouse: Path | None = None, select: str | None = None) -> ModelsSummary:
     """Run ``dbt build`` (models, data tests, unit tests) against the warehouse.
@@ -189,6 +199,9 @@ def build_models(warehouse: Path | None = None, select: str | None = None) -> Mo
             summary.passed_by_kind[kind] = summary.passed_by_kind.get(kind, 0) + 1
         elif status == "warn":
             summary.warned += 1
+            if node.name.startswith(UNTYPABLE_TEST):
+                model = str(getattr(node, "attached_node", "") or node.name).rsplit(".", 1)[-1]
+                summary.untypable_rows[model] = int(node_result.failures or 0)
         elif status == "skipped":
             summary.skipped += 1
         else:

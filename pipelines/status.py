@@ -123,6 +123,12 @@ class Status:
     deliveries, ``webhooks_only``, ``differs``), from ``marts.fct_time_activity_reconciliation``
     as of the last model build. Shown, not counted as a problem: the marts already take the
     API's version."""
+    untypable_rows: dict[str, int] = field(default_factory=dict)
+    """Per staging model, rows holding provider values that could not be typed (left null,
+    the raw value kept), as of the last model build; shown, not a problem."""
+    untyped_values: dict[str, int] = field(default_factory=dict)
+    """Per raw table, values the last sync kept in ``untyped_values`` (not of their column's
+    type)."""
     problems: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
@@ -178,6 +184,12 @@ def collect_status(
             status.problems.append(
                 f"{count} load package(s) of pipeline {name} wait: the next run finishes them"
             )
+    last_models = _last(runs, "models", succeeded=True)
+    if last_models is not None:
+        status.untypable_rows = dict(last_models.details.get("untypable_rows", {}))
+    last_any_sync = _last(runs, "sync")
+    if last_any_sync is not None:
+        status.untyped_values = dict(last_any_sync.details.get("untyped_values", {}))
     last_sync = _last(runs, "sync", succeeded=True)
     if last_sync is not None:
         status.rate_limit = {

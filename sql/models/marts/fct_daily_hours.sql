@@ -11,7 +11,7 @@ shifts as (
     select
         user_id,
         scheduled_hours,
-        cast(starts_at at time zone timezone as date) as local_date
+        try_cast(starts_at at time zone timezone as date) as local_date
     from {{ ref('fct_shifts') }}
     where not is_deleted and user_id is not null
 
@@ -25,7 +25,7 @@ activities as (
         duration_hours,
         is_open_punch,
         data_source,
-        cast(started_at at time zone timezone as date) as local_date
+        try_cast(started_at at time zone timezone as date) as local_date
     from {{ ref('fct_time_activities') }}
     where not is_deleted and user_id is not null and started_at is not null
 

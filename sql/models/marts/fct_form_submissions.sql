@@ -32,7 +32,7 @@ final as (
         submissions.submitted_at,
         submissions.started_at,
         submissions.submission_timezone,
-        cast(submissions.submitted_at at time zone submissions.submission_timezone as date)
+        try_cast(submissions.submitted_at at time zone submissions.submission_timezone as date)
             as local_date,
         epoch(submissions.submitted_at - submissions.started_at) as fill_seconds,
         submissions.answer_count,

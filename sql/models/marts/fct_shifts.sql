@@ -61,7 +61,7 @@ final as (
         shifts.scheduled_hours,
         shifts.unpaid_break_minutes,
         shifts.is_published,
-        cast(shifts.starts_at at time zone shifts.timezone as date) as local_date,
+        try_cast(shifts.starts_at at time zone shifts.timezone as date) as local_date,
         shifts.is_deleted or flagged.webhook_deleted_at is not null as is_deleted,
         coalesce(shifts.deleted_at, flagged.webhook_deleted_at) as deleted_at
 

@@ -20,11 +20,11 @@ weekly as (
 
     select
         task_board_id,
-        cast(date_trunc('week', due_at) as date) as week_start,
+        try_cast(date_trunc('week', due_at) as date) as week_start,
         count(*) as tasks_due,
         count(*) filter (where status = 'completed') as tasks_completed
     from tasks
-    group by task_board_id, cast(date_trunc('week', due_at) as date)
+    group by task_board_id, try_cast(date_trunc('week', due_at) as date)
 
 ),
 

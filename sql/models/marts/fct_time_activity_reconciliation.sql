@@ -86,7 +86,7 @@ final as (
 
     select
         user_id,
-        cast(started_at at time zone timezone as date) as local_date,
+        try_cast(started_at at time zone timezone as date) as local_date,
         data_source,
         count(*) as activity_count,
         list(time_activity_id order by time_activity_id) as time_activity_ids,
@@ -95,10 +95,10 @@ final as (
             sum(coalesce(epoch(webhook_ended_at - webhook_started_at), 0)) / 3600.0, 4
         ) as webhook_hours,
         cast(user_id as varchar) || '/'
-        || cast(cast(started_at at time zone timezone as date) as varchar)
+        || cast(try_cast(started_at at time zone timezone as date) as varchar)
         || '/' || data_source as reconciliation_key
     from in_scope
-    group by user_id, cast(started_at at time zone timezone as date), data_source
+    group by user_id, try_cast(started_at at time zone timezone as date), data_source
 
 )
 

@@ -19,7 +19,7 @@ days as (
         duration_units,
         duration_amount / (datediff('day', start_date, end_date) + 1) as amount_per_day,
         cast(unnest(generate_series(
-            cast(start_date as timestamp), cast(end_date as timestamp), interval 1 day
+            try_cast(start_date as timestamp), try_cast(end_date as timestamp), interval 1 day
         )) as date) as day_off
     from approved
 

@@ -1,7 +1,7 @@
 -- One row per form submission; answers stay JSON, each with its questionType.
 {% set columns = {
     'form_submission_id': 'varchar', 'form_id': 'bigint', 'entry_num': 'bigint',
-    'submission_timestamp': 'bigint', 'submission_timezone': 'varchar',
+    'submission_timestamp': 'bigint', 'submission_timezone': 'timezone',
     'submission_start_timestamp': 'bigint', 'submitting_user_id': 'bigint',
     'is_anonymous': 'boolean', 'answers': 'json'
 } -%}
@@ -17,6 +17,7 @@ source as (
 renamed as (
 
     select
+        untypable_value_count,
         form_submission_id,
         form_id,
         entry_num,
@@ -26,7 +27,8 @@ renamed as (
         submitting_user_id as user_id,
         is_anonymous,
         answers,
-        coalesce(json_array_length(answers), 0) as answer_count
+        case when json_type(answers) = 'ARRAY' then json_array_length(answers) else 0 end
+            as answer_count
 
     from source
 

@@ -15,6 +15,7 @@ source as (
 renamed as (
 
     select
+        untypable_value_count,
         job_id,
         parent_job_id,
         title as job_title,

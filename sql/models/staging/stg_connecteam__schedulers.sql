@@ -1,14 +1,19 @@
+{%- set columns = {
+    'scheduler_id': 'bigint', 'name': 'varchar', 'timezone': 'timezone', 'is_archived': 'boolean'
+} -%}
+
 with
 
 source as (
 
-    select * from {{ source('connecteam', 'schedulers') }}
+    select * from {{ source_or_empty('connecteam', 'schedulers', columns) }}
 
 ),
 
 renamed as (
 
     select
+        untypable_value_count,
         scheduler_id,
         name as scheduler_name,
         timezone,

@@ -1,10 +1,16 @@
-{%- set shifts = source('connecteam', 'shifts') -%}
+{%- set columns = {
+    'scheduler_id': 'bigint', 'id': 'varchar', 'shift_id': 'varchar', 'title': 'varchar',
+    'color': 'varchar', 'timezone': 'timezone', 'is_published': 'boolean',
+    'is_open_shift': 'boolean', 'job_id': 'varchar', 'start_time': 'bigint', 'end_time': 'bigint',
+    'creation_time': 'bigint', 'update_time': 'bigint', 'deleted_at': 'bigint',
+    'is_deleted': 'boolean', 'breaks': 'json', 'assigned_user_ids': 'json'
+} -%}
 
 with
 
 source as (
 
-    select * from {{ shifts }}
+    select * from {{ source_or_empty('connecteam', 'shifts', columns) }}
 
 ),
 
@@ -15,7 +21,7 @@ break_items as (
         id,
         unnest(cast(breaks as json[])) as break_item
     from source
-    where breaks is not null
+    where json_type(breaks) = 'ARRAY'
 
 ),
 
@@ -24,7 +30,7 @@ unpaid_breaks as (
     select
         scheduler_id,
         id,
-        sum(cast(break_item ->> 'duration' as integer)) as unpaid_break_minutes
+        sum(try_cast(break_item ->> 'duration' as integer)) as unpaid_break_minutes
     from break_items
     where break_item ->> 'type' = 'unpaid'
     group by scheduler_id, id
@@ -39,9 +45,11 @@ assignments as (
         source.*,
         unnest(
             case
-                when coalesce(json_array_length(source.assigned_user_ids), 0) > 0
-                    then cast(source.assigned_user_ids as bigint[])
-                else [cast(null as bigint)]
+                when
+                    json_type(source.assigned_user_ids) = 'ARRAY'
+                    and json_array_length(source.assigned_user_ids) > 0
+                    then try_cast(source.assigned_user_ids as bigint[])
+                else [try_cast(null as bigint)]
             end
         ) as assigned_user_id
     from source
@@ -57,14 +65,15 @@ renamed as (
         assignments.title,
         assignments.color,
         assignments.timezone,
+        assignments.untypable_value_count,
         assignments.is_published,
         coalesce(assignments.shift_id, split_part(assignments.id, ':', 1)) as shift_id,
         coalesce(assignments.is_open_shift, false) as is_open_shift,
-        {{ column_or_null(shifts, 'job_id', 'varchar') }} as job_id,
+        assignments.job_id,
         {{ epoch_to_utc('assignments.start_time') }} as starts_at,
         {{ epoch_to_utc('assignments.end_time') }} as ends_at,
-        {{ epoch_to_utc(column_or_null(shifts, 'creation_time', 'bigint')) }} as created_at,
-        {{ epoch_to_utc(column_or_null(shifts, 'update_time', 'bigint')) }} as updated_at,
+        {{ epoch_to_utc('assignments.creation_time') }} as created_at,
+        {{ epoch_to_utc('assignments.update_time') }} as updated_at,
         {{ epoch_to_utc('assignments.deleted_at') }} as deleted_at,
         coalesce(assignments.is_deleted, false) as is_deleted,
         (assignments.end_time - assignments.start_time) / 60.0 as scheduled_minutes_gross,

@@ -11,6 +11,7 @@ source as (
 renamed as (
 
     select
+        untypable_value_count,
         id as task_board_id,
         name as task_board_name,
         is_archived

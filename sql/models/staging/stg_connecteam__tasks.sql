@@ -15,6 +15,7 @@ source as (
 renamed as (
 
     select
+        untypable_value_count,
         id as task_id,
         task_board_id,
         title as task_title,

@@ -2,8 +2,8 @@
 -- provider stopped returning inside a re-pulled window are kept with is_deleted.
 {% set columns = {
     'id': 'varchar', 'time_clock_id': 'bigint', 'user_id': 'bigint', 'activity_type': 'varchar',
-    'start_timestamp': 'bigint', 'start_timezone': 'varchar', 'end_timestamp': 'bigint',
-    'end_timezone': 'varchar', 'job_id': 'varchar', 'sub_job_id': 'varchar',
+    'start_timestamp': 'bigint', 'start_timezone': 'timezone', 'end_timestamp': 'bigint',
+    'end_timezone': 'timezone', 'job_id': 'varchar', 'sub_job_id': 'varchar',
     'scheduler_shift_id': 'varchar', 'manual_break_id': 'varchar', 'policy_type_id': 'varchar',
     'is_all_day': 'boolean', 'duration_value': 'double', 'duration_units': 'varchar',
     'is_auto_clock_out': 'boolean', 'auto_clock_out_mode': 'varchar', 'modified_at': 'bigint',
@@ -21,6 +21,7 @@ source as (
 renamed as (
 
     select
+        untypable_value_count,
         id as time_activity_id,
         time_clock_id,
         user_id,

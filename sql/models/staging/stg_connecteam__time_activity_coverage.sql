@@ -16,6 +16,7 @@ source as (
 renamed as (
 
     select
+        untypable_value_count,
         time_clock_id,
         {{ epoch_to_utc('covered_from') }} as covered_from,
         {{ epoch_to_utc('window_from') }} as window_from,

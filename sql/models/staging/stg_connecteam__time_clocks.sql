@@ -11,6 +11,7 @@ source as (
 renamed as (
 
     select
+        untypable_value_count,
         id as time_clock_id,
         name as time_clock_name,
         is_archived

@@ -1,7 +1,7 @@
 -- One row per time-off request, every status.
 {% set columns = {
     'id': 'varchar', 'policy_type_id': 'varchar', 'user_id': 'bigint', 'is_all_day': 'boolean',
-    'start_date': 'varchar', 'end_date': 'varchar', 'timezone': 'varchar', 'status': 'varchar',
+    'start_date': 'date', 'end_date': 'date', 'timezone': 'timezone', 'status': 'varchar',
     'duration_units': 'varchar', 'duration_amount': 'double'
 } -%}
 
@@ -16,12 +16,13 @@ source as (
 renamed as (
 
     select
+        untypable_value_count,
         id as time_off_request_id,
         policy_type_id,
         user_id,
         is_all_day,
-        cast(start_date as date) as start_date,
-        cast(end_date as date) as end_date,
+        start_date,
+        end_date,
         timezone,
         status,
         duration_units,

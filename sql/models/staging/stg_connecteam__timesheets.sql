@@ -1,6 +1,6 @@
 -- Timesheet totals: one row per time clock x user x day (decimal hours).
 {% set columns = {
-    'id': 'varchar', 'time_clock_id': 'bigint', 'user_id': 'bigint', 'date': 'varchar',
+    'id': 'varchar', 'time_clock_id': 'bigint', 'user_id': 'bigint', 'date': 'date',
     'daily_total_hours': 'double', 'daily_total_work_hours': 'double',
     'daily_total_paid_break_hours': 'double', 'daily_total_unpaid_break_hours': 'double',
     'is_approved': 'boolean', 'is_submitted': 'boolean', 'is_locked': 'boolean',
@@ -18,10 +18,11 @@ source as (
 renamed as (
 
     select
+        untypable_value_count,
         id as timesheet_day_key,
         time_clock_id,
         user_id,
-        cast(date as date) as work_date,
+        date as work_date,
         daily_total_hours,
         daily_total_work_hours,
         daily_total_paid_break_hours,

@@ -14,6 +14,7 @@ source as (
 renamed as (
 
     select
+        untypable_value_count,
         id as custom_field_id,
         name as custom_field_name,
         type as custom_field_type,

@@ -1,3 +1,5 @@
+{%- set columns = {'user_id': 'bigint', 'custom_fields': 'json'} -%}
+
 with
 
 users as (
@@ -5,8 +7,8 @@ users as (
     select
         user_id,
         custom_fields
-    from {{ source('connecteam', 'users') }}
-    where custom_fields is not null
+    from {{ source_or_empty('connecteam', 'users', columns) }}
+    where json_type(custom_fields) = 'ARRAY'
 
 ),
 
@@ -19,11 +21,18 @@ unnested as (
 
 ),
 
+objects as (
+
+    select * from unnested
+    where json_type(custom_field) = 'OBJECT'
+
+),
+
 renamed as (
 
     select
         user_id,
-        cast(custom_field ->> 'customFieldId' as bigint) as custom_field_id,
+        try_cast(custom_field ->> 'customFieldId' as bigint) as custom_field_id,
         custom_field ->> 'name' as custom_field_name,
         custom_field ->> 'type' as custom_field_type,
         custom_field -> 'value' as value_json,
@@ -35,7 +44,7 @@ renamed as (
         cast(user_id as varchar) || '/' || (custom_field ->> 'customFieldId')
             as user_custom_field_key
 
-    from unnested
+    from objects
 
 )
 

@@ -15,6 +15,7 @@ source as (
 renamed as (
 
     select
+        untypable_value_count,
         id as user_document_id,
         user_id,
         document_id,

@@ -33,13 +33,13 @@ renamed as (
         item ->> 'id' as availability_status_id,
         item ->> 'type' as availability_type,
         item ->> 'note' as note,
-        item -> 'start' ->> 'timezone' as timezone,
-        cast(item ->> 'userId' as bigint) as user_id,
-        cast(payload ->> 'schedulerId' as bigint) as scheduler_id,
-        cast(payload ->> 'isAdminAction' as boolean) as is_admin_action,
+        {{ valid_timezone("item -> 'start' ->> 'timezone'") }} as timezone,
+        try_cast(item ->> 'userId' as bigint) as user_id,
+        try_cast(payload ->> 'schedulerId' as bigint) as scheduler_id,
+        try_cast(payload ->> 'isAdminAction' as boolean) as is_admin_action,
         {{ epoch_to_utc("item -> 'start' ->> 'timestamp'") }} as starts_at,
         {{ epoch_to_utc("item -> 'end' ->> 'timestamp'") }} as ends_at,
-        coalesce(cast(item ->> 'isAllDay' as boolean), false) as is_all_day,
+        coalesce(try_cast(item ->> 'isAllDay' as boolean), false) as is_all_day,
         case event_type
             when 'availability_status_created' then 'created'
             when 'availability_status_deleted' then 'deleted'

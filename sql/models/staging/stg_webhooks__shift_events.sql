@@ -30,9 +30,11 @@ assigned as (
         shift_items.*,
         unnest(
             case
-                when json_array_length(shift_items.shift -> 'assignedUserIds') > 0
-                    then cast(shift_items.shift -> 'assignedUserIds' as bigint[])
-                else [cast(null as bigint)]
+                when
+                    json_type(shift_items.shift -> 'assignedUserIds') = 'ARRAY'
+                    and json_array_length(shift_items.shift -> 'assignedUserIds') > 0
+                    then try_cast(shift_items.shift -> 'assignedUserIds' as bigint[])
+                else [try_cast(null as bigint)]
             end
         ) as user_id
     from shift_items
@@ -62,9 +64,9 @@ changed_rows as (
         user_id,
         shift ->> 'id' as slot_id,
         shift ->> 'title' as title,
-        shift ->> 'timezone' as timezone,
-        cast(payload ->> 'schedulerId' as bigint) as scheduler_id,
-        coalesce(cast(shift ->> 'isOpenShift' as boolean), false) as is_open_shift,
+        {{ valid_timezone("shift ->> 'timezone'") }} as timezone,
+        try_cast(payload ->> 'schedulerId' as bigint) as scheduler_id,
+        coalesce(try_cast(shift ->> 'isOpenShift' as boolean), false) as is_open_shift,
         {{ epoch_to_utc("shift ->> 'startTime'") }} as starts_at,
         {{ epoch_to_utc("shift ->> 'endTime'") }} as ends_at,
         false as is_deletion
@@ -79,14 +81,14 @@ deleted_rows as (
         event_type,
         event_timestamp as event_at,
         webhook_version,
-        cast(null as bigint) as user_id,
+        try_cast(null as bigint) as user_id,
         slot_id,
         cast(null as varchar) as title,
         cast(null as varchar) as timezone,
-        cast(payload ->> 'schedulerId' as bigint) as scheduler_id,
+        try_cast(payload ->> 'schedulerId' as bigint) as scheduler_id,
         false as is_open_shift,
-        cast(null as timestamptz) as starts_at,
-        cast(null as timestamptz) as ends_at,
+        try_cast(null as timestamptz) as starts_at,
+        try_cast(null as timestamptz) as ends_at,
         true as is_deletion
     from deleted
 

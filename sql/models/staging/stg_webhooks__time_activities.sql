@@ -18,20 +18,22 @@ renamed as (
         event_timestamp as event_at,
         received_at,
         activity_type,
-        cast(payload ->> 'userId' as bigint) as user_id,
-        cast(payload ->> 'timeClockId' as bigint) as time_clock_id,
+        try_cast(payload ->> 'userId' as bigint) as user_id,
+        try_cast(payload ->> 'timeClockId' as bigint) as time_clock_id,
         coalesce(
             payload ->> 'timeActivityId', payload -> 'timeActivity' ->> 'id'
         ) as time_activity_id,
         {{ epoch_to_utc("payload -> 'timeActivity' -> 'start' ->> 'timestamp'") }} as started_at,
-        payload -> 'timeActivity' -> 'start' ->> 'timezone' as start_timezone,
+        {{ valid_timezone("payload -> 'timeActivity' -> 'start' ->> 'timezone'") }}
+            as start_timezone,
         {{ epoch_to_utc("payload -> 'timeActivity' -> 'end' ->> 'timestamp'") }} as ended_at,
-        payload -> 'timeActivity' -> 'end' ->> 'timezone' as end_timezone,
+        {{ valid_timezone("payload -> 'timeActivity' -> 'end' ->> 'timezone'") }}
+            as end_timezone,
         payload -> 'timeActivity' -> 'end' -> 'source' ->> 'type' as end_source_type,
         payload -> 'timeActivity' -> 'end' -> 'source' ->> 'mode' as auto_clock_out_mode,
         payload -> 'timeActivity' ->> 'jobId' as job_id,
         payload -> 'timeActivity' ->> 'schedulerShiftId' as scheduler_shift_id,
-        coalesce(cast(payload -> 'timeActivity' ->> 'isAutoClockOut' as boolean), false)
+        coalesce(try_cast(payload -> 'timeActivity' ->> 'isAutoClockOut' as boolean), false)
         or event_type = 'auto_clock_out' as is_auto_clock_out,
         case
             when event_type in (

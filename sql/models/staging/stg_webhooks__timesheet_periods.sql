@@ -17,11 +17,11 @@ renamed as (
         event_type,
         event_timestamp as event_at,
         received_at,
-        cast(payload ->> 'userId' as bigint) as user_id,
-        cast(payload ->> 'timeClockId' as bigint) as time_clock_id,
-        cast(payload -> 'data' ->> 'periodStart' as date) as period_start,
-        cast(payload -> 'data' ->> 'periodEnd' as date) as period_end,
-        cast(payload -> 'data' ->> 'date' as date) as locked_date,
+        try_cast(payload ->> 'userId' as bigint) as user_id,
+        try_cast(payload ->> 'timeClockId' as bigint) as time_clock_id,
+        try_cast(payload -> 'data' ->> 'periodStart' as date) as period_start,
+        try_cast(payload -> 'data' ->> 'periodEnd' as date) as period_end,
+        try_cast(payload -> 'data' ->> 'date' as date) as locked_date,
         case event_type
             when 'user_timesheet_submitted' then 'submitted'
             when 'user_timesheet_approved' then 'approved'

@@ -33,8 +33,8 @@ renamed as (
         item ->> 'lastName' as last_name,
         item ->> 'email' as email,
         item ->> 'userType' as user_type,
-        cast(item ->> 'userId' as bigint) as user_id,
-        cast(item ->> 'isArchived' as boolean) as is_archived,
+        try_cast(item ->> 'userId' as bigint) as user_id,
+        try_cast(item ->> 'isArchived' as boolean) as is_archived,
         event_type in ('user_created', 'user_updated') as has_profile,
         event_key || '/' || (item ->> 'userId') as user_event_key
 
