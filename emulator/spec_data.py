@@ -14,9 +14,10 @@ unique (and parents' ids match), the times the endpoints filter on lie inside th
 asks for, and time-off statuses are the ones the endpoint filters by.
 
 Generation is deterministic for (seed, anchor, sizes, width): hypothesis draws a pool of records
-per schema with a fixed seed (``derandomize``), then records are picked from the pool and altered
-with a :class:`random.Random` of the same seed. ``spec_width="wide"`` makes every property of the
-schema present, with longer strings and lists, to measure memory on the widest records.
+per schema with a fixed seed (:data:`POOL_SEED`), then records are picked from the pool and
+altered with a :class:`random.Random` of the account's seed. ``spec_width="wide"`` makes every
+property of the schema present, with longer strings and lists, to measure memory on the widest
+records.
 
 :attr:`SpecData.manifest` lists every value made deliberately untypable: ``{"stream": <raw
 table>, "key": <the record's key as the warehouse keys it>, "path": [<provider field names>],
@@ -37,7 +38,13 @@ from typing import Any
 SPEC_PATH = Path(__file__).resolve().parents[1] / "tests" / "data" / "connecteam-openapi.json"
 DAY = 86_400
 POOL = 12
-"""Records hypothesis draws per schema; the rest are picked from this pool and altered."""
+"""Records hypothesis draws per record schema; records are picked from this pool and altered."""
+WEBHOOK_POOL = 4
+"""Bodies hypothesis draws per webhook payload schema (41 of them)."""
+POOL_SEED = 20_261_123
+"""hypothesis's seed for the pools: drawing is the slow part (about a minute for every schema),
+so every account seed shares the pools of one process; the account's own seed picks from them
+and alters each pick (:meth:`SpecData.record`)."""
 ODD = 0.06
 """Share of eligible values made untypable (dates, timezones, enums, integers)."""
 ZONES = ["America/New_York", "Europe/London", "Australia/Sydney", "Asia/Kolkata", "UTC"]
@@ -110,8 +117,9 @@ def resolve(schema: Any, wide: bool = False, depth: int = 0) -> Any:
 
 
 def draw_pool(name: str, seed: int, wide: bool, size: int = POOL) -> list[dict[str, Any]]:
-    """``size`` records of schema ``SCHEMAS[name]`` drawn by hypothesis-jsonschema, the same
-    for the same arguments (a fixed seed, no example database)."""
+    """``size`` records of schema ``SCHEMAS[name]`` (or of the component ``name``) drawn by
+    hypothesis-jsonschema, the same for the same arguments (a fixed seed, no example
+    database)."""
     return list(_draw_pool(name, seed, wide, size))
 
 
@@ -123,7 +131,7 @@ def _draw_pool(name: str, seed: int, wide: bool, size: int) -> tuple[dict[str, A
     from hypothesis_jsonschema import from_schema
 
     drawn: list[dict[str, Any]] = []
-    schema = resolve(component(SCHEMAS[name]), wide)
+    schema = resolve(component(SCHEMAS.get(name, name)), wide)
 
     @settings(max_examples=size, database=None, phases=[Phase.generate], deadline=None,
               suppress_health_check=list(HealthCheck))  # fmt: skip
@@ -161,8 +169,9 @@ class SpecData:
         """One record of pool ``name``: a pooled draw, altered (see the module doc), then the
         ``structural`` fields set over it. ``key`` (default the structural id) names the record
         in the manifest under ``stream``."""
-        base = copy.deepcopy(self.rng.choice(draw_pool(name, self.seed, self.wide)))
-        schema = resolve(component(SCHEMAS[name]), self.wide)
+        size = POOL if name in SCHEMAS else WEBHOOK_POOL
+        base = copy.deepcopy(self.rng.choice(draw_pool(name, POOL_SEED, self.wide, size)))
+        schema = resolve(component(SCHEMAS.get(name, name)), self.wide)
         entries: list[tuple[list[str], str]] = []
         self._alter(base, schema, [], entries, set(structural))
         base.update(structural)
@@ -414,3 +423,32 @@ def _spec_operations(
         for k in range(8 + config.extra_custom_fields)
     ]
     return ops
+
+
+def webhook_components() -> list[str]:
+    """The component schema of every webhook payload the spec publishes, in spec order."""
+    names = []
+    for operation in spec().get("webhooks", {}).values():
+        answer = operation["post"]["responses"]["200"]["content"]["application/json"]["schema"]
+        names.append(answer["$ref"].rsplit("/", 1)[-1])
+    return names
+
+
+def spec_webhook_bodies(count: int, seed: int, anchor: int | None = None) -> list[bytes]:
+    """``count`` webhook bodies drawn from the spec's payload schemas (each of the 41 in turn),
+    altered like the API's records, with a unique ``requestId`` each; one in twenty carries an
+    unknown ``eventType`` and one in twenty an implausible ``eventTimestamp`` (negative, 1.5e18,
+    beyond 64 bits)."""
+    from sources.connecteam.arrow_rows import dumps
+
+    gen = SpecData(seed, anchor if anchor is not None else 1_795_132_800)
+    names = webhook_components()
+    bodies = []
+    for i in range(count):
+        body = gen.record(names[i % len(names)], "webhooks", {"requestId": f"spec-{seed}-{i}"})
+        if gen.rng.random() < 0.05:
+            body["eventType"] = "brand_new_event"
+        if gen.rng.random() < 0.05:
+            body["eventTimestamp"] = gen.rng.choice([-5, 1.5e18, *BIG_INTS])
+        bodies.append(dumps(body).encode())
+    return bodies
