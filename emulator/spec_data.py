@@ -434,21 +434,25 @@ def webhook_components() -> list[str]:
     return names
 
 
-def spec_webhook_bodies(count: int, seed: int, anchor: int | None = None) -> list[bytes]:
+def spec_webhook_bodies(
+    count: int, seed: int, anchor: int | None = None
+) -> list[tuple[bytes, str | None, str | None]]:
     """``count`` webhook bodies drawn from the spec's payload schemas (each of the 41 in turn),
     altered like the API's records, with a unique ``requestId`` each; one in twenty carries an
     unknown ``eventType`` and one in twenty an implausible ``eventTimestamp`` (negative, 1.5e18,
-    beyond 64 bits)."""
+    beyond 64 bits). Returned as :func:`emulator.webhooks.send_burst` takes them:
+    ``(body, requestId, None)``."""
     from sources.connecteam.arrow_rows import dumps
 
     gen = SpecData(seed, anchor if anchor is not None else 1_795_132_800)
     names = webhook_components()
-    bodies = []
+    bodies: list[tuple[bytes, str | None, str | None]] = []
     for i in range(count):
-        body = gen.record(names[i % len(names)], "webhooks", {"requestId": f"spec-{seed}-{i}"})
+        key = f"spec-{seed}-{i}"
+        body = gen.record(names[i % len(names)], "webhooks", {"requestId": key})
         if gen.rng.random() < 0.05:
             body["eventType"] = "brand_new_event"
         if gen.rng.random() < 0.05:
             body["eventTimestamp"] = gen.rng.choice([-5, 1.5e18, *BIG_INTS])
-        bodies.append(dumps(body).encode())
+        bodies.append((dumps(body).encode(), key, None))
     return bodies

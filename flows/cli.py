@@ -16,6 +16,8 @@ from typing import Annotated, Any
 os.environ.setdefault("PREFECT_LOGGING_EXTRA_LOGGERS", "sources,pipelines")
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("PREFECT_SERVER_LOGGING_LEVEL", "WARNING")
+# one-shot runs without a Prefect API have no flow run to send log lines to: no warning per line
+os.environ.setdefault("PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW", "ignore")
 
 import typer
 from rich.console import Console

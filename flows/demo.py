@@ -93,6 +93,7 @@ def run_demo(
     from flows.cli import print_burst, print_nightly
     from flows.nightly import nightly_sync
     from flows.runner import run_flow
+    from sources.clock import now as clock_now
     from sources.webhooks.receiver import ReceiverSettings, create_app
 
     path = Path(warehouse)
@@ -126,7 +127,7 @@ def run_demo(
                 webhook_events, seed=7, duplicate_rate=0.05, malformed_rate=0.01, user_ids=user_ids
             )
             print_burst(asyncio.run(send_burst(hook_url, bodies, token=token, concurrency=16)))
-            week_ago = int(time.time()) - 7 * 86_400
+            week_ago = int(clock_now()) - 7 * 86_400
             punches = activity_events(emulator.state.dataset.operations, week_ago)
             console.print(
                 f"time-activity webhooks for the last 7 days' punches ({len(punches)}; every "

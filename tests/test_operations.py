@@ -4,7 +4,6 @@ reconciliation of webhook time activities against the API on a hand-made case.""
 
 from __future__ import annotations
 
-import time
 from datetime import UTC, date, datetime, timedelta
 
 import orjson
@@ -16,6 +15,7 @@ from pipelines import STREAMS, run_sync
 from pipelines.fold import run_fold
 from pipelines.models import build_models
 from pipelines.status import collect_status
+from sources.clock import now as clock_now
 from sources.connecteam.helpers import date_windows
 from sources.webhooks import Inbox, read_envelope
 from sources.webhooks.inbox import ReceivedEvent, inbox_url_from_config
@@ -38,14 +38,15 @@ KEYS = {
 
 
 def today() -> date:
-    return datetime.now(UTC).date()
+    """Today in the project's clock (``WFM_SYNC_NOW``, pinned by the suite), UTC."""
+    return datetime.fromtimestamp(clock_now(), UTC).date()
 
 
 def ops_server(start_emulator, **sizes):
     """An emulator whose operations data is sized by ``sizes`` (OperationsConfig fields)."""
     base = {"time_activities": 0, "form_submissions": 0, "jobs": 0, "time_off_requests": 0,
             "task_boards": 1, "tasks": 0}  # fmt: skip
-    now_anchor = int(time.time()) // 86_400 * 86_400
+    now_anchor = int(clock_now()) // 86_400 * 86_400
     return start_emulator(users=40, forms=1, schedulers=1, shifts=5, anchor=now_anchor,
                           operations=OperationsConfig(**{**base, **sizes}))  # fmt: skip
 
@@ -277,7 +278,7 @@ def webhook_for(user_id: int, kind: str, record: dict, event: str | None = None)
         "timeActivityId": record["id"],
     }
     body = orjson.dumps(payload)
-    return ReceivedEvent(read_envelope(payload, body), body, time.time())
+    return ReceivedEvent(read_envelope(payload, body), body, clock_now())
 
 
 def test_reconciliation_names_missed_and_extra_activities_and_hours_follow_the_api(
@@ -285,7 +286,7 @@ def test_reconciliation_names_missed_and_extra_activities_and_hours_follow_the_a
 ):
     server = start_emulator(
         users=12, forms=1, schedulers=1, shifts=1,
-        anchor=int(time.time()) // 86_400 * 86_400,
+        anchor=int(clock_now()) // 86_400 * 86_400,
         operations=OperationsConfig(time_clocks=1, time_activities=0),
     )  # fmt: skip
     point_at(monkeypatch, server)

@@ -94,7 +94,7 @@ final as (
     select
         *,
         round(worked_hours - scheduled_hours, 4) as variance_hours,
-        cast(user_id as varchar) || '/' || cast(local_date as varchar) as daily_hours_key
+        {{ readable_key(['user_id', 'local_date']) }} as daily_hours_key
     from joined
 
 )

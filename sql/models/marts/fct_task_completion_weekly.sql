@@ -37,8 +37,7 @@ final as (
         weekly.tasks_due,
         weekly.tasks_completed,
         round(weekly.tasks_completed / weekly.tasks_due, 4) as completion_rate,
-        cast(weekly.task_board_id as varchar) || '/' || cast(weekly.week_start as varchar)
-            as board_week_key
+        {{ readable_key(['weekly.task_board_id', 'weekly.week_start']) }} as board_week_key
     from weekly
     left join boards on weekly.task_board_id = boards.task_board_id
 

@@ -94,9 +94,9 @@ final as (
         round(
             sum(coalesce(epoch(webhook_ended_at - webhook_started_at), 0)) / 3600.0, 4
         ) as webhook_hours,
-        cast(user_id as varchar) || '/'
-        || cast(try_cast(started_at at time zone timezone as date) as varchar)
-        || '/' || data_source as reconciliation_key
+        {{ readable_key([
+            'user_id', 'try_cast(started_at at time zone timezone as date)', 'data_source'
+        ]) }} as reconciliation_key
     from in_scope
     group by user_id, try_cast(started_at at time zone timezone as date), data_source
 

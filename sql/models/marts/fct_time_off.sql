@@ -34,8 +34,7 @@ final as (
         any_value(duration_units) as units,
         round(sum(amount_per_day), 4) as amount,
         count(*) as request_count,
-        cast(user_id as varchar) || '/' || cast(day_off as varchar) || '/' || policy_type_id
-            as time_off_day_key
+        {{ readable_key(['user_id', 'day_off', 'policy_type_id']) }} as time_off_day_key
     from days
     group by user_id, day_off, policy_type_id
 

@@ -94,8 +94,7 @@ final as (
                 )
         end as approval_lag_hours,
         coalesce(locked_days.locked_day_count, 0) as locked_day_count,
-        cast(periods.user_id as varchar) || '/' || cast(periods.period_start as varchar)
-            as timesheet_period_key
+        {{ readable_key(['periods.user_id', 'periods.period_start']) }} as timesheet_period_key
 
     from periods
     left join latest_status
