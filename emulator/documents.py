@@ -69,7 +69,7 @@ def add_document_routes(app: FastAPI, state: EmulatorState, require: Any) -> Non
             return _invalid(["body"], "a JSON body is required")
         if not isinstance(body, dict) or not isinstance(body.get("fileName"), str):
             return _invalid(["body", "fileName"], "field required")
-        if body.get("featureType") not in FEATURE_TYPES:
+        if not isinstance(body.get("featureType"), str) or body["featureType"] not in FEATURE_TYPES:
             return _invalid(["body", "featureType"], f"must be one of {sorted(FEATURE_TYPES)}")
         file_id = uuid.uuid4().hex
         state.files[file_id] = {
