@@ -116,6 +116,13 @@ def resolve(schema: Any, wide: bool = False, depth: int = 0) -> Any:
     return out
 
 
+@functools.cache
+def _resolved(name: str, wide: bool) -> dict[str, Any]:
+    """The resolved schema of pool ``name`` (read only; shared)."""
+    schema: dict[str, Any] = resolve(component(SCHEMAS.get(name, name)), wide)
+    return schema
+
+
 def draw_pool(name: str, seed: int, wide: bool, size: int = POOL) -> list[dict[str, Any]]:
     """``size`` records of schema ``SCHEMAS[name]`` (or of the component ``name``) drawn by
     hypothesis-jsonschema, the same for the same arguments (a fixed seed, no example
@@ -131,7 +138,7 @@ def _draw_pool(name: str, seed: int, wide: bool, size: int) -> tuple[dict[str, A
     from hypothesis_jsonschema import from_schema
 
     drawn: list[dict[str, Any]] = []
-    schema = resolve(component(SCHEMAS.get(name, name)), wide)
+    schema = _resolved(name, wide)
 
     @settings(max_examples=size, database=None, phases=[Phase.generate], deadline=None,
               suppress_health_check=list(HealthCheck))  # fmt: skip
@@ -170,8 +177,10 @@ class SpecData:
         ``structural`` fields set over it. ``key`` (default the structural id) names the record
         in the manifest under ``stream``."""
         size = POOL if name in SCHEMAS else WEBHOOK_POOL
-        base = copy.deepcopy(self.rng.choice(draw_pool(name, POOL_SEED, self.wide, size)))
-        schema = resolve(component(SCHEMAS.get(name, name)), self.wide)
+        base = copy.deepcopy(self.rng.choice(draw_pool(name, POOL_SEED, False, size)))
+        schema = _resolved(name, False)
+        if self.wide:
+            _widen(base, schema, self.rng)
         entries: list[tuple[list[str], str]] = []
         self._alter(base, schema, [], entries, set(structural))
         base.update(structural)
@@ -255,6 +264,55 @@ class SpecData:
     def day(self, days_back: int, days_ahead: int) -> date:
         """A UTC date within ``anchor - days_back .. anchor + days_ahead`` days."""
         return datetime.fromtimestamp(self.moment(days_back, days_ahead), UTC).date()
+
+
+def _widen(value: Any, schema: dict[str, Any], rng: random.Random, depth: int = 0) -> Any:
+    """``value`` with every property its schema names present (filled by type: strings of 24 to
+    64 characters, lists of 3 items), recursively: the widest record the spec allows, built
+    without asking hypothesis for it (which takes minutes per schema)."""
+    schema = _branch(schema, value)
+    if isinstance(value, dict):
+        for name, prop in (schema.get("properties") or {}).items():
+            if name not in value or value[name] is None:
+                value[name] = _filler(prop, rng, depth + 1)
+            else:
+                value[name] = _widen(value[name], prop, rng, depth + 1)
+        return value
+    if isinstance(value, list) and depth < 6:
+        items = schema.get("items") or {}
+        while len(value) < 3:
+            value.append(_filler(items, rng, depth + 1))
+        return [_widen(v, items, rng, depth + 1) for v in value]
+    return value
+
+
+def _filler(schema: dict[str, Any], rng: random.Random, depth: int) -> Any:
+    """A value of ``schema``'s type for :func:`_widen`."""
+    options = schema.get("anyOf") or schema.get("oneOf")
+    if options:
+        typed = [o for o in options if o.get("type") != "null"] or options
+        schema = typed[0]
+    if "enum" in schema:
+        return rng.choice(schema["enum"])
+    kind = schema.get("type")
+    if kind == "object" or "properties" in schema:
+        return _widen({}, schema, rng, depth) if depth < 6 else {}
+    if kind == "array":
+        return _widen([], schema, rng, depth) if depth < 6 else []
+    if kind == "integer":
+        return rng.randint(0, 2**31)
+    if kind == "number":
+        return rng.random() * 1000
+    if kind == "boolean":
+        return rng.random() < 0.5
+    return rng.choice(_FILLER_TEXT)
+
+
+_FILLER_TEXT = [
+    "".join(random.Random(n).choice("aäbçdéfğhıjkłmñoøpqrśtüvwxyz 日本語") for _ in range(24 + n))
+    for n in range(41)
+]
+"""Strings of 24 to 64 characters (non-ASCII among them) that :func:`_filler` picks from."""
 
 
 def _branch(schema: dict[str, Any], value: Any) -> dict[str, Any]:
