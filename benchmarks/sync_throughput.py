@@ -13,6 +13,10 @@ Against the emulator (its own process, no latency, no rate limit) this measures 
   ``read_json`` into tables;
 * ``wfm-sync``: ``run_sync`` of the same streams in a child process into a fresh DuckDB file,
   with the child's peak resident memory.
+
+``--data spec --spec-width wide`` serves records drawn from the provider's schemas with every
+property present (:mod:`emulator.spec_data`), the widest the spec allows: the memory figure next
+to the narrow run's.
 """
 
 from __future__ import annotations
@@ -168,6 +172,8 @@ def main() -> None:
     parser.add_argument("--forms", type=int, default=20)
     parser.add_argument("--time-activities", type=int, default=60_000)
     parser.add_argument("--form-submissions", type=int, default=1000, help="per form")
+    parser.add_argument("--data", default="emulator", help="'emulator' or 'spec' (see emulator)")
+    parser.add_argument("--spec-width", default="mixed", help="with --data spec: mixed or wide")
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="wfm-throughput-"))
     print(f"generating {args.users:,} users and {args.shifts:,} shift rows ...", flush=True)
@@ -176,7 +182,7 @@ def main() -> None:
         api_key="bench", minute_limit=10_000_000, day_limit=100_000_000,
         time_clocks=2, time_activities=args.time_activities, activity_days=30,
         form_submissions=args.form_submissions, jobs=500, time_off_requests=1000, task_boards=3,
-        tasks=2000,
+        tasks=2000, data=args.data, spec_width=args.spec_width,
     )  # fmt: skip
     results = []
     with emulator as server:
@@ -202,6 +208,7 @@ def main() -> None:
                             peak_mib))  # fmt: skip
     print(
         f"\n## Throughput at the limit ({time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores; "
+        f"data {args.data}" + (f" ({args.spec_width})" if args.data == "spec" else "") + "; "
         f"foundation: {args.users:,} users, {args.forms} forms, {args.schedulers} schedulers, "
         f"{args.shifts:,} shift rows; operations: {args.time_activities:,} time activities in 2 "
         f"clocks, {args.forms * args.form_submissions:,} form submissions, 500 jobs, 1,000 "
