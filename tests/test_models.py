@@ -131,7 +131,13 @@ def test_odd_provider_values_warn_and_are_counted_while_our_invariants_fail(
                     "where id = ?", [ids[2]])  # fmt: skip
     summary = build_models(warehouse)  # a new enum value and odd values warn; nothing fails
     assert summary.warned >= 2
-    assert summary.untypable_rows == {"stg_connecteam__time_off_requests": 3}
+    # '' is an absent value (null, not counted); '2026-13-45', 'Zoë' and 'Mars/Olympus' are not
+    # typable: two rows hold them
+    assert summary.untypable_rows == {"stg_connecteam__time_off_requests": 2}
+    rows = query(warehouse, "select start_date, untypable_value_count "
+                 "from staging.stg_connecteam__time_off_requests "
+                 f"where time_off_request_id = '{ids[0]}'")  # fmt: skip
+    assert rows == [(None, 0)]
     rows = query(warehouse, "select end_date, timezone, untypable_value_count "
                  "from staging.stg_connecteam__time_off_requests "
                  f"where time_off_request_id = '{ids[1]}'")  # fmt: skip

@@ -44,7 +44,7 @@ final as (
         latest.event_type as last_event_type,
         latest.event_at as last_event_at,
         event_counts.event_count,
-        coalesce(latest.start_timezone, latest.end_timezone, 'UTC') as timezone,
+        coalesce(latest.start_timezone, latest.end_timezone) as timezone,
         latest.state_effect = 'delete' as is_deleted,
         latest.ended_at is null and latest.state_effect <> 'delete' as is_open_punch,
         case

@@ -27,7 +27,7 @@ activities as (
         data_source,
         try_cast(started_at at time zone timezone as date) as local_date
     from {{ ref('fct_time_activities') }}
-    where not is_deleted and user_id is not null and started_at is not null
+    where not is_deleted and user_id is not null
 
 ),
 

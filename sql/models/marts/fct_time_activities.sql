@@ -55,7 +55,7 @@ from_api as (
         webhooks.last_event_type,
         webhooks.last_event_at,
         coalesce(webhooks.event_count, 0) as event_count,
-        coalesce(api.start_timezone, api.end_timezone, 'UTC') as timezone,
+        coalesce(api.start_timezone, api.end_timezone) as timezone,
         api.is_deleted,
         api.ended_at is null and not api.is_deleted as is_open_punch,
         case

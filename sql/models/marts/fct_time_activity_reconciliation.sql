@@ -43,7 +43,7 @@ compared as (
         coalesce(api.user_id, webhooks.user_id) as user_id,
         coalesce(api.time_clock_id, webhooks.time_clock_id) as time_clock_id,
         coalesce(api.started_at, webhooks.started_at) as started_at,
-        coalesce(api.start_timezone, webhooks.timezone, 'UTC') as timezone,
+        coalesce(api.start_timezone, api.end_timezone, webhooks.timezone) as timezone,
         api.started_at as api_started_at,
         api.ended_at as api_ended_at,
         webhooks.started_at as webhook_started_at,

@@ -1,27 +1,66 @@
 -- User x day off x policy type: approved time off only, one row per calendar day a request
--- covers; the request's amount is spread evenly over its days (in its own units).
+-- covers; the request's amount is spread evenly over its days (in its own units). A request
+-- whose days cannot be listed (a date missing or not a date, the end before the start, or more
+-- than var('time_off_max_request_days') days) is kept as one row with day_off null carrying
+-- its whole amount.
 
 with
 
 approved as (
 
-    select * from {{ ref('stg_connecteam__time_off_requests') }}
+    select
+        *,
+        datediff('day', start_date, end_date) + 1 as day_count
+    from {{ ref('stg_connecteam__time_off_requests') }}
     where status = 'approved'
 
 ),
 
-days as (
+spans as (
+
+    select
+        *,
+        coalesce(day_count between 1 and {{ var('time_off_max_request_days') }}, false)
+            as has_listable_days
+    from approved
+
+),
+
+listed_days as (
 
     select
         user_id,
         policy_type_id,
         time_off_request_id,
         duration_units,
-        duration_amount / (datediff('day', start_date, end_date) + 1) as amount_per_day,
-        cast(unnest(generate_series(
-            try_cast(start_date as timestamp), try_cast(end_date as timestamp), interval 1 day
-        )) as date) as day_off
-    from approved
+        {{ safe_divide('duration_amount', 'day_count') }} as amount_per_day,
+        cast(
+            unnest(generate_series(start_date, end_date, interval 1 day)) as date
+        ) as day_off
+    from spans
+    where has_listable_days
+
+),
+
+unlisted as (
+
+    select
+        user_id,
+        policy_type_id,
+        time_off_request_id,
+        duration_units,
+        duration_amount as amount_per_day,
+        cast(null as date) as day_off
+    from spans
+    where not has_listable_days
+
+),
+
+days as (
+
+    select * from listed_days
+    union all
+    select * from unlisted
 
 ),
 

@@ -1,22 +1,20 @@
-{%- set columns = {
-    'scheduler_id': 'bigint', 'name': 'varchar', 'timezone': 'timezone', 'is_archived': 'boolean'
-} -%}
+-- One row per scheduler, with its timezone name.
 
 with
 
 source as (
 
-    select * from {{ source_or_empty('connecteam', 'schedulers', columns) }}
+    select * from {{ typed_source('connecteam', 'schedulers') }}
 
 ),
 
 renamed as (
 
     select
-        untypable_value_count,
         scheduler_id,
         name as scheduler_name,
         timezone,
+        untypable_value_count,
         coalesce(is_archived, false) as is_archived
 
     from source

@@ -1,20 +1,20 @@
-{%- set columns = {'id': 'bigint', 'name': 'varchar', 'is_archived': 'boolean'} -%}
+-- One row per task board.
 
 with
 
 source as (
 
-    select * from {{ source_or_empty('connecteam', 'task_boards', columns) }}
+    select * from {{ typed_source('connecteam', 'task_boards') }}
 
 ),
 
 renamed as (
 
     select
-        untypable_value_count,
         id as task_board_id,
         name as task_board_name,
-        is_archived
+        is_archived,
+        untypable_value_count
 
     from source
 

@@ -1,20 +1,20 @@
-{%- set columns = {'id': 'bigint', 'name': 'varchar', 'is_archived': 'boolean'} -%}
+-- One row per time clock.
 
 with
 
 source as (
 
-    select * from {{ source_or_empty('connecteam', 'time_clocks', columns) }}
+    select * from {{ typed_source('connecteam', 'time_clocks') }}
 
 ),
 
 renamed as (
 
     select
-        untypable_value_count,
         id as time_clock_id,
         name as time_clock_name,
-        is_archived
+        is_archived,
+        untypable_value_count
 
     from source
 

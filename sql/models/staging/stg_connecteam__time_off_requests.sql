@@ -1,22 +1,16 @@
 -- One row per time-off request, every status.
-{% set columns = {
-    'id': 'varchar', 'policy_type_id': 'varchar', 'user_id': 'bigint', 'is_all_day': 'boolean',
-    'start_date': 'date', 'end_date': 'date', 'timezone': 'timezone', 'status': 'varchar',
-    'duration_units': 'varchar', 'duration_amount': 'double'
-} -%}
 
 with
 
 source as (
 
-    select * from {{ source_or_empty('connecteam', 'time_off_requests', columns) }}
+    select * from {{ typed_source('connecteam', 'time_off_requests') }}
 
 ),
 
 renamed as (
 
     select
-        untypable_value_count,
         id as time_off_request_id,
         policy_type_id,
         user_id,
@@ -26,7 +20,8 @@ renamed as (
         timezone,
         status,
         duration_units,
-        duration_amount
+        duration_amount,
+        untypable_value_count
 
     from source
 

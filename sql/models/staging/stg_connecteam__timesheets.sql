@@ -1,24 +1,16 @@
 -- Timesheet totals: one row per time clock x user x day (decimal hours).
-{% set columns = {
-    'id': 'varchar', 'time_clock_id': 'bigint', 'user_id': 'bigint', 'date': 'date',
-    'daily_total_hours': 'double', 'daily_total_work_hours': 'double',
-    'daily_total_paid_break_hours': 'double', 'daily_total_unpaid_break_hours': 'double',
-    'is_approved': 'boolean', 'is_submitted': 'boolean', 'is_locked': 'boolean',
-    'is_deleted': 'boolean'
-} -%}
 
 with
 
 source as (
 
-    select * from {{ source_or_empty('connecteam', 'timesheets', columns) }}
+    select * from {{ typed_source('connecteam', 'timesheets') }}
 
 ),
 
 renamed as (
 
     select
-        untypable_value_count,
         id as timesheet_day_key,
         time_clock_id,
         user_id,
@@ -30,6 +22,7 @@ renamed as (
         is_approved,
         is_submitted,
         is_locked,
+        untypable_value_count,
         coalesce(is_deleted, false) as is_deleted
 
     from source

@@ -1,26 +1,23 @@
-{%- set columns = {
-    'id': 'bigint', 'name': 'varchar', 'type': 'varchar', 'category_id': 'bigint',
-    'is_required': 'boolean', 'is_multi_select': 'boolean'
-} -%}
+-- One row per user custom field definition.
 
 with
 
 source as (
 
-    select * from {{ source_or_empty('connecteam', 'user_custom_field_definitions', columns) }}
+    select * from {{ typed_source('connecteam', 'user_custom_field_definitions') }}
 
 ),
 
 renamed as (
 
     select
-        untypable_value_count,
         id as custom_field_id,
         name as custom_field_name,
         type as custom_field_type,
         category_id,
         is_required,
-        is_multi_select
+        is_multi_select,
+        untypable_value_count
 
     from source
 

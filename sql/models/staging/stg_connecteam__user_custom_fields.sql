@@ -1,13 +1,11 @@
-{%- set columns = {'user_id': 'bigint', 'custom_fields': 'json'} -%}
+-- One row per user x custom field: the users' `customFields` unnested (items that are not
+-- objects are skipped).
 
 with
 
 users as (
 
-    select
-        user_id,
-        custom_fields
-    from {{ source_or_empty('connecteam', 'users', columns) }}
+    select * from {{ typed_source('connecteam', 'users') }}
     where json_type(custom_fields) = 'ARRAY'
 
 ),
@@ -16,7 +14,9 @@ unnested as (
 
     select
         users.user_id,
-        unnest(cast(users.custom_fields as json[])) as custom_field
+        users.untypable_value_count,
+        unnest(cast(users.custom_fields as json[])) as custom_field,
+        generate_subscripts(cast(users.custom_fields as json[]), 1) as item_number
     from users
 
 ),
@@ -32,19 +32,25 @@ renamed as (
 
     select
         user_id,
-        try_cast(custom_field ->> 'customFieldId' as bigint) as custom_field_id,
-        custom_field ->> 'name' as custom_field_name,
-        custom_field ->> 'type' as custom_field_type,
-        custom_field -> 'value' as value_json,
+        {{ json_field('custom_field_id', 'custom_field') }} as custom_field_id,
+        {{ json_field('custom_field_name', 'custom_field') }} as custom_field_name,
+        {{ json_field('custom_field_type', 'custom_field') }} as custom_field_type,
+        {{ json_field('value_json', 'custom_field') }} as value_json,
         case
             when json_type(custom_field -> 'value') in ('ARRAY', 'OBJECT')
                 then cast(custom_field -> 'value' as varchar)
             else custom_field ->> 'value'
         end as value_text,
-        cast(user_id as varchar) || '/' || (custom_field ->> 'customFieldId')
-            as user_custom_field_key
+        untypable_value_count + {{ untypable_item_fields('custom_field') }}
+            as untypable_value_count,
+        {{ readable_key([
+            'user_id', "coalesce(custom_field ->> 'customFieldId', '#' || item_number)"
+        ]) }} as user_custom_field_key
 
     from objects
+    qualify row_number() over (
+        partition by user_custom_field_key order by item_number
+    ) = 1
 
 )
 

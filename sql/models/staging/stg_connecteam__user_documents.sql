@@ -1,21 +1,17 @@
-{%- set columns = {
-    'id': 'bigint', 'user_id': 'bigint', 'document_id': 'bigint', 'document_name': 'varchar',
-    'document_type': 'varchar', 'pack_id': 'bigint', 'status': 'varchar',
-    'created_at': 'bigint', 'updated_at': 'bigint'
-} -%}
+-- One row per user document (beta endpoint: its record shape is not published; every column
+-- may be absent and is then null).
 
 with
 
 source as (
 
-    select * from {{ source_or_empty('connecteam', 'user_documents', columns) }}
+    select * from {{ typed_source('connecteam', 'user_documents') }}
 
 ),
 
 renamed as (
 
     select
-        untypable_value_count,
         id as user_document_id,
         user_id,
         document_id,
@@ -23,8 +19,9 @@ renamed as (
         document_type,
         pack_id,
         status,
-        {{ epoch_to_utc('created_at') }} as created_at,
-        {{ epoch_to_utc('updated_at') }} as updated_at
+        created_at,
+        updated_at,
+        untypable_value_count
 
     from source
 

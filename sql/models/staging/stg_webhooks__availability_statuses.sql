@@ -5,7 +5,7 @@ with
 
 source as (
 
-    select * from {{ source('webhooks', 'events') }}
+    select * from {{ typed_source('webhooks', 'events') }}
     where family = 'availability'
 
 ),
@@ -17,8 +17,12 @@ items as (
         source.event_type,
         source.event_timestamp,
         source.received_at,
-        source.payload,
-        unnest(json_extract(source.payload, '$.availabilityStatuses[*]')) as item
+        source.scheduler_id,
+        source.is_admin_action,
+        source.untypable_value_count,
+        unnest(json_extract(source.payload, '$.availabilityStatuses[*]')) as item,
+        generate_subscripts(json_extract(source.payload, '$.availabilityStatuses[*]'), 1)
+            as item_number
     from source
 
 ),
@@ -30,23 +34,31 @@ renamed as (
         event_type,
         event_timestamp as event_at,
         received_at,
-        item ->> 'id' as availability_status_id,
-        item ->> 'type' as availability_type,
-        item ->> 'note' as note,
-        {{ valid_timezone("item -> 'start' ->> 'timezone'") }} as timezone,
-        try_cast(item ->> 'userId' as bigint) as user_id,
-        try_cast(payload ->> 'schedulerId' as bigint) as scheduler_id,
-        try_cast(payload ->> 'isAdminAction' as boolean) as is_admin_action,
-        {{ epoch_to_utc("item -> 'start' ->> 'timestamp'") }} as starts_at,
-        {{ epoch_to_utc("item -> 'end' ->> 'timestamp'") }} as ends_at,
-        coalesce(try_cast(item ->> 'isAllDay' as boolean), false) as is_all_day,
+        scheduler_id,
+        is_admin_action,
+        {{ json_field('availability_status_id', 'item') }} as availability_status_id,
+        {{ json_field('availability_type', 'item') }} as availability_type,
+        {{ json_field('note', 'item') }} as note,
+        {{ json_field('timezone', 'item') }} as timezone,
+        {{ json_field('user_id', 'item') }} as user_id,
+        {{ json_field('starts_at', 'item') }} as starts_at,
+        {{ json_field('ends_at', 'item') }} as ends_at,
+        untypable_value_count
+        + {{ untypable_item_fields('item', 'availabilityStatuses') }} as untypable_value_count,
+        coalesce({{ json_field('is_all_day', 'item') }}, false) as is_all_day,
         case event_type
             when 'availability_status_created' then 'created'
             when 'availability_status_deleted' then 'deleted'
         end as change_type,
         coalesce(
             item ->> 'id',
-            concat_ws('/', item ->> 'userId', item -> 'start' ->> 'timestamp', item ->> 'type')
+            nullif(
+                concat_ws(
+                    '/', item ->> 'userId', item -> 'start' ->> 'timestamp', item ->> 'type'
+                ),
+                ''
+            ),
+            event_key || '#' || item_number
         ) as availability_key
 
     from items

@@ -6,7 +6,7 @@ with
 
 source as (
 
-    select * from {{ source('webhooks', 'events') }}
+    select * from {{ typed_source('webhooks', 'events') }}
     where family = 'shift'
 
 ),
@@ -18,8 +18,11 @@ shift_items as (
         source.event_type,
         source.event_timestamp,
         source.webhook_version,
-        source.payload,
-        unnest(json_extract(source.payload, '$.data.shifts[*]')) as shift
+        source.scheduler_id,
+        source.untypable_value_count,
+        unnest(json_extract(source.payload, '$.data.shifts[*]')) as shift,
+        generate_subscripts(json_extract(source.payload, '$.data.shifts[*]'), 1)
+            as item_number
     from source
 
 ),
@@ -29,13 +32,20 @@ assigned as (
     select
         shift_items.*,
         unnest(
-            case
-                when
-                    json_type(shift_items.shift -> 'assignedUserIds') = 'ARRAY'
-                    and json_array_length(shift_items.shift -> 'assignedUserIds') > 0
-                    then try_cast(shift_items.shift -> 'assignedUserIds' as bigint[])
-                else [try_cast(null as bigint)]
-            end
+            coalesce(
+                nullif(
+                    list_distinct(
+                        try_cast(
+                            case
+                                when json_type(shift_items.shift -> 'assignedUserIds') = 'ARRAY'
+                                    then shift_items.shift -> 'assignedUserIds'
+                            end as bigint[]
+                        )
+                    ),
+                    []
+                ),
+                [cast(null as bigint)]
+            )
         ) as user_id
     from shift_items
 
@@ -48,8 +58,10 @@ deleted as (
         source.event_type,
         source.event_timestamp,
         source.webhook_version,
-        source.payload,
-        unnest(json_extract_string(source.payload, '$.data.ids[*]')) as slot_id
+        source.scheduler_id,
+        source.untypable_value_count,
+        unnest(json_extract_string(source.payload, '$.data.ids[*]')) as slot_id,
+        generate_subscripts(json_extract(source.payload, '$.data.ids[*]'), 1) as item_number
     from source
 
 ),
@@ -62,14 +74,17 @@ changed_rows as (
         event_timestamp as event_at,
         webhook_version,
         user_id,
-        shift ->> 'id' as slot_id,
-        shift ->> 'title' as title,
-        {{ valid_timezone("shift ->> 'timezone'") }} as timezone,
-        try_cast(payload ->> 'schedulerId' as bigint) as scheduler_id,
-        coalesce(try_cast(shift ->> 'isOpenShift' as boolean), false) as is_open_shift,
-        {{ epoch_to_utc("shift ->> 'startTime'") }} as starts_at,
-        {{ epoch_to_utc("shift ->> 'endTime'") }} as ends_at,
-        false as is_deletion
+        scheduler_id,
+        item_number,
+        {{ json_field('slot_id', 'shift') }} as slot_id,
+        {{ json_field('title', 'shift') }} as title,
+        {{ json_field('timezone', 'shift') }} as timezone,
+        coalesce({{ json_field('is_open_shift', 'shift') }}, false) as is_open_shift,
+        {{ json_field('starts_at', 'shift') }} as starts_at,
+        {{ json_field('ends_at', 'shift') }} as ends_at,
+        false as is_deletion,
+        untypable_value_count
+        + {{ untypable_item_fields('shift', 'data.shifts') }} as untypable_value_count
     from assigned
 
 ),
@@ -81,15 +96,17 @@ deleted_rows as (
         event_type,
         event_timestamp as event_at,
         webhook_version,
-        try_cast(null as bigint) as user_id,
+        cast(null as bigint) as user_id,
+        scheduler_id,
+        item_number,
         slot_id,
         cast(null as varchar) as title,
         cast(null as varchar) as timezone,
-        try_cast(payload ->> 'schedulerId' as bigint) as scheduler_id,
         false as is_open_shift,
-        try_cast(null as timestamptz) as starts_at,
-        try_cast(null as timestamptz) as ends_at,
-        true as is_deletion
+        cast(null as timestamptz) as starts_at,
+        cast(null as timestamptz) as ends_at,
+        true as is_deletion,
+        untypable_value_count
     from deleted
 
 ),
@@ -105,13 +122,28 @@ unioned as (
 final as (
 
     select
-        *,
+        event_key,
+        event_type,
+        event_at,
+        webhook_version,
+        user_id,
+        scheduler_id,
+        slot_id,
+        title,
+        timezone,
+        is_open_shift,
+        starts_at,
+        ends_at,
+        is_deletion,
+        untypable_value_count,
         split_part(slot_id, ':', 1) as shift_id,
-        cast(scheduler_id as varchar) || '/' || split_part(slot_id, ':', 1) || '/'
-        || coalesce(cast(user_id as varchar), case when is_deletion then 'all' else 'open' end)
-            as shift_assignment_key,
-        event_key || '/' || slot_id || '/' || coalesce(cast(user_id as varchar), 'none')
-            as shift_event_key
+        {{ readable_key([
+            'scheduler_id', "split_part(slot_id, ':', 1)",
+            "coalesce(cast(user_id as varchar), case when is_deletion then 'all' else 'open' end)"
+        ]) }} as shift_assignment_key,
+        {{ readable_key([
+            'event_key', "coalesce(slot_id, '#' || item_number)", 'user_id'
+        ]) }} as shift_event_key
     from unioned
 
 )

@@ -5,7 +5,7 @@ with
 
 source as (
 
-    select * from {{ source('webhooks', 'events') }}
+    select * from {{ typed_source('webhooks', 'events') }}
     where family = 'time_activity'
 
 ),
@@ -18,23 +18,19 @@ renamed as (
         event_timestamp as event_at,
         received_at,
         activity_type,
-        try_cast(payload ->> 'userId' as bigint) as user_id,
-        try_cast(payload ->> 'timeClockId' as bigint) as time_clock_id,
-        coalesce(
-            payload ->> 'timeActivityId', payload -> 'timeActivity' ->> 'id'
-        ) as time_activity_id,
-        {{ epoch_to_utc("payload -> 'timeActivity' -> 'start' ->> 'timestamp'") }} as started_at,
-        {{ valid_timezone("payload -> 'timeActivity' -> 'start' ->> 'timezone'") }}
-            as start_timezone,
-        {{ epoch_to_utc("payload -> 'timeActivity' -> 'end' ->> 'timestamp'") }} as ended_at,
-        {{ valid_timezone("payload -> 'timeActivity' -> 'end' ->> 'timezone'") }}
-            as end_timezone,
-        payload -> 'timeActivity' -> 'end' -> 'source' ->> 'type' as end_source_type,
-        payload -> 'timeActivity' -> 'end' -> 'source' ->> 'mode' as auto_clock_out_mode,
-        payload -> 'timeActivity' ->> 'jobId' as job_id,
-        payload -> 'timeActivity' ->> 'schedulerShiftId' as scheduler_shift_id,
-        coalesce(try_cast(payload -> 'timeActivity' ->> 'isAutoClockOut' as boolean), false)
-        or event_type = 'auto_clock_out' as is_auto_clock_out,
+        user_id,
+        time_clock_id,
+        started_at,
+        start_timezone,
+        ended_at,
+        end_timezone,
+        end_source_type,
+        auto_clock_out_mode,
+        job_id,
+        scheduler_shift_id,
+        untypable_value_count,
+        coalesce(time_activity_key, nested_time_activity_key) as time_activity_id,
+        coalesce(is_auto_clock_out, false) or event_type = 'auto_clock_out' as is_auto_clock_out,
         case
             when event_type in (
                 'admin_delete', 'admin_approved_delete_request', 'auto_approved_delete_request',

@@ -5,7 +5,7 @@ with
 
 source as (
 
-    select * from {{ source('webhooks', 'events') }}
+    select * from {{ typed_source('webhooks', 'events') }}
     where family = 'timesheet_period'
 
 ),
@@ -17,11 +17,12 @@ renamed as (
         event_type,
         event_timestamp as event_at,
         received_at,
-        try_cast(payload ->> 'userId' as bigint) as user_id,
-        try_cast(payload ->> 'timeClockId' as bigint) as time_clock_id,
-        try_cast(payload -> 'data' ->> 'periodStart' as date) as period_start,
-        try_cast(payload -> 'data' ->> 'periodEnd' as date) as period_end,
-        try_cast(payload -> 'data' ->> 'date' as date) as locked_date,
+        user_id,
+        time_clock_id,
+        period_start,
+        period_end,
+        locked_date,
+        untypable_value_count,
         case event_type
             when 'user_timesheet_submitted' then 'submitted'
             when 'user_timesheet_approved' then 'approved'

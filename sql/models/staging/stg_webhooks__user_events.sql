@@ -5,7 +5,7 @@ with
 
 source as (
 
-    select * from {{ source('webhooks', 'events') }}
+    select * from {{ typed_source('webhooks', 'events') }}
     where family = 'user'
 
 ),
@@ -17,7 +17,9 @@ items as (
         source.event_type,
         source.event_timestamp,
         source.received_at,
-        unnest(json_extract(source.payload, '$.data[*]')) as item
+        source.untypable_value_count,
+        unnest(json_extract(source.payload, '$.data[*]')) as item,
+        generate_subscripts(json_extract(source.payload, '$.data[*]'), 1) as item_number
     from source
 
 ),
@@ -29,14 +31,18 @@ renamed as (
         event_type,
         event_timestamp as event_at,
         received_at,
-        item ->> 'firstName' as first_name,
-        item ->> 'lastName' as last_name,
-        item ->> 'email' as email,
-        item ->> 'userType' as user_type,
-        try_cast(item ->> 'userId' as bigint) as user_id,
-        try_cast(item ->> 'isArchived' as boolean) as is_archived,
+        {{ json_field('first_name', 'item') }} as first_name,
+        {{ json_field('last_name', 'item') }} as last_name,
+        {{ json_field('email', 'item') }} as email,
+        {{ json_field('user_type', 'item') }} as user_type,
+        {{ json_field('user_id', 'item') }} as user_id,
+        {{ json_field('is_archived', 'item') }} as is_archived,
+        untypable_value_count + {{ untypable_item_fields('item', 'data') }}
+            as untypable_value_count,
         event_type in ('user_created', 'user_updated') as has_profile,
-        event_key || '/' || (item ->> 'userId') as user_event_key
+        {{ readable_key([
+            'event_key', "coalesce(item ->> 'userId', '#' || item_number)"
+        ]) }} as user_event_key
 
     from items
 

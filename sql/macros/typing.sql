@@ -1,0 +1,189 @@
+{#- Typing provider values: every cast here returns null instead of raising.
+
+    The provider's spec allows optional fields, nulls, empty strings and, in practice, values
+    its types do not cover ('2026-13-45' as a date, 'Zoë' as a timezone, integers beyond 64
+    bits, objects where arrays were expected). One odd value in one row must never stop the
+    build: a value that cannot be typed becomes null, and `untypable` says so, so staging
+    models can count it (`untypable_value_count`, the `untypable_values` warn test).
+
+    Types a staging model declares (its YAML `meta`, see typed_source):
+      bigint    an integer within 64 bits (text must be all digits: '1.5', '1e3' are not)
+      double    a number
+      boolean   true/false (DuckDB's spellings: true, t, 1, yes, ...)
+      date      a calendar date in years 1..9999 (ISO text; a time part is ignored)
+      epoch     epoch seconds in years 1..9999, as a UTC timestamp; 0 means "never" (null)
+      timezone  a timezone name the database knows (pg_timezone_names(), any case; the
+                database's own spelling is kept)
+      json      a JSON value (text must be valid JSON)
+      varchar   text as sent: not a cast, never untypable
+      any other DuckDB type: try_cast
+    Empty strings (and JSON null) count as absent: null, and not untypable. -#}
+
+{#- The kind of a raw column's DuckDB type: text, integer, number, boolean, json, date,
+    timestamp or other; a typed expression is generated for that kind only. -#}
+{% macro raw_kind(data_type) -%}
+    {%- set t = (data_type or 'varchar') | upper -%}
+    {%- if t in ('VARCHAR', 'TEXT', 'STRING', 'CHAR', 'BPCHAR') or t.startswith('VARCHAR') -%}
+        text
+    {%- elif t in ('BIGINT', 'INTEGER', 'SMALLINT', 'TINYINT', 'HUGEINT', 'UBIGINT', 'UINTEGER',
+                   'USMALLINT', 'UTINYINT', 'UHUGEINT', 'INT', 'INT8', 'INT4', 'INT2', 'LONG') -%}
+        integer
+    {%- elif t in ('DOUBLE', 'FLOAT', 'REAL', 'FLOAT8', 'FLOAT4') or t.startswith('DECIMAL')
+             or t.startswith('NUMERIC') -%}
+        number
+    {%- elif t in ('BOOLEAN', 'BOOL') -%}
+        boolean
+    {%- elif t == 'JSON' -%}
+        json
+    {%- elif t == 'DATE' -%}
+        date
+    {%- elif t.startswith('TIMESTAMP') -%}
+        timestamp
+    {%- else -%}
+        other
+    {%- endif -%}
+{%- endmacro %}
+
+{#- A raw value as trimmed text, null when absent or empty ('' and JSON null alike). -#}
+{% macro raw_text(expression, kind) -%}
+    {%- if kind == 'text' -%}
+        nullif(trim({{ expression }}), '')
+    {%- elif kind == 'json' -%}
+        nullif(trim(json_extract_string({{ expression }}, '$')), '')
+    {%- else -%}
+        cast({{ expression }} as varchar)
+    {%- endif -%}
+{%- endmacro %}
+
+{#- Epoch seconds within years 1..9999 (a number, else null). -#}
+{% macro epoch_in_range(number) -%}
+    ({{ number }}) between -62135596800 and 253402300799
+{%- endmacro %}
+
+{#- A raw value as a number of epoch seconds (null when not a number). -#}
+{% macro epoch_number(expression, kind) -%}
+    {%- if kind in ('integer', 'number') -%}
+        ({{ expression }})
+    {%- else -%}
+        try_cast({{ raw_text(expression, kind) }} as double)
+    {%- endif -%}
+{%- endmacro %}
+
+{#- `expression` (a raw value of kind `kind`, see raw_kind) typed as `data_type`; null when it
+    cannot be. Never raises. -#}
+{% macro typed_value(expression, data_type, kind='text') -%}
+    {%- set text = raw_text(expression, kind) -%}
+    {%- if data_type == 'varchar' -%}
+        {%- if kind == 'text' -%}{{ expression }}
+        {%- elif kind == 'json' -%}json_extract_string({{ expression }}, '$')
+        {%- else -%}cast({{ expression }} as varchar)
+        {%- endif -%}
+    {%- elif data_type == 'bigint' -%}
+        {%- if kind == 'integer' -%}
+            try_cast({{ expression }} as bigint)
+        {%- elif kind == 'number' -%}
+            case
+                when isfinite({{ expression }}) and {{ expression }} = trunc({{ expression }})
+                    then try_cast({{ expression }} as bigint)
+            end
+        {%- else -%}
+            case
+                when regexp_full_match({{ text }}, '[+-]?[0-9]+')
+                    then try_cast({{ text }} as bigint)
+            end
+        {%- endif -%}
+    {%- elif data_type == 'double' -%}
+        {%- if kind in ('integer', 'number') -%}
+            cast({{ expression }} as double)
+        {%- else -%}
+            try_cast({{ text }} as double)
+        {%- endif -%}
+    {%- elif data_type == 'boolean' -%}
+        {%- if kind == 'boolean' -%}
+            {{ expression }}
+        {%- else -%}
+            try_cast({{ text }} as boolean)
+        {%- endif -%}
+    {%- elif data_type == 'date' -%}
+        {%- if kind == 'date' -%}
+            {{ expression }}
+        {%- elif kind == 'timestamp' -%}
+            try_cast({{ expression }} as date)
+        {%- else -%}
+            case
+                when try_cast({{ text }} as date) between date '0001-01-01' and date '9999-12-31'
+                    then try_cast({{ text }} as date)
+            end
+        {%- endif -%}
+    {%- elif data_type == 'epoch' -%}
+        {%- set number = epoch_number(expression, kind) -%}
+        case
+            when {{ epoch_in_range(number) }} and {{ number }} <> 0
+                then to_timestamp({{ number }})
+        end
+    {%- elif data_type == 'timezone' -%}
+        {{ known_timezone(text) }}
+    {%- elif data_type == 'json' -%}
+        {%- if kind == 'json' -%}
+            {{ expression }}
+        {%- elif kind == 'text' -%}
+            try_cast({{ text }} as json)
+        {%- else -%}
+            to_json({{ expression }})
+        {%- endif -%}
+    {%- else -%}
+        try_cast({{ expression }} as {{ data_type }})
+    {%- endif -%}
+{%- endmacro %}
+
+{#- Whether `expression` holds a value (not null, not empty) that typed_value could not type;
+    `false` when the raw kind always types (a BIGINT column read as bigint). -#}
+{% macro untypable(expression, data_type, kind='text') -%}
+    {%- set always = {
+        'double': ('integer', 'number'),
+        'boolean': ('boolean',),
+        'date': ('date', 'timestamp'),
+        'json': ('json', 'integer', 'number', 'boolean', 'date', 'timestamp'),
+    } -%}
+    {%- set timestamps = ('timestamptz', 'timestamp with time zone', 'timestamp') -%}
+    {%- if data_type == 'varchar' or kind in always.get(data_type, ())
+        or (data_type in timestamps and kind == 'timestamp') -%}
+        false
+    {%- elif data_type == 'epoch' -%}
+        coalesce(
+            {{ raw_text(expression, kind) }} is not null
+            and not coalesce({{ epoch_in_range(epoch_number(expression, kind)) }}, false),
+            false
+        )
+    {%- else -%}
+        coalesce(
+            {{ raw_text(expression, kind) }} is not null
+            and ({{ typed_value(expression, data_type, kind) }}) is null,
+            false
+        )
+    {%- endif -%}
+{%- endmacro %}
+
+{#- The SQL type a declared type produces (for typed nulls). -#}
+{% macro sql_type(data_type) -%}
+    {%- if data_type in ('timezone', 'varchar') -%}varchar
+    {%- elif data_type == 'epoch' -%}timestamp with time zone
+    {%- else -%}{{ data_type }}
+    {%- endif -%}
+{%- endmacro %}
+
+{#- A timezone name the database knows (matched in any case, returned in the database's
+    spelling, e.g. 'europe/london' -> 'Europe/London'); anything else ('', 'Zoë', 'GMT+25')
+    is null, so `at time zone` / timezone() never see a name they would refuse. -#}
+{% macro known_timezone(expression) -%}
+    (
+        select min(tz.name) from pg_timezone_names() as tz
+        where lower(tz.name) = lower({{ expression }})
+    )
+{%- endmacro %}
+
+{#- `numerator / denominator`, null when the denominator is 0 or null (DuckDB raises on an
+    integer division by zero). -#}
+{% macro safe_divide(numerator, denominator) -%}
+    ({{ numerator }}) / nullif({{ denominator }}, 0)
+{%- endmacro %}
