@@ -133,7 +133,13 @@ class Dataset:
     operations: Operations = field(default_factory=Operations)
     version: int = 0
     spec_manifest: list[dict[str, Any]] = field(default_factory=list)
-    """With ``data="spec"``: the values made deliberately untypable (:mod:`emulator.spec_data`)."""
+    """With ``data="spec"``: one ``{"stream", "key", "path", "kind"}`` per value the generator
+    made deliberately unfit for its declared type or format (a date that is not a date, a
+    timezone that is not one, an enum value outside the enum, an integer beyond 64 bits, ...);
+    empty with ``data="emulator"``. Kinds and keys: :mod:`emulator.spec_data`."""
+    spec: Any = None
+    """With ``data="spec"``: the :class:`~emulator.spec_data.SpecData` that drew the records
+    (new shifts of :meth:`mutate` come from it)."""
     _clock: int = 0
     _rng: random.Random = field(default_factory=random.Random)
 
@@ -391,7 +397,7 @@ class Dataset:
             sorted(self.user_documents), min(documents, len(self.user_documents))
         ):
             doc = self.user_documents[doc_id]
-            doc["status"] = rng.choice([s for s in DOCUMENT_STATUSES if s != doc["status"]])
+            doc["status"] = rng.choice([s for s in DOCUMENT_STATUSES if s != doc.get("status")])
             doc["updatedAt"] = now
             touched["documents"].append(doc_id)
         for uid in rng.sample(sorted(self.users), min(users, len(self.users))):
@@ -415,14 +421,23 @@ class Dataset:
         doomed = sorted(picked[shifts:], key=lambda p: -p[1])
         for sid, i in doomed:
             touched["deleted_shifts"].append([sid, self.shifts[sid].pop(i)["id"]])
+        if self.spec is not None:
+            gone = {shift_id for _, shift_id in touched["deleted_shifts"]}
+            self.spec_manifest[:] = [
+                e for e in self.spec_manifest if e["stream"] != "shifts" or e["key"] not in gone
+            ]
         anchor = self.config.resolved_anchor()
         users_ = [u for u, rec in self.users.items() if not rec["isArchived"]] or [1]
         for _ in range(new_shifts):
             sid = rng.choice(sorted(self.shifts))
-            row = self._shift_rows(rng, sid, anchor, now, 1, False, users_)[0]
-            shift_day = rng.randint(0, 29)
-            row["startTime"] = now // 3600 * 3600 + shift_day * DAY
-            row["endTime"] = row["startTime"] + 8 * 3600
+            if self.spec is not None:
+                start = now // 3600 * 3600 + rng.randint(0, 29) * DAY
+                row = self.spec.shift(start, now, self.config.shifts)
+            else:
+                row = self._shift_rows(rng, sid, anchor, now, 1, False, users_)[0]
+                shift_day = rng.randint(0, 29)
+                row["startTime"] = now // 3600 * 3600 + shift_day * DAY
+                row["endTime"] = row["startTime"] + 8 * 3600
             self.shifts[sid].append(row)
             touched["new_shifts"].append([sid, row["id"]])
         self.version += 1

@@ -2,489 +2,523 @@
 
 Our tidy generated data (:mod:`emulator.data`) is our reading of the spec; the provider may send
 anything the spec allows. In this mode (``EmulatorConfig(data="spec")``, ``wfm-sync emulator
---data spec``) each endpoint's records come from its response schema in
-``tests/data/connecteam-openapi.json`` through hypothesis-jsonschema: optional fields absent,
-nullable fields null, empty and non-ASCII strings, extreme integers and floats. On top of what the
-schema allows, a seeded share of values is made wilder: unknown enum values, strings that are not
-dates or timezones where those are expected, integers beyond 64 bits, and extra fields the spec
-does not name (one of them an integer in some records and a string in others).
+--data spec``) every record of every endpoint the sync reads, and every webhook body, comes from
+its schema in ``tests/data/connecteam-openapi.json`` through hypothesis-jsonschema
+(:mod:`emulator.spec_schemas`): optional fields absent, nullable fields null, empty and non-ASCII
+strings, any integer or float the schema allows. On top of that a seeded share of values is made
+wilder than the spec (:class:`SpecData` ``_wild``): unknown enum values, strings that are not
+dates or not timezones where those are expected (``""`` included), integers beyond 64 bits, below
+the spec's ``minimum`` or extreme floats, and extra fields the spec does not name (``extraCode``
+is an integer in some records and a string in others).
 
-Only what the emulator itself needs to serve a record stays valid ("structural" fields): keys are
-unique (and parents' ids match), the times the endpoints filter on lie inside the windows a sync
-asks for, and time-off statuses are the ones the endpoint filters by.
+Only what the emulator itself needs to serve a record, and the sync to load it, stays valid
+("structural" fields): keys are unique and parents' ids match, the times the endpoints filter or
+sort on lie inside the windows a sync with default settings asks for (relative to the anchor),
+time-off statuses are the ones the endpoint filters by. See :func:`spec_dataset`.
 
-Generation is deterministic for (seed, anchor, sizes, width): hypothesis draws a pool of records
-per schema with a fixed seed (:data:`POOL_SEED`), then records are picked from the pool and
-altered with a :class:`random.Random` of the account's seed. ``spec_width="wide"`` makes every
-property of the schema present, with longer strings and lists, to measure memory on the widest
-records.
+Speed: hypothesis draws a pool of distinct values per schema (:func:`pool_size` of them, once per
+process and seed); each pooled value is made wild once (a :class:`Template`), and the N records
+of a stream are assembled from templates: a random base template's properties, each property
+taken from another random template now and then, structural fields set over them. Records share
+the nested values of their templates (never mutated: :meth:`Dataset.mutate
+<emulator.data.Dataset.mutate>` only sets top-level fields).
 
-:attr:`SpecData.manifest` lists every value made deliberately untypable: ``{"stream": <raw
-table>, "key": <the record's key as the warehouse keys it>, "path": [<provider field names>],
-"kind": "date" | "datetime" | "timezone" | "enum" | "int64_overflow"}``.
+Determinism: the same ``(seed, anchor, sizes, spec_width)`` always gives the same records and
+manifest, in any process: pools are drawn with choices from a ``random.Random`` seeded by the
+pool's name and the account's seed (:func:`emulator.spec_schemas.draw_pool`), everything else
+comes from ``random.Random`` instances seeded by the account's seed.
+
+The manifest (:attr:`SpecData.manifest`, served as ``Dataset.spec_manifest``): one entry per value
+the generator deliberately made unfit for what the spec declares for it, ``{"stream": <warehouse
+table in dataset connecteam: users, forms, schedulers, shifts, user_documents, time_clocks,
+time_activities, timesheets, form_submissions, jobs, time_off_requests, task_boards, tasks,
+user_custom_field_definitions; or policy_types, which the sync does not read>, "key": <the
+record's key as the warehouse keys it: userId, formId, schedulerId, the shift slot id, the
+activity id, ``"<timeClockId>:<userId>:<date>"`` for a timesheet day, formSubmissionId, jobId (a
+sub-job's own jobId, as sub-jobs are rows of their own), the time-off request id, the task,
+board, clock or custom field id>, "path": [<provider field names from the record (the timesheet
+day, the sub-job) down to the value; list positions as decimal strings>], "kind": <kind>}``.
+Kinds, all but the last two untypable for the declared type or format:
+
+* ``date``: a ``format: date`` string, or a string property named ``...Date``/``date``, that is
+  not a ``YYYY-MM-DD`` date (``""``, ``"2026-13-45"``, ``"not a date"``, ``"31/12/2026"``);
+* ``datetime``: the same for ``format: date-time`` (the spec has none today);
+* ``timezone``: a string property named ``...timezone`` that is not an IANA name (``""``,
+  ``"Zoë"``, ``"Mars/Olympus_Mons"``, ``"GMT+25"``);
+* ``enum``: a string outside its ``enum``;
+* ``int64_overflow``: an integer outside ``[-2**63, 2**63 - 1]`` (set on purpose or drawn);
+* ``type_varies``: the extra field ``extraCode``, an integer in some records and a string in
+  others (one entry per record that has it);
+* ``out_of_range``: a number of the declared type below the spec's ``minimum`` or above its
+  ``maximum`` (typable; listed so a validation against the spec can leave it out).
+
+Valid values of every other kind (dates near the anchor, IANA timezones, enum members, integers
+in int64, any float) are never listed.
 """
 
 from __future__ import annotations
 
-import copy
-import functools
-import json
+import math
 import random
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
-SPEC_PATH = Path(__file__).resolve().parents[1] / "tests" / "data" / "connecteam-openapi.json"
-DAY = 86_400
-POOL = 12
-"""Records hypothesis draws per record schema; records are picked from this pool and altered."""
-WEBHOOK_POOL = 4
-"""Bodies hypothesis draws per webhook payload schema (41 of them)."""
-POOL_SEED = 20_261_123
-"""hypothesis's seed for the pools: drawing is the slow part (about a minute for every schema),
-so every account seed shares the pools of one process; the account's own seed picks from them
-and alters each pick (:meth:`SpecData.record`)."""
-ODD = 0.06
-"""Share of eligible values made untypable (dates, timezones, enums, integers)."""
-ZONES = ["America/New_York", "Europe/London", "Australia/Sydney", "Asia/Kolkata", "UTC"]
-ODD_DATES = ["", "2026-13-45", "not a date", "31/12/2026"]
-ODD_ZONES = ["", "Zoë", "Mars/Olympus_Mons", "GMT+25"]
-BIG_INTS = [2**63, -(2**63) - 1, 10**30]
-_DROP = {"discriminator", "format", "example", "examples", "title", "description", "default",
-         "deprecated", "readOnly", "writeOnly", "pattern"}  # fmt: skip
+from .spec_schemas import Leaf, draw_pool, spec
 
-SCHEMAS = {
+DAY = 86_400
+INT64 = (-(2**63), 2**63 - 1)
+POOL_MAX = {False: 160, True: 40}
+"""Most values hypothesis draws per schema, by ``wide``: a wide record costs ~20 times more."""
+POOL_MIN = 8
+ODD = 0.06
+"""Chance that an eligible value (date, timezone, enum, number) is made wild."""
+MIX = 0.3
+"""Chance that a record takes a property from another template than its base one."""
+ZONES = ["America/New_York", "Europe/London", "Australia/Sydney", "Asia/Kolkata", "UTC"]
+ODD_VALUES = {
+    "date": ["", "2026-13-45", "not a date", "31/12/2026"],
+    "datetime": ["", "2026-02-30T25:61:00Z", "yesterday"],
+    "timezone": ["", "Zoë", "Mars/Olympus_Mons", "GMT+25"],
+    "enum": ["brandNewValue", "", "nouveauStatut-é"],
+}
+BIG_INTS = [2**63, -(2**63) - 1, 10**30]
+SMALL_INTS = [0, -1, -(2**31)]
+ODD_FLOATS = [1e308, -1e-308, 0.0, -1e308]
+EXTRA_NOTES = ["", "Grüße ☕", None, "x" * 200, "日本語のメモ"]
+
+RECORDS = {
     "users": "User",
     "forms": "FormResponse",
     "schedulers": "SchedulerResponse",
     "shifts": "v2__features__shiftscheduler__external_api__v1__schedulers__scheduler__shifts__"
     "models__shift_response__ShiftResponse",
     "time_clocks": "TimeClock",
-    "shift_activity": "ShiftActivityResponse",
-    "manual_break": "ManualBreakActivityResponse",
-    "time_off_activity": "TimeOffActivityResponse",
-    "timesheets": "UserHoursSummaryResponse",
+    "shifts_activity": "ShiftActivityResponse",
+    "manual_breaks_activity": "ManualBreakActivityResponse",
+    "time_offs_activity": "TimeOffActivityResponse",
+    "timesheet_days": "DailyRecordResponse",
     "form_submissions": "FormSubmissionResponse",
     "jobs": "BaseJobResponse",
+    "policy_types": "TimeOffPolicyType",
     "time_off_requests": "TimeOffRequestCreateResponse",
     "task_boards": "TasksBoard",
     "tasks": "ResponseTask",
     "user_custom_field_definitions": "CustomFieldSettingsResponse",
 }
-"""Pool name to the spec component its records follow."""
+"""Record kind to the spec component its records follow (a timesheet answer's ``users[]`` item
+is ``UserHoursSummaryResponse`` = ``{userId, dailyRecords: [DailyRecordResponse]}``; its days
+are drawn, the summary is assembled)."""
+ACTIVITY_KINDS = [("shifts", "shifts_activity"), ("manualBreaks", "manual_breaks_activity"),
+                  ("timeOffs", "time_offs_activity")]  # fmt: skip
+"""``timeActivitiesByUsers`` lists (``UserTimeActivity``) and the record kind of each."""
 
 
-@functools.cache
-def spec() -> dict[str, Any]:
-    """The provider's OpenAPI document."""
-    loaded: dict[str, Any] = json.loads(SPEC_PATH.read_text())
-    return loaded
+def pool_size(needed: int, wide: bool) -> int:
+    """Values to draw for a stream of ``needed`` records: all distinct while ``needed`` is
+    small, at most :data:`POOL_MAX`."""
+    return max(POOL_MIN, min(POOL_MAX[wide], needed))
 
 
-def component(name: str) -> dict[str, Any]:
-    """A component schema as published (``$ref``s unresolved)."""
-    schema: dict[str, Any] = spec()["components"]["schemas"][name]
-    return schema
+@dataclass(frozen=True)
+class Template:
+    """A pooled value made wild once, ready to be copied into records.
 
+    Attributes:
+        value: The record (nested values shared by every record made from it: never mutate).
+        odd: By top-level property: ``(path, kind)`` of each manifest-worthy value under it.
+    """
 
-def resolve(schema: Any, wide: bool = False, depth: int = 0) -> Any:
-    """``schema`` with every ``$ref`` inlined (cut at depth 6), documentation keywords and
-    ``format``/``pattern`` dropped (their values are set by :class:`SpecData`), no extra
-    properties (added later, with readable names), arrays of at most 3 items (``wide``: all
-    properties required, 3..5 items, strings of 24+ characters)."""
-    if isinstance(schema, list):
-        return [resolve(item, wide, depth) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
-    if "$ref" in schema:
-        if depth > 6:
-            return {"type": "null"}
-        return resolve(component(schema["$ref"].rsplit("/", 1)[-1]), wide, depth + 1)
-    out = {k: resolve(v, wide, depth) for k, v in schema.items() if k not in _DROP}
-    if "properties" in out:
-        out["additionalProperties"] = False
-        if wide:
-            out["required"] = sorted(out["properties"])
-    if out.get("type") == "array":
-        out["maxItems"] = min(int(out.get("maxItems", 5 if wide else 3)), 5 if wide else 3)
-        if wide:
-            out["minItems"] = max(int(out.get("minItems", 0)), min(3, out["maxItems"]))
-    if out.get("type") == "string" and wide and "enum" not in out and "const" not in out:
-        out["minLength"] = max(int(out.get("minLength", 0)), 24)
-        out["maxLength"] = max(int(out.get("maxLength", 0)), 64)
-    return out
-
-
-@functools.cache
-def _resolved(name: str, wide: bool) -> dict[str, Any]:
-    """The resolved schema of pool ``name`` (read only; shared)."""
-    schema: dict[str, Any] = resolve(component(SCHEMAS.get(name, name)), wide)
-    return schema
-
-
-def draw_pool(name: str, seed: int, wide: bool, size: int = POOL) -> list[dict[str, Any]]:
-    """``size`` records of schema ``SCHEMAS[name]`` (or of the component ``name``) drawn by
-    hypothesis-jsonschema, the same for the same arguments (a fixed seed, no example
-    database)."""
-    return list(_draw_pool(name, seed, wide, size))
-
-
-@functools.cache
-def _draw_pool(name: str, seed: int, wide: bool, size: int) -> tuple[dict[str, Any], ...]:
-    from hypothesis import HealthCheck, Phase, given, settings
-    from hypothesis import seed as hypothesis_seed
-    from hypothesis import strategies as st
-    from hypothesis_jsonschema import from_schema
-
-    drawn: list[dict[str, Any]] = []
-    schema = _resolved(name, wide)
-
-    @settings(max_examples=size, database=None, phases=[Phase.generate], deadline=None,
-              suppress_health_check=list(HealthCheck))  # fmt: skip
-    @hypothesis_seed(seed)
-    @given(from_schema(schema).filter(lambda v: isinstance(v, dict)) | st.just({}))
-    def collect(record: dict[str, Any]) -> None:
-        if len(drawn) < size:
-            drawn.append(record)
-
-    collect()
-    return tuple(drawn or [{}])
+    value: dict[str, Any]
+    odd: dict[str, list[tuple[list[str], str]]]
 
 
 @dataclass
 class SpecData:
-    """Builds spec-generated records for one account.
+    """Builds spec-generated records of one account and their manifest.
 
     Args:
-        seed: Seed of the draws.
+        seed: The account's seed.
         anchor: The emulator's "now" (UTC epoch seconds, a day's midnight).
-        wide: Every property present (see :func:`resolve`).
+        wide: Every property present, long strings and lists (:func:`strategy
+            <emulator.spec_schemas.strategy>`).
     """
 
     seed: int
     anchor: int
     wide: bool = False
     manifest: list[dict[str, Any]] = field(default_factory=list)
+    shifts_made: int = 0
+    _templates: dict[str, list[Template]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.rng = random.Random(self.seed * 104_729 + 7)
+        self.rng = random.Random(f"records:{self.seed}")
+        self._wild_rng = random.Random(f"wild:{self.seed}")
+
+    # -- records ---------------------------------------------------------------------------------
+
+    def templates(self, kind: str, needed: int) -> list[Template]:
+        """The templates of record kind ``kind`` (a :data:`RECORDS` key or a component name),
+        drawn and made wild on first use."""
+        if kind not in self._templates:
+            component = RECORDS.get(kind, kind)
+            pool = draw_pool(component, self.seed, self.wide, pool_size(needed, self.wide))
+            self._templates[kind] = [self._template(v) for v in pool]
+        return self._templates[kind]
 
     def record(
-        self, name: str, stream: str, structural: dict[str, Any], key: Any | None = None
+        self,
+        kind: str,
+        stream: str,
+        key: Any,
+        structural: dict[str, Any],
+        needed: int = POOL_MIN,
+        nested: dict[str, dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
-        """One record of pool ``name``: a pooled draw, altered (see the module doc), then the
-        ``structural`` fields set over it. ``key`` (default the structural id) names the record
-        in the manifest under ``stream``."""
-        size = POOL if name in SCHEMAS else WEBHOOK_POOL
-        base = copy.deepcopy(self.rng.choice(draw_pool(name, POOL_SEED, False, size)))
-        schema = _resolved(name, False)
-        if self.wide:
-            _widen(base, schema, self.rng)
-        entries: list[tuple[list[str], str]] = []
-        self._alter(base, schema, [], entries, set(structural))
-        base.update(structural)
-        if key is None:
-            key = next(iter(structural.values()), None)
-        self.manifest += [{"stream": stream, "key": key, "path": p, "kind": k} for p, k in entries]
-        return base
+        """One record of ``kind`` assembled from templates, with the ``structural`` fields (and
+        the ``nested`` ones: ``{"start": {"timestamp": ...}}``) set over it and the extra
+        fields added; its wild values go to the manifest under ``stream`` and ``key``.
+        ``needed`` sizes the pool (the records of this kind the account holds)."""
+        rng, templates = self.rng, self.templates(kind, needed)
+        base = templates[rng.randrange(len(templates))]
+        nested = nested or {}
+        record: dict[str, Any] = {}
+        for prop, value in base.value.items():
+            if prop in structural:
+                continue
+            source = base
+            if rng.random() < MIX:
+                other = templates[rng.randrange(len(templates))]
+                if prop in other.value:
+                    source, value = other, other.value[prop]
+            inner = nested.get(prop)
+            if inner is not None:
+                value = {**(value if isinstance(value, dict) else {}), **inner}
+            for path, odd_kind in source.odd.get(prop, ()):
+                if inner is None or len(path) < 2 or path[1] not in inner:
+                    self.note(stream, key, path, odd_kind)
+            record[prop] = value
+        for prop, inner in nested.items():
+            record.setdefault(prop, dict(inner))
+        record.update(structural)
+        self._extra_fields(record, stream, key)
+        return record
+
+    def note(self, stream: str, key: Any, path: list[str], kind: str) -> None:
+        """Add a manifest entry."""
+        self.manifest.append({"stream": stream, "key": key, "path": path, "kind": kind})
+
+    def _extra_fields(self, record: dict[str, Any], stream: str, key: Any) -> None:
+        """Fields the spec does not name: ``extraCode`` (an int or a string by the record) and
+        ``extraNote``."""
+        rng = self.rng
+        if rng.random() < 0.5:
+            record["extraCode"] = rng.choice([7, "B-7"])
+            self.note(stream, key, ["extraCode"], "type_varies")
+        if rng.random() < 0.2:
+            record["extraNote"] = rng.choice(EXTRA_NOTES)
 
     # -- the wildness ----------------------------------------------------------------------------
 
-    def _alter(
-        self,
-        value: Any,
-        schema: dict[str, Any],
-        path: list[str],
-        entries: list[tuple[list[str], str]],
-        skip: set[str],
-    ) -> Any:
-        """Make ``value`` (drawn from ``schema``) wilder in place; return the new value."""
-        schema = _branch(schema, value)
-        original = _original_schema(path, schema)
+    def _template(self, drawn: Any) -> Template:
+        odd: list[tuple[list[str], str]] = []
+        value = self._wild(drawn, [], odd)
+        if not isinstance(value, dict):
+            value = {}
+        by_prop: dict[str, list[tuple[list[str], str]]] = {}
+        for path, kind in odd:
+            by_prop.setdefault(path[0], []).append((path, kind))
+        return Template(value, by_prop)
+
+    def _wild(self, value: Any, path: list[str], odd: list[tuple[list[str], str]]) -> Any:
+        """``value`` as drawn (with :class:`~emulator.spec_schemas.Leaf` markers), made wilder;
+        each manifest-worthy value's ``(path, kind)`` appended to ``odd``."""
+        if isinstance(value, Leaf):
+            return self._wild_leaf(value, path, odd)
         if isinstance(value, dict):
-            properties = schema.get("properties", {})
-            for name in list(value):
-                if not path and name in skip:
-                    continue
-                value[name] = self._alter(
-                    value[name], properties.get(name, {}), [*path, name], entries, skip
-                )
-            if not path:
-                self._extra_fields(value)
-            return value
+            return {k: self._wild(v, [*path, k], odd) for k, v in value.items()}
         if isinstance(value, list):
-            items = schema.get("items", {})
-            return [self._alter(v, items, [*path, str(i)], entries, skip)
-                    for i, v in enumerate(value)]  # fmt: skip
-        name = path[-1].lower() if path else ""
-        roll = self.rng.random()
-        if isinstance(value, str) or schema.get("type") == "string":
-            kind = original.get("format") or ("timezone" if "timezone" in name else None)
-            if kind in ("date", "date-time") or name.endswith("date"):
-                if roll < ODD:
-                    entries.append((path, "datetime" if kind == "date-time" else "date"))
-                    return self.rng.choice(ODD_DATES)
-                return self._date(kind == "date-time")
-            if kind == "timezone":
-                if roll < ODD:
-                    entries.append((path, "timezone"))
-                    return self.rng.choice(ODD_ZONES)
-                return self.rng.choice(ZONES)
-            if "enum" in schema and roll < ODD:
-                entries.append((path, "enum"))
-                return "brandNewValue"
-            return value
-        if isinstance(value, int) and not isinstance(value, bool) and roll < ODD:
-            entries.append((path, "int64_overflow"))
-            return self.rng.choice(BIG_INTS)
-        if isinstance(value, float) and roll < ODD:
-            return self.rng.choice([1e308, -1e-308, 0.0])
+            return [self._wild(v, [*path, str(i)], odd) for i, v in enumerate(value)]
+        if _overflows(value):
+            odd.append((path, "int64_overflow"))
         return value
 
-    def _extra_fields(self, record: dict[str, Any]) -> None:
-        """Fields the spec does not name; ``extraCode`` is an int or a string by the record."""
-        if self.rng.random() < 0.5:
-            record["extraCode"] = self.rng.choice([7, "B-7"])
-        if self.rng.random() < 0.2:
-            record["extraNote"] = self.rng.choice(["", "Grüße ☕", None, "x" * 200])
+    def _wild_leaf(self, leaf: Leaf, path: list[str], odd: list[tuple[list[str], str]]) -> Any:
+        rng, kind = self._wild_rng, leaf.kind
+        roll = rng.random()
+        if kind in ("integer", "number"):
+            return self._wild_number(leaf, path, odd, roll)
+        if roll < ODD:
+            odd.append((path, kind))
+            return rng.choice(ODD_VALUES[kind])
+        if kind == "timezone":
+            return rng.choice(ZONES)
+        if kind in ("date", "datetime"):
+            moment = datetime.fromtimestamp(self.anchor, UTC) + timedelta(
+                days=rng.randint(-40, 60), seconds=rng.randint(0, DAY - 1)
+            )
+            return moment.isoformat() if kind == "datetime" else moment.date().isoformat()
+        return leaf.value
 
-    def _date(self, with_time: bool) -> str:
-        moment = datetime.fromtimestamp(self.anchor, UTC) + timedelta(
-            days=self.rng.randint(-40, 60), seconds=self.rng.randint(0, DAY - 1)
-        )
-        return moment.isoformat() if with_time else moment.date().isoformat()
+    def _wild_number(
+        self, leaf: Leaf, path: list[str], odd: list[tuple[list[str], str]], roll: float
+    ) -> Any:
+        value, rng = leaf.value, self._wild_rng
+        if leaf.kind == "integer" and isinstance(value, int):
+            if roll < ODD:
+                value = rng.choice(BIG_INTS)
+            elif roll < 2 * ODD:
+                value = rng.choice(SMALL_INTS)
+            if _overflows(value):
+                odd.append((path, "int64_overflow"))
+                return value
+        elif roll < ODD:
+            value = rng.choice(ODD_FLOATS)
+        if (leaf.low is not None and value < leaf.low) or (
+            leaf.high is not None and value > leaf.high
+        ):
+            odd.append((path, "out_of_range"))
+        return value
 
     # -- structural values -----------------------------------------------------------------------
 
     def moment(self, days_back: int, days_ahead: int) -> int:
-        """A time within ``[anchor - days_back, anchor + days_ahead)`` days, epoch seconds."""
+        """A time in ``[anchor - days_back days, anchor + days_ahead days)``, epoch seconds."""
         return self.anchor + self.rng.randint(-days_back * DAY, days_ahead * DAY - 1)
 
     def day(self, days_back: int, days_ahead: int) -> date:
         """A UTC date within ``anchor - days_back .. anchor + days_ahead`` days."""
         return datetime.fromtimestamp(self.moment(days_back, days_ahead), UTC).date()
 
-
-def _widen(value: Any, schema: dict[str, Any], rng: random.Random, depth: int = 0) -> Any:
-    """``value`` with every property its schema names present (filled by type: strings of 24 to
-    64 characters, lists of 3 items), recursively: the widest record the spec allows, built
-    without asking hypothesis for it (which takes minutes per schema)."""
-    schema = _branch(schema, value)
-    if isinstance(value, dict):
-        for name, prop in (schema.get("properties") or {}).items():
-            if name not in value or value[name] is None:
-                value[name] = _filler(prop, rng, depth + 1)
-            else:
-                value[name] = _widen(value[name], prop, rng, depth + 1)
-        return value
-    if isinstance(value, list) and depth < 6:
-        items = schema.get("items") or {}
-        while len(value) < 3:
-            value.append(_filler(items, rng, depth + 1))
-        return [_widen(v, items, rng, depth + 1) for v in value]
-    return value
+    def shift(self, start: int, created: int, needed: int) -> dict[str, Any]:
+        """A new V1 shift row (slot id ``<24 hex>:<uuid>``, the hex part counting the rows this
+        generator made) starting at ``start``, created at ``created`` (epoch seconds)."""
+        rng = self.rng
+        self.shifts_made += 1
+        slot = f"{0x6784DACB0000000000000000 + self.shifts_made:024x}:{_uuid(rng)}"
+        end, updated = start + rng.randint(1, 12) * 3600, created + rng.randint(0, DAY)
+        structural = {"id": slot, "startTime": start, "endTime": end, "creationTime": created,
+                      "updateTime": updated}  # fmt: skip
+        return self.record("shifts", "shifts", slot, structural, needed)
 
 
-def _filler(schema: dict[str, Any], rng: random.Random, depth: int) -> Any:
-    """A value of ``schema``'s type for :func:`_widen`."""
-    options = schema.get("anyOf") or schema.get("oneOf")
-    if options:
-        typed = [o for o in options if o.get("type") != "null"] or options
-        schema = typed[0]
-    if "enum" in schema:
-        return rng.choice(schema["enum"])
-    kind = schema.get("type")
-    if kind == "object" or "properties" in schema:
-        return _widen({}, schema, rng, depth) if depth < 6 else {}
-    if kind == "array":
-        return _widen([], schema, rng, depth) if depth < 6 else []
-    if kind == "integer":
-        return rng.randint(0, 2**31)
-    if kind == "number":
-        return rng.random() * 1000
-    if kind == "boolean":
-        return rng.random() < 0.5
-    return rng.choice(_FILLER_TEXT)
+def _overflows(value: Any) -> bool:
+    """Whether ``value`` is an integer outside int64."""
+    return (
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and not (INT64[0] <= value <= INT64[1])
+    )
 
 
-_FILLER_TEXT = [
-    "".join(random.Random(n).choice("aäbçdéfğhıjkłmñoøpqrśtüvwxyz 日本語") for _ in range(24 + n))
-    for n in range(41)
-]
-"""Strings of 24 to 64 characters (non-ASCII among them) that :func:`_filler` picks from."""
+def _uuid(rng: random.Random) -> str:
+    hexed = f"{rng.getrandbits(128):032x}"
+    return f"{hexed[:8]}-{hexed[8:12]}-4{hexed[13:16]}-a{hexed[17:20]}-{hexed[20:]}"
 
 
-def _branch(schema: dict[str, Any], value: Any) -> dict[str, Any]:
-    """The ``anyOf``/``oneOf`` branch of ``schema`` that ``value`` was drawn from (best guess
-    by JSON type)."""
-    for keyword in ("anyOf", "oneOf"):
-        for option in schema.get(keyword, []):
-            kind = option.get("type")
-            if (
-                (isinstance(value, dict) and (kind == "object" or "properties" in option))
-                or (isinstance(value, list) and kind == "array")
-                or (isinstance(value, str) and kind == "string")
-                or (isinstance(value, bool) and kind == "boolean")
-                or (isinstance(value, int | float) and kind in ("integer", "number"))
-            ):
-                return dict(option)
-    return schema
-
-
-def _original_schema(path: list[str], resolved: dict[str, Any]) -> dict[str, Any]:
-    """The published schema of a leaf: only ``format`` is read from it, which :func:`resolve`
-    drops; found by the field name among the components' properties."""
-    if not path:
-        return resolved
-    return _formats().get(path[-1], resolved)
-
-
-@functools.cache
-def _formats() -> dict[str, dict[str, Any]]:
-    """``{property name: {"format": ...}}`` for every property the spec gives a date, date-time
-    or timezone format."""
-    found: dict[str, dict[str, Any]] = {}
-
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            for name, prop in (node.get("properties") or {}).items():
-                if isinstance(prop, dict):
-                    fmt = prop.get("format") or next(
-                        (o.get("format") for o in prop.get("anyOf", []) if isinstance(o, dict)),
-                        None,
-                    )
-                    if fmt in ("date", "date-time"):
-                        found[name] = {"format": fmt}
-            for child in node.values():
-                walk(child)
-        elif isinstance(node, list):
-            for child in node:
-                walk(child)
-
-    walk(spec()["components"]["schemas"])
-    return found
+# -- the account -----------------------------------------------------------------------------------
 
 
 def spec_dataset(config: Any) -> Any:
-    """The :class:`~emulator.data.Dataset` of ``config`` (``data="spec"``), with
-    :attr:`~emulator.data.Dataset.spec_manifest` filled."""
+    """The :class:`~emulator.data.Dataset` of ``config`` (``data="spec"``) with
+    ``spec_manifest`` filled. Structural fields (all times UTC epoch seconds):
+
+    * users ``userId`` 1000.., ``isArchived`` (8%), ``modifiedAt`` 1..400 days before the anchor;
+    * forms ``formId`` 500..; schedulers ``schedulerId`` 9000..;
+    * shifts: ``config.shifts`` rows spread round-robin over the schedulers, unique slot ``id``,
+      ``startTime`` in ``[anchor - shift_days_back days, anchor + shift_days_ahead days)``,
+      ``endTime`` 1..12 h later, ``creationTime``/``updateTime`` in the 60 days before;
+    * user documents (beta, no schema): unique ``id`` 880000.., other fields vary (see
+      :func:`_user_document`);
+    * operations: :func:`_spec_operations`.
+    """
     from .data import Dataset
-    from .operations_data import Operations
 
     anchor = config.resolved_anchor()
     gen = SpecData(config.seed, anchor, wide=config.spec_width == "wide")
     rng = gen.rng
     ds = Dataset(config=config, _rng=random.Random(config.seed + 1), _clock=anchor)
+    ds.spec = gen
     for i in range(config.users):
         uid = 1000 + i
-        ds.users[uid] = gen.record("users", "users", {
-            "userId": uid, "isArchived": rng.random() < 0.08,
-            "modifiedAt": anchor - rng.randint(DAY, 400 * DAY),
-        })  # fmt: skip
-    user_ids = list(ds.users) or [1]
+        structural = {"userId": uid, "isArchived": rng.random() < config.archived_fraction,
+                      "modifiedAt": anchor - rng.randint(DAY, 400 * DAY)}  # fmt: skip
+        ds.users[uid] = gen.record("users", "users", uid, structural, config.users)
     for i in range(config.forms):
         fid = 500 + i
-        ds.forms[fid] = gen.record("forms", "forms", {
-            "formId": fid, "lastUpdatedAt": anchor - rng.randint(DAY, 300 * DAY)})  # fmt: skip
+        ds.forms[fid] = gen.record("forms", "forms", fid, {"formId": fid}, config.forms)
     for i in range(config.schedulers):
         sid = 9000 + i
-        ds.schedulers[sid] = gen.record("schedulers", "schedulers", {"schedulerId": sid})
+        ds.schedulers[sid] = gen.record(
+            "schedulers", "schedulers", sid, {"schedulerId": sid}, config.schedulers
+        )
         ds.shifts[sid] = []
-    for n in range(config.shifts if ds.schedulers else 0):
-        sid = 9000 + n % len(ds.schedulers)
+    scheduler_ids = list(ds.schedulers)
+    for n in range(config.shifts if scheduler_ids else 0):
+        sid = scheduler_ids[n % len(scheduler_ids)]
         start = gen.moment(config.shift_days_back, config.shift_days_ahead)
         created = anchor - rng.randint(DAY, 60 * DAY)
-        shift_id = f"{rng.getrandbits(96):024x}:{rng.getrandbits(64):016x}"
-        ds.shifts[sid].append(gen.record("shifts", "shifts", {
-            "id": shift_id, "startTime": start, "endTime": start + rng.randint(1, 12) * 3600,
-            "creationTime": created, "updateTime": created + rng.randint(0, DAY),
-        }))  # fmt: skip
-    ds._clock = anchor
-    for n in range(config.documents_fraction and config.users):
-        doc: dict[str, Any] = {"id": 880_000 + n}
-        extra = gen.record("users", "user_documents", {}, key=doc["id"]) if n % 3 == 0 else {}
-        doc.update({k: v for k, v in extra.items() if rng.random() < 0.3})
-        if n % 3 == 1:
-            doc.update(userId=rng.choice(user_ids), documentId=7001, status="approved")
+        ds.shifts[sid].append(gen.shift(start, created, config.shifts))
+    user_ids = list(ds.users) or [1]
+    documents = round(config.users * config.documents_fraction * 1.5)
+    for n in range(documents):
+        doc = _user_document(gen, 880_000 + n, user_ids, documents)
         ds.user_documents[doc["id"]] = doc
-    ds.operations = _spec_operations(gen, config.operations, user_ids, list(ds.forms), Operations())
+    ds.operations = _spec_operations(gen, config.operations, user_ids, list(ds.forms))
     ds.spec_manifest = gen.manifest
     return ds
 
 
-def _spec_operations(
-    gen: SpecData, config: Any, users: list[int], forms: list[int], ops: Any
-) -> Any:
-    """Fill ``ops`` (:class:`~emulator.operations_data.Operations`) from the spec's schemas."""
-    rng, anchor = gen.rng, gen.anchor
-    kinds = [("shifts", "shift_activity"), ("manualBreaks", "manual_break"),
-             ("timeOffs", "time_off_activity")]  # fmt: skip
+def _user_document(gen: SpecData, doc_id: int, users: list[int], needed: int) -> dict[str, Any]:
+    """A record of the beta ``GET /documents/v1/user-documents`` (no schema in the spec): a
+    unique ``id`` and, by turns, the emulator's fields (some missing or null), none, or fields
+    of a spec ``User``."""
+    from .data import DOCUMENT_STATUSES, DOCUMENTS
+
+    rng = gen.rng
+    doc: dict[str, Any] = {"id": doc_id}
+    turn = doc_id % 3
+    if turn == 0:
+        document_id, name, kind, pack = rng.choice(DOCUMENTS)
+        created = gen.moment(300, 0)
+        updated = created + rng.randint(0, 20) * DAY
+        fields = {"userId": rng.choice(users), "documentId": document_id, "documentName": name,
+                  "documentType": kind, "packId": pack, "status": rng.choice(DOCUMENT_STATUSES),
+                  "createdAt": created, "updatedAt": updated}  # fmt: skip
+        doc.update({k: v if rng.random() < 0.9 else None for k, v in fields.items()
+                    if rng.random() < 0.9})  # fmt: skip
+    elif turn == 2:
+        mark = len(gen.manifest)
+        other = gen.record("users", "user_documents", doc_id, {}, needed)
+        doc.update({k: v for k, v in other.items() if k != "id" and rng.random() < 0.3})
+        gen.manifest[mark:] = [e for e in gen.manifest[mark:] if e["path"][0] in doc]
+    return doc
+
+
+def _spec_operations(gen: SpecData, config: Any, users: list[int], forms: list[int]) -> Any:
+    """:class:`~emulator.operations_data.Operations` from the spec's schemas. Structural fields:
+
+    * time clocks ``id`` 7100..; task boards ``id`` 3100..; custom fields ``id`` 900..;
+    * time activities: ``config.time_activities`` round-robin over the clocks (70% shifts,
+      manual breaks, time offs), unique ``id``, ``start.timestamp`` in the 30 days before the
+      anchor, ``userId`` one of the users;
+    * timesheets: per clock up to 8 users, each with 1..4 distinct days in the 30 days before
+      the anchor (``dailyRecords[].date``), served by :meth:`Operations.timesheet
+      <emulator.operations_data.Operations.timesheet>` filtered to the asked window;
+    * form submissions: per form, unique ``formSubmissionId``, ``formId`` of the form,
+      ``submissionTimestamp`` increasing within the 200 days before the anchor;
+    * jobs ``jobId`` ``job-<n>``, sub-jobs ``job-<n>-<k>``;
+    * time-off requests: ``id``, ``status`` approved|pending|denied, ``startDate``/``endDate``
+      within 30 days before to 155 days after the anchor;
+    * tasks ``id`` ``task-<board>-<k>``; policy types ``id`` ``pt-<k>``.
+    """
+    from .operations_data import TASK_BOARD_BASE, TIME_CLOCK_BASE, Operations
+
+    ops, rng = Operations(), gen.rng
     for i in range(config.time_clocks):
-        cid = 7100 + i
-        ops.time_clocks[cid] = gen.record("time_clocks", "time_clocks", {"id": cid})
-        ops.activities[cid] = []
-        ops.spec_timesheets[cid] = []
+        cid = TIME_CLOCK_BASE + i
+        ops.time_clocks[cid] = gen.record(
+            "time_clocks", "time_clocks", cid, {"id": cid}, config.time_clocks
+        )
+        ops.activities[cid], ops.spec_timesheets[cid] = [], []
     clocks = list(ops.time_clocks)
     for n in range(config.time_activities if clocks else 0):
-        kind, pool = kinds[0] if n % 10 < 7 else kinds[1 + n % 2]
-        activity_id = f"{rng.getrandbits(64):016x}"
-        record = gen.record(pool, "time_activities", {"id": activity_id})
-        start = record["start"] if isinstance(record.get("start"), dict) else {}
-        record["start"] = {**start, "timestamp": gen.moment(30, 0)}
         ops.activities[clocks[n % len(clocks)]].append(
-            {"userId": rng.choice(users), "kind": kind, "record": record}
+            _activity(gen, n, users, config.time_activities)
         )
     for cid in clocks:
-        for user in rng.sample(users, min(len(users), 6)):
-            days = sorted({gen.day(30, 0).isoformat() for _ in range(rng.randint(1, 3))})
-            summary = gen.record("timesheets", "timesheets", {"userId": user},
-                                 key=f"{cid}:{user}")  # fmt: skip
-            pooled = [r for r in summary.get("dailyRecords") or [] if isinstance(r, dict)]
-            summary["dailyRecords"] = [
-                {**(pooled[k % len(pooled)] if pooled else {}), "date": day}
-                for k, day in enumerate(days)
-            ]
-            ops.spec_timesheets[cid].append(summary)
+        for user in rng.sample(users, min(len(users), 8)):
+            ops.spec_timesheets[cid].append(_timesheet(gen, cid, user))
     for fid in forms:
-        stamp = anchor - 200 * DAY
-        ops.form_submissions[fid] = []
-        for _ in range(config.form_submissions):
-            stamp += rng.randint(60, DAY)
-            sub_id = f"{rng.getrandbits(64):016x}"
-            structural = {"formSubmissionId": sub_id, "formId": fid, "submissionTimestamp": stamp}
-            ops.form_submissions[fid].append(
-                gen.record("form_submissions", "form_submissions", structural)
-            )
+        ops.form_submissions[fid] = _submissions(gen, fid, config.form_submissions)
     for n in range(config.jobs):
-        job = gen.record("jobs", "jobs", {"jobId": f"job-{n}"})
-        subs = job["subJobs"] if isinstance(job.get("subJobs"), list) else []
-        job["subJobs"] = [{**(s if isinstance(s, dict) else {}), "jobId": f"job-{n}-{k}"}
-                          for k, s in enumerate(subs)]  # fmt: skip
-        ops.jobs.append(job)
-    for n in range(config.time_off_requests):
-        first = gen.day(30, 150)
-        ops.time_off_requests.append(gen.record("time_off_requests", "time_off_requests", {
-            "id": f"to-{n}", "status": rng.choice(["approved", "pending", "denied"]),
-            "startDate": first.isoformat(),
-            "endDate": (first + timedelta(days=rng.randint(0, 5))).isoformat(),
-        }))  # fmt: skip
-    for b in range(config.task_boards):
-        bid = 3100 + b
-        ops.task_boards[bid] = gen.record("task_boards", "task_boards", {"id": bid})
-        ops.tasks[bid] = [gen.record("tasks", "tasks", {"id": f"task-{bid}-{k}"})
-                          for k in range(config.tasks)]  # fmt: skip
-    ops.custom_fields = [
-        gen.record(
-            "user_custom_field_definitions", "user_custom_field_definitions", {"id": 900 + k}
-        )
-        for k in range(8 + config.extra_custom_fields)
+        ops.jobs.append(_job(gen, n, config.jobs))
+    ops.policy_types = [
+        gen.record("policy_types", "policy_types", f"pt-{k}", {"id": f"pt-{k}"}) for k in range(3)
     ]
+    for n in range(config.time_off_requests):
+        ops.time_off_requests.append(_time_off(gen, n, config.time_off_requests))
+    for b in range(config.task_boards):
+        bid = TASK_BOARD_BASE + b
+        ops.task_boards[bid] = gen.record(
+            "task_boards", "task_boards", bid, {"id": bid}, config.task_boards
+        )
+        ops.tasks[bid] = [
+            gen.record("tasks", "tasks", f"task-{bid}-{k}", {"id": f"task-{bid}-{k}"},
+                       config.tasks * config.task_boards)
+            for k in range(config.tasks)
+        ]  # fmt: skip
+    fields = 8 + config.extra_custom_fields
+    ops.custom_fields = [
+        gen.record("user_custom_field_definitions", "user_custom_field_definitions", 900 + k,
+                   {"id": 900 + k}, fields)
+        for k in range(fields)
+    ]  # fmt: skip
     return ops
 
 
+def _activity(gen: SpecData, n: int, users: list[int], needed: int) -> dict[str, Any]:
+    """``{"userId", "kind", "record"}`` of the ``n``-th time activity (see
+    :func:`_spec_operations`)."""
+    kind, record_kind = ACTIVITY_KINDS[0 if n % 10 < 7 else 1 + n % 2]
+    activity_id = f"{0x65A0C0DE0000000000000000 + n:024x}"
+    record = gen.record(record_kind, "time_activities", activity_id, {"id": activity_id}, needed,
+                        nested={"start": {"timestamp": gen.moment(30, 0)}})  # fmt: skip
+    return {"userId": gen.rng.choice(users), "kind": kind, "record": record}
+
+
+def _timesheet(gen: SpecData, clock_id: int, user: int) -> dict[str, Any]:
+    """A ``UserHoursSummaryResponse`` of ``user``: 1..4 distinct days (see
+    :func:`_spec_operations`), each a drawn ``DailyRecordResponse``."""
+    days = sorted({gen.day(30, 0).isoformat() for _ in range(gen.rng.randint(1, 4))})
+    daily = [
+        gen.record("timesheet_days", "timesheets", f"{clock_id}:{user}:{day}", {"date": day}, 64)
+        for day in days
+    ]
+    return {"userId": user, "dailyRecords": daily}
+
+
+def _submissions(gen: SpecData, form_id: int, count: int) -> list[dict[str, Any]]:
+    """The form's submissions, oldest first (see :func:`_spec_operations`)."""
+    span = 200 * DAY
+    step = max(1, span // (count + 1))
+    out = []
+    for k in range(count):
+        stamp = gen.anchor - span + k * step + gen.rng.randint(0, step - 1)
+        sub_id = f"{0x5B0B0000000000000000 + form_id * 1_000_000 + k:024x}"
+        structural = {"formSubmissionId": sub_id, "formId": form_id, "submissionTimestamp": stamp}
+        out.append(gen.record("form_submissions", "form_submissions", sub_id, structural, count))
+    return out
+
+
+def _job(gen: SpecData, n: int, needed: int) -> dict[str, Any]:
+    """Job ``job-<n>`` with none, an empty list or 1..2 sub-jobs (themselves without
+    sub-jobs); every job is a drawn ``BaseJobResponse``."""
+    rng = gen.rng
+    roll = rng.random()
+    subs: list[dict[str, Any]] | None = None if roll < 0.3 else []
+    for k in range(0 if roll < 0.5 else rng.randint(1, 2)):
+        sub_id = f"job-{n}-{k}"
+        structural: dict[str, Any] = {"jobId": sub_id, "subJobs": rng.choice([None, []])}
+        subs = [*(subs or []), gen.record("jobs", "jobs", sub_id, structural, needed)]
+    return gen.record("jobs", "jobs", f"job-{n}", {"jobId": f"job-{n}", "subJobs": subs}, needed)
+
+
+def _time_off(gen: SpecData, n: int, needed: int) -> dict[str, Any]:
+    """Time-off request ``to-<n>`` (see :func:`_spec_operations`)."""
+    rng = gen.rng
+    first = gen.day(30, 150)
+    structural = {"id": f"to-{n}", "status": rng.choice(["approved", "pending", "denied"]),
+                  "startDate": first.isoformat(),
+                  "endDate": (first + timedelta(days=rng.randint(0, 5))).isoformat()}  # fmt: skip
+    return gen.record("time_off_requests", "time_off_requests", f"to-{n}", structural, needed)
+
+
+# -- webhooks --------------------------------------------------------------------------------------
+
+
 def webhook_components() -> list[str]:
-    """The component schema of every webhook payload the spec publishes, in spec order."""
+    """The component schema of every webhook payload the spec publishes (41), in spec order."""
     names = []
     for operation in spec().get("webhooks", {}).values():
         answer = operation["post"]["responses"]["200"]["content"]["application/json"]["schema"]
@@ -492,25 +526,44 @@ def webhook_components() -> list[str]:
     return names
 
 
-def spec_webhook_bodies(
+def spec_webhooks(
     count: int, seed: int, anchor: int | None = None
-) -> list[tuple[bytes, str | None, str | None]]:
-    """``count`` webhook bodies drawn from the spec's payload schemas (each of the 41 in turn),
-    altered like the API's records, with a unique ``requestId`` each; one in twenty carries an
-    unknown ``eventType`` and one in twenty an implausible ``eventTimestamp`` (negative, 1.5e18,
-    beyond 64 bits). Returned as :func:`emulator.webhooks.send_burst` takes them:
-    ``(body, requestId, None)``."""
+) -> tuple[list[tuple[bytes, str | None, str | None]], list[dict[str, Any]]]:
+    """``count`` webhook bodies drawn from the spec's 41 payload schemas (each in turn), made
+    wild like the API's records, each with a unique ``requestId`` (``spec-<seed>-<i>``); one in
+    twenty carries an unknown ``eventType`` and one in twenty an implausible ``eventTimestamp``
+    (negative, 1.5e18, beyond 64 bits). ``anchor`` (UTC epoch seconds) places the dates.
+
+    Returns:
+        The bodies as :func:`emulator.webhooks.send_burst` takes them: ``(body, requestId,
+        family)``, the family of a catalogued ``eventType``, else ``None``; and their manifest
+        (as :mod:`this module's <emulator.spec_data>`, stream ``webhooks``, key the
+        ``requestId``; an unknown ``eventType`` is listed as ``enum``).
+    """
     from sources.connecteam.arrow_rows import dumps
+    from sources.webhooks.events import CATALOGUE
 
     gen = SpecData(seed, anchor if anchor is not None else 1_795_132_800)
     names = webhook_components()
+    per_schema = math.ceil(count / len(names)) if names else 0
     bodies: list[tuple[bytes, str | None, str | None]] = []
     for i in range(count):
         key = f"spec-{seed}-{i}"
-        body = gen.record(names[i % len(names)], "webhooks", {"requestId": key})
+        body = gen.record(names[i % len(names)], "webhooks", key, {"requestId": key}, per_schema)
         if gen.rng.random() < 0.05:
             body["eventType"] = "brand_new_event"
+            gen.note("webhooks", key, ["eventType"], "enum")
         if gen.rng.random() < 0.05:
-            body["eventTimestamp"] = gen.rng.choice([-5, 1.5e18, *BIG_INTS])
-        bodies.append((dumps(body).encode(), key, None))
-    return bodies
+            body["eventTimestamp"] = stamp = gen.rng.choice([-5, 1.5e18, *BIG_INTS])
+            if _overflows(stamp):
+                gen.note("webhooks", key, ["eventTimestamp"], "int64_overflow")
+        event = CATALOGUE.get(body["eventType"]) if isinstance(body.get("eventType"), str) else None
+        bodies.append((dumps(body).encode(), key, event.family if event else None))
+    return bodies, gen.manifest
+
+
+def spec_webhook_bodies(
+    count: int, seed: int, anchor: int | None = None
+) -> list[tuple[bytes, str | None, str | None]]:
+    """The bodies of :func:`spec_webhooks` (without their manifest)."""
+    return spec_webhooks(count, seed, anchor)[0]

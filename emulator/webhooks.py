@@ -370,14 +370,26 @@ def build_burst(
     malformed_rate: float = 0.0,
     now: int | None = None,
     user_ids: Sequence[int] | None = None,
+    data: str = "emulator",
 ) -> list[tuple[bytes, str | None, str | None]]:
     """Bodies to send: ``(body, event_key or None for malformed, family)``, in sending order.
 
     ``events`` distinct events cycle through every catalogued type of the chosen families (V1 and
     V2 shift events alternate); each is repeated with probability ``duplicate_rate`` and a
     malformed body is slipped in with probability ``malformed_rate``.
+
+    ``data="spec"``: the distinct events are drawn from the spec's 41 webhook payload schemas
+    instead, wilder than the spec (:func:`emulator.spec_data.spec_webhooks`; ``now`` places their
+    dates, ``families`` and ``user_ids`` do not apply); duplicates and malformed bodies as above.
     """
     rng = random.Random(seed)
+    if data == "spec":
+        from .spec_data import spec_webhook_bodies
+
+        return _with_repeats(spec_webhook_bodies(events, seed, now), rng, duplicate_rate,
+                             malformed_rate)  # fmt: skip
+    if data != "emulator":
+        raise ValueError(f"data={data!r}: choose 'emulator' or 'spec'")
     wanted = set(families) if families else None
     types = [t for t in CATALOGUE.values() if wanted is None or t.family in wanted]
     if not types:
@@ -391,6 +403,24 @@ def build_burst(
         out.append((body, payload["requestId"], spec.family))
         if rng.random() < duplicate_rate:
             out.append((body, payload["requestId"], None))
+        if rng.random() < malformed_rate:
+            out.append((rng.choice(MALFORMED_BODIES), None, None))
+    return out
+
+
+def _with_repeats(
+    bodies: list[tuple[bytes, str | None, str | None]],
+    rng: random.Random,
+    duplicate_rate: float,
+    malformed_rate: float,
+) -> list[tuple[bytes, str | None, str | None]]:
+    """``bodies`` with each repeated (key kept, family ``None``) with probability
+    ``duplicate_rate`` and a malformed body slipped in with probability ``malformed_rate``."""
+    out: list[tuple[bytes, str | None, str | None]] = []
+    for body, key, family in bodies:
+        out.append((body, key, family))
+        if rng.random() < duplicate_rate:
+            out.append((body, key, None))
         if rng.random() < malformed_rate:
             out.append((rng.choice(MALFORMED_BODIES), None, None))
     return out
