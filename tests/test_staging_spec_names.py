@@ -1,117 +1,370 @@
 """Field names come from the provider's spec, never from our emulator.
 
-Each ``stg_connecteam__*`` model declares the raw columns it reads (the ``columns`` it gives the
-``source_or_empty`` macro). For tables the sync loads as the provider sends them, every declared
-column must be dlt's snake_case of a field of the endpoint's record schema in the spec (nested
-objects flattened with ``_``), or one the source adds. For tables the source builds from
-flattened records (time activities, timesheets, ...), every declared column must be one the row
-builder writes, and every field the row builder reads must be in the spec. Beta endpoints the
-spec does not publish (``user_documents``) are exempt: their models tolerate any field absent.
+Every ``stg_connecteam__*`` model reads its raw table through the ``typed_source`` macro, which
+reads exactly the raw columns the model declares in its YAML ``meta`` (``_staging.yml``;
+:func:`pipelines.models.staging_declarations`). Two checks:
+
+* the **declarations**: each declared raw column holds a provider field the spec's schema of
+  the endpoint's record has (dlt's snake_case of it for tables loaded as the provider sends
+  them; for tables the source builds with a row builder, the column the builder fills from
+  that field), or is one our source adds (:data:`SOURCE_ADDED`, each with its reason); values
+  read inside a JSON column follow the spec's schema of that column;
+* the **compiled SQL**: compiled against raw tables that hold every declared column and more,
+  each model reads from its raw table only declared columns (parsed with sqlglot), never ``*``.
+
+The beta ``user_documents`` endpoint is absent from the spec: its model may read only the names
+of :data:`UNPUBLISHED` (each with its source), and every one of them may be absent.
+Negative controls show both checks fail on a name the spec does not have.
 """
 
 from __future__ import annotations
 
-import ast
+import contextlib
 import json
-import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pytest
+import sqlglot
+import yaml  # type: ignore[import-untyped]
+from dlt.common.normalizers.naming.snake_case import NamingConvention
+from sqlglot import exp
 
+from pipelines.models import DeclaredColumn, StagingDeclaration, run_dbt, staging_declarations
 from sources.connecteam import operations
 from sources.connecteam.settings import ENDPOINTS
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = json.loads((ROOT / "tests" / "data" / "connecteam-openapi.json").read_text())
 STAGING = ROOT / "sql" / "models" / "staging"
+SNAKE = NamingConvention()
 
-SOURCE_ADDED = {
-    "scheduler_id": "shifts: the scheduler the rows were listed under (path parameter)",
-    "shift_id": "shifts: the base shift id, split from a V1 slot id",
-    "user_id": "shifts: the single assignee of a V1 row",
-    "content_hash": "a digest of the provider's record, for change detection",
-    "is_deleted": "tombstones of rows the provider stopped returning",
-    "deleted_at": "when the tombstone was written (epoch seconds)",
-    "untyped_values": "values kept aside because they did not fit their column's type",
+SOURCE_ADDED: dict[str, str] = {
+    "*._dlt_load_id": "dlt: the load package that wrote the row",
+    "*._dlt_id": "dlt: the row's own id",
+    "*.content_hash": "the source: a digest of the provider's record, for change detection",
+    "*.is_deleted": "the source: tombstone of a row the provider stopped returning",
+    "*.deleted_at": "the source: when the tombstone was written (epoch seconds)",
+    "*.untyped_values": "the source: values kept aside that did not fit their column's type",
+    "shifts.scheduler_id": "the scheduler the rows were listed under (path parameter)",
+    "shifts.shift_id": "the base shift id, split from a V1 slot id",
+    "shifts.user_id": "the single assignee of a V1 row (assignedUserIds[0])",
+    "time_activities.time_clock_id": "the time clock listed (path parameter)",
+    "time_activities.user_id": "the userId of the user group the activity was listed in",
+    "time_activities.activity_type": "the list the activity came in (shifts, manualBreaks, ...)",
+    "timesheets.id": "the source's key: time clock, user and date",
+    "timesheets.time_clock_id": "the time clock listed (path parameter)",
+    "timesheets.user_id": "the userId of the user group the day was listed in",
+    "tasks.task_board_id": "the task board listed (path parameter)",
+    "time_activity_coverage.time_clock_id": "written by the source (operations.COVERAGE_HINTS)",
+    "time_activity_coverage.covered_from": "written by the source (operations.COVERAGE_HINTS)",
+    "time_activity_coverage.window_from": "written by the source (operations.COVERAGE_HINTS)",
+    "time_activity_coverage.pulled_at": "written by the source (operations.COVERAGE_HINTS)",
 }
-"""Columns the source writes beside the provider's fields, each with its reason."""
+"""Columns our source (or dlt) writes beside the provider's fields: ``<table>.<column>``
+(``*`` for every table) and why. A declared column without a provider field must be here."""
 
-BUILT: dict[str, tuple[Callable[..., dict[str, Any]], tuple[Any, ...], list[str]]] = {
+UNPUBLISHED: dict[str, dict[str, str]] = {
+    "user_documents": {
+        "id": "the record id the source merges on (settings.USER_DOCUMENTS.primary_key)",
+        "userId": "service-interface.md: a user document is a user's (PUT .../users/{userId}/...)",
+        "documentId": "service-interface.md: ... against a document (path parameter documentId)",
+        "status": "service-interface.md: ApiDocumentStatus, the statuses of a user document",
+        "documentType": "service-interface.md: ApiDocumentType",
+        "packId": "service-interface.md: permissions are held on the document's pack",
+        "documentName": "the emulator's documented reading (emulator/app.py); may be absent",
+        "createdAt": "the emulator's documented reading (emulator/app.py); may be absent",
+        "updatedAt": "the emulator's documented reading (emulator/app.py); may be absent",
+    },
+}
+"""Fields a model may read from an endpoint the spec does not publish, and their source."""
+
+Builder = Callable[[dict[str, Any]], dict[str, Any]]
+BUILT: dict[str, tuple[Builder, list[str]]] = {
     "time_activities": (
-        lambda r: operations.activity_row(1, 2, "shifts", r), (),
+        lambda r: operations.activity_row(1, 2, "shifts", r),
         ["ShiftActivityResponse", "ManualBreakActivityResponse", "TimeOffActivityResponse"],
     ),
-    "timesheets": (lambda r: operations.timesheet_row(1, 2, r), (), ["DailyRecordResponse"]),
-    "form_submissions": (operations._submission_row, (), ["FormSubmissionResponse"]),
-    "jobs": (lambda r: operations._job_row(r, None), (), ["BaseJobResponse"]),
-    "time_off_requests": (operations._time_off_row, (), ["TimeOffRequestCreateResponse"]),
-    "tasks": (lambda r: operations._task_row(1, r), (), ["ResponseTask"]),
-}  # fmt: skip
-"""Tables the source builds with a row builder: the builder and the spec schemas of the records
-it reads."""
-BUILT_COLUMNS_ADDED = {
-    "time_activities": {"time_clock_id", "user_id", "activity_type"},
-    "timesheets": {"time_clock_id", "user_id"},
-    "tasks": {"task_board_id"},
-    "jobs": {"parent_job_id"},
+    "timesheets": (lambda r: operations.timesheet_row(1, 2, r), ["DailyRecordResponse"]),
+    "form_submissions": (operations._submission_row, ["FormSubmissionResponse"]),
+    "jobs": (lambda r: operations._job_row(r, None), ["BaseJobResponse"]),
+    "time_off_requests": (operations._time_off_row, ["TimeOffRequestCreateResponse"]),
+    "tasks": (lambda r: operations._task_row(1, r), ["ResponseTask"]),
 }
-"""Columns a row builder writes from the parent it was listed under, not from the record."""
+"""Tables the source builds with a row builder from one record: the builder and the spec
+schemas of the records it reads (the others are loaded as the provider sends them, named by
+dlt's snake_case)."""
 
 
-def snake(name: str) -> str:
-    """dlt's snake_case of a provider field name (``userId`` -> ``user_id``)."""
-    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
+# -- the spec ---------------------------------------------------------------------------------
 
 
-def resolve(node: Any, depth: int = 0) -> Any:
-    if isinstance(node, dict) and "$ref" in node:
-        return resolve(SPEC["components"]["schemas"][node["$ref"].rsplit("/", 1)[-1]], depth + 1)
-    return node
+def resolve(node: Any) -> dict[str, Any]:
+    """``node`` with its ``$ref`` followed."""
+    while isinstance(node, dict) and "$ref" in node:
+        node = SPEC["components"]["schemas"][node["$ref"].rsplit("/", 1)[-1]]
+    return node if isinstance(node, dict) else {}
 
 
-def properties(schema: Any, depth: int = 0) -> dict[str, Any]:
-    """Every property of ``schema`` and of its ``allOf``/``anyOf``/``oneOf`` branches."""
+def branches(schema: Any) -> Iterator[dict[str, Any]]:
+    """``schema`` and its ``allOf``/``anyOf``/``oneOf`` branches, resolved."""
     schema = resolve(schema)
-    found: dict[str, Any] = dict(schema.get("properties") or {})
-    if depth < 4:
-        for keyword in ("allOf", "anyOf", "oneOf"):
-            for branch in schema.get(keyword) or []:
-                found.update(properties(branch, depth + 1))
-        if "items" in schema:
-            found.update(properties(schema["items"], depth + 1))
+    yield schema
+    for keyword in ("allOf", "anyOf", "oneOf"):
+        for branch in schema.get(keyword) or []:
+            yield from branches(branch)
+
+
+def properties(schema: Any) -> dict[str, Any]:
+    """The properties of an object schema, over all its branches."""
+    found: dict[str, Any] = {}
+    for branch in branches(schema):
+        found.update(branch.get("properties") or {})
     return found
 
 
-def flattened(schema: Any, prefix: str = "", depth: int = 0) -> set[str]:
-    """snake_case names of every field, nested objects joined with ``_``."""
-    names = set()
-    for name, prop in properties(schema).items():
-        column = prefix + snake(name)
-        names.add(column)
-        if depth < 3 and properties(prop):
-            names |= flattened(prop, column + "_", depth + 1)
-    return names
+def items(schema: Any) -> dict[str, Any]:
+    """The schema of an array's items (``{}`` when ``schema`` is no array)."""
+    for branch in branches(schema):
+        if "items" in branch:
+            return resolve(branch["items"])
+    return {}
 
 
-def record_schema(stream: str) -> Any:
-    """The spec's schema of one record of ``stream``'s endpoint."""
-    endpoint = ENDPOINTS[stream]
+def has_path(schema: Any, path: str) -> bool:
+    """Whether the dotted ``path`` (``[*]`` for array items) is in ``schema``."""
+    for part in path.split("."):
+        is_list = part.endswith("[*]")
+        name = part.removesuffix("[*]")
+        if name:
+            schema = properties(schema).get(name)
+            if schema is None:
+                return False
+        if is_list:
+            schema = items(schema)
+            if not schema:
+                return False
+    return True
+
+
+def record_schema(table: str) -> dict[str, Any]:
+    """The spec's schema of one record of ``table``'s endpoint."""
+    endpoint = ENDPOINTS[table]
     answer = SPEC["paths"][endpoint.path]["get"]["responses"]["200"]["content"]
     data = properties(properties(answer["application/json"]["schema"])["data"])
-    return resolve(data[endpoint.data_key])["items"]
+    return items(data[endpoint.data_key])
 
 
-def declarations(sql: str) -> tuple[str, set[str]]:
-    """The raw table a staging model reads and the columns it declares."""
-    match = re.search(r"\{%-?\s*set columns = (\{.*?\})\s*-?%\}", sql, re.S)
-    table = re.search(r"source_or_empty\('connecteam', '(\w+)'", sql)
-    assert match and table, "a staging model reads its source through source_or_empty"
-    return table.group(1), set(ast.literal_eval(match.group(1)))
+def sentinel_record(schema: Any, prefix: str = "", depth: int = 0) -> dict[str, Any]:
+    """A record of ``schema`` whose every leaf holds its own path (``"§start.timezone"``)."""
+    record: dict[str, Any] = {}
+    for name, prop in properties(schema).items():
+        path = prefix + name
+        nested = properties(prop) if depth < 4 and not items(prop) else {}
+        record[name] = sentinel_record(prop, path + ".", depth + 1) if nested else f"§{path}"
+    return record
 
 
-class Reads(dict):  # type: ignore[type-arg]
+def without(record: dict[str, Any], path: str, value: Any = None) -> dict[str, Any]:
+    """A deep copy of ``record`` with ``path`` set to ``value`` (removed when ``None``)."""
+    copy = json.loads(json.dumps(record))
+    *parents, last = path.split(".")
+    node = copy
+    for part in parents:
+        node = node[part]
+    if value is None:
+        node.pop(last, None)
+    else:
+        node[last] = value
+    return copy
+
+
+# -- the declarations ---------------------------------------------------------------------------
+
+
+def allowed_without_field(table: str, column: str) -> bool:
+    """Whether ``column`` of ``table`` is one our source (or dlt) adds."""
+    return f"{table}.{column}" in SOURCE_ADDED or f"*.{column}" in SOURCE_ADDED
+
+
+def builder_fills(table: str, column: str, field: str) -> bool:
+    """Whether the row builder of ``table`` fills ``column`` from the record's ``field``: the
+    column changes when only that field does."""
+    builder, schemas = BUILT[table]
+    for name in schemas:
+        record = sentinel_record(SPEC["components"]["schemas"][name])
+        if not has_path(SPEC["components"]["schemas"][name], field):
+            continue
+        rows = [builder(record), builder(without(record, field, "§other"))]
+        with contextlib.suppress(KeyError, TypeError):  # a field the builder requires
+            rows.append(builder(without(record, field)))
+        if any(row.get(column) != rows[0].get(column) for row in rows[1:]):
+            return True
+    return False
+
+
+def record_schemas(table: str) -> list[dict[str, Any]]:
+    """The spec's schemas of the records ``table``'s rows are made from."""
+    if table in BUILT:
+        return [SPEC["components"]["schemas"][name] for name in BUILT[table][1]]
+    return [record_schema(table)]
+
+
+def column_problems(table: str, column: DeclaredColumn) -> str:
+    """Why ``column`` (declared for raw ``table``) is not a field the provider has; '' if it is."""
+    where = f"{table}.{column.name}"
+    if column.name != column.column:  # a value inside a JSON raw column
+        if column.field is None or not ENDPOINTS[table].in_spec:
+            return ""
+        return "" if any(has_path(s, column.field) for s in record_schemas(table)) else (
+            f"{where}: {column.field} is not in the spec's record schema"
+        )  # fmt: skip
+    if column.field is None:
+        return "" if allowed_without_field(table, column.name) else (
+            f"{where}: no provider field and not a column the source adds (SOURCE_ADDED)"
+        )  # fmt: skip
+    if table not in ENDPOINTS:
+        return f"{where}: {table} is written by the source, it holds no provider field"
+    if not ENDPOINTS[table].in_spec:
+        known = UNPUBLISHED.get(table, {})
+        if column.field not in known:
+            return f"{where}: {column.field} is not a known field of the unpublished endpoint"
+        return "" if SNAKE.normalize_identifier(column.field) == column.name else (
+            f"{where}: dlt names {column.field} {SNAKE.normalize_identifier(column.field)}"
+        )  # fmt: skip
+    if table in BUILT:
+        if not any(has_path(s, column.field) for s in record_schemas(table)):
+            return f"{where}: {column.field} is not in the spec's record schema"
+        return "" if builder_fills(table, column.name, column.field) else (
+            f"{where}: the row builder does not fill it from {column.field}"
+        )  # fmt: skip
+    if "." in column.field or column.field not in properties(record_schema(table)):
+        return f"{where}: {column.field} is not a field of the spec's record schema"
+    expected = SNAKE.normalize_identifier(column.field)
+    return "" if expected == column.name else f"{where}: dlt names {column.field} {expected}"
+
+
+def declaration_problems(declaration: StagingDeclaration) -> list[str]:
+    """Every declared name of ``declaration`` the provider's spec (or our source) lacks."""
+    dataset, _, table = declaration.raw_table.partition(".")
+    if dataset != "connecteam":
+        return [f"{declaration.model} reads {declaration.raw_table}, not a connecteam table"]
+    found = [column_problems(table, c) for c in declaration.columns]
+    return [f"{declaration.model}: {p}" for p in found if p]
+
+
+# -- the compiled SQL ---------------------------------------------------------------------------
+
+
+def raw_reads(sql: str, raw_table: str) -> set[str]:
+    """The columns ``sql`` reads from ``raw_table`` (``<dataset>.<table>``); ``*`` for a star.
+
+    Every ``SELECT`` whose ``FROM`` is the raw table is searched, nested subqueries included;
+    a column qualified with another table's name (a subquery's own table) is not the raw
+    table's.
+    """
+    dataset, table = raw_table.split(".")
+    reads: set[str] = set()
+    for select in sqlglot.parse_one(sql, read="duckdb").find_all(exp.Select):
+        source = select.args.get("from_") or select.args.get("from")  # by sqlglot version
+        target = source.this if source is not None else None
+        if not isinstance(target, exp.Table):
+            continue
+        if (target.db, target.name) != (dataset, table):
+            continue
+        names = {target.name, target.alias_or_name}
+        for node in select.find_all(exp.Column, exp.Star):
+            if isinstance(node, exp.Star) and node.find_ancestor(exp.Select) is select:
+                reads.add("*")
+            elif isinstance(node, exp.Column):
+                if node.is_star:
+                    reads.add("*")
+                elif not node.table or node.table in names:
+                    reads.add(node.name)
+    return reads
+
+
+def compiled_problems(model: str, sql: str, declaration: StagingDeclaration) -> list[str]:
+    """Raw columns ``sql`` reads that ``declaration`` does not declare."""
+    allowed = set(declaration.raw_columns) | {"untyped_values"}
+    return [
+        f"{model} reads {declaration.raw_table}.{name}: not declared"
+        + (" (a model reads the columns it declares, never *)" if name == "*" else "")
+        for name in sorted(raw_reads(sql, declaration.raw_table) - allowed)
+    ]
+
+
+DECLARATIONS = {m: d for m, d in staging_declarations().items() if m.startswith("stg_connecteam__")}
+DECOY = "not_a_provider_field"
+"""A raw column every compiled-against table has and no model may read."""
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """Compiled SQL of every model, the staging ones against raw tables holding every declared
+    column, ``untyped_values``, dlt's columns and a decoy."""
+    folder = tmp_path_factory.mktemp("compiled")
+    warehouse = folder / "warehouse.duckdb"
+    tables: dict[str, set[str]] = {}
+    for declaration in staging_declarations().values():
+        tables.setdefault(declaration.raw_table, set()).update(declaration.raw_columns)
+    with duckdb.connect(str(warehouse)) as con:
+        for table, columns in tables.items():
+            con.execute(f"create schema if not exists {table.split('.')[0]}")
+            names = sorted(columns | {"untyped_values", "_dlt_load_id", "_dlt_id", DECOY})
+            con.execute(f"create table {table} ({', '.join(f'{c} varchar' for c in names)})")
+    with pytest.MonkeyPatch.context() as env:
+        env.delenv("WFM_SYNC_WAREHOUSE", raising=False)  # run_dbt sets it for the warehouse
+        paths = ["--target-path", str(folder / "target"), "--log-path", str(folder / "logs")]
+        result = run_dbt(["compile", *paths], warehouse)
+    assert result.success, result.exception
+    manifest = json.loads((folder / "target" / "manifest.json").read_text())
+    return {
+        node["name"]: node["compiled_code"]
+        for node in manifest["nodes"].values()
+        if node["resource_type"] == "model" and node.get("compiled_code")
+    }
+
+
+@pytest.mark.parametrize("model", sorted(DECLARATIONS))
+def test_staging_declarations_name_only_fields_the_spec_has(model: str) -> None:
+    assert declaration_problems(DECLARATIONS[model]) == []
+
+
+@pytest.mark.parametrize("model", sorted(DECLARATIONS))
+def test_staging_models_read_only_their_declared_raw_columns(
+    model: str, compiled: dict[str, str]
+) -> None:
+    declaration = DECLARATIONS[model]
+    reads = raw_reads(compiled[model], declaration.raw_table)
+    assert reads, f"{model} reads nothing from {declaration.raw_table}: the parse went wrong"
+    assert compiled_problems(model, compiled[model], declaration) == []
+    assert DECOY not in reads
+
+
+def test_every_staging_model_is_declared_and_only_staging_reads_raw_tables(
+    compiled: dict[str, str],
+) -> None:
+    models = {p.stem for p in STAGING.glob("stg_*.sql")}
+    assert models == set(staging_declarations())
+    for name, sql in compiled.items():
+        if not name.startswith("stg_"):
+            assert not any(raw_reads(sql, d.raw_table) for d in staging_declarations().values())
+
+
+@pytest.mark.parametrize("table", sorted(BUILT))
+def test_row_builders_read_only_fields_the_spec_has(table: str) -> None:
+    builder, schemas = BUILT[table]
+    seen: set[str] = set()
+    builder(Reads(seen))
+    unknown = {f for f in seen if not any(has_path(SPEC["components"]["schemas"][n], f)
+                                          for n in schemas)}  # fmt: skip
+    assert sorted(unknown) == []
+
+
+class Reads(dict[str, Any]):
     """A record that notes every field a row builder reads (nested reads as ``a.b``)."""
 
     def __init__(self, seen: set[str], prefix: str = "") -> None:
@@ -130,64 +383,78 @@ class Reads(dict):  # type: ignore[type-arg]
         return True
 
 
-def problems(model: str, sql: str) -> list[str]:
-    """Why ``model`` reads a name the spec (or our source) does not have; empty when fine."""
-    table, columns = declarations(sql)
-    if not ENDPOINTS.get(table, ENDPOINTS["users"]).in_spec:
-        return []
-    if table in BUILT:
-        builder, _, _ = BUILT[table]
-        allowed = set(builder(Reads(set()))) | BUILT_COLUMNS_ADDED.get(table, set())
-    elif table in ENDPOINTS:
-        allowed = flattened(record_schema(table))
-    else:  # written by the source itself (e.g. time_activity_coverage)
-        return []
-    allowed |= set(SOURCE_ADDED)
-    return [
-        f"{model} reads {table}.{c}: not a field of the spec" for c in sorted(columns - allowed)
+def test_the_unpublished_endpoint_s_model_says_so() -> None:
+    models = yaml.safe_load((STAGING / "_staging.yml").read_text())["models"]
+    (documents,) = [m for m in models if m["name"] == "stg_connecteam__user_documents"]
+    assert "unpublished" in documents["description"]
+    assert not ENDPOINTS["user_documents"].in_spec
+
+
+# -- negative controls ----------------------------------------------------------------------------
+
+
+def declared(model: str, raw_table: str, *columns: DeclaredColumn) -> StagingDeclaration:
+    """A declaration built in memory (negative controls)."""
+    return StagingDeclaration(model, raw_table, tuple(columns))
+
+
+def test_a_declaration_naming_a_field_only_the_emulator_has_fails_the_check() -> None:
+    fake = declared(
+        "stg_connecteam__fake", "connecteam.users",
+        DeclaredColumn("user_id", "bigint", "user_id", "userId"),
+        DeclaredColumn("document_name", "varchar", "document_name", "documentName"),
+        DeclaredColumn("added", "varchar", "added", None),
+        DeclaredColumn("bad_path", "bigint", "custom_fields", "customFields[*].nope"),
+    )  # fmt: skip
+    assert declaration_problems(fake) == [
+        "stg_connecteam__fake: users.document_name: documentName is not a field of the spec's "
+        "record schema",
+        "stg_connecteam__fake: users.added: no provider field and not a column the source adds "
+        "(SOURCE_ADDED)",
+        "stg_connecteam__fake: users.bad_path: customFields[*].nope is not in the spec's "
+        "record schema",
+    ]
+    built = declared(
+        "stg_connecteam__fake", "connecteam.time_activities",
+        DeclaredColumn("start_timezone", "timezone", "start_timezone", "start.timezone"),
+        DeclaredColumn("clock_in_at", "epoch", "clock_in_at", "clockInAt"),
+        DeclaredColumn("end_timezone", "timezone", "end_timezone", "start.timezone"),
+    )  # fmt: skip
+    assert declaration_problems(built) == [
+        "stg_connecteam__fake: time_activities.clock_in_at: clockInAt is not in the spec's "
+        "record schema",
+        "stg_connecteam__fake: time_activities.end_timezone: the row builder does not fill it "
+        "from start.timezone",
+    ]
+    beta = declared(
+        "stg_connecteam__fake", "connecteam.user_documents",
+        DeclaredColumn("file_url", "varchar", "file_url", "fileUrl"),
+    )  # fmt: skip
+    assert declaration_problems(beta) == [
+        "stg_connecteam__fake: user_documents.file_url: fileUrl is not a known field of the "
+        "unpublished endpoint"
     ]
 
 
-MODELS = sorted(STAGING.glob("stg_connecteam__*.sql"))
-
-
-@pytest.mark.parametrize("path", MODELS, ids=[p.stem for p in MODELS])
-def test_staging_models_read_only_the_spec_s_field_names(path):
-    assert problems(path.stem, path.read_text()) == []
-
-
-@pytest.mark.parametrize("table", sorted(BUILT))
-def test_row_builders_read_only_fields_the_spec_has(table):
-    builder, _, schemas = BUILT[table]
-    seen: set[str] = set()
-    builder(Reads(seen))
-    known = set()
-    for name in schemas:
-        known |= set(_camel_paths(SPEC["components"]["schemas"][name]))
-    assert sorted(seen - known) == []
-
-
-def _camel_paths(schema: Any, prefix: str = "", depth: int = 0) -> set[str]:
-    paths = set()
-    for name, prop in properties(schema).items():
-        paths.add(prefix + name)
-        if depth < 3:
-            paths |= _camel_paths(prop, f"{prefix}{name}.", depth + 1)
-    return paths
-
-
-def test_a_model_reading_a_name_only_the_emulator_has_fails_the_check():
-    invented = (
-        "{%- set columns = {'user_id': 'bigint', 'document_name': 'varchar'} -%}\n"
-        "select * from {{ source_or_empty('connecteam', 'users', columns) }}"
+def test_compiled_sql_reading_an_undeclared_or_every_column_fails_the_check() -> None:
+    declaration = declared(
+        "stg_connecteam__fake", "connecteam.users",
+        DeclaredColumn("user_id", "bigint", "user_id", "userId"),
+    )  # fmt: skip
+    reads_more = (
+        'with source as (select try_cast("user_id" as bigint) as user_id, "document_name" '
+        'from "warehouse"."connecteam"."users") select * from source'
     )
-    assert problems("stg_connecteam__fake", invented) == [
-        "stg_connecteam__fake reads users.document_name: not a field of the spec"
+    assert compiled_problems("stg_connecteam__fake", reads_more, declaration) == [
+        "stg_connecteam__fake reads connecteam.users.document_name: not declared"
     ]
-    built = (
-        "{%- set columns = {'id': 'varchar', 'start_timestamp': 'bigint', 'clock_in_at': 'bigint'}"
-        " -%}\nselect * from {{ source_or_empty('connecteam', 'time_activities', columns) }}"
+    star = 'select * from (select * from "warehouse"."connecteam"."users") as s'
+    assert compiled_problems("stg_connecteam__fake", star, declaration) == [
+        "stg_connecteam__fake reads connecteam.users.*: not declared (a model reads the columns "
+        "it declares, never *)"
+    ]
+    qualified = (
+        'select u."user_id", u.document_name, (select min(tz.name) from pg_timezone_names() as '
+        "tz where tz.name = u.timezone) from connecteam.users as u"
     )
-    assert problems("stg_connecteam__fake", built) == [
-        "stg_connecteam__fake reads time_activities.clock_in_at: not a field of the spec"
-    ]
+    assert raw_reads(qualified, "connecteam.users") == {"user_id", "document_name", "timezone"}
