@@ -35,16 +35,21 @@ logger = logging.getLogger("pipelines.status")
 DEFAULT_MAX_AGE = "26h"
 DEFAULT_FOLD_MAX_AGE = "1h"
 
-NEWEST = {
-    "users": "max(modified_at)",
-    "forms": "max(last_updated_at)",
-    "shifts": "max(coalesce(update_time, creation_time))",
-    "user_documents": "max(updated_at)",
-    "time_activities": "max(modified_at)",
-    "form_submissions": "max(submission_timestamp)",
+NEWEST: dict[str, tuple[str, ...]] = {
+    "users": ("modified_at",),
+    "forms": ("last_updated_at",),
+    "shifts": ("update_time", "creation_time"),
+    "user_documents": ("updated_at",),
+    "time_activities": ("modified_at",),
+    "form_submissions": ("submission_timestamp",),
 }
-"""Newest provider timestamp (epoch seconds) per ``connecteam`` table; the others (schedulers,
-jobs, tasks, ...) carry none."""
+"""Per ``connecteam`` table, the columns holding the provider's time of a record (epoch seconds;
+the first one present and filled wins); the others (schedulers, jobs, tasks, ...) carry none.
+A column is used only when it exists with a numeric type: the provider may omit a field (no
+column) or send it as something else (a text column)."""
+
+NUMERIC_TYPES = ("int", "double", "float", "numeric", "decimal", "real")
+"""Substrings of the database's type names (information_schema) of numeric columns."""
 
 DATASETS = (DATASET_CONNECTEAM, DATASET_WEBHOOKS, "marts")
 """Datasets (schemas) whose tables ``status`` counts; staging views are not materialized."""
@@ -64,10 +69,14 @@ def parse_age(text: str) -> float:
 
 
 def iso(epoch: float | None) -> str | None:
-    """Epoch seconds as an ISO 8601 UTC string (``None`` stays ``None``)."""
+    """Epoch seconds as an ISO 8601 UTC string (``None``, and a value that is no time within
+    years 1..9999, give ``None``)."""
     if epoch is None:
         return None
-    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds")
+    try:
+        return datetime.fromtimestamp(float(epoch), UTC).isoformat(timespec="seconds")
+    except (OverflowError, OSError, ValueError, TypeError):
+        return None
 
 
 @dataclass
@@ -244,9 +253,8 @@ def _warehouse_status(status: Status, runs: list[RunRecord], max_age: float, now
                 entry = TableStatus(DATASET_CONNECTEAM, table, refreshed_at=iso(refreshed))
                 entry.stale = refreshed is None or now - refreshed > max_age
                 if (DATASET_CONNECTEAM, table) in existing:
-                    entry.rows, newest = _count(
-                        client, DATASET_CONNECTEAM, table, NEWEST.get(table)
-                    )
+                    newest_sql = _newest(client, DATASET_CONNECTEAM, table)
+                    entry.rows, newest = _count(client, DATASET_CONNECTEAM, table, newest_sql)
                     entry.newest = iso(newest)
                 if entry.stale:
                     status.problems.append(
@@ -277,6 +285,29 @@ def _tables(client: Any) -> set[tuple[str, str]]:
         *DATASETS,
     ) as cursor:
         return {(str(s), str(t)) for s, t in cursor.fetchall()}
+
+
+def _newest(client: Any, dataset: str, table: str) -> str | None:
+    """``max(...)`` over the table's :data:`NEWEST` columns that exist and are numeric, or
+    ``None`` when none does."""
+    wanted = NEWEST.get(table, ())
+    if not wanted:
+        return None
+    with client.execute_query(
+        "select column_name, data_type from information_schema.columns "
+        "where table_schema = %s and table_name = %s",
+        dataset,
+        table,
+    ) as cursor:
+        types = {str(name): str(kind).lower() for name, kind in cursor.fetchall()}
+    usable = [
+        client.escape_column_name(column)
+        for column in wanted
+        if any(t in types.get(column, "") for t in NUMERIC_TYPES)
+    ]
+    if not usable:
+        return None
+    return f"max({usable[0]})" if len(usable) == 1 else f"max(coalesce({', '.join(usable)}))"
 
 
 def _count(client: Any, dataset: str, table: str, newest: str | None) -> tuple[int, Any]:
