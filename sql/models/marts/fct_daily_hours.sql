@@ -85,7 +85,10 @@ joined as (
         end as hours_source
     from scheduled
     full outer join worked
-        on scheduled.user_id = worked.user_id and scheduled.local_date = worked.local_date
+        on
+            scheduled.user_id = worked.user_id
+            -- an unknown day (null) joins the same user's unknown day: one row, not two
+            and scheduled.local_date is not distinct from worked.local_date
 
 ),
 
