@@ -104,9 +104,16 @@ final as (
 
     select
         *,
+        -- slots of one shift assigned to the same user (or several open slots) are told
+        -- apart by their slot id
         {{ readable_key([
             'scheduler_id', 'shift_id', "coalesce(cast(user_id as varchar), 'open')"
-        ]) }} as shift_assignment_key,
+        ]) }}
+        || case
+            when count(*) over (partition by scheduler_id, shift_id, user_id) > 1
+                then '/' || slot_id
+            else ''
+        end as shift_assignment_key,
         round((scheduled_minutes_gross - unpaid_break_minutes) / 60.0, 4) as scheduled_hours
 
     from renamed
