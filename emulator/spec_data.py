@@ -47,6 +47,10 @@ Kinds, all but the last two untypable for the declared type or format:
   ``"Zoë"``, ``"Mars/Olympus_Mons"``, ``"GMT+25"``);
 * ``enum``: a string outside its ``enum``;
 * ``int64_overflow``: an integer outside ``[-2**63, 2**63 - 1]`` (set on purpose or drawn);
+* ``epoch``: an integer property the provider fills with epoch seconds (named like
+  ``createdAt``, ``startTime``, ``timestamp``, ``dueDate``, ``lastLogin``:
+  :data:`emulator.spec_schemas.EPOCH_NAME`) holding a value within int64 but outside years
+  1..9999 (:data:`EPOCHS`), so no timestamp (hypothesis draws any integer there);
 * ``type_varies``: the extra field ``extraCode``, an integer in some records and a string in
   others (one entry per record that has it);
 * ``out_of_range``: a number of the declared type below the spec's ``minimum`` or above its
@@ -68,6 +72,8 @@ from .spec_schemas import Leaf, draw_pool, spec
 
 DAY = 86_400
 INT64 = (-(2**63), 2**63 - 1)
+EPOCHS = (-62_135_596_800, 253_402_300_799)
+"""Epoch seconds of 0001-01-01 and 9999-12-31 23:59:59 UTC: the times a timestamp can hold."""
 POOL_MAX = {False: 160, True: 40}
 """Most values hypothesis draws per schema, by ``wide``: a wide record costs ~20 times more."""
 POOL_MIN = 8
@@ -246,7 +252,7 @@ class SpecData:
     def _wild_leaf(self, leaf: Leaf, path: list[str], odd: list[tuple[list[str], str]]) -> Any:
         rng, kind = self._wild_rng, leaf.kind
         roll = rng.random()
-        if kind in ("integer", "number"):
+        if kind in ("integer", "number", "epoch"):
             return self._wild_number(leaf, path, odd, roll)
         if roll < ODD:
             odd.append((path, kind))
@@ -264,13 +270,16 @@ class SpecData:
         self, leaf: Leaf, path: list[str], odd: list[tuple[list[str], str]], roll: float
     ) -> Any:
         value, rng = leaf.value, self._wild_rng
-        if leaf.kind == "integer" and isinstance(value, int):
+        if leaf.kind in ("integer", "epoch") and isinstance(value, int):
             if roll < ODD:
                 value = rng.choice(BIG_INTS)
             elif roll < 2 * ODD:
                 value = rng.choice(SMALL_INTS)
             if _overflows(value):
                 odd.append((path, "int64_overflow"))
+                return value
+            if leaf.kind == "epoch" and not EPOCHS[0] <= value <= EPOCHS[1]:
+                odd.append((path, "epoch"))
                 return value
         elif roll < ODD:
             value = rng.choice(ODD_FLOATS)
@@ -282,6 +291,11 @@ class SpecData:
 
     # -- structural values -----------------------------------------------------------------------
 
+    def slot_id(self) -> str:
+        """A new V1 shift slot id ``<24 hex>:<uuid>``, the hex part counting the ids made."""
+        self.shifts_made += 1
+        return f"{0x6784DACB0000000000000000 + self.shifts_made:024x}:{_uuid(self.rng)}"
+
     def moment(self, days_back: int, days_ahead: int) -> int:
         """A time in ``[anchor - days_back days, anchor + days_ahead days)``, epoch seconds."""
         return self.anchor + self.rng.randint(-days_back * DAY, days_ahead * DAY - 1)
@@ -291,11 +305,9 @@ class SpecData:
         return datetime.fromtimestamp(self.moment(days_back, days_ahead), UTC).date()
 
     def shift(self, start: int, created: int, needed: int) -> dict[str, Any]:
-        """A new V1 shift row (slot id ``<24 hex>:<uuid>``, the hex part counting the rows this
-        generator made) starting at ``start``, created at ``created`` (epoch seconds)."""
-        rng = self.rng
-        self.shifts_made += 1
-        slot = f"{0x6784DACB0000000000000000 + self.shifts_made:024x}:{_uuid(rng)}"
+        """A new V1 shift row (a new :meth:`slot_id`) starting at ``start``, created at
+        ``created`` (epoch seconds)."""
+        rng, slot = self.rng, self.slot_id()
         end, updated = start + rng.randint(1, 12) * 3600, created + rng.randint(0, DAY)
         structural = {"id": slot, "startTime": start, "endTime": end, "creationTime": created,
                       "updateTime": updated}  # fmt: skip
@@ -517,49 +529,90 @@ def _time_off(gen: SpecData, n: int, needed: int) -> dict[str, Any]:
 # -- webhooks --------------------------------------------------------------------------------------
 
 
-def webhook_components() -> list[str]:
-    """The component schema of every webhook payload the spec publishes (41), in spec order."""
-    names = []
-    for operation in spec().get("webhooks", {}).values():
+def webhook_payloads() -> list[tuple[str, str]]:
+    """``(title, payload component)`` of every webhook the spec publishes (41), in spec order."""
+    out = []
+    for title, operation in spec().get("webhooks", {}).items():
         answer = operation["post"]["responses"]["200"]["content"]["application/json"]["schema"]
-        names.append(answer["$ref"].rsplit("/", 1)[-1])
-    return names
+        out.append((title, answer["$ref"].rsplit("/", 1)[-1]))
+    return out
+
+
+def webhook_components() -> list[str]:
+    """The payload component of every webhook the spec publishes, in spec order."""
+    return [component for _, component in webhook_payloads()]
 
 
 def spec_webhooks(
     count: int, seed: int, anchor: int | None = None
 ) -> tuple[list[tuple[bytes, str | None, str | None]], list[dict[str, Any]]]:
     """``count`` webhook bodies drawn from the spec's 41 payload schemas (each in turn), made
-    wild like the API's records, each with a unique ``requestId`` (``spec-<seed>-<i>``); one in
-    twenty carries an unknown ``eventType`` and one in twenty an implausible ``eventTimestamp``
-    (negative, 1.5e18, beyond 64 bits). ``anchor`` (UTC epoch seconds) places the dates.
+    wild like the API's records, each with a unique ``requestId`` (``spec-<seed>-<i>``). The spec
+    leaves ``eventType`` a free string: 85% of bodies carry the catalogued ``eventType`` of their
+    webhook (:data:`sources.webhooks.events.CATALOGUE`, by title), 5% ``brand_new_event``, the
+    rest whatever was drawn (absent included). One in twenty has an implausible
+    ``eventTimestamp`` (negative, 1.5e18, beyond 64 bits). ``anchor`` (UTC epoch seconds) places
+    the dates.
 
     Returns:
         The bodies as :func:`emulator.webhooks.send_burst` takes them: ``(body, requestId,
         family)``, the family of a catalogued ``eventType``, else ``None``; and their manifest
         (as :mod:`this module's <emulator.spec_data>`, stream ``webhooks``, key the
-        ``requestId``; an unknown ``eventType`` is listed as ``enum``).
+        ``requestId``; an ``eventType`` the catalogue does not know is listed as ``enum``).
     """
     from sources.connecteam.arrow_rows import dumps
     from sources.webhooks.events import CATALOGUE
 
     gen = SpecData(seed, anchor if anchor is not None else 1_795_132_800)
-    names = webhook_components()
-    per_schema = math.ceil(count / len(names)) if names else 0
+    rng = gen.rng
+    payloads = webhook_payloads()
+    by_title = {event.title: event.event_type for event in CATALOGUE.values()}
+    per_schema = math.ceil(count / len(payloads)) if payloads else 0
     bodies: list[tuple[bytes, str | None, str | None]] = []
     for i in range(count):
         key = f"spec-{seed}-{i}"
-        body = gen.record(names[i % len(names)], "webhooks", key, {"requestId": key}, per_schema)
-        if gen.rng.random() < 0.05:
+        title, component = payloads[i % len(payloads)]
+        mark = len(gen.manifest)
+        body = gen.record(component, "webhooks", key, {"requestId": key}, per_schema)
+        _unique_item_keys(gen, body, mark)
+        roll = rng.random()
+        if roll < 0.05:
             body["eventType"] = "brand_new_event"
+        elif roll < 0.9 and title in by_title:
+            body["eventType"] = by_title[title]
+        if body.get("eventType") not in CATALOGUE:
             gen.note("webhooks", key, ["eventType"], "enum")
-        if gen.rng.random() < 0.05:
-            body["eventTimestamp"] = stamp = gen.rng.choice([-5, 1.5e18, *BIG_INTS])
+        if rng.random() < 0.05:
+            body["eventTimestamp"] = stamp = rng.choice([-5, 1.5e18, *BIG_INTS])
             if _overflows(stamp):
                 gen.note("webhooks", key, ["eventTimestamp"], "int64_overflow")
         event = CATALOGUE.get(body["eventType"]) if isinstance(body.get("eventType"), str) else None
         bodies.append((dumps(body).encode(), key, event.family if event else None))
     return bodies, gen.manifest
+
+
+def _unique_item_keys(gen: SpecData, body: dict[str, Any], mark: int) -> None:
+    """Make the keys of the items one webhook body lists unique, as the provider's are (the spec
+    leaves them free strings or integers): ``data.shifts[].id`` and ``data.ids[]`` become new
+    slot ids, ``data[].userId`` 1000, 1001, ...; manifest entries (from ``mark`` on) about the
+    replaced values are dropped. Nested values are shared with templates: copied, not changed."""
+    data, replaced = body.get("data"), set[tuple[str, ...]]()
+    if isinstance(data, dict):
+        data = dict(data)
+        if isinstance(data.get("shifts"), list):
+            data["shifts"] = [{**item, "id": gen.slot_id()} if isinstance(item, dict) else item
+                              for item in data["shifts"]]  # fmt: skip
+            replaced |= {("data", "shifts", str(i), "id") for i in range(len(data["shifts"]))}
+        if isinstance(data.get("ids"), list):
+            data["ids"] = [gen.slot_id() for _ in data["ids"]]
+            replaced |= {("data", "ids", str(i)) for i in range(len(data["ids"]))}
+    elif isinstance(data, list):
+        data = [{**item, "userId": 1000 + i} if isinstance(item, dict) and "userId" in item
+                else item for i, item in enumerate(data)]  # fmt: skip
+        replaced |= {("data", str(i), "userId") for i in range(len(data))}
+    if "data" in body:
+        body["data"] = data
+    gen.manifest[mark:] = [e for e in gen.manifest[mark:] if tuple(e["path"]) not in replaced]
 
 
 def spec_webhook_bodies(

@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import json
 import random
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -103,7 +104,8 @@ class Leaf:
         value: As hypothesis drew it.
         kind: ``date`` (a ``format: date`` string, or a string property named ``...date``),
             ``datetime`` (``format: date-time``), ``timezone`` (a string property named
-            ``...timezone``), ``enum`` (a string with an ``enum``), ``integer`` or ``number``.
+            ``...timezone``), ``enum`` (a string with an ``enum``), ``epoch`` (an integer
+            named like a time: :data:`EPOCH_NAME`), ``integer`` or ``number``.
         low: The schema's ``minimum`` of a number, if any.
         high: The schema's ``maximum`` of a number, if any.
     """
@@ -114,8 +116,15 @@ class Leaf:
     high: float | None = None
 
 
+EPOCH_NAME = re.compile(r"^timestamp$|Timestamp$|At$|Time$|Date$|^lastLogin$")
+"""Names of the integer properties the provider fills with epoch seconds (``createdAt``,
+``startTime``, ``start.timestamp``, ``dueDate``, ``lastLogin``, ...)."""
+
+
 def leaf_kind(schema: dict[str, Any], name: str) -> str | None:
     """What :class:`Leaf` kind a schema of property ``name`` is, if any."""
+    if schema.get("type") == "integer" and EPOCH_NAME.search(name):
+        return "epoch"
     if schema.get("type") in ("integer", "number"):
         return str(schema["type"])
     if schema.get("type") != "string":

@@ -35,7 +35,7 @@ from jsonschema import Draft202012Validator
 
 from emulator.data import Dataset, EmulatorConfig
 from emulator.operations_data import OperationsConfig
-from emulator.spec_data import INT64, ODD_VALUES, spec_webhooks, webhook_components
+from emulator.spec_data import EPOCHS, INT64, ODD_VALUES, spec_webhooks, webhook_components
 from emulator.spec_schemas import spec
 from emulator.webhooks import build_burst
 
@@ -292,6 +292,8 @@ def check_manifest(ds: Dataset, records: dict[str, dict[Any, Any]]) -> Counter[s
             assert value in ODD_VALUES[kind], entry
         elif kind == "int64_overflow":
             assert isinstance(value, int) and not INT64[0] <= value <= INT64[1], entry
+        elif kind == "epoch":
+            assert isinstance(value, int) and not EPOCHS[0] <= value <= EPOCHS[1], entry
         elif kind == "type_varies":
             assert entry["path"] == ["extraCode"] and value in (7, "B-7"), entry
         else:
