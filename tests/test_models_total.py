@@ -18,10 +18,12 @@ from typing import Any
 
 import duckdb
 import pytest
+import yaml  # type: ignore[import-untyped]
 from conftest import WFM_SYNC, query
 
-from pipelines.models import build_models, staging_declarations
+from pipelines.models import build_models, project_dir, staging_declarations
 from pipelines.status import collect_status
+from sources.webhooks.events import FAMILIES, UNKNOWN_FAMILY
 
 BIG = "123456789012345678901234567890"  # beyond 64 bits
 EPOCH = 1772359200  # 2026-03-01 10:00 UTC
@@ -302,3 +304,11 @@ def test_a_warehouse_with_no_raw_table_at_all_builds_every_model(warehouse: Path
     summary = build_models(warehouse)
     assert summary.failed == [] and summary.untypable_rows == {}
     assert summary.passed_by_kind["model"] == 32
+
+
+def test_our_own_enumerations_in_tests_match_the_code_that_computes_them() -> None:
+    sources = yaml.safe_load((project_dir() / "models" / "staging" / "_sources.yml").read_text())
+    (webhooks,) = [s for s in sources["sources"] if s["name"] == "webhooks"]
+    (family,) = [c for t in webhooks["tables"] for c in t["columns"] if c["name"] == "family"]
+    (accepted,) = [t["accepted_values"] for t in family["data_tests"] if "accepted_values" in t]
+    assert sorted(accepted["arguments"]["values"]) == sorted([*FAMILIES, UNKNOWN_FAMILY])
