@@ -38,7 +38,7 @@ activity id, ``"<timeClockId>:<userId>:<date>"`` for a timesheet day, formSubmis
 sub-job's own jobId, as sub-jobs are rows of their own), the time-off request id, the task,
 board, clock or custom field id>, "path": [<provider field names from the record (the timesheet
 day, the sub-job) down to the value; list positions as decimal strings>], "kind": <kind>}``.
-Kinds, all but the last two untypable for the declared type or format:
+Kinds, the first six untypable for the declared type or format:
 
 * ``date``: a ``format: date`` string, or a string property named ``...Date``/``date``, that is
   not a ``YYYY-MM-DD`` date (``""``, ``"2026-13-45"``, ``"not a date"``, ``"31/12/2026"``);
@@ -54,7 +54,9 @@ Kinds, all but the last two untypable for the declared type or format:
 * ``type_varies``: the extra field ``extraCode``, an integer in some records and a string in
   others (one entry per record that has it);
 * ``out_of_range``: a number of the declared type below the spec's ``minimum`` or above its
-  ``maximum`` (typable; listed so a validation against the spec can leave it out).
+  ``maximum`` (typable; listed so a validation against the spec can leave it out);
+* ``missing`` (webhook bodies only, :func:`spec_webhooks`): a field the schema requires, left
+  out.
 
 Valid values of every other kind (dates near the anchor, IANA timezones, enum members, integers
 in int64, any float) are never listed.
@@ -68,7 +70,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from .spec_schemas import Leaf, draw_pool, spec
+from .spec_schemas import Leaf, draw_pool, resolved, spec
 
 DAY = 86_400
 INT64 = (-(2**63), 2**63 - 1)
@@ -551,14 +553,15 @@ def spec_webhooks(
     leaves ``eventType`` a free string: 85% of bodies carry the catalogued ``eventType`` of their
     webhook (:data:`sources.webhooks.events.CATALOGUE`, by title), 5% ``brand_new_event``, the
     rest whatever was drawn (absent included). One in twenty has an implausible
-    ``eventTimestamp`` (negative, 1.5e18, beyond 64 bits). ``anchor`` (UTC epoch seconds) places
-    the dates.
+    ``eventTimestamp`` (negative, 1.5e18, beyond 64 bits), one in twenty lacks a field its
+    schema requires. ``anchor`` (UTC epoch seconds) places the dates.
 
     Returns:
         The bodies as :func:`emulator.webhooks.send_burst` takes them: ``(body, requestId,
         family)``, the family of a catalogued ``eventType``, else ``None``; and their manifest
         (as :mod:`this module's <emulator.spec_data>`, stream ``webhooks``, key the
-        ``requestId``; an ``eventType`` the catalogue does not know is listed as ``enum``).
+        ``requestId``; an ``eventType`` the catalogue does not know is listed as ``enum``, a
+        required field left out as ``missing``).
     """
     from sources.connecteam.arrow_rows import dumps
     from sources.webhooks.events import CATALOGUE
@@ -586,6 +589,12 @@ def spec_webhooks(
             body["eventTimestamp"] = stamp = rng.choice([-5, 1.5e18, *BIG_INTS])
             if _overflows(stamp):
                 gen.note("webhooks", key, ["eventTimestamp"], "int64_overflow")
+        required = [f for f in resolved(component).get("required", []) if f != "requestId"]
+        if required and rng.random() < 0.05:
+            missing = rng.choice(required)
+            body.pop(missing, None)
+            gen.manifest[mark:] = [e for e in gen.manifest[mark:] if e["path"][0] != missing]
+            gen.note("webhooks", key, [missing], "missing")
         event = CATALOGUE.get(body["eventType"]) if isinstance(body.get("eventType"), str) else None
         bodies.append((dumps(body).encode(), key, event.family if event else None))
     return bodies, gen.manifest

@@ -26,6 +26,7 @@ import subprocess
 import sys
 from collections import Counter
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -69,7 +70,7 @@ def config(seed: int, **overrides: Any) -> EmulatorConfig:
 
 DIGEST_SCRIPT = """
 import sys
-sys.path.insert(0, "tests")
+sys.path.insert(0, sys.argv[2])
 from test_emulator_spec_data import Dataset, config, dataset_digest
 print(dataset_digest(Dataset.generate(config(int(sys.argv[1])))))
 """
@@ -80,8 +81,10 @@ def test_the_same_seed_gives_the_same_records_in_any_process() -> None:
     assert dataset_digest(Dataset.generate(config(SEEDS[0]))) == first
     assert dataset_digest(Dataset.generate(config(SEEDS[1]))) != first
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
-    other = subprocess.run([sys.executable, "-c", DIGEST_SCRIPT, str(SEEDS[0])], env=env,
-                           capture_output=True, text=True, timeout=120, check=True)  # fmt: skip
+    here = Path(__file__).resolve().parent
+    other = subprocess.run([sys.executable, "-c", DIGEST_SCRIPT, str(SEEDS[0]), str(here)],
+                           env=env, cwd=here.parent, capture_output=True, text=True, timeout=120,
+                           check=True)  # fmt: skip
     assert other.stdout.strip() == first
 
 
@@ -314,6 +317,10 @@ def test_every_record_is_served_once_and_fits_the_spec_but_for_the_manifest(
     kinds = check_manifest(ds, records)
     assert {"enum", "int64_overflow", "type_varies"} <= set(kinds), kinds
     assert not unexcused_errors(account, ds)
+    # negative control: a value broken outside the manifest is caught
+    users = next(body for path, body in account.answers if path == "/users/v1/users")
+    users["data"]["users"][0]["firstName"] = 12345
+    assert len(unexcused_errors(account, ds)) == 1
 
 
 # -- webhooks --------------------------------------------------------------------------------------
