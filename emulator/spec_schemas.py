@@ -38,7 +38,7 @@ MIXED_ITEMS = ((0, 3), (0, 2))
 WIDE_ITEMS = ((3, 5), (1, 2))
 """As :data:`MIXED_ITEMS`, ``wide``: nested arrays stay short, or records grow exponentially."""
 WIDE_STRINGS = (24, 64)
-"""``(minLength, maxLength)`` of a free string in ``wide`` width."""
+"""``(minLength, maxLength)`` of a free string in ``wide`` width (within the spec's own)."""
 
 
 @functools.cache
@@ -183,8 +183,9 @@ def _leaf(schema_json: str, wide: bool, name: str) -> Any:
     plain = {k: v for k, v in schema.items() if not k.startswith("x-")}
     if wide and plain.get("type") == "string" and "enum" not in plain and "const" not in plain:
         low, high = WIDE_STRINGS
-        plain["minLength"] = max(int(plain.get("minLength", 0)), low)
-        plain["maxLength"] = max(int(plain.get("maxLength", 0)), high)
+        high = min(high, int(plain.get("maxLength", high)))
+        plain["minLength"] = max(int(plain.get("minLength", 0)), min(low, high))
+        plain["maxLength"] = max(high, plain["minLength"])
     drawn = from_schema(plain)
     if kind is None:
         return drawn
