@@ -52,44 +52,83 @@
             {%- endif -%}
         {%- endif -%}
         {%- set aside = 'untyped_values' in kinds -%}
-        {%- set typed = {} -%}
-        {%- set checks = [] -%}
+        {#- level 1: each raw column typed once, and whether a typed value was expected -#}
+        {%- set columns = [] -%}
         {%- for name, spec in declared.raw_columns.items() -%}
             {%- set raw = adapter.quote(name) if name in kinds else none -%}
+            {%- set kind = kinds.get(name, 'text') -%}
             {%- set kept = kept_value(name, spec) if aside else none -%}
-            {%- set parts = [] -%}
-            {%- if raw is not none -%}
-                {%- do parts.append(typed_value(raw, spec.type, kinds[name])) -%}
-                {%- do checks.append(untypable(raw, spec.type, kinds[name])) -%}
-            {%- endif -%}
-            {%- if kept is not none -%}
-                {%- do parts.append(typed_value(kept, spec.type, 'text')) -%}
-                {%- do checks.append(untypable(kept, spec.type, 'text')) -%}
-            {%- endif -%}
-            {%- if parts | length == 0 -%}
-                {%- do typed.update({name: 'cast(null as ' ~ sql_type(spec.type) ~ ')'}) -%}
-            {%- elif parts | length == 1 -%}
-                {%- do typed.update({name: parts[0]}) -%}
+            {%- if raw is none and kept is none -%}
+                {%- set value, expects = 'cast(null as ' ~ sql_type(spec.type) ~ ')', 'false' -%}
+            {%- elif raw is none or (kind == 'text' and spec.type != 'varchar') -%}
+                {#- text typed once, from the raw column or else the value kept aside -#}
+                {%- set texts = ([raw_text(raw, kind)] if raw is not none else [])
+                    + ([kept] if kept is not none else []) -%}
+                {%- set text = texts[0] if texts | length == 1
+                    else 'coalesce(' ~ texts | join(', ') ~ ')' -%}
+                {%- if raw is not none and kept is none -%}
+                    {%- set value = typed_value(raw, spec.type, kind) -%}
+                    {%- set expects = expects_value(raw, spec.type, kind) -%}
+                {%- else -%}
+                    {%- set value = typed_value(text, spec.type, 'text') -%}
+                    {%- set expects = expects_value(text, spec.type, 'text') -%}
+                {%- endif -%}
             {%- else -%}
-                {%- do typed.update({name: 'coalesce(' ~ parts | join(', ') ~ ')'}) -%}
+                {%- set value = typed_value(raw, spec.type, kind) -%}
+                {%- set expects = expects_value(raw, spec.type, kind) -%}
+                {%- if kept is not none -%}
+                    {%- set kept_typed = typed_value(kept, spec.type) -%}
+                    {%- set kept_expects = expects_value(kept, spec.type) -%}
+                    {%- set value = 'coalesce(' ~ value ~ ', ' ~ kept_typed ~ ')' -%}
+                    {%- set expects = '(' ~ expects ~ ') or (' ~ kept_expects ~ ')' -%}
+                {%- endif -%}
             {%- endif -%}
+            {%- do columns.append((name, value, expects)) -%}
         {%- endfor -%}
+        {#- level 2: values inside JSON columns, from the typed JSON -#}
+        {%- set fields = [] -%}
         {%- for name, spec in declared.json_fields.items() if '[*]' not in spec.path -%}
-            {%- set value = json_value(typed[spec.column], spec.path, spec.type) -%}
-            {%- do typed.update({name: typed_value(value, spec.type, value_kind(spec.type))}) -%}
-            {%- do checks.append(untypable(value, spec.type, value_kind(spec.type))) -%}
+            {%- set raw = json_value(adapter.quote(spec.column), spec.path, spec.type) -%}
+            {%- set kind = value_kind(spec.type) -%}
+            {%- do fields.append(
+                (name, typed_value(raw, spec.type, kind), expects_value(raw, spec.type, kind))
+            ) -%}
         {%- endfor -%}
         (
             select
-            {%- for name, expression in typed.items() %}
-                {{ expression }} as {{ adapter.quote(name) }},
+            {%- for name, _, expects in columns + fields %}
+                {{ adapter.quote(name) }},
             {%- endfor %}
-                {{ count_true(checks) }} as untypable_value_count
-            {%- if found is not none %}
-            from {{ src }}
-            {%- else %}
-            where false
-            {%- endif %}
+                0
+            {%- for name, _, expects in columns + fields if expects | trim != 'false' %}
+                + (case when "__expects__{{ name }}" and {{ adapter.quote(name) }} is null
+                    then 1 else 0 end)
+            {%- endfor %} as untypable_value_count
+            from (
+                select
+                    *
+                {%- for name, value, expects in fields %},
+                    {{ value }} as {{ adapter.quote(name) }}
+                {%- if expects | trim != 'false' %},
+                    {{ expects }} as "__expects__{{ name }}"
+                {%- endif -%}
+                {%- endfor %}
+                from (
+                    select
+                    {%- for name, value, expects in columns %}
+                        {{ value }} as {{ adapter.quote(name) }},
+                    {%- if expects | trim != 'false' %}
+                        {{ expects }} as "__expects__{{ name }}",
+                    {%- endif -%}
+                    {%- endfor %}
+                        true as typed
+                {%- if found is not none %}
+                    from {{ src }}
+                {%- else %}
+                    where false
+                {%- endif %}
+                ) as typed_columns
+            ) as typed_fields
         )
     {%- endif -%}
 {%- endmacro %}

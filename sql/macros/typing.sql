@@ -12,8 +12,8 @@
       boolean   true/false (DuckDB's spellings: true, t, 1, yes, ...)
       date      a calendar date in years 1..9999 (ISO text; a time part is ignored)
       epoch     epoch seconds in years 1..9999, as a UTC timestamp; 0 means "never" (null)
-      timezone  a timezone name the database knows (pg_timezone_names(), any case; the
-                database's own spelling is kept)
+      timezone  a timezone name the database knows (pg_timezone_names(), in any case, as
+                `at time zone` takes it; kept as sent)
       json      a JSON value (text must be valid JSON)
       varchar   text as sent: not a cast, never untypable
       any other DuckDB type: try_cast
@@ -136,9 +136,10 @@
     {%- endif -%}
 {%- endmacro %}
 
-{#- Whether `expression` holds a value (not null, not empty) that typed_value could not type;
-    `false` when the raw kind always types (a BIGINT column read as bigint). -#}
-{% macro untypable(expression, data_type, kind='text') -%}
+{#- Whether `expression` holds a value that should type: present (not null, not '', not JSON
+    null) and, for an epoch, not 0 ("never"); `false` when the raw kind always types (a BIGINT
+    column read as bigint). A value expected but typed null is untypable. -#}
+{% macro expects_value(expression, data_type, kind='text') -%}
     {%- set always = {
         'double': ('integer', 'number'),
         'boolean': ('boolean',),
@@ -150,17 +151,20 @@
         or (data_type in timestamps and kind == 'timestamp') -%}
         false
     {%- elif data_type == 'epoch' -%}
-        coalesce(
-            {{ raw_text(expression, kind) }} is not null
-            and not coalesce({{ epoch_in_range(epoch_number(expression, kind)) }}, false),
-            false
-        )
+        ({{ raw_text(expression, kind) }} is not null
+            and coalesce({{ epoch_number(expression, kind) }} <> 0, true))
     {%- else -%}
-        coalesce(
-            {{ raw_text(expression, kind) }} is not null
-            and ({{ typed_value(expression, data_type, kind) }}) is null,
-            false
-        )
+        ({{ raw_text(expression, kind) }} is not null)
+    {%- endif -%}
+{%- endmacro %}
+
+{#- Whether `expression` holds a value that should type (expects_value) but does not. -#}
+{% macro untypable(expression, data_type, kind='text') -%}
+    {%- set expects = expects_value(expression, data_type, kind) -%}
+    {%- if expects | trim == 'false' -%}
+        false
+    {%- else -%}
+        coalesce({{ expects }} and ({{ typed_value(expression, data_type, kind) }}) is null, false)
     {%- endif -%}
 {%- endmacro %}
 
@@ -172,14 +176,14 @@
     {%- endif -%}
 {%- endmacro %}
 
-{#- A timezone name the database knows (matched in any case, returned in the database's
-    spelling, e.g. 'europe/london' -> 'Europe/London'); anything else ('', 'Zoë', 'GMT+25')
-    is null, so `at time zone` / timezone() never see a name they would refuse. -#}
+{#- A timezone name the database knows (pg_timezone_names(), matched in any case, as DuckDB's
+    `at time zone` matches it; kept as sent); anything else ('', 'Zoë', 'GMT+25') is null, so
+    `at time zone` / timezone() never see a name they would refuse. -#}
 {% macro known_timezone(expression) -%}
-    (
-        select min(tz.name) from pg_timezone_names() as tz
-        where lower(tz.name) = lower({{ expression }})
-    )
+    case
+        when lower({{ expression }}) in (select lower(tz.name) from pg_timezone_names() as tz)
+            then {{ expression }}
+    end
 {%- endmacro %}
 
 {#- `numerator / denominator`, null when the denominator is 0 or null (DuckDB raises on an
