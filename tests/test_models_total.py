@@ -122,11 +122,11 @@ RAW: dict[str, tuple[str, list[tuple[Any, ...]]]] = {
     ),
     "connecteam.form_submissions": (
         "form_submission_id varchar, form_id bigint, submission_timestamp bigint, "
-        "submission_timezone varchar, submitting_user_id bigint, answers json",
+        "submission_timezone varchar, submitting_user_id bigint, answers json, entry_num hugeint",
         [
-            ("fs1", 10, EPOCH, "Zoë", 1, "[]"),  # 1
-            ("fs2", 11, EPOCH, "America/New_York", 2, '{"a": 1}'),
-            ("fs3", 12, EPOCH, "Europe/Paris", 999, None),  # a user only this fact knows
+            ("fs1", 10, EPOCH, "Zoë", 1, "[]", 1),  # 1
+            ("fs2", 11, EPOCH, "America/New_York", 2, '{"a": 1}', 2**70),  # 1 (beyond 64 bits)
+            ("fs3", 12, EPOCH, "Europe/Paris", 999, None, 3),  # a user only this fact knows
         ],
     ),
     "connecteam.jobs": (
@@ -134,7 +134,7 @@ RAW: dict[str, tuple[str, list[tuple[Any, ...]]]] = {
         [("j1", "Ok", "false"), ("j2", "Odd", "maybe")],  # 1
     ),
     "connecteam.time_off_requests": (
-        "id varchar, policy_type_id varchar, user_id bigint, status varchar, "
+        "id varchar, policy_type_id varchar, user_id double, status varchar, "
         "start_date varchar, end_date varchar, timezone varchar, duration_units varchar, "
         "duration_amount double",
         [
@@ -146,6 +146,7 @@ RAW: dict[str, tuple[str, list[tuple[Any, ...]]]] = {
             ("r6", "p1", 2, "pending", "2026-03-02", "2026-03-02", "Europe/London", "weeks", 1),
             ("r7", "p1", 2, "approved", "2026-03-02T09:00:00Z", "2026-03-02", "GMT+25",
              "hours", 8),  # 1 (the timezone; the date's time part is ignored)
+            ("r8", "p1", 1.5, "pending", "2026-03-02", "2026-03-02", "UTC", "days", 1),  # 1
         ],
     ),
     "connecteam.user_custom_field_definitions": (
@@ -196,9 +197,9 @@ UNTYPABLE_ROWS = {
     "stg_connecteam__tasks": 2,
     "stg_connecteam__time_activities": 2,
     "stg_connecteam__timesheets": 2,
-    "stg_connecteam__form_submissions": 1,
+    "stg_connecteam__form_submissions": 2,
     "stg_connecteam__jobs": 1,
-    "stg_connecteam__time_off_requests": 2,
+    "stg_connecteam__time_off_requests": 3,
     "stg_connecteam__user_custom_field_definitions": 1,
     "stg_webhooks__time_activities": 2,
     "stg_webhooks__timesheet_periods": 1,
