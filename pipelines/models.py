@@ -4,7 +4,10 @@ dbt runs in-process through its Python runner (``dbtRunner``), with the project'
 ``sql/profiles.yml`` (no DuckDB extensions to download) pointed at the warehouse file through the
 ``WFM_SYNC_WAREHOUSE`` variable. dbt runs ``--quiet`` (set ``WFM_SYNC_DBT_VERBOSE=1`` for its
 per-node log); a failing data test, unit test or model is reported by name with a sample of the
-offending rows.
+offending rows. Rows holding provider values a staging model could not type are counted per model
+(the ``untypable_values`` warn tests) in :attr:`ModelsSummary.untypable_rows`, the run log and
+``wfm-sync status``; what each staging model reads and casts is its YAML declaration
+(:func:`staging_declarations`, :func:`models_casting`).
 """
 
 from __future__ import annotations
