@@ -305,6 +305,20 @@ def test_a_warehouse_with_no_raw_table_at_all_builds_every_model(warehouse: Path
     summary = build_models(warehouse)
     assert summary.failed == [] and summary.untypable_rows == {}
     assert summary.passed_by_kind["model"] == 32
+    # every column of every model is described in its YAML
+    described = {}
+    for path in (project_dir() / "models").glob("*/_*.yml"):
+        for model in yaml.safe_load(path.read_text()).get("models", []):
+            described[model["name"]] = {
+                c["name"] for c in model.get("columns", []) if c.get("description")
+            }
+    built = query(warehouse, "select table_name, list(column_name) from information_schema.columns "
+                             "where table_schema in ('staging', 'intermediate', 'marts') "
+                             "group by table_name")  # fmt: skip
+    assert len(built) == 32
+    assert {name: sorted(set(cols) - described.get(name, set())) for name, cols in built} == {
+        name: [] for name, _ in built
+    }
 
 
 def test_our_own_enumerations_in_tests_match_the_code_that_computes_them() -> None:
