@@ -416,7 +416,7 @@ def create_app(
                 r
                 for r in rows
                 if (isOpenShift is None or r["isOpenShift"] == isOpenShift)
-                and (not users or users & set(r["assignedUserIds"]))
+                and (not users or users & set(r.get("assignedUserIds") or []))
                 and (not ids or r["id"] in ids or r["id"].split(":")[0] in ids)
             ]
         return paged("shifts", rows, offset, limit)
@@ -429,7 +429,9 @@ def create_app(
     ) -> Response:
         wanted = set(userIds or [])
         docs = [
-            d for d in state.dataset.user_documents.values() if not wanted or d["userId"] in wanted
+            d
+            for d in state.dataset.user_documents.values()
+            if not wanted or d.get("userId") in wanted
         ]
         return paged("userDocuments", docs, offset, limit)
 

@@ -152,7 +152,7 @@ def add_document_routes(app: FastAPI, state: EmulatorState, require: Any) -> Non
         with state.lock:
             existing = next(
                 (d for d in state.dataset.user_documents.values()
-                 if d["userId"] == userId and d["documentId"] == documentId),
+                 if d.get("userId") == userId and d.get("documentId") == documentId),
                 None,
             )  # fmt: skip
             if existing is None:

@@ -141,7 +141,7 @@ def add_operations_routes(app: FastAPI, state: EmulatorState, require: Any, page
         offset: Annotated[int, Query(ge=0)] = 0,
         includeDeleted: bool = True,  # noqa: N803
     ) -> Response:
-        rows = [j for j in ops().jobs if includeDeleted or not j["isDeleted"]]
+        rows = [j for j in ops().jobs if includeDeleted or not j.get("isDeleted", False)]
         return paged("jobs", rows, offset, limit)
 
     @app.get("/time-off/v1/policy-types", dependencies=[require("time_off.read")])
