@@ -18,7 +18,7 @@ from typing import Any
 
 import duckdb
 import pytest
-import yaml  # type: ignore[import-untyped]
+import yaml  # type: ignore[import-untyped, unused-ignore]
 from conftest import WFM_SYNC, query
 
 from pipelines.models import build_models, project_dir, staging_declarations

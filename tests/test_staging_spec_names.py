@@ -28,7 +28,7 @@ from typing import Any
 import duckdb
 import pytest
 import sqlglot
-import yaml  # type: ignore[import-untyped]
+import yaml  # type: ignore[import-untyped, unused-ignore]
 from dlt.common.normalizers.naming.snake_case import NamingConvention
 from sqlglot import exp
 
