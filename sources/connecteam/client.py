@@ -359,13 +359,7 @@ class ConnecteamClient:
             RateLimitExhaustedError: The budget resets later than ``max_rate_limit_wait``.
         """
         template = endpoint or path
-        retrying = Retrying(
-            retry=retry_if_exception_type((_RetryableError, httpx.TransportError)),
-            stop=stop_after_attempt(self.max_attempts),
-            wait=self._backoff,
-            before_sleep=self._before_retry,
-            reraise=True,
-        )
+        retrying = self._retrying()
         try:
             for attempt in retrying:
                 with attempt:
@@ -541,12 +535,7 @@ class ConnecteamClient:
         Raises:
             ConnecteamAPIError: The storage refused the upload or kept failing.
         """
-        for attempt in Retrying(
-            retry=retry_if_exception_type((_RetryableError, httpx.TransportError)),
-            stop=stop_after_attempt(self.max_attempts),
-            wait=self._backoff,
-            reraise=True,
-        ):
+        for attempt in self._retrying(counted=False):
             with attempt:
                 response = httpx.put(
                     url, content=content, headers={"content-type": content_type}, timeout=120
@@ -582,6 +571,18 @@ class ConnecteamClient:
             with self._lock:
                 self.stats.paced_seconds += wait
             time.sleep(wait)
+
+    def _retrying(self, counted: bool = True) -> Retrying:
+        """The retry policy of every call: 429, 5xx, timeouts and dropped connections, up to
+        ``max_attempts``, with :meth:`_backoff`; ``counted`` retries are logged and counted in
+        :attr:`ClientStats.retries`."""
+        return Retrying(
+            retry=retry_if_exception_type((_RetryableError, httpx.TransportError)),
+            stop=stop_after_attempt(self.max_attempts),
+            wait=self._backoff,
+            before_sleep=self._before_retry if counted else None,
+            reraise=True,
+        )
 
     def _backoff(self, state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
@@ -629,13 +630,7 @@ class ConnecteamClient:
                 held no token, or the endpoint kept failing.
         """
         assert self._client_id and self._client_secret
-        attempts = Retrying(
-            retry=retry_if_exception_type((_RetryableError, httpx.TransportError)),
-            stop=stop_after_attempt(self.max_attempts),
-            wait=self._backoff,
-            before_sleep=self._before_retry,
-            reraise=True,
-        )
+        attempts = self._retrying()
         try:
             for attempt in attempts:
                 with attempt:
