@@ -28,7 +28,7 @@ from .warehouse import (
     build_pipeline,
     finish_pending_loads,
     loader_file_format,
-    release_arrow_memory,
+    release_freed_memory,
     warehouse_location,
     writes_warehouse,
 )
@@ -196,9 +196,9 @@ def run_sync(
     # pipeline.run's steps, with the memory of each step handed back before the next one
     pipeline.sync_destination()
     failed = _extract_isolating_failures(pipeline, streams, stats, source_options)
-    release_arrow_memory()
+    release_freed_memory()
     pipeline.normalize()
-    release_arrow_memory()
+    release_freed_memory()
     info = pipeline.load()
     info.raise_on_failed_jobs()
     trace = pipeline.last_trace

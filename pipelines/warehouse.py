@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ctypes
 import functools
+import gc
 import logging
 import os
 from collections.abc import Callable, Iterator
@@ -199,13 +201,29 @@ def writes_warehouse(job: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
     return decorate
 
 
-def release_arrow_memory() -> None:
-    """Hand the memory Arrow's allocator keeps after a step back to the operating system.
+def release_freed_memory() -> None:
+    """Hand the memory a finished step freed back to the operating system, for the next step.
 
-    Arrow's pool (mimalloc) holds freed buffers for reuse; between extract, normalize and load
-    that is ~40 MiB on a large sync that DuckDB could use instead.
+    Arrow's pool (mimalloc) holds freed buffers for reuse, and glibc's allocator keeps freed
+    pages of the extract's records and pages in its arenas; between extract and load that is
+    ~250 MiB on a sync of wide records (``benchmarks/README.md``) that DuckDB can use instead.
+    ``malloc_trim`` is called only where glibc provides it.
     """
+    gc.collect()
     pa.default_memory_pool().release_unused()
+    if _malloc_trim is not None:
+        _malloc_trim(0)
+
+
+def _glibc_malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, or ``None`` on other C libraries (musl, macOS, Windows)."""
+    try:
+        return ctypes.CDLL(None).malloc_trim  # type: ignore[no-any-return]
+    except (OSError, AttributeError):
+        return None
+
+
+_malloc_trim = _glibc_malloc_trim()
 
 
 def finish_pending_loads(pipeline: dlt.Pipeline) -> int:

@@ -90,6 +90,18 @@ def test_arrow_batches_regroup_pages_without_losing_or_reordering_rows():
     assert list(ArrowRows("t").batches(iter([[], []]))) == []
 
 
+def test_arrow_batches_of_wide_records_end_at_the_byte_budget():
+    # pages of 10 records of ~10 KB: a 256 KB budget ends a batch after 3 pages, not 5,000 rows
+    pages = [[{"id": n + i, "note": "x" * 10_000} for i in range(10)] for n in range(0, 1000, 10)]
+    tables = list(ArrowRows("t").batches(iter(pages), max_bytes=256 * 1024))
+    assert [t.num_rows for t in tables] == [30] * 33 + [10]
+    assert [r["id"] for t in tables for r in t.to_pylist()] == list(range(1000))
+    narrow = [[{"id": n + i} for i in range(100)] for n in range(0, 1000, 100)]
+    assert [t.num_rows for t in ArrowRows("t").batches(iter(narrow), max_bytes=256 * 1024)] == [
+        1000
+    ]
+
+
 def test_arrow_rows_fix_each_column_type_and_keep_misfits_aside():
     counter: dict[str, int] = {}
     rows = ArrowRows("t", {"when": "bigint", "meta": "json"}, counter)

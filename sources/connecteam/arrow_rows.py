@@ -25,7 +25,7 @@ import orjson
 import pyarrow as pa
 from dlt.common.schema.typing import TColumnSchema
 
-from .settings import BATCH_ROWS
+from .settings import BATCH_BYTES, BATCH_ROWS
 
 logger = logging.getLogger("sources.connecteam")
 
@@ -63,6 +63,16 @@ def dumps(value: Any) -> str:
         return orjson.dumps(value).decode()
     except TypeError:  # orjson refuses integers beyond 64 bits; the standard library does not
         return json.dumps(value, ensure_ascii=False)
+
+
+def estimated_bytes(records: list[dict[str, Any]]) -> int:
+    """About how many bytes of JSON ``records`` take: the mean size of the first, middle and last
+    record, times their number (records of one page are alike in width; measuring every one would
+    cost a serialization of the whole page)."""
+    if not records:
+        return 0
+    sample = {0, len(records) // 2, len(records) - 1}
+    return sum(len(dumps(records[i])) for i in sample) * len(records) // len(sample)
 
 
 class ArrowRows:
@@ -117,19 +127,27 @@ class ArrowRows:
         return pa.Table.from_arrays(arrays, names=fields)
 
     def batches(
-        self, pages: Iterable[list[dict[str, Any]]], rows: int = BATCH_ROWS
+        self,
+        pages: Iterable[list[dict[str, Any]]],
+        rows: int = BATCH_ROWS,
+        max_bytes: int = BATCH_BYTES,
     ) -> Iterator[pa.Table]:
-        """Pages of records regrouped as Arrow tables of about ``rows`` rows.
+        """Pages of records regrouped as Arrow tables of about ``rows`` rows or ``max_bytes``
+        bytes of JSON, whichever comes first (a page's size is estimated from up to three of its
+        records).
 
-        Memory stays at one batch however many pages there are; fewer, larger tables also mean
-        fewer Parquet row groups and less per-table work in dlt's extract.
+        Memory stays at one batch however many pages there are, and however wide the records;
+        fewer, larger tables also mean fewer Parquet row groups and less per-table work in dlt's
+        extract.
         """
         batch: list[dict[str, Any]] = []
+        size = 0
         for page in pages:
             batch.extend(page)
-            if len(batch) >= rows:
+            size += estimated_bytes(page)
+            if len(batch) >= rows or size >= max_bytes:
                 yield self.to_arrow(batch)
-                batch = []
+                batch, size = [], 0
         if batch:
             yield self.to_arrow(batch)
 

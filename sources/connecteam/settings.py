@@ -17,6 +17,9 @@ DEFAULT_SHIFTS_DAYS_AHEAD = 90
 DAY_SECONDS = 86_400
 BATCH_ROWS = 5_000
 """Rows per Arrow table handed to dlt: bounds the records held in memory between pages."""
+BATCH_BYTES = 4 * 2**20
+"""JSON bytes per Arrow table handed to dlt (estimated from sampled records): on wide records
+(a shift as wide as the spec allows is ~9 KB) a batch ends here, well before ``BATCH_ROWS``."""
 
 
 @dataclass(frozen=True)
