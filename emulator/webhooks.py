@@ -344,7 +344,10 @@ class SendReport:
 
     Attributes:
         sent: POSTs made (duplicates and malformed included).
-        statuses: Answers by HTTP status (0 = no answer: connection failed).
+        statuses: Final answers by HTTP status (0 = no answer: the connection failed or timed
+            out on the last attempt).
+        errors: The transport errors behind the 0s, by exception class (``ReadTimeout``, ...).
+        retried: Attempts repeated after a transport error (``send_burst(retries=...)``).
         acknowledged_keys: Event keys (``requestId``) answered 200.
         malformed_sent: Malformed bodies sent.
         duplicates_sent: Repeated bodies sent.
@@ -354,6 +357,8 @@ class SendReport:
 
     sent: int = 0
     statuses: Counter[int] = field(default_factory=Counter)
+    errors: Counter[str] = field(default_factory=Counter)
+    retried: int = 0
     acknowledged_keys: set[str] = field(default_factory=set)
     malformed_sent: int = 0
     duplicates_sent: int = 0
@@ -488,8 +493,14 @@ async def send_burst(
     signing_secret: str | None = None,
     concurrency: int = 16,
     timeout: float = 30.0,
+    retries: int = 0,
+    retry_delay: float = 1.0,
 ) -> SendReport:
     """POST ``bodies`` to ``url`` with ``concurrency`` requests in flight.
+
+    A request that gets no answer (connection refused or dropped, timeout) is sent again up to
+    ``retries`` times, ``retry_delay`` seconds apart, as the provider re-delivers an event that got
+    no answer; an HTTP answer of any status is final.
 
     Args:
         url: The receiver's endpoint, e.g. ``http://127.0.0.1:8000/webhooks/connecteam``.
@@ -498,6 +509,8 @@ async def send_burst(
         signing_secret: When set, each request carries Standard Webhooks signature headers.
         concurrency: Requests in flight at once.
         timeout: Seconds per request (the provider waits 30).
+        retries: Further attempts after a transport error (0: none).
+        retry_delay: Seconds between attempts.
     """
     from sources.webhooks.receiver import sign
 
@@ -531,11 +544,18 @@ async def send_burst(
                 extra = dict(headers)
                 if signing_secret:
                     extra.update(sign(signing_secret, str(uuid.uuid4()), int(time.time()), body))
-                try:
-                    response = await client.post(url, content=body, headers=extra)
-                    status = response.status_code
-                except httpx.HTTPError:
-                    status = 0
+                for attempt in range(retries + 1):
+                    try:
+                        response = await client.post(url, content=body, headers=extra)
+                        status = response.status_code
+                        break
+                    except httpx.HTTPError as exc:
+                        status, error = 0, type(exc).__name__
+                        if attempt < retries:
+                            report.retried += 1
+                            await asyncio.sleep(retry_delay)
+                if status == 0:
+                    report.errors[error] += 1
                 report.sent += 1
                 report.statuses[status] += 1
                 progress.page(1)

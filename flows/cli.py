@@ -302,6 +302,13 @@ def emulator_send_webhooks(
         str, typer.Option(help="Sign with this Standard Webhooks secret.")
     ] = "",
     seed: Annotated[int, typer.Option(help="Seed of the payloads.")] = 1,
+    data: Annotated[
+        str,
+        typer.Option(
+            help="'emulator' (every catalogued type, tidy payloads) or 'spec' (payloads drawn "
+            "from the spec's webhook schemas, as wild as they allow; --families does not apply)."
+        ),
+    ] = "emulator",
 ) -> None:
     """POST provider-like webhook events (every catalogued type, V1 and V2 shifts) to a receiver."""
     import asyncio
@@ -309,9 +316,11 @@ def emulator_send_webhooks(
     from emulator.webhooks import build_burst, send_burst
 
     chosen = [f.strip() for f in families.split(",") if f.strip()] or None
+    if data not in {"emulator", "spec"}:
+        raise typer.BadParameter(f"{data!r}: choose 'emulator' or 'spec'", param_hint="--data")
     bodies = build_burst(
         events, seed=seed, families=chosen, duplicate_rate=duplicate_rate,
-        malformed_rate=malformed_rate,
+        malformed_rate=malformed_rate, data=data,
     )  # fmt: skip
     _setup_logging(False)
     with live_progress():
@@ -336,6 +345,11 @@ def print_burst(report: Any) -> None:
         f"sent {report.sent} POSTs in {report.seconds:.1f} s ({rate:,.0f}/s): "
         f"{report.duplicates_sent} duplicates, {report.malformed_sent} malformed; answers "
         + ", ".join(f"{code or 'no answer'}: {n}" for code, n in sorted(report.statuses.items()))
+        + (
+            f" ({', '.join(f'{e}: {n}' for e, n in report.errors.items())})"
+            if report.errors
+            else ""
+        )
     )
 
 

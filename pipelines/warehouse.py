@@ -218,7 +218,7 @@ def release_freed_memory() -> None:
 def _glibc_malloc_trim() -> Callable[[int], int] | None:
     """glibc's ``malloc_trim``, or ``None`` on other C libraries (musl, macOS, Windows)."""
     try:
-        return ctypes.CDLL(None).malloc_trim  # type: ignore[no-any-return]
+        return ctypes.CDLL(None).malloc_trim
     except (OSError, AttributeError):
         return None
 
