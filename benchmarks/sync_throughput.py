@@ -55,14 +55,16 @@ def vm(key):
 
 # VmHWM: this process's own peak RSS (getrusage's ru_maxrss would carry the parent's peak through
 # the exec of a vfork'ed child), reset before each of dlt's steps to give each step its own peak
-peaks = {}
+peaks, step_seconds = {}, {}
 def measured(step, method):
     def wrapper(self, *args, **kwargs):
         peaks["before"] = max(peaks.get("before", 0), vm("VmHWM"))
         Path("/proc/self/clear_refs").write_text("5")
+        began = time.perf_counter()
         try:
             return method(self, *args, **kwargs)
         finally:
+            step_seconds[step] = step_seconds.get(step, 0) + time.perf_counter() - began
             peaks[step] = max(peaks.get(step, 0), vm("VmHWM"))
             Path("/proc/self/clear_refs").write_text("5")
     return wrapper
@@ -74,6 +76,7 @@ started = time.perf_counter()
 summary = run_sync(sys.argv[1].split(","))
 print(json.dumps({"seconds": time.perf_counter() - started, "rows": summary.rows,
                   "requests": summary.total_requests, "peaks": peaks,
+                  "step_seconds": step_seconds,
                   "peak_mib": max(peaks.values())}))
 """
 
@@ -81,7 +84,8 @@ print(json.dumps({"seconds": time.perf_counter() - started, "rows": summary.rows
 def run_ours(env: dict[str, str], streams: str) -> tuple[dict[str, object], float]:
     """``run_sync`` of ``streams`` in a fresh child process; returns its summary and its peak RSS
     in MiB (the child's ``VmHWM`` from ``/proc``: its own peak, neither the parent's nor an earlier
-    child's; ``result["peaks"]`` has it per dlt step: ``extract``, ``normalize``, ``load``)."""
+    child's; ``result["peaks"]`` has it per dlt step: ``extract``, ``normalize``, ``load``, and
+    ``result["step_seconds"]`` each step's time)."""
     out = subprocess.run([sys.executable, "-c", CHILD, streams], env=env, capture_output=True,
                          text=True, check=True)  # fmt: skip
     result: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])
@@ -250,6 +254,10 @@ def main() -> None:
         print(f"| {name} | wfm-sync run_sync | {ours['requests']} | {rows:,} | {seconds:.1f} | "
               f"{rows / seconds:,.0f} | {peak_mib:,.0f} ({steps['extract']:,.0f} / "
               f"{steps['load']:,.0f}) |")  # fmt: skip
+        timing: dict[str, float] = ours["step_seconds"]  # type: ignore[assignment]
+        print(
+            f"\n{name}: seconds per step: " + ", ".join(f"{k} {v:.1f}" for k, v in timing.items())
+        )
         ratio = seconds / limit_seconds
         verdict = "met" if ratio <= 2.0 else "MISSED"
         memory = "met" if peak_mib <= 500 else "MISSED"
