@@ -28,19 +28,20 @@ renamed as (
         auto_clock_out_mode,
         job_id,
         scheduler_shift_id,
+        duration_value,
+        duration_units,
         untypable_value_count,
         coalesce(time_activity_key, nested_time_activity_key) as time_activity_id,
         coalesce(is_auto_clock_out, false) or event_type = 'auto_clock_out' as is_auto_clock_out,
         case
             when event_type in (
-                'admin_delete', 'admin_approved_delete_request', 'auto_approved_delete_request',
-                'admin_declined_request'
+                'admin_delete', 'admin_approved_delete_request', 'auto_approved_delete_request'
             ) then 'delete'
             when event_type in ('user_add_request', 'user_edit_request', 'user_delete_request')
                 then 'request'
             when event_type in (
-                'admin_declined_add_request', 'admin_declined_edit_request',
-                'admin_declined_delete_request'
+                'admin_declined_request', 'admin_declined_add_request',
+                'admin_declined_edit_request', 'admin_declined_delete_request'
             ) then 'declined'
             else 'upsert'
         end as state_effect
