@@ -1,6 +1,11 @@
 -- User x local day: scheduled hours (live shift assignments) next to worked hours (shift
--- activities minus manual breaks, deleted activities excluded) and the variance. Each shift and
--- punch counts on the local day of its start, in its own timezone. Activities come from
+-- activities minus manual breaks, deleted activities excluded), time-off hours and the variance.
+-- Each shift and punch counts on the local day of its start, in its own timezone. A time off's
+-- hours (its duration, fct_time_activities.duration_hours) are spread evenly over its local
+-- days: from its start's day through its end's day (an end at local midnight ends the day
+-- before), or, without an end, ceil(hours / var('time_off_hours_per_day')) days from its start
+-- (at least one); more days than var('time_off_max_request_days') (or an unknown start day)
+-- put the whole time off on the row with local_date null. Activities come from
 -- fct_time_activities (the API's version where it covers them, webhooks for the most recent);
 -- hours_source says which fed the day: api, webhooks, mixed, or none (scheduled only).
 
@@ -25,9 +30,84 @@ activities as (
         duration_hours,
         is_open_punch,
         data_source,
+        started_at,
+        ended_at,
+        timezone,
         try_cast(started_at at time zone timezone as date) as local_date
     from {{ ref('fct_time_activities') }}
     where not is_deleted and user_id is not null
+
+),
+
+spans as (
+
+    select
+        *,
+        -- a time off with an end: its local days from the start's through the end's
+        case
+            when ended_at > started_at
+                then datediff(
+                    'day',
+                    local_date,
+                    try_cast((ended_at - interval 1 microsecond) at time zone timezone as date)
+                ) + 1
+        end as ended_day_count,
+        -- without one: the days its hours fill (null, not listable, beyond 64 bits)
+        try_cast(ceil(round(
+            coalesce(duration_hours, 0) / {{ var('time_off_hours_per_day') }}, 6
+        )) as bigint) as filled_day_count
+    from activities
+
+),
+
+listable as (
+
+    select
+        *,
+        case
+            when coalesce(activity_type, '') <> 'time_off' then 1
+            when ended_day_count is not null then ended_day_count
+            when filled_day_count < 1 then 1  -- no (or negative) hours: its start day
+            else filled_day_count
+        end as day_count
+    from spans
+
+),
+
+placed as (
+
+    select
+        *,
+        local_date is not null
+        and coalesce(day_count between 1 and {{ var('time_off_max_request_days') }}, false)
+            as has_listable_days
+    from listable
+
+),
+
+activity_days as (
+
+    select
+        user_id,
+        activity_type,
+        is_open_punch,
+        data_source,
+        local_date + cast(unnest(range(day_count)) as integer) as local_date,
+        duration_hours / day_count as hours
+    from placed
+    where has_listable_days
+
+    union all
+
+    select
+        user_id,
+        activity_type,
+        is_open_punch,
+        data_source,
+        cast(null as date) as local_date,
+        duration_hours as hours
+    from placed
+    where not has_listable_days
 
 ),
 
@@ -50,18 +130,18 @@ worked as (
         local_date,
         sum(
             case activity_type
-                when 'shift' then coalesce(duration_hours, 0)
-                when 'manual_break' then -coalesce(duration_hours, 0)
+                when 'shift' then coalesce(hours, 0)
+                when 'manual_break' then -coalesce(hours, 0)
                 else 0
             end
         ) as worked_hours,
-        sum(case when activity_type = 'time_off' then coalesce(duration_hours, 0) else 0 end)
+        sum(case when activity_type = 'time_off' then coalesce(hours, 0) else 0 end)
             as time_off_hours,
         count(*) filter (where activity_type = 'shift') as punch_count,
         count(*) filter (where is_open_punch) as open_punch_count,
         count(*) filter (where data_source = 'api') as api_activity_count,
         count(*) filter (where data_source = 'webhooks') as webhook_activity_count
-    from activities
+    from activity_days
     group by user_id, local_date
 
 ),

@@ -1,11 +1,15 @@
 -- One row per time activity, from the source that knows it best (data_source says which):
---   * the API's version, for activities it holds; except an activity older than the window the
---     last sync re-pulled (window_from) whose webhook events are newer than the API's
---     modifiedAt: the API row is as of an old pull, so the webhooks' latest state wins;
---   * the webhooks' latest state for activities the API does not hold, when they started after
---     the last pull (pulled_at, not yet pulled) or before the re-pulled window, or on a time
---     clock the API has not covered. Inside the re-pulled window the API is the truth: an
---     activity only the webhooks know there was deleted since (see the reconciliation mart).
+--   * the API's version, for activities it holds; except when the webhooks' last approved state
+--     is newer than the API row: the API row is as of its pull, which for an activity inside
+--     the window the last sync re-pulled (window_from) is that sync (pulled_at), and for an
+--     older one its own modifiedAt;
+--   * the webhooks' last approved state for activities the API does not hold, when they started
+--     after the last pull (pulled_at, not yet pulled) or before the re-pulled window, or on a
+--     time clock the API has not covered, or when their last event is newer than the last pull
+--     (the pull could not show it: an admin add after the sync). An activity only the webhooks
+--     know, inside the re-pulled window and with no event since the pull, was deleted since
+--     (see the reconciliation mart).
+-- Hours: end minus start; a time off counts its duration (activity_hours).
 
 with
 
@@ -34,8 +38,11 @@ stale_api as (
     inner join webhooks on api.time_activity_id = webhooks.time_activity_id
     inner join coverage on api.time_clock_id = coverage.time_clock_id
     where
-        api.started_at < coverage.window_from
-        and webhooks.last_event_at > coalesce(api.modified_at, coverage.window_from)
+        webhooks.last_event_at > case
+            when api.started_at < coverage.window_from
+                then coalesce(api.modified_at, coverage.window_from)
+            else coverage.pulled_at
+        end
 
 ),
 
@@ -57,11 +64,13 @@ from_api as (
         coalesce(webhooks.event_count, 0) as event_count,
         coalesce(api.start_timezone, api.end_timezone) as timezone,
         api.is_deleted,
-        api.ended_at is null and not api.is_deleted as is_open_punch,
-        case
-            when api.ended_at is not null
-                then round(epoch(api.ended_at - api.started_at) / 3600.0, 4)
-        end as duration_hours,
+        api.ended_at is null
+        and not api.is_deleted
+        and coalesce(api.activity_type, '') <> 'time_off' as is_open_punch,
+        {{ activity_hours(
+            'api.activity_type', 'api.started_at', 'api.ended_at',
+            'api.duration_value', 'api.duration_units'
+        ) }} as duration_hours,
         'api' as data_source
     from api
     left join webhooks on api.time_activity_id = webhooks.time_activity_id
@@ -100,6 +109,7 @@ from_webhooks as (
                 coverage.time_clock_id is null
                 or webhooks.started_at >= coverage.pulled_at
                 or webhooks.started_at < coverage.window_from
+                or webhooks.last_event_at > coverage.pulled_at
             )
         )
 

@@ -6,7 +6,9 @@
 --            'differs'       : in both, with a different start or end, or deleted per the
 --                              webhooks while live in the API
 -- Only the period webhooks cover is compared: activities starting on or after the day of the
--- earliest activity any webhook reported.
+-- earliest activity any webhook reported. An activity whose webhook state is newer than the
+-- last pull (pulled_at) is not compared: the API could not show it yet (fct_time_activities
+-- takes the webhooks' version).
 
 with
 
@@ -44,6 +46,7 @@ compared as (
         coalesce(api.time_clock_id, webhooks.time_clock_id) as time_clock_id,
         coalesce(api.started_at, webhooks.started_at) as started_at,
         coalesce(api.start_timezone, api.end_timezone, webhooks.timezone) as timezone,
+        webhooks.last_event_at as webhook_last_event_at,
         api.started_at as api_started_at,
         api.ended_at as api_ended_at,
         webhooks.started_at as webhook_started_at,
@@ -72,6 +75,7 @@ in_scope as (
     where
         compared.data_source is not null
         and compared.started_at >= webhooks_since.since
+        and not coalesce(compared.webhook_last_event_at > coverage.pulled_at, false)
         and (
             compared.data_source <> 'webhooks_only'
             or (
