@@ -21,18 +21,36 @@ endpoints. Where the interface says "not shown", the emulator's choices are:
   idempotent: the entry of (user, document) is replaced. Answer
   ``APIResponseV2[UserDocumentResponse]`` = ``{requestId, data}``, ``data`` being the user
   document as ``GET /documents/v1/user-documents`` lists it plus ``fileId``, ``fields``, ``note``.
+
+Control endpoints (not the provider's; no authentication), for tests and demos of the bulk:
+
+* ``GET /_emulator/documents``: ``{entry_puts, accepted, upload_slots, uploads, held}``:
+  entry PUTs received (every request to the entry path, refused ones too; since the last
+  ``stats/reset``), entries accepted, upload URLs handed out (since the last ``stats/reset``),
+  files stored through them, and whether an answer is being held.
+* ``POST /_emulator/documents`` with any of:
+  ``answer_status`` ``{"<documentId>": "<status>" | null}`` (the status a PUT of that document
+  records and answers; ``null`` records the usual one and answers without ``status``),
+  ``refuse_with`` (an ``HTTPValidationError`` ``detail`` list every entry PUT is answered 422
+  with; ``null`` stops), ``hold_at`` (the accepted-entry count whose PUT answer is withheld
+  until ``release``: the entry is recorded, the caller gets no answer), ``release`` (true).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import re
+import threading
 import time
 import uuid
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any
 
 import orjson
 from fastapi import Body, Depends, FastAPI, HTTPException, Path, Request
 from fastapi.responses import Response
+from starlette.requests import ClientDisconnect
 
 from .data import DOCUMENTS
 
@@ -40,6 +58,32 @@ if TYPE_CHECKING:
     from .app import EmulatorState
 
 FEATURE_TYPES = {"chat", "shiftscheduler", "users", "quicktasks", "documents"}
+ENTRY_PATH = re.compile(r"^/documents/v1/users/[^/]+/documents/[^/]+/entry$")
+GENERATE_UPLOAD_URL = "/attachments/v1/files/generate-upload-url"
+HOLD_LIMIT_SECONDS = 300.0
+"""Longest a held answer waits for ``release``."""
+
+
+@dataclass
+class DocumentControls:
+    """Test hooks of the document write path (see the module's control endpoints).
+
+    Attributes:
+        answer_status: Per document id (text), the status a PUT records and answers; ``None``
+            answers without a status.
+        refuse_with: A ``detail`` list every entry PUT is answered 422 with, or ``None``.
+        hold_at: The accepted-entry count whose answer is withheld until :attr:`release`.
+        held: Whether an answer is withheld now.
+        release: Set to let a withheld answer go.
+        uploads: Files stored through upload URLs.
+    """
+
+    answer_status: dict[str, str | None] = field(default_factory=dict)
+    refuse_with: list[Any] | None = None
+    hold_at: int | None = None
+    held: bool = False
+    release: threading.Event = field(default_factory=threading.Event)
+    uploads: int = 0
 
 
 def _json(body: Any, status: int = 200) -> Response:
@@ -55,9 +99,40 @@ def _invalid(loc: list[Any], msg: str) -> Response:
     return _json({"detail": [{"loc": loc, "msg": msg, "type": "value_error"}]}, 422)
 
 
-def add_document_routes(app: FastAPI, state: EmulatorState, require: Any) -> None:
-    """Register the attachment and document-entry routes on ``app``."""
-    from .app import identify
+def add_document_routes(app: FastAPI, state: EmulatorState, require: Any) -> DocumentControls:
+    """Register the attachment and document-entry routes and their control endpoints on
+    ``app``; return the controls (also at ``app.state.documents``)."""
+    from .app import CONTROL_PREFIX, identify
+
+    controls = DocumentControls()
+    app.state.documents = controls
+
+    @app.get(CONTROL_PREFIX + "/documents")
+    async def documents_stats() -> Response:
+        with state.lock:
+            puts = sum(n for path, n in state.requests.items() if ENTRY_PATH.match(path))
+            slots = state.requests.get(GENERATE_UPLOAD_URL, 0)
+            accepted = len(state.entries)
+        return _json({"entry_puts": puts, "accepted": accepted, "upload_slots": slots,
+                      "uploads": controls.uploads, "held": controls.held})  # fmt: skip
+
+    @app.post(CONTROL_PREFIX + "/documents")
+    async def documents_control(request: Request) -> Response:
+        body = orjson.loads(await request.body() or b"{}")
+        unknown = set(body) - {"answer_status", "refuse_with", "hold_at", "release"}
+        if unknown:
+            return _json({"detail": f"unknown settings {sorted(unknown)}"}, 422)
+        if "answer_status" in body:
+            controls.answer_status = {str(k): v for k, v in (body["answer_status"] or {}).items()}
+        if "refuse_with" in body:
+            controls.refuse_with = body["refuse_with"]
+        if "hold_at" in body:
+            controls.release.clear()
+            controls.hold_at = body["hold_at"]
+        if body.get("release"):
+            controls.hold_at = None
+            controls.release.set()
+        return _json({"ok": True})
 
     @app.post(
         "/attachments/v1/files/generate-upload-url", dependencies=[require("attachments.write")]
@@ -90,7 +165,11 @@ def add_document_routes(app: FastAPI, state: EmulatorState, require: Any) -> Non
         record = state.files.get(file_id)
         if record is None:
             return _json({"detail": "no such upload"}, 404)
-        record["size"] = len(await request.body())
+        try:
+            record["size"] = len(await request.body())
+        except ClientDisconnect:  # the uploader went away mid-body (e.g. a killed bulk)
+            return Response(status_code=400)
+        controls.uploads += 1
         return Response(status_code=200)
 
     @app.put(
@@ -125,6 +204,8 @@ def add_document_routes(app: FastAPI, state: EmulatorState, require: Any) -> Non
         body: Annotated[dict[str, Any], Body()],
         caller: str = Depends(identify(state, "documents.write")),
     ) -> Response:
+        if controls.refuse_with is not None:
+            return _json({"detail": controls.refuse_with}, 422)
         documents = {d[0]: d for d in DOCUMENTS}
         if userId not in state.dataset.users:
             return _json({"detail": f"User {userId} not found"}, 404)
@@ -148,6 +229,7 @@ def add_document_routes(app: FastAPI, state: EmulatorState, require: Any) -> Non
         if permission not in ("approve", "upload"):
             raise HTTPException(403, f"No upload or approve permission on document pack {pack}")
         status = "approved" if permission == "approve" else "pendingApproval"
+        override = controls.answer_status.get(str(documentId), status)
         now = state.dataset.tick()
         with state.lock:
             existing = next(
@@ -163,9 +245,21 @@ def add_document_routes(app: FastAPI, state: EmulatorState, require: Any) -> Non
                     "createdAt": now,
                 }  # fmt: skip
             existing.update(
-                status=status, updatedAt=now, fileId=file_id,
+                status=override or status, updatedAt=now, fileId=file_id,
                 fields=body.get("fields") or {}, note=body.get("note"),
             )  # fmt: skip
             state.dataset.version += 1
-        state.entries.append({"userId": userId, "documentId": documentId, "at": time.time()})
-        return _json({"requestId": str(uuid.uuid4()), "data": existing})
+            state.entries.append({"userId": userId, "documentId": documentId, "at": time.time()})
+            hold = controls.hold_at is not None and len(state.entries) == controls.hold_at
+        answer = dict(existing)
+        if override is None:
+            answer.pop("status")
+        if hold:
+            controls.held = True
+            try:
+                await asyncio.to_thread(controls.release.wait, HOLD_LIMIT_SECONDS)
+            finally:
+                controls.held = False
+        return _json({"requestId": str(uuid.uuid4()), "data": answer})
+
+    return controls

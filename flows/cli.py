@@ -516,16 +516,20 @@ documents_app = typer.Typer(help="Record user document entries (one, or in bulk 
 app.add_typer(documents_app, name="documents")
 
 
-def _run_documents(rows: list[Any], base_dir: Any) -> None:
+def _run_documents(
+    rows: list[Any], base_dir: Any, retry_unexpected: bool = False, resubmit_uncertain: bool = False
+) -> None:
     try:
-        _record_documents(rows, base_dir)
+        _record_documents(rows, base_dir, retry_unexpected, resubmit_uncertain)
     except typer.Exit:
         raise
     except Exception as exc:  # noqa: BLE001 - reported as a clean message and exit code
         _fail(exc, "documents")
 
 
-def _record_documents(rows: list[Any], base_dir: Any) -> None:
+def _record_documents(
+    rows: list[Any], base_dir: Any, retry_unexpected: bool, resubmit_uncertain: bool
+) -> None:
     from rich.progress import Progress
 
     from pipelines.documents import run_bulk
@@ -538,6 +542,8 @@ def _record_documents(rows: list[Any], base_dir: Any) -> None:
                 rows,
                 base_dir=base_dir,
                 on_progress=lambda done, total, _o: bar.update(task, completed=done, total=total),
+                retry_unexpected=retry_unexpected,
+                resubmit_uncertain=resubmit_uncertain,
             )
     else:
 
@@ -545,19 +551,50 @@ def _record_documents(rows: list[Any], base_dir: Any) -> None:
             if done % 10 == 0 or done == total or outcome["error"]:
                 console.print(f"{done}/{total} entries: {outcome['status']}", highlight=False)
 
-        summary = run_bulk(rows, base_dir=base_dir, on_progress=log_line)
-    console.print(
-        f"{summary.rows} rows: {summary.skipped} already recorded, "
-        + ", ".join(f"{status} {n}" for status, n in sorted(summary.outcomes.items()))
-        + f"; {summary.requests} requests, {summary.duration_seconds:.1f} s; outcomes in "
-        "connecteam.document_entries"
+        summary = run_bulk(
+            rows,
+            base_dir=base_dir,
+            on_progress=log_line,
+            retry_unexpected=retry_unexpected,
+            resubmit_uncertain=resubmit_uncertain,
+        )
+    checked = (
+        f"{summary.checked['recorded']} interrupted entries found recorded and "
+        f"{summary.checked['absent']} absent by checking with the provider; "
+        if summary.checked
+        else ""
     )
+    console.print(
+        f"{summary.rows} rows: {summary.skipped} already recorded, {checked}"
+        + (", ".join(f"{status} {n}" for status, n in sorted(summary.outcomes.items())) or
+           "nothing submitted")
+        + f"; {summary.requests} requests, {summary.duration_seconds:.1f} s; outcomes in "
+        "connecteam.document_entries",
+        highlight=False,
+    )  # fmt: skip
+    if summary.unexpected:
+        statuses = ", ".join(f"{s} {n}" for s, n in sorted(summary.unexpected.items()))
+        err.print(
+            f"{sum(summary.unexpected.values())} row(s) recorded with a status other than "
+            f"approved or pendingApproval ({statuses}), kept as the provider answered; they are "
+            "not submitted again unless you pass --retry-unexpected",
+            highlight=False,
+        )
     for line, key, error in summary.failures[:20]:
         err.print(f"row {line} ({key}): {escape(error)}", highlight=False)
+    for line, key, error in summary.uncertain[:20]:
+        err.print(f"row {line} ({key}) uncertain: {escape(error)}", highlight=False)
     if summary.failures:
         err.print(
             f"{len(summary.failures)} row(s) failed; run the same command again to retry them"
         )
+    if summary.uncertain:
+        err.print(
+            f"{len(summary.uncertain)} row(s) may have reached the provider without an answer; "
+            "the next run checks them before submitting anything (--resubmit-uncertain sends "
+            "them again if no check can run)"
+        )
+    if summary.failures or summary.uncertain:
         raise typer.Exit(code=1)
 
 
@@ -573,10 +610,15 @@ def documents_put_entry(
 ) -> None:
     """Upload a file and record one document entry (approved or pendingApproval, by your
     permission on the document's pack)."""
-    from pipelines.documents import EntryRow
+    from pipelines.documents import BulkInputError, EntryRow
 
     fields = dict(item.split("=", 1) for item in (field or []) if "=" in item)
-    _run_documents([EntryRow(user_id, document_id, file, fields, note or None)], None)
+    try:
+        row = EntryRow(user_id, document_id, file, fields, note or None)
+    except BulkInputError as exc:
+        err.print(f"[bold red]invalid entry:[/] {escape(str(exc))}")
+        raise typer.Exit(code=2) from None
+    _run_documents([row], None)
 
 
 @documents_app.command("bulk")
@@ -587,8 +629,26 @@ def documents_bulk(
     query: Annotated[
         str, typer.Option(help="DuckDB query returning the same columns (read-only warehouse).")
     ] = "",
+    retry_unexpected: Annotated[
+        bool,
+        typer.Option(
+            "--retry-unexpected",
+            help="Submit again rows the provider answered with a status other than approved or "
+            "pendingApproval (or none).",
+        ),
+    ] = False,
+    resubmit_uncertain: Annotated[
+        bool,
+        typer.Option(
+            "--resubmit-uncertain",
+            help="Submit again rows whose PUT got no answer when no check with the provider can "
+            "settle them (the PUT replaces the entry of the user and document).",
+        ),
+    ] = False,
 ) -> None:
-    """Record many entries; re-running skips recorded rows and retries failed ones."""
+    """Record many entries; each row's outcome is kept as soon as it is known. Re-running skips
+    recorded rows, checks with the provider the rows an interrupted run may have sent, and
+    retries failed ones."""
     from pathlib import Path
 
     from pipelines.documents import BulkInputError, read_csv, read_query
@@ -601,7 +661,12 @@ def documents_bulk(
     except BulkInputError as exc:
         err.print(f"[bold red]cannot read the rows:[/] {escape(str(exc))}")
         raise typer.Exit(code=2) from None
-    _run_documents(rows, Path(csv_path).resolve().parent if csv_path else None)
+    _run_documents(
+        rows,
+        Path(csv_path).resolve().parent if csv_path else None,
+        retry_unexpected=retry_unexpected,
+        resubmit_uncertain=resubmit_uncertain,
+    )
 
 
 def _schedules(cron: str, timezone: str, fold_every: int) -> Any:

@@ -187,7 +187,192 @@ def test_rows_from_a_duckdb_query_and_bad_input(tmp_path):
     assert [(r.user_id, r.document_id, r.file, r.fields, r.note) for r in rows] == [
         (1001, 7001, "a.pdf", {"colour": "blue"}, None)
     ]
-    with pytest.raises(BulkInputError, match="document_id must be integers"):
+    with pytest.raises(BulkInputError, match="row 1: documentId must be an integer"):
         read_query("select 1 as user_id, 'x' as document_id, 'f' as file", tmp_path / "a.duckdb")
     with pytest.raises(BulkInputError, match="missing file"):
         read_query("select 1 as user_id, 2 as document_id", tmp_path / "a.duckdb")
+
+
+def _write_sheet(path, rows):
+    with path.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+def _documents_stats(server):
+    return httpx.get(server.url + "/_emulator/documents", timeout=30).json()
+
+
+def _control(server, **body):
+    httpx.post(server.url + "/_emulator/documents", json=body, timeout=30).raise_for_status()
+
+
+@pytest.mark.parametrize(
+    ("user_id", "document_id", "message"),
+    [
+        (0, 7001, "userId must be an integer >= 1"),
+        (-3, 7001, "userId must be an integer >= 1"),
+        ("12a", 7001, "userId must be an integer >= 1"),
+        (1.5, 7001, "userId must be an integer >= 1"),
+        (True, 7001, "userId must be an integer >= 1"),
+        (1001, "7001.5", "documentId must be an integer"),
+        (1001, None, "documentId must be an integer"),
+    ],
+)
+def test_invalid_ids_are_refused_before_anything_is_sent(user_id, document_id, message):
+    from sources.connecteam.documents import validate_ids
+
+    with pytest.raises(ValueError, match=message):
+        validate_ids(user_id, document_id)
+
+
+def test_valid_ids_convert_from_text_and_integral_numbers():
+    from decimal import Decimal
+
+    from sources.connecteam.documents import validate_ids
+
+    assert validate_ids(" 1001 ", "7001") == (1001, 7001)
+    assert validate_ids(1001.0, Decimal("7001")) == (1001, 7001)
+    assert validate_ids(1, -5) == (1, -5)  # the interface sets no minimum on documentId
+
+
+def test_user_id_0_makes_no_upload(server, warehouse, tmp_path):
+    (tmp_path / "a.pdf").write_bytes(b"%PDF a")
+    sheet = _write_sheet(
+        tmp_path / "entries.csv",
+        [
+            {"user_id": 1001, "document_id": 7001, "file": "a.pdf"},
+            {"user_id": 0, "document_id": 7001, "file": "a.pdf"},
+            {"user_id": 1002, "document_id": "x7", "file": "a.pdf"},
+        ],
+    )
+    env = cli_env(server, warehouse)
+    bulk = subprocess.run(
+        [*WFM_SYNC, "documents", "bulk", "--csv", str(sheet)],
+        env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert bulk.returncode == 2, bulk.stderr[-2000:]
+    assert "row 2: userId must be an integer >= 1" in bulk.stderr
+    assert "row 3: documentId must be an integer" in bulk.stderr
+    single = subprocess.run(
+        [*WFM_SYNC, "documents", "put-entry", "--user-id", "0", "--document-id", "7001",
+         "--file", str(tmp_path / "a.pdf")],
+        env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert single.returncode == 2 and "userId must be an integer >= 1" in single.stderr
+    stats = _documents_stats(server)
+    assert (stats["upload_slots"], stats["uploads"], stats["entry_puts"]) == (0, 0, 0)
+
+
+def test_a_422_with_two_field_errors_names_both_fields(server, warehouse, tmp_path):
+    long = "x" * 250  # each message alone is near the old 300-character excerpt
+    _control(
+        server,
+        refuse_with=[
+            {"loc": ["body", "fileId"], "msg": "field required", "type": "value_error.missing"},
+            {"loc": ["body", "fields", "expires"], "msg": f"not a date {long}",
+             "type": "value_error.date"},
+        ],
+    )  # fmt: skip
+    (tmp_path / "a.pdf").write_bytes(b"%PDF a")
+    sheet = _write_sheet(
+        tmp_path / "entries.csv",
+        [{"user_id": 1001, "document_id": 7001, "file": "a.pdf", "expires": "soon"}],
+    )
+    bulk = subprocess.run(
+        [*WFM_SYNC, "documents", "bulk", "--csv", str(sheet)],
+        env=cli_env(server, warehouse), capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert bulk.returncode == 1, bulk.stderr[-2000:]
+    assert "body.fileId: field required" in bulk.stderr
+    assert "body.fields.expires: not a date xxx" in bulk.stderr
+    assert "query parameter" not in bulk.stderr
+    ((status, error),) = query(warehouse, "select status, error from connecteam.document_entries")
+    assert status == "failed" and "body.fileId: field required" in error
+    assert "body.fields.expires" in error
+    assert _documents_stats(server)["entry_puts"] == 1  # a refusal is not sent again in the run
+
+
+def test_a_status_outside_the_documented_two_is_kept_and_not_resubmitted(
+    server, warehouse, tmp_path
+):
+    for name in ("a.pdf", "b.pdf", "c.pdf"):
+        (tmp_path / name).write_bytes(b"%PDF " + name.encode())
+    sheet = _write_sheet(
+        tmp_path / "entries.csv",
+        [
+            {"user_id": 1001, "document_id": 7001, "file": "a.pdf"},  # approved
+            {"user_id": 1002, "document_id": 7003, "file": "b.pdf"},  # answered pendingAdminFilling
+            {"user_id": 1003, "document_id": 7004, "file": "c.pdf"},  # answered without a status
+        ],
+    )
+    _control(server, answer_status={"7003": "pendingAdminFilling", "7004": None})
+    env = cli_env(server, warehouse)
+    command = [*WFM_SYNC, "documents", "bulk", "--csv", str(sheet)]
+    statuses = "select document_id, status from connecteam.document_entries order by 1"
+
+    first = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0, first.stderr[-2000:]
+    assert query(warehouse, statuses) == [
+        (7001, "approved"), (7003, "pendingAdminFilling"), (7004, "unknown")
+    ]  # fmt: skip
+    assert "pendingAdminFilling 1, unknown 1" in first.stderr
+    assert "--retry-unexpected" in first.stderr
+    assert _documents_stats(server)["entry_puts"] == 3
+
+    _control(server, answer_status={})
+    second = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert second.returncode == 0, second.stderr[-2000:]
+    assert "1 already recorded" in second.stdout and "nothing submitted" in second.stdout
+    assert _documents_stats(server)["entry_puts"] == 3  # neither unexpected row sent again
+    assert query(warehouse, statuses)[1:] == [(7003, "pendingAdminFilling"), (7004, "unknown")]
+
+    third = subprocess.run(
+        [*command, "--retry-unexpected"], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert third.returncode == 0, third.stderr[-2000:]
+    assert _documents_stats(server)["entry_puts"] == 5  # only the two unexpected rows
+    assert query(warehouse, statuses) == [
+        (7001, "approved"), (7003, "pendingApproval"), (7004, "approved")
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("reached_the_provider", [True, False])
+def test_an_entry_left_sending_is_settled_by_checking_with_the_provider(
+    server, client, warehouse, tmp_path, reached_the_provider
+):
+    """A run killed between writing the intent and learning the outcome: the next run lists the
+    user's documents and sends the PUT again only when the entry is not there."""
+    from pipelines.documents import EntryRow, journal_path, run_bulk
+    from pipelines.entry_journal import EntryJournal
+    from pipelines.warehouse import build_pipeline
+    from sources import clock
+
+    (tmp_path / "a.pdf").write_bytes(b"%PDF a")
+    row = EntryRow(1001, 7002, "a.pdf", {"expires": "2027-01-01"})
+    file_id = upload_file(client, tmp_path / "a.pdf")
+    pipeline = build_pipeline("connecteam_documents", "connecteam")
+    with EntryJournal.open(journal_path(pipeline)) as book:
+        book.write({
+            "entry_key": row.entry_key, "user_id": 1001, "document_id": 7002, "file": "a.pdf",
+            "fields": row.fields, "status": "sending", "file_id": file_id,
+            "submitted_at": int(clock.now()),
+        })  # fmt: skip
+    if reached_the_provider:
+        put_entry(client, 1001, 7002, file_id, row.fields)
+    before = _documents_stats(server)["entry_puts"]
+
+    summary = run_bulk([row], base_dir=tmp_path, pipeline=pipeline, client=client)
+
+    sent = _documents_stats(server)["entry_puts"] - before
+    ((status, resolved_by, user_document_id),) = query(
+        warehouse, "select status, resolved_by, user_document_id from connecteam.document_entries"
+    )
+    assert status == "pendingApproval" and user_document_id is not None
+    if reached_the_provider:
+        assert sent == 0 and summary.checked == {"recorded": 1} and resolved_by == "check"
+        assert summary.skipped == 1
+    else:
+        assert sent == 1 and summary.checked == {"absent": 1} and resolved_by == "answer"

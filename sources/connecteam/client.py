@@ -678,8 +678,13 @@ class ConnecteamClient:
         return response
 
     def _detail(self, response: httpx.Response) -> str:
-        """A short, secret-free excerpt of an error body."""
-        text = response.text[:300].strip() or response.reason_phrase
+        """A secret-free account of an error body: every field a 422 ``HTTPValidationError``
+        names (:func:`validation_detail`), else a short excerpt."""
+        text = (
+            validation_detail(response.content)
+            or response.text[:300].strip()
+            or response.reason_phrase
+        )
         for secret in self._secrets:
             text = text.replace(secret, "***")
         return text
@@ -702,6 +707,28 @@ def decode_json(content: bytes) -> Any:
     return orjson.loads(content)
 
 
+def validation_detail(content: bytes, most: int = 20) -> str | None:
+    """The fields of an ``HTTPValidationError`` body (the spec's 422 answer,
+    ``{"detail": [{loc, msg, type}, ...]}``), one ``loc: msg`` each, ``loc`` joined by dots
+    (``body.fileId: field required; path.userId: ...``); at most ``most`` fields, each message
+    cut at 200 characters. ``None`` for any other body."""
+    try:
+        body = json.loads(content)
+    except ValueError:
+        return None
+    items = body.get("detail") if isinstance(body, dict) else None
+    if not isinstance(items, list) or not items:
+        return None
+    fields = []
+    for item in items:
+        if not isinstance(item, dict) or not isinstance(item.get("loc"), list):
+            return None
+        where = ".".join(str(part) for part in item["loc"]) or "(request)"
+        fields.append(f"{where}: {str(item.get('msg') or item.get('type') or 'invalid')[:200]}")
+    more = f"; and {len(fields) - most} more" if len(fields) > most else ""
+    return "; ".join(fields[:most]) + more
+
+
 def _query(params: Mapping[str, Any] | None) -> list[tuple[str, Any]]:
     """Encode lists as repeated parameters and booleans as ``true``/``false``."""
     pairs: list[tuple[str, Any]] = []
@@ -722,7 +749,7 @@ def _hint(status: int) -> str:
     if status == 404:
         return "check SOURCES__CONNECTEAM__BASE_URL"
     if status == 422:
-        return "the provider refused a query parameter"
+        return "the provider refused the request's parameters or body, field by field as named"
     return ""
 
 
