@@ -47,10 +47,11 @@ compared as (
         coalesce(api.started_at, webhooks.started_at) as started_at,
         coalesce(api.start_timezone, api.end_timezone, webhooks.timezone) as timezone,
         webhooks.last_event_at as webhook_last_event_at,
-        api.started_at as api_started_at,
-        api.ended_at as api_ended_at,
-        webhooks.started_at as webhook_started_at,
-        webhooks.ended_at as webhook_ended_at,
+        {{ activity_hours(
+            'api.activity_type', 'api.started_at', 'api.ended_at',
+            'api.duration_value', 'api.duration_units'
+        ) }} as api_duration_hours,
+        webhooks.duration_hours as webhook_duration_hours,
         case
             when webhooks.time_activity_id is null then 'api_only'
             when api.time_activity_id is null and webhooks.is_deleted then null  -- both: gone
@@ -94,10 +95,8 @@ final as (
         data_source,
         count(*) as activity_count,
         list(time_activity_id order by time_activity_id) as time_activity_ids,
-        round(sum(coalesce(epoch(api_ended_at - api_started_at), 0)) / 3600.0, 4) as api_hours,
-        round(
-            sum(coalesce(epoch(webhook_ended_at - webhook_started_at), 0)) / 3600.0, 4
-        ) as webhook_hours,
+        round(sum(coalesce(api_duration_hours, 0)), 4) as api_hours,
+        round(sum(coalesce(webhook_duration_hours, 0)), 4) as webhook_hours,
         {{ readable_key([
             'user_id', 'try_cast(started_at at time zone timezone as date)', 'data_source'
         ]) }} as reconciliation_key
