@@ -271,7 +271,7 @@ def run_bulk(
     with EntryJournal.open(journal or journal_path(pipeline)) as book:
         with warehouse_writer("documents"):
             finish_pending_loads(pipeline)
-            if book.created:
+            if not book.seeded:  # a journal new to this warehouse: start from its outcomes
                 seeded = book.seed(_earlier_outcomes(pipeline))
                 if seeded:
                     logger.info("journal started from %d outcomes in the warehouse", seeded)

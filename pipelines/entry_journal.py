@@ -57,6 +57,7 @@ create table if not exists entries (
 );
 create index if not exists entries_sending on entries (status) where status = '{SENDING}';
 create index if not exists entries_dirty on entries (dirty) where dirty = 1;
+create table if not exists seeded (at integer not null);
 """
 
 
@@ -69,13 +70,16 @@ class EntryJournal:
 
     Attributes:
         path: The SQLite file.
-        created: Whether this open created the file (no earlier bulk wrote it).
     """
 
-    def __init__(self, path: Path, connection: sqlite3.Connection, created: bool) -> None:
+    def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
         self.path = path
-        self.created = created
         self._db = connection
+
+    @property
+    def seeded(self) -> bool:
+        """Whether :meth:`seed` ran to completion on this journal."""
+        return self._db.execute("select count(*) from seeded").fetchone()[0] > 0
 
     @classmethod
     @contextmanager
@@ -96,13 +100,12 @@ class EntryJournal:
                 "to finish, then run again"
             ) from None
         try:
-            created = not path.exists()
             connection = sqlite3.connect(path, isolation_level=None)  # autocommit per statement
             try:
                 connection.execute("pragma journal_mode = wal")
                 connection.execute("pragma synchronous = full")
                 connection.executescript(_SCHEMA)
-                yield cls(path, connection, created)
+                yield cls(path, connection)
             finally:
                 connection.close()
         finally:
@@ -134,7 +137,8 @@ class EntryJournal:
 
     def seed(self, rows: Iterable[dict[str, Any]]) -> int:
         """Add settled rows known from elsewhere (the warehouse table of an earlier version),
-        not dirty, keeping rows the journal already has. Returns how many were added."""
+        not dirty, keeping rows the journal already has, and mark the journal :attr:`seeded`,
+        all in one commit. Returns how many were added."""
         added = 0
         self._db.execute("begin")
         try:
@@ -146,6 +150,7 @@ class EntryJournal:
                     values,
                 )
                 added += cursor.rowcount
+            self._db.execute("insert into seeded (at) values (strftime('%s', 'now'))")
             self._db.execute("commit")
         except BaseException:
             self._db.execute("rollback")

@@ -8,6 +8,8 @@ import subprocess
 import httpx
 import pytest
 from conftest import API_KEY, WFM_SYNC, cli_env, query
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sources.connecteam import ConnecteamAPIError, ConnecteamClient
 from sources.connecteam.documents import WRITE_SCOPES, put_entry, upload_file
@@ -228,6 +230,22 @@ def test_invalid_ids_are_refused_before_anything_is_sent(user_id, document_id, m
         validate_ids(user_id, document_id)
 
 
+@given(st.integers(min_value=1, max_value=2**70), st.integers(min_value=-(2**70), max_value=2**70))
+def test_ids_read_the_same_from_text_and_numbers(user_id, document_id):
+    from sources.connecteam.documents import validate_ids
+
+    assert validate_ids(f" {user_id} ", str(document_id)) == (user_id, document_id)
+    assert validate_ids(user_id, document_id) == (user_id, document_id)
+
+
+@given(st.integers(max_value=0) | st.text().filter(lambda t: not t.strip().lstrip("+").isdigit()))
+def test_a_user_id_below_1_or_not_an_integer_is_refused(user_id):
+    from sources.connecteam.documents import validate_ids
+
+    with pytest.raises(ValueError, match="userId must be an integer >= 1"):
+        validate_ids(user_id, 7001)
+
+
 def test_valid_ids_convert_from_text_and_integral_numbers():
     from decimal import Decimal
 
@@ -376,3 +394,28 @@ def test_an_entry_left_sending_is_settled_by_checking_with_the_provider(
         assert summary.skipped == 1
     else:
         assert sent == 1 and summary.checked == {"absent": 1} and resolved_by == "answer"
+
+
+def test_a_lost_journal_starts_again_from_the_warehouse_outcomes(server, warehouse, tmp_path):
+    for name in ("a.pdf", "b.pdf"):
+        (tmp_path / name).write_bytes(b"%PDF " + name.encode())
+    sheet = _write_sheet(
+        tmp_path / "entries.csv",
+        [
+            {"user_id": 1001, "document_id": 7001, "file": "a.pdf"},
+            {"user_id": 1002, "document_id": 7002, "file": "b.pdf"},
+        ],
+    )
+    env = cli_env(server, warehouse)
+    command = [*WFM_SYNC, "documents", "bulk", "--csv", str(sheet)]
+    first = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0, first.stderr[-2000:]
+    journal = warehouse.parent / "pipelines" / "document_entries.journal.sqlite3"
+    assert journal.is_file()
+    for path in journal.parent.glob(journal.name + "*"):
+        path.unlink()  # the journal, its WAL and its lock file
+
+    second = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert second.returncode == 0, second.stderr[-2000:]
+    assert "2 already recorded" in second.stdout
+    assert _documents_stats(server)["entry_puts"] == 2
