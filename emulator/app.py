@@ -9,9 +9,11 @@ Serves, as the provider's OpenAPI spec (``shared/reference/connecteam-openapi.js
 * ``GET /scheduler/v1/schedulers/{schedulerId}/shifts`` (required ``startTime``/``endTime``; a
   shift is listed when it overlaps ``[startTime, endTime)``; ``sort`` created_at|updated_at;
   ``order`` asc|desc; limit 1..500; one row per assigned user as V1 does),
-* ``POST /oauth/v1/token`` (client credentials, HTTP Basic; Bearer tokens carry scopes),
-* ``GET /documents/v1/user-documents`` (beta, absent from the spec file; scope
-  ``documents.read``). The interface leaves its shape "not shown"; the emulator's choice, modelled
+* ``POST /oauth/v1/token`` (client credentials, HTTP Basic; Bearer tokens carry scopes; without a
+  ``scope`` parameter the client's configured scopes are granted),
+* ``GET /documents/v1/user-documents`` (beta, absent from the spec file, which defines no
+  ``documents.*`` read scope: any valid API key or Bearer token is served). The interface leaves
+  its shape "not shown"; the emulator's choice, modelled
   on the provider's other lists: ``limit`` 1..100 (default 10), ``offset``, ``userIds``; envelope
   ``{requestId, data: {userDocuments: [...]}, paging: {offset}}``; each record
   ``{id, userId, documentId, documentName, documentType (ApiDocumentType), packId,
@@ -21,6 +23,11 @@ Choices where the provider's documents are silent, so tests can rely on them:
 
 * 401 ``{"detail": ...}`` without valid credentials, 403 when a Bearer token lacks the endpoint's
   scope, 404 for an unknown scheduler.
+* Token requests asking for scopes beyond the client's: 403 ``{"detail": "Unauthorized scopes
+  requested: <scopes>"}`` (the spec's 403). With ``oauth_strict_scopes`` the token endpoint
+  refuses, as RFC 6749 §5.2 says, with 400 ``{"error": "invalid_scope", "error_description"}``
+  naming the scopes: any scope the provider does not define (:data:`KNOWN_SCOPES`) and any
+  beyond the client's.
 * Rate limits are fixed windows aligned to the epoch (a minute by default; the window length is
   configurable so tests need not wait a real minute); every answer carries the
   ``x-ratelimit-{minute,day}-{limit,remaining,reset}`` headers, and a request over either budget is
@@ -30,7 +37,8 @@ Choices where the provider's documents are silent, so tests can rely on them:
   dropped in the middle of the answer.
 
 Control endpoints under ``/_emulator/`` (not part of the provider's API, no authentication):
-``GET stats``, ``POST stats/reset``, ``POST mutate``, ``POST reset``, ``GET config``.
+``GET stats``, ``POST stats/reset``, ``POST mutate`` (the body's keys are
+:meth:`~emulator.data.Dataset.mutate`'s arguments), ``POST reset``, ``GET config``.
 """
 
 from __future__ import annotations
@@ -63,6 +71,18 @@ CONTROL_PREFIX = "/_emulator"
 TOKEN_PATH = "/oauth/v1/token"
 
 
+def _known_scopes() -> frozenset[str]:
+    from .spec_schemas import spec
+
+    flows = spec()["components"]["securitySchemes"]["OAuth2"]["flows"]
+    return frozenset(flows["clientCredentials"]["scopes"]) | {"documents.write"}
+
+
+KNOWN_SCOPES = _known_scopes()
+"""The scopes the provider defines: the spec's OAuth2 scheme, plus ``documents.write``, which
+``service-interface.md`` names for the beta document-entry PUT (absent from the spec file)."""
+
+
 @dataclass
 class ServerOptions:
     """Behaviour of the emulated provider beyond its data.
@@ -70,7 +90,9 @@ class ServerOptions:
     Attributes:
         api_key: The account's API key (``X-API-KEY``).
         oauth_clients: OAuth 2.0 clients: ``{client_id: {"secret": ..., "scopes": [...],
-            "document_permissions": {...}}}``.
+            "document_permissions": {...}}}``; ``scopes`` are what the client may be granted.
+        oauth_strict_scopes: Refuse token requests naming an unknown scope or one beyond the
+            client's with RFC 6749 ``invalid_scope`` (400) instead of the spec's 403.
         document_permissions: What the API key may do per document pack id:
             ``{"<packId>": "approve" | "upload"}``; a pack not listed is refused (403).
         minute_limit: Requests per rate-limit window (the provider's "per minute" budget).
@@ -80,6 +102,10 @@ class ServerOptions:
         fault_rate: Fraction (0..1) of API requests answered with a fault.
         fault_seed: Seed of the fault draw.
         paging_total: Whether paged answers carry ``paging.total``.
+        failing_paths: Requests answered with a fixed status instead, as an outage of one
+            listing would be: ``{"/jobs/v1/jobs?offset=500": 503}``. A key is a request path,
+            optionally with query parameters the request must carry too (so a listing can
+            fail after its first pages).
     """
 
     api_key: str = "emulator-key"
@@ -91,7 +117,6 @@ class ServerOptions:
                     "users.read",
                     "forms.read",
                     "schedule.read",
-                    "documents.read",
                     "documents.write",
                     "attachments.write",
                     "attachments.read",
@@ -104,6 +129,7 @@ class ServerOptions:
             }
         }
     )
+    oauth_strict_scopes: bool = False
     document_permissions: dict[str, str] = field(
         default_factory=lambda: {"1": "approve", "2": "upload", "3": "upload"}
     )
@@ -114,6 +140,7 @@ class ServerOptions:
     fault_rate: float = 0.0
     fault_seed: int = 7
     paging_total: bool = False
+    failing_paths: dict[str, int] = field(default_factory=dict)
 
 
 class UserStatus(StrEnum):
@@ -241,6 +268,12 @@ class ProviderBehaviour:
                 if state.fault_rng.random() < state.options.fault_rate:
                     fault = state.fault_rng.choice(["429", "500", "503", "drop"])
                     state.faults[fault] += 1
+        failing = _failing_status(state.options.failing_paths, path, scope)
+        if failing is not None and not over:
+            with state.lock:
+                state.statuses[failing] += 1
+            await _send_json(send, failing, {"detail": "Failing by configuration"}, headers)
+            return
         if over or fault in ("429", "500", "503"):
             status = 429 if over else int(fault or 500)
             detail = "Rate limit exceeded" if status == 429 else "Temporary failure"
@@ -277,6 +310,21 @@ class ProviderBehaviour:
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+def _failing_status(failing: dict[str, int], path: str, scope: Scope) -> int | None:
+    """The status :attr:`ServerOptions.failing_paths` sets for this request, if any."""
+    if not failing:
+        return None
+    query = parse_qs(scope.get("query_string", b"").decode())
+    for key, status in failing.items():
+        wanted_path, _, wanted_query = key.partition("?")
+        if wanted_path != path:
+            continue
+        wanted = parse_qs(wanted_query)
+        if all(set(values) <= set(query.get(name, [])) for name, values in wanted.items()):
+            return int(status)
+    return None
 
 
 async def _send_json(send: Send, status: int, body: Any, headers: dict[str, str]) -> None:
@@ -323,7 +371,7 @@ def create_app(
     app = FastAPI(title="Connecteam API emulator", docs_url=None, redoc_url=None)
     app.state.emulator = state
 
-    def require(scope_name: str) -> Any:
+    def require(scope_name: str | None) -> Any:
         return Depends(identify(state, scope_name))
 
     @app.post(TOKEN_PATH)
@@ -341,8 +389,16 @@ def create_app(
             return _json({"detail": "Invalid grant type"}, 400)
         allowed = set(client["scopes"])
         asked = set(" ".join(form.get("scope", [])).split()) or allowed
-        if not asked <= allowed:
-            return _json({"detail": "Unauthorized scopes requested"}, 403)
+        refused = sorted(asked - allowed)
+        if state.options.oauth_strict_scopes:
+            unknown = sorted(asked - KNOWN_SCOPES)
+            if unknown or refused:
+                parts = [f"unknown scope(s): {' '.join(unknown)}"] if unknown else []
+                if refused:
+                    parts.append(f"scope(s) not granted to this client: {' '.join(refused)}")
+                return _json({"error": "invalid_scope", "error_description": "; ".join(parts)}, 400)
+        elif refused:
+            return _json({"detail": f"Unauthorized scopes requested: {' '.join(refused)}"}, 403)
         token = secrets.token_urlsafe(24)
         state.tokens[token] = (asked, time.time() + 86_400, client_id)
         return _json(
@@ -421,7 +477,7 @@ def create_app(
             ]
         return paged("shifts", rows, offset, limit)
 
-    @app.get("/documents/v1/user-documents", dependencies=[require("documents.read")])
+    @app.get("/documents/v1/user-documents", dependencies=[require(None)])
     async def get_user_documents(
         limit: Annotated[int, Query(ge=1, le=100)] = 10,
         offset: Annotated[int, Query(ge=0)] = 0,
@@ -458,14 +514,11 @@ def create_app(
     @app.post(CONTROL_PREFIX + "/mutate")
     async def mutate(request: Request) -> Response:
         body = orjson.loads(await request.body() or b"{}")
-        with state.lock:
-            touched = state.dataset.mutate(
-                users=int(body.get("users", 0)),
-                shifts=int(body.get("shifts", 0)),
-                delete_shifts=int(body.get("delete_shifts", 0)),
-                new_shifts=int(body.get("new_shifts", 0)),
-                documents=int(body.get("documents", 0)),
-            )
+        try:
+            with state.lock:
+                touched = state.dataset.mutate(**body)
+        except (TypeError, ValueError) as exc:
+            return _json({"detail": f"mutate: {exc}"}, 422)
         return _json(touched)
 
     @app.post(CONTROL_PREFIX + "/reset")
@@ -499,9 +552,10 @@ def create_app(
     return app
 
 
-def identify(state: EmulatorState, scope_name: str) -> Any:
+def identify(state: EmulatorState, scope_name: str | None) -> Any:
     """A dependency that authenticates the request and returns the caller's identity:
-    ``"api-key"`` or the OAuth client id (401 without valid credentials, 403 without the scope)."""
+    ``"api-key"`` or the OAuth client id (401 without valid credentials, 403 without the scope;
+    ``scope_name`` ``None``: any valid token)."""
 
     def check(request: Request) -> str:
         key = request.headers.get("x-api-key")
@@ -514,7 +568,7 @@ def identify(state: EmulatorState, scope_name: str) -> Any:
             token = state.tokens.get(auth[7:].strip())
             if token is None or token[1] < time.time():
                 raise HTTPException(401, "Invalid or expired access token")
-            if scope_name not in token[0]:
+            if scope_name is not None and scope_name not in token[0]:
                 raise HTTPException(403, f"The access token lacks the scope {scope_name}")
             return token[2]
         raise HTTPException(401, "Missing credentials: send X-API-KEY or a Bearer token")

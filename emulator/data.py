@@ -16,9 +16,11 @@ from zoneinfo import ZoneInfo
 
 from sources import clock
 
-from .operations_data import Operations, OperationsConfig
+from .operations_data import REMOVABLE_OPERATIONS, Operations, OperationsConfig
 
 DAY = 86_400
+REMOVABLE = ("forms", "schedulers", "user_documents", *REMOVABLE_OPERATIONS)
+"""Streams :meth:`Dataset.mutate` can remove records from (``remove``)."""
 
 FIRST_NAMES = [
     "José", "Zoë", "Łukasz", "Ana", "Mia", "Noah", "Søren", "Chloé", "Björn", "Aiyana",
@@ -89,6 +91,10 @@ class EmulatorConfig:
             provider's JSON schemas, wilder than the spec: :mod:`emulator.spec_data`).
         spec_width: With ``data="spec"``: ``mixed`` (optional fields present or not) or ``wide``
             (every property present, long strings and lists).
+        same_second_changes: Test mode: the changes of :meth:`Dataset.mutate` (and document
+            entries) are stamped with the current second even when an earlier change already
+            used it, so two changes can share a ``modifiedAt`` / ``updateTime`` as on the real
+            provider. Off (default), every change gets a strictly later second.
     """
 
     seed: int = 42
@@ -104,6 +110,7 @@ class EmulatorConfig:
     operations: OperationsConfig = field(default_factory=OperationsConfig)
     data: str = "emulator"
     spec_width: str = "mixed"
+    same_second_changes: bool = False
 
     def resolved_anchor(self) -> int:
         """The anchor, defaulting to today's UTC midnight."""
@@ -362,8 +369,11 @@ class Dataset:
     # -- changes between runs --------------------------------------------------------------------
 
     def tick(self) -> int:
-        """A strictly increasing change time: now, or one second past the last change."""
-        self._clock = max(int(clock.now()), self._clock + 1)
+        """A change time, epoch seconds: now, or one second past the last change (never
+        earlier than the last change). With ``config.same_second_changes`` a change within the
+        second of the last one gets the same second."""
+        step = 0 if self.config.same_second_changes else 1
+        self._clock = max(int(clock.now()), self._clock + step)
         return self._clock
 
     def mutate(
@@ -373,6 +383,8 @@ class Dataset:
         delete_shifts: int = 0,
         new_shifts: int = 0,
         documents: int = 0,
+        user_ids: list[int] | None = None,
+        remove: dict[str, int] | None = None,
     ) -> dict[str, list[Any]]:
         """Change records as an admin would between two syncs.
 
@@ -383,11 +395,32 @@ class Dataset:
             delete_shifts: Shift rows to delete.
             new_shifts: Shift rows to add (single-user, inside the next 30 days).
             documents: User documents to move to another status (``updatedAt`` = now).
+            user_ids: These users to edit as well, as ``users`` does (never archiving).
+            remove: Records to delete outright (the provider stops listing them), by stream:
+                ``{"jobs": 1, "tasks": 2}``; streams: :data:`REMOVABLE`. A job goes with its
+                sub-jobs, a form with its submissions, a time clock with its activities, a task
+                board with its tasks, a scheduler with its shifts.
 
         Returns:
             The ids touched: ``{"users": [...], "shifts": [[schedulerId, id], ...],
-            "deleted_shifts": [...], "new_shifts": [...], "documents": [...]}``.
+            "deleted_shifts": [...], "new_shifts": [...], "documents": [...],
+            "removed_<stream>": [...]}``.
+
+        Raises:
+            ValueError: A count that is not a non-negative integer, an unknown user id, or a
+                stream that cannot be removed from.
         """
+        counts = {"users": users, "shifts": shifts, "delete_shifts": delete_shifts,
+                  "new_shifts": new_shifts, "documents": documents, **(remove or {})}  # fmt: skip
+        for name, value in counts.items():
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+        unknown = sorted(set(remove or {}) - set(REMOVABLE))
+        if unknown:
+            raise ValueError(f"cannot remove {unknown}; choose from {list(REMOVABLE)}")
+        missing = [u for u in user_ids or [] if u not in self.users]
+        if missing:
+            raise ValueError(f"no such user ids: {missing}")
         rng = self._rng
         now = self.tick()
         touched: dict[str, list[Any]] = {
@@ -400,6 +433,12 @@ class Dataset:
             doc["status"] = rng.choice([s for s in DOCUMENT_STATUSES if s != doc.get("status")])
             doc["updatedAt"] = now
             touched["documents"].append(doc_id)
+        for uid in user_ids or []:
+            user = self.users[uid]
+            user["lastName"] = str(user.get("lastName") or "").split(" ·")[0] + f" ·{now % 1000}"
+            user["modifiedAt"] = now
+            user["kioskCode"] = f"{rng.randint(0, 9999):04d}"  # a change even within one second
+            touched["users"].append(uid)
         for uid in rng.sample(sorted(self.users), min(users, len(self.users))):
             user = self.users[uid]
             user["lastName"] = str(user.get("lastName") or "").split(" ·")[0] + f" ·{now % 1000}"
@@ -440,8 +479,29 @@ class Dataset:
                 row["endTime"] = row["startTime"] + 8 * 3600
             self.shifts[sid].append(row)
             touched["new_shifts"].append([sid, row["id"]])
+        for stream, count in sorted((remove or {}).items()):
+            touched[f"removed_{stream}"] = self._remove(stream, count)
         self.version += 1
         return touched
+
+    def _remove(self, stream: str, count: int) -> list[Any]:
+        """Delete ``count`` records of ``stream`` (drawn from the seeded generator); their ids."""
+        rng = self._rng
+        own: dict[str, dict[int, Any]] = {
+            "forms": self.forms, "schedulers": self.schedulers,
+            "user_documents": self.user_documents,
+        }  # fmt: skip
+        if stream not in own:
+            return self.operations.remove(stream, count, rng)
+        records = own[stream]
+        gone = rng.sample(sorted(records), min(count, len(records)))
+        for key in gone:
+            del records[key]
+            if stream == "forms":
+                self.operations.form_submissions.pop(key, None)
+            if stream == "schedulers":
+                self.shifts.pop(key, None)
+        return gone
 
 
 def uuid_of(rng: random.Random) -> str:

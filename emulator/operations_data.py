@@ -27,6 +27,9 @@ AUTO_CLOCK_OUT_MODES = ["dailyLimit", "hourLimit", "schedulerShiftEnded", "geofe
 ACTIVITY_ZONES = ["America/New_York", "Europe/London", "Australia/Sydney"]
 TIME_OFF_STATUSES = ["approved", "approved", "approved", "pending", "denied"]
 TASK_STATUSES = ["draft", "published", "published", "completed", "completed"]
+REMOVABLE_OPERATIONS = ("jobs", "time_off_requests", "time_clocks", "task_boards", "tasks",
+                        "user_custom_field_definitions")  # fmt: skip
+"""Operations streams :meth:`Operations.remove` deletes records from."""
 
 
 @dataclass
@@ -223,6 +226,51 @@ class Operations:
             }
             kind = "timeOffs"
         return {"userId": user, "kind": kind, "record": record}
+
+    def remove(self, stream: str, count: int, rng: random.Random) -> list[Any]:
+        """Delete ``count`` records of ``stream`` (one of :data:`REMOVABLE_OPERATIONS`), drawn
+        with ``rng``, as the provider would stop listing them: a job with its sub-jobs, a time
+        clock with its activities, a task board with its tasks.
+
+        Returns:
+            The removed records' ids (for tasks ``[taskBoardId, id]``).
+
+        Raises:
+            ValueError: ``stream`` is not removable.
+        """
+        if stream == "jobs":
+            picked = rng.sample(range(len(self.jobs)), min(count, len(self.jobs)))
+            gone = [self.jobs[i]["jobId"] for i in sorted(picked)]
+            self.jobs = [j for j in self.jobs if j["jobId"] not in gone]
+            return gone
+        if stream == "time_off_requests":
+            ids = sorted(r["id"] for r in self.time_off_requests)
+            gone = rng.sample(ids, min(count, len(ids)))
+            self.time_off_requests = [r for r in self.time_off_requests if r["id"] not in gone]
+            return gone
+        if stream == "user_custom_field_definitions":
+            ids = sorted(f["id"] for f in self.custom_fields)
+            gone = rng.sample(ids, min(count, len(ids)))
+            self.custom_fields = [f for f in self.custom_fields if f["id"] not in gone]
+            return gone
+        if stream == "tasks":
+            keys = sorted((b, t["id"]) for b, tasks in self.tasks.items() for t in tasks)
+            doomed = rng.sample(keys, min(count, len(keys)))
+            for board, task_id in doomed:
+                self.tasks[board] = [t for t in self.tasks[board] if t["id"] != task_id]
+            return [list(k) for k in doomed]
+        parents: dict[str, tuple[dict[int, Any], dict[int, Any]]] = {
+            "time_clocks": (self.time_clocks, self.activities),
+            "task_boards": (self.task_boards, self.tasks),
+        }
+        if stream not in parents:
+            raise ValueError(f"cannot remove {stream!r}; choose from {REMOVABLE_OPERATIONS}")
+        records, children = parents[stream]
+        gone = rng.sample(sorted(records), min(count, len(records)))
+        for key in gone:
+            del records[key]
+            children.pop(key, None)
+        return gone
 
     # -- listings as the API answers them --------------------------------------------------------
 

@@ -105,6 +105,34 @@ def test_deleted_shift_is_marked_deleted_not_dropped(start_emulator, warehouse, 
     assert again.rows["shifts"] == 0
 
 
+def test_a_user_changed_in_the_second_of_the_newest_loaded_change_is_loaded(
+    start_emulator, warehouse, monkeypatch
+):
+    """The users cursor overlaps its boundary second: the API's ``modifiedAt`` filter is
+    exclusive, and the provider stamps changes in whole seconds."""
+    server = start_emulator(users=30, same_second_changes=True)
+    point_at(monkeypatch, server)
+    assert run_sync(["users"]).rows["users"] == 30
+    server.control("mutate", {"user_ids": [1003]})
+    assert run_sync(["users"]).rows["users"] == 1
+    newest = server.state.dataset.users[1003]["modifiedAt"]
+
+    server.control("mutate", {"user_ids": [1005, 1003]})  # the same second, after the pull
+    assert {server.state.dataset.users[u]["modifiedAt"] for u in (1003, 1005)} == {newest}
+    again = run_sync(["users"])
+    assert again.rows["users"] == 2  # both, though neither modifiedAt is after the cursor
+    assert again.requests["/users/v1/users"] == 1
+    assert warehouse_users(warehouse) == emulator_users(server)
+    kiosk = dict(query(warehouse, "select user_id, kiosk_code from connecteam.users"))
+    assert all(kiosk[u] == server.state.dataset.users[u]["kioskCode"] for u in (1003, 1005))
+
+    quiet = run_sync(["users"])  # the boundary second again: unchanged users are not reloaded
+    assert quiet.rows["users"] == 0 and quiet.load_ids == []
+    assert query(warehouse, "select count(*), count(distinct user_id) from connecteam.users") == [
+        (30, 30)
+    ]
+
+
 def test_fault_mode_ends_with_the_same_warehouse(start_emulator, tmp_path, monkeypatch):
     clean = start_emulator(**SIZE)
     faulty = start_emulator(fault_rate=0.25, fault_seed=11, **SIZE)
@@ -157,6 +185,10 @@ def test_oauth_client_without_a_needed_scope_fails_clearly(start_emulator, wareh
         run_sync(CORE)
     text = "".join(str(e) for e in _chain(caught.value))
     assert "/oauth/v1/token" in text and "403" in text
+    # the streams beyond users.read are named with their scopes
+    assert "scope forms.read (needed by stream forms)" in text
+    assert "scope schedule.read (needed by stream schedulers, shifts)" in text
+    assert "users.read" not in text.split("answered HTTP 403")[1]  # granted: not blamed
     assert "s3cret-narrow" not in text
 
 

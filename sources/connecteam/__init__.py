@@ -7,16 +7,28 @@ resource       endpoint                                     primary key         
 ============== ============================================ ========================= ============
 users          GET /users/v1/users (``userStatus=all``)     ``user_id``               modified
                                                                                       since last run
-forms          GET /forms/v1/forms                          ``form_id``               changed
-schedulers     GET /scheduler/v1/schedulers                 ``scheduler_id``          changed
+forms          GET /forms/v1/forms                          ``form_id``               changed and
+                                                                                      deleted
+schedulers     GET /scheduler/v1/schedulers                 ``scheduler_id``          changed and
+                                                                                      deleted
 shifts         GET /scheduler/v1/schedulers/{id}/shifts     ``scheduler_id``, ``id``  changed and
                                                                                       deleted
-user_documents GET /documents/v1/user-documents (beta)      ``id``                    changed
+user_documents GET /documents/v1/user-documents (beta)      ``id``                    changed and
+                                                                                      deleted
 ============== ============================================ ========================= ============
 
 Every table is merged on the provider's own id, so re-running never duplicates a row. Nested
 objects and lists (custom fields, questions, notes, breaks, ...) are kept as JSON columns: one
 table per stream, each row keyed by the provider's id; the dbt staging models unnest them.
+
+"Deleted": a stream listed in full every run (forms, schedulers, user documents, and the
+operations listings in :mod:`.operations`) compares a complete listing (every page read, and
+``paging.total`` matched when the answer carries it) with the live rows loaded before; a row the
+provider no longer returns is merged again with ``is_deleted = true`` and ``deleted_at`` (epoch
+seconds, UTC), its data kept. A listing that fails fails its stream and marks nothing.
+
+With OAuth 2.0 the token asks only for the scopes of the streams selected
+(:func:`selected_scopes`).
 
 Configuration, the dlt way (``.dlt/config.toml``, ``.dlt/secrets.toml`` or environment variables):
 ``SOURCES__CONNECTEAM__API_KEY`` or ``SOURCES__CONNECTEAM__CLIENT_ID`` +
@@ -27,7 +39,7 @@ host); ``SOURCES__CONNECTEAM__SHIFTS_DAYS_BACK`` / ``..._DAYS_AHEAD`` / ``..._BA
 from __future__ import annotations
 
 import logging
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from typing import Any
 
 import dlt
@@ -47,12 +59,23 @@ from .client import (
     ConnecteamClient,
     ConnecteamConfigError,
     ConnecteamError,
+    OAuthScopeError,
     ParentNotFoundError,
     RateLimitExhaustedError,
     find_connecteam_error,
 )
-from .helpers import Window, WindowDiff, diff_shifts, once, shift_window, to_epoch
-from .loaded import only_changed, query_loaded, tombstones
+from .helpers import (
+    Window,
+    WindowDiff,
+    complete_listing,
+    content_hash,
+    diff_shifts,
+    live,
+    once,
+    shift_window,
+    to_epoch,
+)
+from .loaded import only_changed, query_loaded, tombstones, vanished
 from .settings import (
     DEFAULT_ACTIVITY_DAYS_BACK,
     DEFAULT_BASE_URL,
@@ -60,6 +83,7 @@ from .settings import (
     DEFAULT_SHIFTS_DAYS_BACK,
     DEFAULT_TIME_OFF_DAYS_AHEAD,
     DEFAULT_TIME_OFF_DAYS_BACK,
+    ENDPOINTS,
     FORMS,
     SCHEDULERS,
     SHIFTS,
@@ -67,6 +91,7 @@ from .settings import (
     TIME_CLOCKS,
     USER_DOCUMENTS,
     USERS,
+    oauth_scopes,
 )
 
 __all__ = [
@@ -75,6 +100,7 @@ __all__ = [
     "ConnecteamClient",
     "ConnecteamConfigError",
     "ConnecteamError",
+    "OAuthScopeError",
     "RateLimitExhaustedError",
     "connecteam_source",
     "find_connecteam_error",
@@ -85,7 +111,9 @@ logger = logging.getLogger("sources.connecteam")
 quiet_arrow_hint_warnings("users", "forms", "shifts", "schedulers", "user_documents")
 
 USER_COLUMNS = {"custom_fields": JSON, "smart_groups_ids": JSON}
-FORM_COLUMNS = {"questions": JSON, "settings": JSON}
+DELETION_COLUMNS = {"is_deleted": BOOL, "deleted_at": BIGINT}
+"""The sync's deletion mark on full-list streams (see the module docstring)."""
+FORM_COLUMNS = {"questions": JSON, "settings": JSON, **DELETION_COLUMNS}
 SHIFT_JSON_COLUMNS = (
     "assigned_user_ids", "location_data", "notes", "statuses", "breaks", "shift_details",
     "custom_fields",
@@ -156,19 +184,22 @@ def connecteam_source(
         client_secret=client_secret,
         max_attempts=max_attempts,
         backoff_base=backoff_base,
+        scopes=selected_scopes,
     )
     if stats is not None:
         client.stats = stats
 
     @once
-    def scheduler_list() -> list[dict[str, Any]]:
-        """The account's schedulers, fetched once per run and shared by two resources."""
-        return [s for page in client.paginate(SCHEDULERS) for s in page]
+    def scheduler_list() -> tuple[list[dict[str, Any]], bool]:
+        """The account's schedulers and whether the listing is complete, fetched once per run
+        and shared by two resources."""
+        return complete_listing(client.pages(SCHEDULERS))
 
     @once
-    def form_list() -> list[dict[str, Any]]:
-        """The account's forms, fetched once per run (forms and their submissions)."""
-        return [f for page in client.paginate(FORMS) for f in page]
+    def form_list() -> tuple[list[dict[str, Any]], bool]:
+        """The account's forms and whether the listing is complete, fetched once per run (forms
+        and their submissions)."""
+        return complete_listing(client.pages(FORMS))
 
     @once
     def time_clock_list() -> list[dict[str, Any]]:
@@ -202,12 +233,27 @@ def connecteam_source(
     ]
 
 
+def selected_scopes() -> dict[str, list[str]]:
+    """The OAuth 2.0 scopes of the streams the running extract selected
+    (``source.with_resources``), each with the streams needing it; every stream's outside an
+    extract. Called by the client at its first token request, inside the extract."""
+    try:
+        streams: Iterable[str] = dlt.current.source().selected_resources
+    except Exception:  # noqa: BLE001 - no source being extracted: ask for every stream's scope
+        streams = ENDPOINTS
+    return oauth_scopes(streams)
+
+
 def users(client: ConnecteamClient) -> DltResource:
     """``users``: every user (active and archived), merged on ``user_id``.
 
-    The first run lists all users; later runs ask only for users modified after the newest
-    ``modifiedAt`` already loaded (the API's ``modifiedAt`` filter), so an unchanged account costs
-    one request.
+    The first run lists all users. A later run asks for users modified after the second before
+    the newest ``modifiedAt`` already loaded (the API's ``modifiedAt`` filter is exclusive), so
+    a user changed within that same second after the last pull comes back too. Of the users at
+    that second, the ones loaded last time with the same content (a digest per user of that
+    second, in the resource state) are skipped; any other is loaded, and the merge on
+    ``user_id`` replaces the earlier row. An unchanged account costs one request and loads
+    nothing.
     """
 
     @dlt.resource(
@@ -217,26 +263,52 @@ def users(client: ConnecteamClient) -> DltResource:
         write_disposition="merge",
         columns=hints(USER_COLUMNS),
     )
-    def _users(
-        modified_at: dlt.sources.incremental[int] = dlt.sources.incremental(
-            "modifiedAt", primary_key="userId", on_cursor_value_missing="include"
-        ),
-    ) -> Iterator[list[dict[str, Any]]]:
+    def _users() -> Iterator[pa.Table]:
+        state = dlt.current.resource_state()
+        cursor: dict[str, Any] = state.setdefault("cursor", {})
+        if "modified_at" not in cursor:  # a warehouse loaded with dlt's incremental cursor
+            earlier = state.get("incremental", {}).get("modifiedAt", {}).get("last_value")
+            cursor.update(modified_at=earlier, at_newest={})
+        newest, at_newest = cursor["modified_at"], dict(cursor["at_newest"])
         params: dict[str, Any] = {"userStatus": "all"}
-        if modified_at.last_value:
-            params["modifiedAt"] = int(modified_at.last_value)
+        if isinstance(newest, int) and newest > 1:
+            params["modifiedAt"] = newest - 1  # the boundary second again
         progress = Progress("users", logger=logger)
         arrow = ArrowRows("users", USER_COLUMNS, client.stats.untyped_values)
-        yield from arrow.batches(progress.track(client.paginate(USERS, params)))
-        since = f" modified after {params['modifiedAt']}" if "modifiedAt" in params else ""
+        seen: dict[str, str] = {}  # digests of the users at the newest second of this listing
+        top = newest
+
+        def fresh(pages: Iterator[list[dict[str, Any]]]) -> Iterator[list[dict[str, Any]]]:
+            nonlocal top, seen
+            for page in pages:
+                out = []
+                for user in page:
+                    at = user.get("modifiedAt")
+                    digest = content_hash(user)
+                    if isinstance(at, int) and not isinstance(at, bool):
+                        if top is None or at > top:
+                            top, seen = at, {}
+                        if at == top:
+                            seen[str(user.get("userId"))] = digest
+                        if at == newest and at_newest.get(str(user.get("userId"))) == digest:
+                            continue  # loaded last run, unchanged since
+                    out.append(user)
+                yield out
+
+        yield from arrow.batches(fresh(progress.track(client.paginate(USERS, params))))
+        if top != newest:
+            cursor.update(modified_at=top, at_newest=seen)
+        elif top is not None:
+            cursor["at_newest"] = {**at_newest, **seen}
+        since = f" modified from {newest}" if "modifiedAt" in params else ""
         progress.done(since)
 
     return _users
 
 
 def forms(client: ConnecteamClient, form_list: Any) -> DltResource:
-    """``forms``: every form, merged on ``form_id``; only forms whose ``lastUpdatedAt`` advanced
-    since the last run are loaded."""
+    """``forms``: every form, merged on ``form_id``; only new or changed forms load (a digest of
+    each in the resource state); a form the complete listing no longer holds is marked deleted."""
 
     @dlt.resource(
         name="forms",
@@ -245,54 +317,81 @@ def forms(client: ConnecteamClient, form_list: Any) -> DltResource:
         write_disposition="merge",
         columns=hints(FORM_COLUMNS),
     )
-    def _forms(
-        updated: dlt.sources.incremental[int] = dlt.sources.incremental(
-            "lastUpdatedAt", primary_key="formId", on_cursor_value_missing="include"
-        ),
-    ) -> Iterator[list[dict[str, Any]]]:
-        listed = form_list()
-        if listed:
-            yield ArrowRows("forms", FORM_COLUMNS, client.stats.untyped_values).to_arrow(listed)
-        logger.info("forms: %d listed", len(listed))
+    def _forms() -> Iterator[pa.Table]:
+        listed, complete = form_list()
+        changed = [live(f) for f in only_changed(listed, "formId")]
+        arrow = ArrowRows("forms", FORM_COLUMNS, client.stats.untyped_values)
+        if changed:
+            yield arrow.to_arrow(changed)
+        gone = _vanished("forms", "form_id", listed, "formId", complete)
+        if gone:
+            yield arrow.to_arrow(gone)
+        logger.info(
+            "forms: %d listed, %d changed, %d deleted", len(listed), len(changed), len(gone)
+        )
 
     return _forms
 
 
 def schedulers(client: ConnecteamClient, scheduler_list: Any) -> DltResource:
     """``schedulers``: every scheduler, merged on ``scheduler_id``; only changed ones are loaded
-    (the endpoint has no timestamps, so a digest of each record is kept in the resource state)."""
+    (the endpoint has no timestamps, so a digest of each record is kept in the resource state);
+    one the listing no longer holds is marked deleted."""
 
     @dlt.resource(
-        name="schedulers", primary_key="scheduler_id", write_disposition="merge", columns=hints({})
+        name="schedulers",
+        primary_key="scheduler_id",
+        write_disposition="merge",
+        columns=hints(DELETION_COLUMNS),
     )
     def _schedulers() -> Iterator[pa.Table]:
-        listed = scheduler_list()
-        changed = only_changed(listed, "schedulerId")
-        logger.info("schedulers: %d listed, %d changed", len(listed), len(changed))
+        listed, complete = scheduler_list()
+        changed = [live(s) for s in only_changed(listed, "schedulerId")]
+        arrow = ArrowRows("schedulers", DELETION_COLUMNS, client.stats.untyped_values)
         if changed:
-            yield ArrowRows("schedulers", {}, client.stats.untyped_values).to_arrow(changed)
+            yield arrow.to_arrow(changed)
+        gone = _vanished("schedulers", "scheduler_id", listed, "schedulerId", complete)
+        if gone:
+            yield arrow.to_arrow(gone)
+        logger.info(
+            "schedulers: %d listed, %d changed, %d deleted", len(listed), len(changed), len(gone)
+        )
 
     return _schedulers
 
 
+def _vanished(
+    table: str, key: str, listed: list[dict[str, Any]], field: str, complete: bool
+) -> list[dict[str, Any]]:
+    """Tombstones of the loaded rows of ``table`` a complete listing no longer holds
+    (:func:`~.loaded.vanished`); ``field`` is the listing's key field."""
+    seen = {str(r.get(field)) for r in listed}
+    return vanished(table, key, seen, complete, int(clock_now()))
+
+
 def user_documents(client: ConnecteamClient) -> DltResource:
     """``user_documents``: every user document (beta ``GET /documents/v1/user-documents``),
-    merged on ``id``; only new or changed records are loaded (digests in the resource state)."""
+    merged on ``id``; only new or changed records are loaded (digests in the resource state);
+    one the complete listing no longer holds is marked deleted."""
 
     @dlt.resource(
         name="user_documents",
         primary_key="id",
         write_disposition="merge",
         parallelized=True,
-        columns=hints({}),
+        columns=hints(DELETION_COLUMNS),
     )
     def _user_documents() -> Iterator[pa.Table]:
         progress = Progress("user_documents", logger=logger)
-        listed = [r for page in progress.track(client.paginate(USER_DOCUMENTS)) for r in page]
-        changed = only_changed(listed, "id")
-        progress.done(f", {len(changed)} new or changed")
+        listed, complete = complete_listing(client.pages(USER_DOCUMENTS), progress.page)
+        changed = [live(r) for r in only_changed(listed, "id")]
+        arrow = ArrowRows("user_documents", DELETION_COLUMNS, client.stats.untyped_values)
         if changed:
-            yield ArrowRows("user_documents", {}, client.stats.untyped_values).to_arrow(changed)
+            yield arrow.to_arrow(changed)
+        gone = _vanished("user_documents", "id", listed, "id", complete)
+        if gone:
+            yield arrow.to_arrow(gone)
+        progress.done(f", {len(changed)} new or changed, {len(gone)} deleted")
 
     return _user_documents
 
@@ -336,7 +435,7 @@ def shifts(
         totals: dict[str, bool] = state.setdefault("has_total", {})
         now = clock_now()
         arrow = ArrowRows("shifts", SHIFT_COLUMNS, client.stats.untyped_values)
-        for scheduler in scheduler_list():
+        for scheduler in scheduler_list()[0]:
             sid = int(scheduler["schedulerId"])
             try:
                 first = not pulled.get(str(sid))

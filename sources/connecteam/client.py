@@ -23,7 +23,7 @@ import re
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
@@ -37,9 +37,18 @@ from tenacity import (
     stop_after_attempt,
 )
 
-from .settings import DEFAULT_BASE_URL, OAUTH_SCOPES, OAUTH_TOKEN_PATH, Endpoint
+from .settings import DEFAULT_BASE_URL, ENDPOINTS, OAUTH_SCOPES, OAUTH_TOKEN_PATH, Endpoint
 
 logger = logging.getLogger(__name__)
+
+ScopeNeeds = Mapping[str, Sequence[str]]
+"""OAuth 2.0 scopes to ask for, each with what needs it (stream names; may be empty)."""
+Scopes = str | ScopeNeeds | Callable[[], ScopeNeeds]
+"""What a client asks the token endpoint for: space-separated scopes, a :data:`ScopeNeeds`, or a
+callable giving one when the first token is fetched (the streams a sync selected)."""
+SCOPE_BY_PATH = {e.path: e.scope for e in ENDPOINTS.values() if e.scope}
+"""The scope each list endpoint requires, by path template (named in 403 hints)."""
+_SCOPE_NAME = re.compile(r"[A-Za-z_]+\.[A-Za-z_]+")
 
 RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
 RESET_MARGIN = 0.05
@@ -91,6 +100,30 @@ class ParentNotFoundError(ConnecteamAPIError):
     def __init__(self, endpoint: str, detail: str, parent: str) -> None:
         self.parent = parent
         super().__init__(endpoint, 404, detail, f"{parent} no longer exists at the provider")
+
+
+class OAuthScopeError(ConnecteamAPIError):
+    """The token endpoint refused scopes the client asked for: RFC 6749 §5.2 ``invalid_scope``
+    (HTTP 400), or the spec's 403 "Unauthorized scopes requested".
+
+    Attributes:
+        refused: The refused scopes, each with the streams that need it: the scopes the answer
+            names, or every scope asked for when it names none.
+    """
+
+    def __init__(self, detail: str, status: int, refused: dict[str, list[str]]) -> None:
+        self.refused = refused
+        named = "; ".join(
+            f"scope {scope}" + (f" (needed by stream {', '.join(streams)})" if streams else "")
+            for scope, streams in refused.items()
+        )
+        hint = (
+            f"the OAuth client may not have {named}. Sync only the streams its scopes cover "
+            "(wfm-sync sync --streams ...), or use an OAuth app granted the scope (Connecteam: "
+            "Integration Center, OAuth 2.0; an app's scopes are chosen when it is created) or an "
+            "API key"
+        )
+        super().__init__(OAUTH_TOKEN_PATH, status, detail, hint, method="POST")
 
 
 class RateLimitExhaustedError(ConnecteamError):
@@ -248,7 +281,10 @@ class ConnecteamClient:
             :class:`RateLimitExhaustedError` is raised (a spent daily budget should fail the night's
             run loudly, not stall it for hours).
         transport: Optional httpx transport (tests, benchmarks).
-        scopes: OAuth 2.0 scopes to request (default: the read scopes of every stream).
+        scopes: OAuth 2.0 scopes to ask for (:data:`Scopes`; default: the scope of every stream,
+            :data:`~sources.connecteam.settings.OAUTH_SCOPES`). A callable is called once per
+            token request. No scope at all sends no ``scope`` parameter: the provider then
+            issues its default for the app.
 
     Raises:
         ConnecteamConfigError: Neither an API key nor an OAuth client id and secret were given.
@@ -267,7 +303,7 @@ class ConnecteamClient:
         backoff_max: float = 60.0,
         max_rate_limit_wait: float = 900.0,
         transport: httpx.BaseTransport | None = None,
-        scopes: str = OAUTH_SCOPES,
+        scopes: Scopes = OAUTH_SCOPES,
     ) -> None:
         if not api_key and not (client_id and client_secret):
             raise ConnecteamConfigError(
@@ -285,6 +321,7 @@ class ConnecteamClient:
         self._client_id = client_id
         self._client_secret = client_secret
         self._scopes = scopes
+        self._asked: dict[str, list[str]] = {}
         self._token: str | None = None
         self._token_expires = 0.0
         self._secrets = [s for s in (api_key, client_secret) if s]
@@ -494,9 +531,10 @@ class ConnecteamClient:
                 self.stats.throttled += 1
             raise _RetryableError(status, template, self.stats.rate_limit.minute_reset)
         if status >= 400:
-            raise ConnecteamAPIError(
-                template, status, self._detail(response), _hint(status), method=method
-            )
+            hint = _hint(status)
+            if status == 403 and self._api_key is None and template in SCOPE_BY_PATH:
+                hint = f"the access token lacks the scope {SCOPE_BY_PATH[template]}"
+            raise ConnecteamAPIError(template, status, self._detail(response), hint, method=method)
         try:
             decoded = decode_json(response.content)
         except ValueError:
@@ -645,6 +683,10 @@ class ConnecteamClient:
                 OAUTH_TOKEN_PATH, None, f"{type(exc).__name__} after {self.max_attempts} attempts",
                 "could not reach the token endpoint", method="POST",
             ) from None  # fmt: skip
+        if response.status_code in (400, 403):
+            refused = self._refused_scopes(response)
+            if refused is not None:
+                raise OAuthScopeError(self._detail(response), response.status_code, refused)
         if response.status_code != 200:
             raise ConnecteamAPIError(
                 OAUTH_TOKEN_PATH,
@@ -664,18 +706,46 @@ class ConnecteamClient:
         self._secrets.append(token)
         self._token_expires = time.time() + max(60.0, expires_in - 60.0)
 
+    def scope_needs(self) -> dict[str, list[str]]:
+        """The scopes the next token request asks for, each with the streams needing it."""
+        scopes = self._scopes() if callable(self._scopes) else self._scopes
+        if isinstance(scopes, str):
+            return {scope: [] for scope in sorted(set(scopes.split()))}
+        return {scope: list(needed) for scope, needed in sorted(scopes.items())}
+
     def _request_token(self) -> httpx.Response:
         """One token request; a 429 or 5xx raises :class:`_RetryableError`."""
         with self._lock:
             self.stats.token_requests += 1
+        self._asked = self.scope_needs()
+        form = {"grant_type": "client_credentials"}
+        if self._asked:
+            form["scope"] = " ".join(self._asked)
         response = self._http.post(
-            OAUTH_TOKEN_PATH,
-            auth=(self._client_id or "", self._client_secret or ""),
-            data={"grant_type": "client_credentials", "scope": self._scopes},
+            OAUTH_TOKEN_PATH, auth=(self._client_id or "", self._client_secret or ""), data=form
         )
         if response.status_code in RETRYABLE_STATUS:
             raise _RetryableError(response.status_code, OAUTH_TOKEN_PATH, None)
         return response
+
+    def _refused_scopes(self, response: httpx.Response) -> dict[str, list[str]] | None:
+        """The asked-for scopes a token answer refuses (each with the streams needing it), or
+        ``None`` when the answer is no scope refusal.
+
+        A refusal is a 400 whose body's ``error`` is ``invalid_scope`` (RFC 6749 §5.2), or a
+        403 (the spec's "Unauthorized scopes requested"). The scopes are those of the asked ones
+        that the answer names; all asked ones when it names none.
+        """
+        try:
+            body = orjson.loads(response.content)
+        except orjson.JSONDecodeError:
+            body = None
+        error = body.get("error") if isinstance(body, dict) else None
+        if response.status_code == 400 and error != "invalid_scope":
+            return None
+        named = set(_SCOPE_NAME.findall(response.text))
+        asked = self._asked
+        return {s: n for s, n in asked.items() if s in named} or dict(asked)
 
     def _detail(self, response: httpx.Response) -> str:
         """A secret-free account of an error body: every field a 422 ``HTTPValidationError``

@@ -54,6 +54,40 @@ def once(function: Callable[[], T]) -> Callable[[], T]:
     return shared
 
 
+def complete_listing(
+    pages: Iterable[tuple[list[dict[str, Any]], int | None]],
+    on_page: Callable[[int], None] | None = None,
+) -> tuple[list[dict[str, Any]], bool]:
+    """Every record of a listing read to its end, and whether it is complete.
+
+    Args:
+        pages: ``(records, paging.total or None)`` per page, as
+            :meth:`~sources.connecteam.client.ConnecteamClient.pages` yields them.
+        on_page: Called with each page's record count (progress).
+
+    Returns:
+        ``(records, complete)``: ``complete`` is false when an answer's ``paging.total``
+        disagrees with the records read (a record added or removed while paging shifts the
+        offsets), so the caller must not conclude that an unseen record is gone. Without a
+        total, a listing read to its last (short) page is complete.
+    """
+    records: list[dict[str, Any]] = []
+    totals: set[int] = set()
+    for page, total in pages:
+        records.extend(page)
+        if total is not None:
+            totals.add(total)
+        if on_page is not None:
+            on_page(len(page))
+    return records, not totals or totals == {len(records)}
+
+
+def live(record: dict[str, Any]) -> dict[str, Any]:
+    """``record`` with the sync's deletion mark cleared: ``is_deleted`` false, ``deleted_at``
+    null (a record loaded again after being marked deleted is live again)."""
+    return {**record, "is_deleted": False, "deleted_at": None}
+
+
 def shift_window(
     now: float, days_back: int, days_ahead: int, backfill_start: int | None = None
 ) -> Window:

@@ -3,13 +3,18 @@
 Two mechanisms, both committed together with the load they describe:
 
 * :func:`query_loaded` reads the destination table itself (through the running pipeline's SQL
-  client), for windowed streams whose rows can vanish (shifts, time activities, timesheets);
+  client), for streams whose rows can vanish: the windowed ones (shifts, time activities,
+  timesheets) and the full-list ones (:func:`vanished`);
 * :func:`only_changed` keeps a digest per record in the resource's dlt state, for endpoints
   without a modified-since filter or timestamp (schedulers, jobs, tasks, ...).
+
+A row the provider stopped returning is never dropped: it is merged again with
+``is_deleted = true`` and ``deleted_at`` (epoch seconds, UTC), its data kept (:func:`tombstones`).
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import Any
 
@@ -19,6 +24,7 @@ import orjson
 from .arrow_rows import UNTYPED_COLUMN
 from .helpers import content_hash
 
+logger = logging.getLogger("sources.connecteam")
 _SQL_CLIENT_LOCK = threading.Lock()
 
 
@@ -50,8 +56,8 @@ def query_loaded(table: str, sql: str, *args: Any) -> tuple[list[str], list[tupl
 
 
 def tombstones(
-    table: str, key_filter: str, key_args: tuple[Any, ...], ids: set[str], json_columns: set[str],
-    now: int,
+    table: str, key_filter: str, key_args: tuple[Any, ...], ids: set[str],
+    json_columns: set[str] | None, now: int, key: str = "id",
 ) -> list[dict[str, Any]]:  # fmt: skip
     """The loaded rows of ``ids`` (within ``key_filter``), marked ``is_deleted`` at ``now``.
 
@@ -59,16 +65,24 @@ def tombstones(
         table: The destination table.
         key_filter: SQL condition narrowing the rows, e.g. ``time_clock_id = %s``.
         key_args: Its parameters.
-        ids: Values of the table's ``id`` column to mark.
-        json_columns: Columns holding JSON, decoded again so they reload as JSON.
+        ids: Values of the ``key`` column to mark (compared as text).
+        json_columns: Columns holding JSON, decoded again so they reload as JSON; ``None``: the
+            table's ``json`` columns in the running pipeline's schema.
         now: Epoch seconds (UTC) stored in ``deleted_at``.
+        key: The table's key column.
+
+    Returns:
+        Rows with the warehouse's (snake_case) column names, dlt's own columns left out.
     """
     if not ids:
         return []
+    if json_columns is None:
+        json_columns = _json_columns(table)
     placeholders = ", ".join(["%s"] * len(ids))
     columns, rows = query_loaded(
         table,
-        f"select * from {{table}} where {key_filter} and id in ({placeholders})",
+        f"select * from {{table}} where {key_filter} "
+        f"and cast({key} as varchar) in ({placeholders})",
         *key_args,
         *sorted(ids),
     )
@@ -85,6 +99,84 @@ def tombstones(
         row["deleted_at"] = now
         out.append(row)
     return out
+
+
+def live_keys(
+    table: str, key: str, columns: tuple[str, ...] = (), where: str = "true",
+    args: tuple[Any, ...] = (),
+) -> list[tuple[Any, ...]]:  # fmt: skip
+    """``(key as text, *columns)`` of the loaded rows not marked deleted (``is_deleted`` null or
+    false; every row when the table has no such column yet), within ``where``.
+
+    Returns:
+        The rows; empty before the table exists.
+    """
+    names, _ = query_loaded(table, "select * from {table} limit 0")
+    if not names:
+        return []
+    live = "not coalesce(is_deleted, false)" if "is_deleted" in names else "true"
+    selected = ", ".join((f"cast({key} as varchar)", *columns))
+    _, rows = query_loaded(
+        table, f"select {selected} from {{table}} where {live} and ({where})", *args
+    )
+    return rows
+
+
+def vanished(
+    table: str, key: str, seen: set[str], complete: bool, now: int, where: str = "true",
+    args: tuple[Any, ...] = (),
+) -> list[dict[str, Any]]:  # fmt: skip
+    """Tombstones of a full listing: the live loaded rows (within ``where``) whose ``key`` is
+    not in ``seen``, marked deleted at ``now``; none unless the listing was ``complete``.
+
+    A listing is complete when every page was read and nothing was skipped: ``seen`` then
+    holds every key the provider still returns within ``where``. (A listing that raised never
+    gets here: its stream fails and marks nothing.) The marked keys' digests are dropped from
+    the resource state (:func:`only_changed`), so a record that comes back loads again, live.
+
+    Args:
+        table: The destination table.
+        key: Its key column.
+        seen: Keys (as text) the listing returned.
+        complete: Whether the listing was complete (see
+            :func:`~sources.connecteam.helpers.complete_listing`).
+        now: Epoch seconds (UTC) stored in ``deleted_at``.
+        where: SQL condition narrowing the rows the listing covers, e.g. a window.
+        args: Its parameters.
+
+    Returns:
+        The rows to merge (warehouse column names), empty when nothing vanished.
+    """
+    if not complete:
+        logger.warning("%s: listing incomplete (paging.total disagreed); nothing deleted", table)
+        return []
+    gone = {str(r[0]) for r in live_keys(table, key, where=where, args=args)} - seen
+    if not gone:
+        return []
+    forget_digests(gone)
+    return tombstones(table, where, args, gone, None, now, key=key)
+
+
+def forget_digests(keys: set[str]) -> None:
+    """Drop ``keys`` from this resource's digests (see :func:`only_changed`)."""
+    digests: dict[str, str] = dlt.current.resource_state().setdefault("digests", {})
+    for key in keys:
+        digests.pop(key, None)
+
+
+def _json_columns(table: str) -> set[str]:
+    """The ``json`` columns of ``table`` in the running pipeline's schema."""
+    try:
+        schema = dlt.current.source_schema()
+    except Exception:  # noqa: BLE001 - outside a running pipeline: nothing is known
+        return set()
+    if table not in schema.tables:
+        return set()
+    return {
+        name
+        for name, column in schema.get_table_columns(table).items()
+        if column.get("data_type") == "json"
+    }
 
 
 def only_changed(records: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:

@@ -14,6 +14,13 @@ Endpoints (``shared/reference/connecteam-openapi.json``) and primary keys:
 * ``task_boards``, ``tasks``: ``GET /tasks/v1/taskboards[/{taskBoardId}/tasks]``; ``id``
 * ``user_custom_field_definitions``: ``GET /users/v1/custom-fields``; ``id``
 
+Deletions: the full listings (jobs, time-off requests within their window, time clocks, task
+boards, tasks, user custom field definitions) mark a loaded row the provider no longer returns
+``is_deleted = true`` with ``deleted_at`` (epoch seconds, UTC), but only after a complete listing
+(every page read, ``paging.total`` matched when sent; for tasks, per board: a board whose tasks
+could not be listed marks none of its tasks; the tasks of a board no longer listed at all are
+marked). A listing that fails fails its stream and marks nothing.
+
 Windows: time activities are asked for in ``startDate``/``endDate`` windows of at most 92 days,
 timesheets 45, time off 365 (days inclusive, UTC dates). Time activities and timesheets have no
 modified-since filter, so every run re-pulls a trailing window (default 35 days back, through
@@ -38,8 +45,8 @@ from ..clock import now as clock_now
 from ..progress import Progress
 from .arrow_rows import BIGINT, BOOL, DOUBLE, JSON, TEXT, ArrowRows, hints
 from .client import ConnecteamClient, ParentNotFoundError
-from .helpers import content_hash, date_windows, utc_date
-from .loaded import only_changed, query_loaded, tombstones
+from .helpers import complete_listing, content_hash, date_windows, live, utc_date
+from .loaded import only_changed, query_loaded, tombstones, vanished
 from .settings import (
     BATCH_ROWS,
     DAY_SECONDS,
@@ -71,11 +78,9 @@ quiet_arrow_hint_warnings(
 
 ACTIVITY_KINDS = {"shifts": "shift", "manualBreaks": "manual_break", "timeOffs": "time_off"}
 ONE_DAY = timedelta(days=1)
-DELETION_COLUMNS: dict[str, str] = {
-    "is_deleted": BOOL,
-    "deleted_at": BIGINT,
-    "content_hash": TEXT,
-}
+DELETION_MARK: dict[str, str] = {"is_deleted": BOOL, "deleted_at": BIGINT}
+"""The sync's deletion mark: ``is_deleted``, and ``deleted_at`` in epoch seconds (UTC)."""
+DELETION_COLUMNS: dict[str, str] = {**DELETION_MARK, "content_hash": TEXT}
 
 
 def _epoch(day: date) -> int:
@@ -400,7 +405,7 @@ SUBMISSION_COLUMNS: dict[str, str] = {
 
 
 def form_submissions(
-    client: ConnecteamClient, form_list: Callable[[], list[dict[str, Any]]]
+    client: ConnecteamClient, form_list: Callable[[], tuple[list[dict[str, Any]], bool]]
 ) -> DltResource:
     """``form_submissions``: one row per submission, answers kept as JSON with their
     ``questionType``, merged on ``form_submission_id``. Per form, a later run asks only for
@@ -418,7 +423,7 @@ def form_submissions(
     def _form_submissions() -> Iterator[pa.Table]:
         cursors: dict[str, dict[str, Any]] = dlt.current.resource_state().setdefault("cursors", {})
         arrow = ArrowRows("form_submissions", SUBMISSION_COLUMNS, client.stats.untyped_values)
-        for form in form_list():
+        for form in form_list()[0]:
             form_id = int(form["formId"])
             try:
                 cursor = cursors.get(str(form_id), {})
@@ -482,14 +487,17 @@ JOB_COLUMNS: dict[str, str] = {
     "assign": JSON,
     "gps": JSON,
     "instance_ids": JSON,
-    "is_deleted": BOOL,
     "fence_size": BIGINT,
+    **DELETION_MARK,
 }
 
 
 def jobs(client: ConnecteamClient) -> DltResource:
     """``jobs``: every job including deleted ones (``includeDeleted=true``), sub-jobs flattened
-    beside their parent (``parent_job_id``), merged on ``job_id``; only changed ones load."""
+    beside their parent (``parent_job_id``), merged on ``job_id``; only changed ones load.
+
+    ``is_deleted`` is the provider's ``isDeleted``; a job (or sub-job) the complete listing no
+    longer holds at all is marked ``is_deleted`` too, with ``deleted_at`` set."""
 
     @dlt.resource(
         name="jobs",
@@ -500,15 +508,23 @@ def jobs(client: ConnecteamClient) -> DltResource:
     )
     def _jobs() -> Iterator[pa.Table]:
         progress = Progress("jobs", logger=logger)
+        listed, complete = complete_listing(
+            client.pages(JOBS, {"includeDeleted": "true"}), progress.page
+        )
         rows = []
-        for page in progress.track(client.paginate(JOBS, {"includeDeleted": "true"})):
-            for job in page:
-                rows.append(_job_row(job, None))
-                rows += [_job_row(sub, job["jobId"]) for sub in job.get("subJobs") or []]
-        changed = only_changed(rows, "job_id")
-        progress.done(f" ({len(rows)} with sub-jobs, {len(changed)} new or changed)")
-        if changed:
-            yield ArrowRows("jobs", JOB_COLUMNS, client.stats.untyped_values).to_arrow(changed)
+        for job in listed:
+            rows.append(_job_row(job, None))
+            rows += [_job_row(sub, job["jobId"]) for sub in job.get("subJobs") or []]
+        changed = [{**r, "deleted_at": None} for r in only_changed(rows, "job_id")]
+        seen = {r["job_id"] for r in rows}
+        gone = vanished("jobs", "job_id", seen, complete, int(clock_now()))
+        progress.done(
+            f" ({len(rows)} with sub-jobs, {len(changed)} new or changed, {len(gone)} deleted)"
+        )
+        arrow = ArrowRows("jobs", JOB_COLUMNS, client.stats.untyped_values)
+        for batch in (changed, gone):
+            if batch:
+                yield arrow.to_arrow(batch)
 
     return _jobs
 
@@ -535,6 +551,7 @@ TIME_OFF_COLUMNS: dict[str, str] = {
     "time_clock_id": BIGINT,
     "duration_amount": DOUBLE,
     "duration_units": TEXT,
+    **DELETION_MARK,
 }
 
 
@@ -543,7 +560,8 @@ def time_off_requests(
 ) -> DltResource:
     """``time_off_requests``: requests of every status overlapping ``[today - days_back,
     today + days_ahead]`` (the first run from ``backfill_start`` when earlier), in windows of
-    at most 365 days; merged on ``id``; only new or changed ones load."""
+    at most 365 days; merged on ``id``; only new or changed ones load. A loaded request
+    overlapping the run's range that no window returns any more is marked deleted."""
 
     @dlt.resource(
         name="time_off_requests",
@@ -561,21 +579,29 @@ def time_off_requests(
         last = utc_date(now) + timedelta(days=days_ahead)
         progress = Progress("time_off_requests", logger=logger)
         rows: dict[str, dict[str, Any]] = {}
+        complete = True
         for lo, hi in date_windows(first, last, TIME_OFF_MAX_DAYS):
             params = {
                 "startDate": lo.isoformat(),
                 "endDate": hi.isoformat(),
-                "statuses": ["approved", "pending", "denied"],
+                "statuses": ["approved", "pending", "denied"],  # every status the spec has
             }
-            for page in progress.track(client.paginate(TIME_OFF_REQUESTS, params)):
-                rows.update((str(r["id"]), _time_off_row(r)) for r in page)
-        changed = only_changed(list(rows.values()), "id")
-        progress.done(f" in {first}..{last} ({len(changed)} new or changed)")
+            listed, whole = complete_listing(client.pages(TIME_OFF_REQUESTS, params), progress.page)
+            complete = complete and whole
+            rows.update((str(r["id"]), _time_off_row(r)) for r in listed)
+        changed = [live(r) for r in only_changed(list(rows.values()), "id")]
+        # the loaded requests the range covers: the ones the provider would return
+        overlapping = (
+            "cast(start_date as varchar) <= %s and cast(end_date as varchar) >= %s",
+            (last.isoformat(), first.isoformat()),
+        )
+        gone = vanished("time_off_requests", "id", set(rows), complete, int(now), *overlapping)
+        progress.done(f" in {first}..{last} ({len(changed)} new or changed, {len(gone)} deleted)")
         state["backfilled"] = True
-        if changed:
-            yield ArrowRows(
-                "time_off_requests", TIME_OFF_COLUMNS, client.stats.untyped_values
-            ).to_arrow(changed)
+        arrow = ArrowRows("time_off_requests", TIME_OFF_COLUMNS, client.stats.untyped_values)
+        for batch in (changed, gone):
+            if batch:
+                yield arrow.to_arrow(batch)
 
     return _time_off_requests
 
@@ -605,15 +631,21 @@ def named_listing(
     client: ConnecteamClient, name: str, listing: Callable[[], list[dict[str, Any]]]
 ) -> DltResource:
     """``name``: the records of an unpaged ``{id, name, isArchived}`` listing (time clocks, task
-    boards), merged on ``id``; only changed ones load (the endpoints have no timestamps)."""
+    boards), merged on ``id``; only changed ones load (the endpoints have no timestamps); one
+    the listing no longer holds is marked deleted."""
 
-    @dlt.resource(name=name, primary_key="id", write_disposition="merge", columns=hints({}))
+    @dlt.resource(
+        name=name, primary_key="id", write_disposition="merge", columns=hints(DELETION_MARK)
+    )
     def _listing() -> Iterator[pa.Table]:
         rows = [{"id": r["id"], "name": r.get("name"), "is_archived": r.get("isArchived")}
                 for r in listing()]  # fmt: skip
-        changed = only_changed(rows, "id")
-        if changed:
-            yield ArrowRows(name, {}, client.stats.untyped_values).to_arrow(changed)
+        changed = [live(r) for r in only_changed(rows, "id")]
+        gone = vanished(name, "id", {str(r["id"]) for r in rows}, True, int(clock_now()))
+        arrow = ArrowRows(name, DELETION_MARK, client.stats.untyped_values)
+        for batch in (changed, gone):
+            if batch:
+                yield arrow.to_arrow(batch)
 
     return _listing
 
@@ -625,12 +657,15 @@ TASK_COLUMNS: dict[str, str] = {
     "description": JSON,
     "start_time": BIGINT,
     "due_date": BIGINT,
+    **DELETION_MARK,
 }
 
 
 def tasks(client: ConnecteamClient, board_list: Callable[[], list[dict[str, Any]]]) -> DltResource:
     """``tasks``: every task of every board (``status=all``), merged on ``id``; only new or
-    changed ones load."""
+    changed ones load. A loaded task no longer listed is marked deleted when its board's tasks
+    were listed completely, or when its board is no longer listed at all; never when its
+    board's listing failed (404: the board vanished since it was listed)."""
 
     @dlt.resource(
         name="tasks",
@@ -641,20 +676,36 @@ def tasks(client: ConnecteamClient, board_list: Callable[[], list[dict[str, Any]
     )
     def _tasks() -> Iterator[pa.Table]:
         rows = []
+        unlisted: list[int] = []  # boards whose tasks were not (completely) listed
         for board in board_list():
             board_id = int(board["id"])
             try:
                 progress = Progress(f"tasks[{board_id}]", logger=logger)
-                for page in progress.track(
-                    client.paginate(TASKS, {"status": "all"}, {"taskBoardId": board_id})
-                ):
-                    rows += [_task_row(board_id, t) for t in page]
+                listed, complete = complete_listing(
+                    client.pages(TASKS, {"status": "all"}, {"taskBoardId": board_id}),
+                    progress.page,
+                )
+                rows += [_task_row(board_id, t) for t in listed]
+                if not complete:
+                    unlisted.append(board_id)
                 progress.done()
             except ParentNotFoundError as exc:
                 client.skip_parent(exc, "tasks")
-        changed = only_changed(rows, "id")
-        if changed:
-            yield ArrowRows("tasks", TASK_COLUMNS, client.stats.untyped_values).to_arrow(changed)
+                unlisted.append(board_id)
+        changed = [live(r) for r in only_changed(rows, "id")]
+        where = (
+            "task_board_id is null or task_board_id not in ({})".format(
+                ", ".join(["%s"] * len(unlisted))
+            )
+            if unlisted
+            else "true"
+        )
+        seen = {r["id"] for r in rows}
+        gone = vanished("tasks", "id", seen, True, int(clock_now()), where, tuple(unlisted))
+        arrow = ArrowRows("tasks", TASK_COLUMNS, client.stats.untyped_values)
+        for batch in (changed, gone):
+            if batch:
+                yield arrow.to_arrow(batch)
 
     return _tasks
 
@@ -678,16 +729,21 @@ def _task_row(board_id: int, task: dict[str, Any]) -> dict[str, Any]:
 
 def user_custom_field_definitions(client: ConnecteamClient) -> DltResource:
     """``user_custom_field_definitions``: the account's user custom fields (type, category,
-    dropdown options), merged on ``id``; only changed ones load."""
+    dropdown options), merged on ``id``; only changed ones load; one the complete listing no
+    longer holds is marked deleted."""
+    columns = {"dropdown_options": JSON, **DELETION_MARK}
 
     @dlt.resource(
         name="user_custom_field_definitions",
         primary_key="id",
         write_disposition="merge",
-        columns=hints({"dropdown_options": JSON}),
+        columns=hints(columns),
     )
     def _definitions() -> Iterator[pa.Table]:
         progress = Progress("user_custom_field_definitions", logger=logger)
+        listed, complete = complete_listing(
+            client.pages(USER_CUSTOM_FIELD_DEFINITIONS), progress.page
+        )
         rows = [
             {
                 "id": f["id"],
@@ -700,16 +756,15 @@ def user_custom_field_definitions(client: ConnecteamClient) -> DltResource:
                 "is_visible_to_users": f.get("isVisibleToUsers"),
                 "is_editable_for_users": f.get("isEditableForUsers"),
             }
-            for page in progress.track(client.paginate(USER_CUSTOM_FIELD_DEFINITIONS))
-            for f in page
+            for f in listed
         ]
-        changed = only_changed(rows, "id")
-        progress.done(f" ({len(changed)} new or changed)")
-        if changed:
-            yield ArrowRows(
-                "user_custom_field_definitions",
-                {"dropdown_options": JSON},
-                client.stats.untyped_values,
-            ).to_arrow(changed)
+        changed = [live(r) for r in only_changed(rows, "id")]
+        seen = {str(r["id"]) for r in rows}
+        gone = vanished("user_custom_field_definitions", "id", seen, complete, int(clock_now()))
+        progress.done(f" ({len(changed)} new or changed, {len(gone)} deleted)")
+        arrow = ArrowRows("user_custom_field_definitions", columns, client.stats.untyped_values)
+        for batch in (changed, gone):
+            if batch:
+                yield arrow.to_arrow(batch)
 
     return _definitions

@@ -7,6 +7,7 @@ records, the ``maximum`` of the operation's ``limit`` parameter, and the record'
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 DEFAULT_BASE_URL = "https://api.connecteam.com"
@@ -32,7 +33,8 @@ class Endpoint:
         max_limit: The spec's ``maximum`` for the ``limit`` query parameter; ``None`` when the
             endpoint is not paged.
         primary_key: The provider's id field(s) of one record, as the provider spells them.
-        scope: The OAuth 2.0 scope the endpoint requires.
+        scope: The OAuth 2.0 scope the endpoint requires (the operation's ``security`` in the
+            spec), or ``None`` when the spec defines none for it (see :data:`USER_DOCUMENTS`).
         in_spec: Whether the published OpenAPI spec has the endpoint (beta endpoints do not;
             their shape follows ``shared/reference/README.md`` and the emulator's documented
             choices).
@@ -42,7 +44,7 @@ class Endpoint:
     data_key: str
     max_limit: int | None
     primary_key: tuple[str, ...]
-    scope: str
+    scope: str | None
     in_spec: bool = True
 
     @property
@@ -69,11 +71,19 @@ USER_DOCUMENTS = Endpoint(
     "userDocuments",
     100,
     ("id",),
-    "documents.read",
+    None,
     in_spec=False,
 )
 """Beta, absent from the spec file: envelope, page maximum and record shape as the emulator
-documents them (``emulator/app.py``)."""
+documents them (``emulator/app.py``).
+
+No OAuth scope is asked for it. The spec's OAuth 2.0 scheme defines no ``documents.*`` scope at
+all, and the only documents scope the reference names is ``documents.write``, for the entry PUT
+(``service-interface.md``): a write permission a read-only sync must not ask for. Asking for an
+undefined name such as ``documents.read`` would make a provider that refuses unknown scopes
+(RFC 6749 §5.2 ``invalid_scope``) refuse the whole token, and with it every stream. Whether a
+token reaches the beta listing is therefore the OAuth app's grant: when the provider refuses it
+(403), only ``user_documents`` fails, named in the sync's failed streams; an API key reads it."""
 
 TIME_CLOCKS = Endpoint("/time-clock/v1/time-clocks", "timeClocks", None, ("id",), "time_clock.read")
 TIME_ACTIVITIES = Endpoint(
@@ -138,5 +148,34 @@ ENDPOINTS: dict[str, Endpoint] = {
 """Stream name (= warehouse table in dataset ``connecteam``) to its endpoint."""
 
 OAUTH_TOKEN_PATH = "/oauth/v1/token"
-OAUTH_SCOPES = " ".join(sorted({e.scope for e in ENDPOINTS.values()}))
-"""Scopes requested with OAuth 2.0 client credentials: the read scopes of every stream."""
+
+
+def oauth_scopes(streams: Iterable[str]) -> dict[str, list[str]]:
+    """The OAuth 2.0 scopes syncing ``streams`` needs, each with the streams that need it.
+
+    A stream's scope is its endpoint's (the spec's per-operation ``security``); a child stream's
+    parent listing (schedulers for shifts, forms for submissions, time clocks for activities and
+    timesheets, task boards for tasks) needs the same scope as the child. Streams whose endpoint
+    has no scope in the spec (``user_documents``) add none.
+
+    Args:
+        streams: Stream names (keys of :data:`ENDPOINTS`).
+
+    Returns:
+        ``{scope: [stream, ...]}``, scopes and streams sorted; empty when no stream needs one.
+
+    Raises:
+        ValueError: An unknown stream name.
+    """
+    needs: dict[str, list[str]] = {}
+    for stream in sorted(set(streams)):
+        if stream not in ENDPOINTS:
+            raise ValueError(f"unknown stream {stream!r}; choose from {sorted(ENDPOINTS)}")
+        scope = ENDPOINTS[stream].scope
+        if scope is not None:
+            needs.setdefault(scope, []).append(stream)
+    return dict(sorted(needs.items()))
+
+
+OAUTH_SCOPES = oauth_scopes(ENDPOINTS)
+"""Every stream's scope and the streams needing it: what a client asks for by default."""
