@@ -33,7 +33,9 @@ Control endpoints (not the provider's; no authentication), for tests and demos o
   records and answers; ``null`` records the usual one and answers without ``status``),
   ``refuse_with`` (an ``HTTPValidationError`` ``detail`` list every entry PUT is answered 422
   with; ``null`` stops), ``hold_at`` (the accepted-entry count whose PUT answer is withheld
-  until ``release``: the entry is recorded, the caller gets no answer), ``release`` (true).
+  until ``release``: the entry is recorded, the caller gets no answer), ``release`` (true),
+  ``fail_after_recording`` (the next so many accepted entry PUTs are answered 500 although the
+  entry was recorded).
 """
 
 from __future__ import annotations
@@ -76,6 +78,8 @@ class DocumentControls:
         held: Whether an answer is withheld now.
         release: Set to let a withheld answer go.
         uploads: Files stored through upload URLs.
+        fail_after_recording: How many more accepted entry PUTs are answered 500 after the entry
+            was recorded.
     """
 
     answer_status: dict[str, str | None] = field(default_factory=dict)
@@ -84,6 +88,7 @@ class DocumentControls:
     held: bool = False
     release: threading.Event = field(default_factory=threading.Event)
     uploads: int = 0
+    fail_after_recording: int = 0
 
 
 def _json(body: Any, status: int = 200) -> Response:
@@ -119,7 +124,9 @@ def add_document_routes(app: FastAPI, state: EmulatorState, require: Any) -> Doc
     @app.post(CONTROL_PREFIX + "/documents")
     async def documents_control(request: Request) -> Response:
         body = orjson.loads(await request.body() or b"{}")
-        unknown = set(body) - {"answer_status", "refuse_with", "hold_at", "release"}
+        unknown = set(body) - {
+            "answer_status", "refuse_with", "hold_at", "release", "fail_after_recording"
+        }  # fmt: skip
         if unknown:
             return _json({"detail": f"unknown settings {sorted(unknown)}"}, 422)
         if "answer_status" in body:
@@ -129,6 +136,8 @@ def add_document_routes(app: FastAPI, state: EmulatorState, require: Any) -> Doc
         if "hold_at" in body:
             controls.release.clear()
             controls.hold_at = body["hold_at"]
+        if "fail_after_recording" in body:
+            controls.fail_after_recording = int(body["fail_after_recording"])
         if body.get("release"):
             controls.hold_at = None
             controls.release.set()
@@ -251,6 +260,11 @@ def add_document_routes(app: FastAPI, state: EmulatorState, require: Any) -> Doc
             state.dataset.version += 1
             state.entries.append({"userId": userId, "documentId": documentId, "at": time.time()})
             hold = controls.hold_at is not None and len(state.entries) == controls.hold_at
+            fail = controls.fail_after_recording > 0
+            if fail:
+                controls.fail_after_recording -= 1
+        if fail:
+            return _json({"detail": "Internal server error"}, 500)
         answer = dict(existing)
         if override is None:
             answer.pop("status")

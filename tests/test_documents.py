@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import subprocess
+from collections import Counter
 
 import httpx
 import pytest
@@ -419,3 +420,54 @@ def test_a_lost_journal_starts_again_from_the_warehouse_outcomes(server, warehou
     assert second.returncode == 0, second.stderr[-2000:]
     assert "2 already recorded" in second.stdout
     assert _documents_stats(server)["entry_puts"] == 2
+
+
+def test_faults_on_the_way_never_record_an_entry_twice(start_emulator, warehouse, tmp_path):
+    """Dropped connections, 500s, 503s and 429s on a fifth of the requests: an entry PUT that
+    got no answer is checked, not re-sent blindly; runs repeat until none is left uncertain."""
+    server = start_emulator(users=40, shifts=5, fault_rate=0.2, fault_seed=11)
+    rows = []
+    for i in range(30):
+        (tmp_path / f"f{i}.pdf").write_bytes(b"%PDF")
+        rows.append({"user_id": 1000 + i, "document_id": 7001 + i % 2, "file": f"f{i}.pdf"})
+    sheet = _write_sheet(tmp_path / "entries.csv", rows)
+    env = cli_env(server, warehouse)
+    for _ in range(5):
+        run = subprocess.run(
+            [*WFM_SYNC, "documents", "bulk", "--csv", str(sheet)],
+            env=env, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        if run.returncode == 0:
+            break
+    assert run.returncode == 0, run.stderr[-2000:]
+    stats = _documents_stats(server)
+    assert server.state.faults and stats["entry_puts"] > stats["accepted"]  # faults hit PUTs
+    per_entry = Counter((e["userId"], e["documentId"]) for e in server.state.entries)
+    assert len(per_entry) == 30 and set(per_entry.values()) == {1}
+    assert query(
+        warehouse, "select status, count(*) from connecteam.document_entries group by 1 order by 1"
+    ) == [("approved", 15), ("pendingApproval", 15)]
+
+
+def test_an_entry_answered_500_after_it_was_recorded_is_checked_not_resent(
+    server, warehouse, tmp_path
+):
+    """The provider records the entry and then answers 500: a blind retry would record it a
+    second time; the bulk lists the user's documents, finds it and sends nothing more."""
+    rows = []
+    for i in range(10):
+        (tmp_path / f"f{i}.pdf").write_bytes(b"%PDF")
+        rows.append({"user_id": 1010 + i, "document_id": 7001, "file": f"f{i}.pdf"})
+    sheet = _write_sheet(tmp_path / "entries.csv", rows)
+    _control(server, fail_after_recording=3)
+    run = subprocess.run(
+        [*WFM_SYNC, "documents", "bulk", "--csv", str(sheet)],
+        env=cli_env(server, warehouse), capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert _documents_stats(server)["entry_puts"] == 10
+    assert query(
+        warehouse,
+        "select resolved_by, status, count(*) from connecteam.document_entries group by all "
+        "order by 1",
+    ) == [("answer", "approved", 7), ("check", "approved", 3)]
