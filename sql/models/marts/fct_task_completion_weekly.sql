@@ -1,12 +1,16 @@
 -- Task board x week (Monday, of the due date): published and completed tasks due that week,
--- and the share completed. Drafts and archived tasks are left out.
+-- and the share completed. Drafts, archived tasks and deleted ones (is_deleted) are left out.
 
 with
 
 tasks as (
 
     select * from {{ ref('stg_connecteam__tasks') }}
-    where status <> 'draft' and not is_archived and due_at is not null
+    where
+        status <> 'draft'
+        and not is_archived
+        and is_deleted is not true
+        and due_at is not null
 
 ),
 

@@ -1,8 +1,9 @@
--- User x day off x policy type: approved time off only, one row per calendar day a request
--- covers; the request's amount is spread evenly over its days (in its own units). A request
--- whose days cannot be listed (a date missing or not a date, the end before the start, or more
--- than var('time_off_max_request_days') days) is kept as one row with day_off null carrying
--- its whole amount.
+-- User x day off x policy type: approved time off only (a request the provider stopped
+-- returning, is_deleted, is left out), one row per calendar day a request covers; the request's
+-- amount is spread evenly over its days (in its own units). A request whose days cannot be
+-- listed (a date missing or not a date, the end before the start, or more than
+-- var('time_off_max_request_days') days) is kept as one row with day_off null carrying its
+-- whole amount.
 
 with
 
@@ -12,7 +13,7 @@ approved as (
         *,
         datediff('day', start_date, end_date) + 1 as day_count
     from {{ ref('stg_connecteam__time_off_requests') }}
-    where status = 'approved'
+    where status = 'approved' and is_deleted is not true
 
 ),
 

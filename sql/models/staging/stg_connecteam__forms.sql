@@ -1,4 +1,6 @@
 -- One row per form.
+-- A record the provider stopped returning is kept, flagged is_deleted; deleted_at is when the
+-- sync found it gone.
 
 with
 
@@ -18,7 +20,9 @@ renamed as (
         created_at,
         last_updated_at,
         is_anonymous,
+        deleted_at,
         untypable_value_count,
+        coalesce(is_deleted, false) as is_deleted,
         case
             when json_type(questions) = 'ARRAY' then json_array_length(questions) else 0
         end as question_count

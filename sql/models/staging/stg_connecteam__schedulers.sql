@@ -1,4 +1,6 @@
 -- One row per scheduler, with its timezone name.
+-- A record the provider stopped returning is kept, flagged is_deleted; deleted_at is when the
+-- sync found it gone.
 
 with
 
@@ -14,8 +16,10 @@ renamed as (
         scheduler_id,
         name as scheduler_name,
         timezone,
+        deleted_at,
         untypable_value_count,
-        coalesce(is_archived, false) as is_archived
+        coalesce(is_archived, false) as is_archived,
+        coalesce(is_deleted, false) as is_deleted
 
     from source
 

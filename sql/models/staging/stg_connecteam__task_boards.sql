@@ -1,4 +1,6 @@
 -- One row per task board.
+-- A record the provider stopped returning is kept, flagged is_deleted; deleted_at is when the
+-- sync found it gone.
 
 with
 
@@ -14,7 +16,9 @@ renamed as (
         id as task_board_id,
         name as task_board_name,
         is_archived,
-        untypable_value_count
+        deleted_at,
+        untypable_value_count,
+        coalesce(is_deleted, false) as is_deleted
 
     from source
 

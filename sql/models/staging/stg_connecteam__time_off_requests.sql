@@ -1,4 +1,6 @@
 -- One row per time-off request, every status.
+-- A record the provider stopped returning is kept, flagged is_deleted; deleted_at is when the
+-- sync found it gone.
 
 with
 
@@ -21,7 +23,9 @@ renamed as (
         status,
         duration_units,
         duration_amount,
-        untypable_value_count
+        deleted_at,
+        untypable_value_count,
+        coalesce(is_deleted, false) as is_deleted
 
     from source
 

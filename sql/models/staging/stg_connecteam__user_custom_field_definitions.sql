@@ -1,4 +1,6 @@
 -- One row per user custom field definition.
+-- A record the provider stopped returning is kept, flagged is_deleted; deleted_at is when the
+-- sync found it gone.
 
 with
 
@@ -17,7 +19,9 @@ renamed as (
         category_id,
         is_required,
         is_multi_select,
-        untypable_value_count
+        deleted_at,
+        untypable_value_count,
+        coalesce(is_deleted, false) as is_deleted
 
     from source
 
