@@ -8,7 +8,7 @@ import subprocess
 from conftest import WFM_SYNC, assert_keys_unique, cli_env, query
 
 
-def run_cli(*args: str, env: dict[str, str], timeout: float = 240) -> subprocess.CompletedProcess:
+def run_cli(*args: str, env: dict[str, str], timeout: float = 600) -> subprocess.CompletedProcess:
     return subprocess.run(
         [*WFM_SYNC, *args], env=env, capture_output=True, text=True, timeout=timeout
     )
