@@ -32,7 +32,7 @@ import httpx
 import orjson
 
 from sources.progress import Progress
-from sources.webhooks.events import CATALOGUE, EventType
+from sources.webhooks.events import CATALOGUE, EventType, read_envelope
 
 logger = logging.getLogger("emulator.webhooks")
 
@@ -348,7 +348,8 @@ class SendReport:
             out on the last attempt).
         errors: The transport errors behind the 0s, by exception class (``ReadTimeout``, ...).
         retried: Attempts repeated after a transport error (``send_burst(retries=...)``).
-        acknowledged_keys: Event keys (``requestId``) answered 200.
+        acknowledged_keys: Event keys (as the receiver keys them: :func:`event_key`) of the
+            bodies answered 200.
         malformed_sent: Malformed bodies sent.
         duplicates_sent: Repeated bodies sent.
         families: Distinct events sent per family.
@@ -377,7 +378,8 @@ def build_burst(
     user_ids: Sequence[int] | None = None,
     data: str = "emulator",
 ) -> list[tuple[bytes, str | None, str | None]]:
-    """Bodies to send: ``(body, event_key or None for malformed, family)``, in sending order.
+    """Bodies to send: ``(body, event_key or None for malformed, family)``, in sending order;
+    ``event_key`` is the key the receiver stores the event under (:func:`event_key`).
 
     ``events`` distinct events cycle through every catalogued type of the chosen families (V1 and
     V2 shift events alternate); each is repeated with probability ``duplicate_rate`` and a
@@ -391,8 +393,11 @@ def build_burst(
     if data == "spec":
         from .spec_data import spec_webhook_bodies
 
-        return _with_repeats(spec_webhook_bodies(events, seed, now), rng, duplicate_rate,
-                             malformed_rate)  # fmt: skip
+        drawn: list[tuple[bytes, str | None, str | None]] = [
+            (body, event_key(body), family)
+            for body, _, family in spec_webhook_bodies(events, seed, now)
+        ]
+        return _with_repeats(drawn, rng, duplicate_rate, malformed_rate)
     if data != "emulator":
         raise ValueError(f"data={data!r}: choose 'emulator' or 'spec'")
     wanted = set(families) if families else None
@@ -405,12 +410,19 @@ def build_burst(
         version = "v2" if (i // len(types)) % 2 else "v1"
         payload = make_event(spec.event_type, rng, now, version, user_ids)
         body = orjson.dumps(payload)
-        out.append((body, payload["requestId"], spec.family))
+        key = event_key(body)
+        out.append((body, key, spec.family))
         if rng.random() < duplicate_rate:
-            out.append((body, payload["requestId"], None))
+            out.append((body, key, None))
         if rng.random() < malformed_rate:
             out.append((rng.choice(MALFORMED_BODIES), None, None))
     return out
+
+
+def event_key(body: bytes) -> str:
+    """The key the receiver stores a JSON-object ``body`` under
+    (:func:`sources.webhooks.events.event_key`)."""
+    return read_envelope(orjson.loads(body), body).event_key
 
 
 def _with_repeats(
@@ -482,7 +494,8 @@ def _activity_event(
         "timeActivity": record,
         "timeActivityId": record["id"],
     }
-    return orjson.dumps(payload), payload["requestId"], "time_activity"
+    body = orjson.dumps(payload)
+    return body, event_key(body), "time_activity"
 
 
 async def send_burst(

@@ -14,6 +14,7 @@ from sources.webhooks.inbox import inbox_url_from_config
 from .runs import records_run
 from .warehouse import (
     build_pipeline,
+    destination_name,
     finish_pending_loads,
     loader_file_format,
     warehouse_location,
@@ -34,6 +35,12 @@ class FoldSummary:
         events: Inbox events read and loaded (insert-only: already loaded keys are skipped).
         families: Events per family.
         quarantined: Refused bodies moved to ``webhooks.quarantine``.
+        key_conflicts: Events loaded that were stored under a conflict key (a delivery whose
+            key was taken by a different body: ``conflict_of`` names that key).
+        implausible_times: Events loaded with an implausible event time (``event_timestamp``
+            NULL, ``is_event_time_implausible``).
+        unreadable_payloads: Events loaded without ``payload`` because the warehouse cannot hold
+            their body as JSON (``is_payload_unreadable``; the text is in ``payload_text``).
         pruned: Folded inbox rows deleted after the retention.
         backlog: Events still unfolded after this fold (arrived while it ran).
         resumed_packages: Load packages of an interrupted fold finished first.
@@ -45,6 +52,9 @@ class FoldSummary:
     events: int = 0
     families: dict[str, int] = field(default_factory=dict)
     quarantined: int = 0
+    key_conflicts: int = 0
+    implausible_times: int = 0
+    unreadable_payloads: int = 0
     pruned: int = 0
     backlog: int = 0
     resumed_packages: int = 0
@@ -76,7 +86,8 @@ class FoldError(RuntimeError):
 @records_run(
     "fold",
     lambda s: {"events": s.events, "families": s.families, "quarantined": s.quarantined,
-               "backlog": s.backlog},
+               "key_conflicts": s.key_conflicts, "implausible_times": s.implausible_times,
+               "unreadable_payloads": s.unreadable_payloads, "backlog": s.backlog},
 )  # fmt: skip
 @writes_warehouse("fold")
 def run_fold(
@@ -92,7 +103,9 @@ def run_fold(
     wait for the next fold), loads them insert-only on ``event_key``, then marks them folded in
     the inbox and prunes rows folded more than ``retention_days`` ago. Safe to run while the
     receiver takes traffic, and safe to kill: a re-run re-reads what was not marked and the
-    insert-only load skips keys already in the warehouse.
+    insert-only load skips keys already in the warehouse. No value of a stored event fails the
+    fold: an implausible event time or a body the warehouse cannot hold as JSON loads as NULL
+    with a flag (:func:`sources.webhooks.event_batch`).
 
     Args:
         inbox_url: SQLAlchemy URL of the inbox (default from ``WEBHOOKS__INBOX_URL``).
@@ -116,7 +129,13 @@ def run_fold(
         resumed = finish_pending_loads(pipeline)
         upto = inbox.max_unfolded_id()
         ledger = FoldLedger()
-        source = webhooks_source(inbox=inbox, batch_size=batch_size, upto_id=upto, ledger=ledger)
+        source = webhooks_source(
+            inbox=inbox,
+            batch_size=batch_size,
+            upto_id=upto,
+            ledger=ledger,
+            json_holds_nul=destination_name() != "postgres",  # jsonb refuses U+0000
+        )
         logger.info("folding inbox events up to id %s from %s", upto, inbox.describe())
         try:
             info = pipeline.run(source, loader_file_format=loader_file_format())
@@ -134,6 +153,9 @@ def run_fold(
             events=len(ledger.inbox_ids),
             families=dict(sorted(ledger.families.items())),
             quarantined=len(ledger.quarantine_ids),
+            key_conflicts=ledger.key_conflicts,
+            implausible_times=ledger.implausible_times,
+            unreadable_payloads=ledger.unreadable_payloads,
             pruned=pruned,
             backlog=backlog,
             resumed_packages=resumed,

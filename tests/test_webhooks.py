@@ -22,6 +22,7 @@ from referencing.jsonschema import DRAFT202012
 from emulator.server import BackgroundServer
 from emulator.webhooks import build_burst, make_event, send_burst
 from pipelines.fold import run_fold
+from pipelines.models import build_models
 from sources.webhooks import CATALOGUE, FAMILIES, Inbox
 from sources.webhooks.receiver import (
     PATH,
@@ -130,14 +131,27 @@ def test_key_fields_sit_where_the_catalogue_says():
     from sources.webhooks.events import KEY_FIELDS, key_fields
 
     rng = random.Random(2)
+    optional = {  # key fields some events of a family do not carry
+        "timesheet_period": {"date"},
+        "chat": {"message_id"},
+    }
     for event in CATALOGUE.values():
         found = key_fields(make_event(event.event_type, rng), event.family)
         expected = set(KEY_FIELDS[event.family])
         if event.family == "shift":  # created/updated carry data.shifts, deleted data.ids
-            expected -= {"ids"} if event.event_type != "shift_deleted" else {"shifts"}
-        assert set(found) == expected, event.event_type
+            expected -= (
+                {"deleted_ids"}
+                if event.event_type != "shift_deleted"
+                else {"slot_ids", "assigned_user_ids"}
+            )
+        assert expected - optional.get(event.family, set()) <= set(found) <= expected, (
+            event.event_type
+        )
+        assert all(value not in (None, []) for value in found.values()), event.event_type
     availability = key_fields(make_event("availability_status_created", rng), "availability")
-    assert isinstance(availability["items"], list)  # top level, not under data
+    assert isinstance(availability["availability_status_ids"], list)  # top level, not under data
+    v2 = make_event("shift_created", rng, shift_version="v2")
+    assert key_fields(v2, "shift")["slot_ids"] == [v2["data"]["shifts"][0]["id"]]
 
 
 def test_shift_events_in_v1_and_v2_form():
@@ -171,13 +185,14 @@ def test_every_event_type_goes_in_and_comes_out_with_family_type_and_utc_time(re
     assert summary.events == len(CATALOGUE) + 1
     rows = query(
         warehouse,
-        "select event_key, family, event_type, event_timestamp, is_known_type, "
-        "payload->>'requestId' from webhooks.events",
+        "select request_id, family, event_type, event_timestamp, is_known_type, "
+        "payload->>'requestId', event_key, is_event_time_implausible from webhooks.events",
     )
     got = {r[0]: (r[1], r[2], int(r[3].timestamp())) for r in rows}
     assert got == sent
     assert all(r[3].utcoffset().total_seconds() == 0 for r in rows)  # UTC timestamps
-    assert all(r[4] and r[5] == r[0] for r in rows)
+    assert all(r[4] and r[5] == r[0] and not r[7] for r in rows)
+    assert all(r[6].startswith(f"{r[0]}/{r[2]}/") for r in rows)  # requestId/eventType/digest
     when = {r[0]: r[3] for r in rows}["legacy-1"]
     assert when == datetime.fromtimestamp(1_700_000_123, UTC)
 
@@ -306,3 +321,115 @@ def test_retention_prunes_folded_inbox_rows_only(receiver, warehouse):
     assert pruned.pruned == 50
     assert inbox_rows(inbox_url, "select count(*) from inbox_events") == [(0,)]
     assert query(warehouse, "select count(*) from webhooks.events") == [(50,)]
+
+
+# -- event keys ----------------------------------------------------------------------------------
+
+
+def test_events_sharing_a_request_id_are_all_stored_and_a_changed_body_is_its_own_event(
+    receiver, warehouse
+):
+    url, inbox_url = receiver()
+    rng = random.Random(11)
+    # one admin action, two V1 shift events (one per assignment) with the same requestId
+    first = make_event("shift_created", rng, shift_version="v1")
+    second = dict(make_event("shift_created", rng, shift_version="v1"),
+                  requestId=first["requestId"])  # fmt: skip
+    answers = [post(url, orjson.dumps(p)) for p in (first, second)]
+    assert [a.status_code for a in answers] == [200, 200]
+    keys = [a.json()["eventKey"] for a in answers]
+    assert all(a.json()["status"] == "stored" for a in answers) and keys[0] != keys[1]
+    assert all(k.startswith(f"{first['requestId']}/shift_created/") for k in keys)
+
+    again = post(url, orjson.dumps(first))  # the provider's retry: stored once
+    assert again.status_code == 200
+    assert again.json() == {"status": "already stored", "eventKey": keys[0]}
+
+    # same request, type and shift slot, another body: not a retry, an event of its own
+    changed = orjson.dumps(dict(first, eventTimestamp=first["eventTimestamp"] + 30))
+    conflict = post(url, changed)
+    assert conflict.status_code == 200 and conflict.json()["status"] == "stored"
+    assert conflict.json()["keyConflictOf"] == keys[0]
+    conflict_key = conflict.json()["eventKey"]
+    assert conflict_key.startswith(keys[0] + "#") and conflict_key not in keys
+    assert post(url, changed).json() == {"status": "already stored", "eventKey": conflict_key,
+                                         "keyConflictOf": keys[0]}  # fmt: skip
+
+    inbox = Inbox(inbox_url)
+    assert inbox.counts()["events"] == 3 and inbox.counts()["key_conflicts"] == 1
+    inbox.close()
+    summary = run_fold(inbox_url)
+    assert summary.events == 3 and summary.key_conflicts == 1
+    rows = query(warehouse, "select event_key, request_id, conflict_of, event_timestamp "
+                 "from webhooks.events order by event_key")  # fmt: skip
+    assert [r[0] for r in rows] == sorted([*keys, conflict_key])
+    assert {r[1] for r in rows} == {first["requestId"]}
+    assert {r[0]: r[2] for r in rows} == {keys[0]: None, keys[1]: None, conflict_key: keys[0]}
+    when = {r[0]: int(r[3].timestamp()) for r in rows}
+    assert when[conflict_key] == when[keys[0]] + 30
+
+
+def test_an_inbox_and_warehouse_from_before_identity_keys_keep_working(
+    tmp_path, receiver, warehouse, monkeypatch
+):
+    """Rows stored under the old keys (requestId alone), without the new inbox columns, folded
+    into a warehouse without the new columns: their retries are recognised, the new columns
+    are added, and the models flag the old rows from their payload."""
+    import sources.webhooks
+
+    inbox_url = f"sqlite:///{tmp_path / 'inbox0.sqlite3'}"  # where receiver() puts its first
+    old = Inbox(inbox_url)  # the inbox as it was: no request_id, flag or conflict_of columns
+    with old.engine.begin() as conn:
+        for column in ("request_id", "is_event_time_implausible", "conflict_of"):
+            conn.exec_driver_sql(f"alter table inbox_events drop column {column}")
+    rng = random.Random(12)
+    retried = make_event("clock_in", rng)
+    implausible = dict(make_event("clock_out", rng), eventTimestamp=1_500_000_000_000_000_000)
+    implausible.pop("evnetTimestamp")
+    with old.engine.begin() as conn:  # stored by the old receiver: keyed by requestId alone
+        for payload in (retried, implausible):
+            conn.exec_driver_sql(
+                "insert into inbox_events (event_key, event_type, family, is_known_type, "
+                "event_timestamp, received_at, body) values (?, ?, 'time_activity', 1, ?, ?, ?)",
+                (payload["requestId"], payload["eventType"], payload["eventTimestamp"],
+                 time.time(), orjson.dumps(payload)),
+            )  # fmt: skip
+    old.close()
+    # ... and folded by the old fold: a warehouse table without the new columns
+    new_columns = ["request_id", "is_event_time_implausible", "conflict_of",
+                   "is_payload_unreadable", "payload_text"]  # fmt: skip
+    current = sources.webhooks.event_batch
+    monkeypatch.setattr(
+        sources.webhooks,
+        "event_batch",
+        lambda rows, nul=True: current(rows, nul).drop_columns(new_columns),
+    )
+    assert run_fold(inbox_url).events == 2
+    monkeypatch.setattr(sources.webhooks, "event_batch", current)
+
+    url, opened_url = receiver()  # opening the inbox adds the new columns
+    assert opened_url == inbox_url
+    again = post(url, orjson.dumps(retried))
+    assert again.json() == {"status": "already stored", "eventKey": retried["requestId"]}
+    other = dict(make_event("clock_in", rng), requestId=retried["requestId"])
+    assert post(url, orjson.dumps(other)).json()["status"] == "stored"
+
+    assert run_fold(inbox_url).events == 1
+    rows = query(warehouse, "select event_key, request_id, event_timestamp, "
+                 "is_event_time_implausible from webhooks.events")  # fmt: skip
+    assert len(rows) == 3
+    by_key = {r[0]: r[1:] for r in rows}
+    assert by_key[retried["requestId"]] == (None, by_key[retried["requestId"]][1], None)
+    assert by_key[implausible["requestId"]] == (None, None, None)  # folded before the flag
+    (new_key,) = set(by_key) - {retried["requestId"], implausible["requestId"]}
+    assert by_key[new_key][0] == retried["requestId"] and by_key[new_key][2] is False
+
+    built = build_models(warehouse, select="stg_webhooks__time_activities")
+    assert not built.failed
+    staged = query(warehouse, "select event_key, is_event_time_implausible, event_at "
+                   "from staging.stg_webhooks__time_activities")  # fmt: skip
+    assert {r[0]: r[1] for r in staged} == {
+        retried["requestId"]: False,
+        implausible["requestId"]: True,
+        new_key: False,
+    }

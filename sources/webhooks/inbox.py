@@ -3,20 +3,32 @@
 Tables:
 
 ``inbox_events``
-    One row per distinct event key (``requestId``, else a hash of the body): the raw body and the
-    envelope fields read at receipt. ``folded_at`` is set once the fold job has loaded the row
-    into the warehouse; folded rows older than the retention are pruned.
+    One row per distinct event: its key (:func:`sources.webhooks.events.event_key`: the
+    ``requestId`` with the event's type and identity, else a hash of the body), the raw body and
+    the envelope fields read at receipt. A delivery whose key is stored with another body is a
+    different event: it is stored under ``<key>#<16 hex of its body>`` with ``conflict_of`` =
+    the key (and counted, :meth:`Inbox.counts`); an exact re-delivery is stored once.
+    ``folded_at`` is set once the fold job has loaded the row into the warehouse; folded rows
+    older than the retention are pruned.
 ``inbox_quarantine``
-    Every body the receiver refused as malformed or oversized (the raw bytes, up to the size
-    limit, and the reason), so nothing received is lost.
+    Every body the receiver refused as malformed, oversized or unstorable (the raw bytes, up to
+    the size limit, and the reason), so nothing received is lost.
 
 SQLite runs in WAL mode with ``synchronous=FULL``: a commit is on disk before the receiver answers.
+Each write transaction takes the write lock first (``BEGIN IMMEDIATE``) and waits for a busy
+writer up to the busy timeout (30 s, or the URL's ``?timeout=<seconds>``).
+
+Inboxes created before a column existed get it added when opened (:meth:`Inbox.__init__`); rows
+stored before then keep their keys (the ``requestId`` alone), and a re-delivery of such an event
+is recognised by that key (``Envelope.legacy_key``).
 """
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -26,7 +38,11 @@ from sqlalchemy.engine import Engine
 
 from .events import Envelope
 
+logger = logging.getLogger("sources.webhooks.inbox")
+
 DEFAULT_INBOX_URL = "sqlite:///data/inbox.sqlite3"
+KEY_CHUNK = 500
+"""Keys per ``IN (...)`` list when looking stored events up."""
 
 
 def config_value(key: str) -> Any:
@@ -67,7 +83,13 @@ events_table = sa.Table(
     sa.Column("received_at", sa.Float, nullable=False),
     sa.Column("body", sa.LargeBinary, nullable=False),
     sa.Column("folded_at", sa.Float),
+    # added later: null in rows stored before (the fold reads them from the body)
+    sa.Column("request_id", sa.Text),
+    sa.Column("is_event_time_implausible", sa.Boolean),
+    sa.Column("conflict_of", sa.String(200)),
 )
+ADDED_COLUMNS = ("request_id", "is_event_time_implausible", "conflict_of")
+"""Columns of ``inbox_events`` newer than the first inboxes; added to an old table on open."""
 sa.Index(
     "ix_inbox_events_unfolded",
     events_table.c.inbox_id,
@@ -98,11 +120,41 @@ quarantine_table = sa.Table(
 
 @dataclass(frozen=True)
 class ReceivedEvent:
-    """One accepted event, ready to insert: its envelope, raw body and receipt time (epoch s)."""
+    """One accepted event, ready to insert: its envelope, raw body, receipt time (epoch s) and
+    the request's ``Content-Type`` (kept if the body has to be quarantined after all)."""
 
     envelope: Envelope
     body: bytes
     received_at: float
+    content_type: str | None = None
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """Where one event of :meth:`Inbox.insert_events` went.
+
+    Attributes:
+        event_key: The key it is stored under (its envelope's key, or ``<key>#<16 hex>`` for a
+            different body under a stored key).
+        outcome: ``stored`` (a new row), ``key_conflict`` (a new row: its envelope's key was
+            stored with another body) or ``redelivery`` (the same body was already stored under
+            the key, or under its ``legacy_key``: nothing written).
+        conflict_of: The envelope's key when the event is stored under a conflict key.
+    """
+
+    event_key: str
+    outcome: str
+    conflict_of: str | None = None
+
+
+class KeyCollisionError(ValueError):
+    """Two different bodies share an event key and its conflict key (a 64-bit digest
+    collision): the body cannot be stored as an event."""
+
+
+class InboxRaceError(RuntimeError):
+    """Other writers kept taking the keys of a batch between its read and its insert (several
+    receivers on one PostgreSQL inbox); retrying the batch resolves it."""
 
 
 @dataclass(frozen=True)
@@ -148,8 +200,31 @@ class Inbox:
             Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
         self.engine: Engine = sa.create_engine(self.url, pool_pre_ping=True)
         if self.dialect == "sqlite":
-            sa.event.listen(self.engine, "connect", _sqlite_pragmas)
+            busy_ms = 30_000 if "timeout" not in self.url.query else None
+            sa.event.listen(self.engine, "connect", _sqlite_pragmas(busy_ms))
         metadata.create_all(self.engine)
+        self._add_missing_columns()
+
+    def _add_missing_columns(self) -> None:
+        """Add :data:`ADDED_COLUMNS` to an ``inbox_events`` table made before they existed
+        (nullable: old rows keep ``NULL``). Safe when several processes open the inbox at once."""
+        present = {c["name"] for c in sa.inspect(self.engine).get_columns("inbox_events")}
+        for name in ADDED_COLUMNS:
+            if name in present:
+                continue
+            column = events_table.c[name]
+            ddl = column.type.compile(dialect=self.engine.dialect)
+            exists = " IF NOT EXISTS" if self.dialect == "postgresql" else ""
+            try:
+                with self.engine.begin() as conn:
+                    conn.exec_driver_sql(
+                        f"ALTER TABLE inbox_events ADD COLUMN{exists} {name} {ddl}"
+                    )
+                logger.info("inbox: added column inbox_events.%s", name)
+            except sa.exc.OperationalError:  # another process added it meanwhile
+                added = {c["name"] for c in sa.inspect(self.engine).get_columns("inbox_events")}
+                if name not in added:
+                    raise
 
     @property
     def dialect(self) -> str:
@@ -166,54 +241,134 @@ class Inbox:
 
     # -- receiving -------------------------------------------------------------------------------
 
-    def insert_events(self, events: Sequence[ReceivedEvent]) -> int:
-        """Insert events in one durable transaction; duplicates of a stored key are skipped.
+    def insert_events(self, events: Sequence[ReceivedEvent]) -> list[StoredEvent]:
+        """Insert events in one durable transaction (see :meth:`store`).
 
         Returns:
-            How many rows were new.
+            One :class:`StoredEvent` per event, in order.
         """
-        if not events:
-            return 0
-        rows = [
-            {
-                "event_key": e.envelope.event_key,
-                "event_type": e.envelope.event_type,
-                "family": e.envelope.family,
-                "is_known_type": e.envelope.is_known_type,
-                "event_timestamp": e.envelope.event_timestamp,
-                "activity_type": e.envelope.activity_type,
-                "company": e.envelope.company,
-                "webhook_version": e.envelope.webhook_version,
-                "received_at": e.received_at,
-                "body": e.body,
-            }
-            for e in events
-        ]
-        statement = self._insert_ignoring_duplicates(events_table)
-        with self.engine.begin() as conn:
-            result = conn.execute(statement, rows)
-        return max(0, result.rowcount) if result.rowcount is not None else len(rows)
+        return self.store(events, ())
 
     def insert_quarantine(self, refused: Sequence[RefusedBody]) -> None:
         """Keep refused bodies, in one durable transaction."""
-        if not refused:
-            return
+        self.store((), refused)
+
+    def store(
+        self, events: Sequence[ReceivedEvent], refused: Sequence[RefusedBody]
+    ) -> list[StoredEvent]:
+        """Store events and refused bodies in one durable transaction.
+
+        An event whose key is new is stored under it. One whose key is stored with the same
+        body (or whose ``legacy_key`` is) is a re-delivery: nothing is written. One whose key
+        is stored with a different body is stored under ``<key>#<16 hex of its body>`` with
+        ``conflict_of`` = the key, and logged.
+
+        Returns:
+            One :class:`StoredEvent` per event, in order.
+
+        Raises:
+            sqlalchemy.exc.OperationalError: The database is unreachable, or locked past its
+                busy timeout (transient: retry).
+            KeyCollisionError: A body collides with another under both its keys (not
+                storable: refuse the body).
+            InboxRaceError: Other writers kept taking the batch's keys (transient: retry).
+            Exception: What the driver raised for a value it cannot store
+                (:func:`caused_by_body` tells which).
+        """
+        if not events and not refused:
+            return []
         with self.engine.begin() as conn:
-            conn.execute(
-                quarantine_table.insert(),
-                [
-                    {
-                        "received_at": r.received_at,
-                        "status_code": r.status_code,
-                        "reason": r.reason,
-                        "content_type": r.content_type,
-                        "body_bytes": r.body_bytes,
-                        "is_truncated": len(r.body) < r.body_bytes,
-                        "body": r.body,
-                    }
-                    for r in refused
-                ],
-            )
+            if self.dialect == "sqlite":  # take the write lock now, not at the first insert
+                conn.exec_driver_sql("BEGIN IMMEDIATE")
+            if refused:
+                conn.execute(quarantine_table.insert(), [_quarantine_row(r) for r in refused])
+            results = self._store_events(conn, events) if events else []
+        for result in results:
+            if result.outcome == "key_conflict":
+                logger.warning(
+                    "inbox: event key %s was stored with another body; this one is stored as %s",
+                    result.conflict_of, result.event_key,
+                )  # fmt: skip
+        return results
+
+    def _store_events(
+        self, conn: sa.Connection, events: Sequence[ReceivedEvent]
+    ) -> list[StoredEvent]:
+        """Classify and insert ``events`` inside ``conn``'s transaction (see :meth:`store`)."""
+        results: list[StoredEvent | None] = [None] * len(events)
+        first_of: dict[tuple[str, bytes], int] = {}
+        copies: dict[int, int] = {}
+        pending: list[int] = []
+        for i, event in enumerate(events):  # a body twice in the batch: decided once
+            seen = first_of.setdefault((event.envelope.event_key, event.body), i)
+            if seen != i:
+                copies[i] = seen
+            else:
+                pending.append(i)
+        bodies: dict[str, bytes] = {}
+        for _ in range(3):
+            if not pending:
+                break
+            wanted: set[str] = set()
+            for i in pending:
+                envelope, body = events[i].envelope, events[i].body
+                wanted |= {envelope.event_key, conflict_key(envelope.event_key, body)}
+                if envelope.legacy_key:
+                    wanted.add(envelope.legacy_key)
+            bodies.update(self._stored_bodies(conn, wanted - bodies.keys()))
+            rows: list[dict[str, Any]] = []
+            tried: dict[int, tuple[str, str | None]] = {}
+            for i in pending:
+                event = events[i]
+                key, base = event.envelope.event_key, event.envelope.event_key
+                legacy = event.envelope.legacy_key
+                if key not in bodies and legacy and bodies.get(legacy) == event.body:
+                    results[i] = StoredEvent(legacy, "redelivery")
+                    continue
+                if key in bodies and bodies[key] != event.body:
+                    key = conflict_key(base, event.body)
+                    if key in bodies and bodies[key] != event.body:
+                        raise KeyCollisionError(
+                            f"event key {base!r} and its conflict key are both stored with "
+                            "other bodies"
+                        )
+                if key in bodies:
+                    results[i] = StoredEvent(key, "redelivery", None if key == base else base)
+                    continue
+                conflict_of = None if key == base else base
+                bodies[key] = event.body
+                rows.append(_event_row(event, key, conflict_of))
+                tried[i] = (key, conflict_of)
+            if rows:
+                conn.execute(self._insert_ignoring_duplicates(events_table), rows)
+            # another writer may have stored a key between the read and the insert
+            stored = self._stored_bodies(conn, {key for key, _ in tried.values()})
+            pending = []
+            for i, (key, conflict_of) in tried.items():
+                if stored.get(key) == events[i].body:
+                    outcome = "stored" if conflict_of is None else "key_conflict"
+                    results[i] = StoredEvent(key, outcome, conflict_of)
+                else:
+                    bodies[key] = stored.get(key, b"")
+                    pending.append(i)
+        if pending:
+            raise InboxRaceError(f"{len(pending)} event(s) lost their keys to other writers")
+        for i, first in copies.items():
+            done = results[first]
+            assert done is not None
+            results[i] = StoredEvent(done.event_key, "redelivery", done.conflict_of)
+        return [r for r in results if r is not None]
+
+    def _stored_bodies(self, conn: sa.Connection, keys: Iterable[str]) -> dict[str, bytes]:
+        """``{event_key: body}`` of the stored events among ``keys``."""
+        c = events_table.c
+        wanted = sorted(keys)
+        found: dict[str, bytes] = {}
+        for start in range(0, len(wanted), KEY_CHUNK):
+            part = wanted[start : start + KEY_CHUNK]
+            query = sa.select(c.event_key, c.body).where(c.event_key.in_(part))
+            found.update((str(key), bytes(body)) for key, body in conn.execute(query).tuples())
+        return found
 
     def _insert_ignoring_duplicates(self, table: sa.Table) -> Any:
         if self.dialect == "postgresql":
@@ -232,7 +387,9 @@ class Inbox:
         """Batches of rows not yet folded, in ``inbox_id`` order.
 
         Each row: ``(inbox_id, event_key, event_type, family, is_known_type, event_timestamp,
-        activity_type, company, webhook_version, received_at, body)``.
+        activity_type, company, webhook_version, received_at, body, request_id,
+        is_event_time_implausible, conflict_of)``; the last three are ``None`` in rows stored
+        before those columns existed.
 
         Args:
             batch_size: Rows per batch.
@@ -242,7 +399,8 @@ class Inbox:
         c = events_table.c
         columns = [c.inbox_id, c.event_key, c.event_type, c.family, c.is_known_type,
                    c.event_timestamp, c.activity_type, c.company, c.webhook_version,
-                   c.received_at, c.body]  # fmt: skip
+                   c.received_at, c.body, c.request_id, c.is_event_time_implausible,
+                   c.conflict_of]  # fmt: skip
         last: int = 0
         while True:
             query = sa.select(*columns).where(c.folded_at.is_(None), c.inbox_id > last)
@@ -328,7 +486,8 @@ class Inbox:
     # -- status ----------------------------------------------------------------------------------
 
     def counts(self) -> dict[str, int]:
-        """``{"events": n, "unfolded": n, "quarantine": n, "quarantine_unfolded": n}``."""
+        """``{"events": n, "unfolded": n, "quarantine": n, "quarantine_unfolded": n,
+        "key_conflicts": n}`` (``key_conflicts``: events stored under a conflict key)."""
         e, q = events_table.c, quarantine_table.c
         with self.engine.connect() as conn:
             return {
@@ -344,6 +503,9 @@ class Inbox:
                 "quarantine_unfolded": conn.execute(
                     sa.select(sa.func.count()).where(q.folded_at.is_(None))
                 ).scalar_one(),
+                "key_conflicts": conn.execute(
+                    sa.select(sa.func.count()).where(e.conflict_of.is_not(None))
+                ).scalar_one(),
             }
 
     def ping(self) -> None:
@@ -352,10 +514,71 @@ class Inbox:
             conn.execute(sa.text("select 1"))
 
 
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    """WAL with a full fsync on every commit, and waiting for a busy writer instead of failing."""
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=FULL")
-    cursor.execute("PRAGMA busy_timeout=30000")
-    cursor.close()
+def _sqlite_pragmas(busy_ms: int | None) -> Any:
+    """A connect hook: WAL with a full fsync on every commit, and waiting ``busy_ms`` for a busy
+    writer instead of failing (``None``: the URL's ``timeout`` already set the wait)."""
+
+    def on_connect(dbapi_connection: Any, _record: Any) -> None:
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=FULL")
+        if busy_ms is not None:
+            cursor.execute(f"PRAGMA busy_timeout={busy_ms}")
+        cursor.close()
+
+    return on_connect
+
+
+def conflict_key(key: str, body: bytes) -> str:
+    """The key of a body that differs from the one stored under ``key``:
+    ``<key>#<first 16 hex of the body's SHA-256>``."""
+    return f"{key}#{hashlib.sha256(body).hexdigest()[:16]}"
+
+
+def caused_by_body(exc: BaseException) -> bool:
+    """Whether a failed inbox write failed because of a value it was given (so retrying the
+    same body can never succeed), as opposed to the database (unreachable, locked past its
+    timeout, disk full, a lost connection: retrying may succeed).
+
+    Body faults: the database refused a value (``DataError``, ``IntegrityError``), the driver
+    could not bind one (``ValueError`` such as NUL in PostgreSQL text, ``OverflowError`` such as
+    an integer beyond 64 bits in SQLite, ``TypeError``), or :class:`KeyCollisionError`.
+    """
+    if isinstance(exc, sa.exc.DataError | sa.exc.IntegrityError):
+        return True
+    if isinstance(exc, sa.exc.DBAPIError):
+        return False
+    if isinstance(exc, sa.exc.StatementError) and exc.orig is not None:
+        exc = exc.orig
+    return isinstance(exc, ValueError | TypeError | OverflowError)
+
+
+def _event_row(event: ReceivedEvent, key: str, conflict_of: str | None) -> dict[str, Any]:
+    e = event.envelope
+    return {
+        "event_key": key,
+        "event_type": e.event_type,
+        "family": e.family,
+        "is_known_type": e.is_known_type,
+        "event_timestamp": e.event_timestamp,
+        "activity_type": e.activity_type,
+        "company": e.company,
+        "webhook_version": e.webhook_version,
+        "received_at": event.received_at,
+        "body": event.body,
+        "request_id": e.request_id,
+        "is_event_time_implausible": e.is_event_time_implausible,
+        "conflict_of": conflict_of,
+    }
+
+
+def _quarantine_row(r: RefusedBody) -> dict[str, Any]:
+    return {
+        "received_at": r.received_at,
+        "status_code": r.status_code,
+        "reason": r.reason.replace("\x00", "\ufffd"),
+        "content_type": None if r.content_type is None else r.content_type[:200],
+        "body_bytes": min(r.body_bytes, 2**63 - 1),
+        "is_truncated": len(r.body) < r.body_bytes,
+        "body": r.body,
+    }

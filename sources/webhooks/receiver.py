@@ -10,16 +10,24 @@ Routes:
       stored.
     * 413 for bodies over ``max_body_bytes`` (1 MiB); the first ``max_body_bytes`` are kept in
       quarantine.
-    * 422 with a reason for a body that is not JSON, not an object, or has neither an event type
-      nor an event time; the raw body is kept in quarantine.
-    * 200 once the event is committed in the inbox. A repeated event key (the provider retries up
-      to 3 times, 60 s apart) answers 200 and is stored once. Unknown event types are stored with
-      family ``unknown``.
+    * 422 with a reason for a body that is not JSON, not an object, has neither an event type
+      nor an event time, or holds a value the inbox database cannot store; the raw body is kept
+      in quarantine.
+    * 200 ``{"status": "stored", "eventKey": ...}`` once the event is committed in the inbox
+      (``"keyConflictOf"`` added when its key was stored with another body: it is stored as an
+      event of its own). An exact re-delivery (the provider retries up to 3 times, 60 s apart)
+      answers 200 ``{"status": "already stored"}`` and is stored once. Unknown event types are
+      stored with family ``unknown``; implausible event times are stored flagged
+      (``is_event_time_implausible``).
+    * 503 only when the inbox itself failed (unreachable, locked past its busy timeout, disk
+      full): the sender should retry. Nothing in a body leads to a 5xx.
 ``GET /healthz``
     200 ``{"status": "ok"}`` when the inbox answers, else 503.
 
 Writes from concurrent requests are grouped into one transaction (group commit) by a single
 writer thread, so the fsync per commit is shared; each request still waits for its own commit.
+When a group fails because of a value in a body, it is split in halves and each retried, down to
+the one body at fault, which is quarantined: one bad event never fails the others of its group.
 The receiver never opens the warehouse.
 """
 
@@ -35,14 +43,14 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
 
-from .events import read_envelope
-from .inbox import Inbox, ReceivedEvent, RefusedBody
+from .events import Envelope, read_envelope
+from .inbox import Inbox, ReceivedEvent, RefusedBody, StoredEvent, caused_by_body
 
 logger = logging.getLogger("sources.webhooks.receiver")
 
@@ -82,13 +90,18 @@ class ReceiverSettings:
             )
 
 
+Outcome = StoredEvent | RefusedBody | None
+"""What a write came to: where an event was stored, the refusal an unstorable event became
+(quarantined), or ``None`` for a refused body kept in quarantine."""
+
+
 class _Job:
     __slots__ = ("future", "item", "loop")
 
     def __init__(self, item: ReceivedEvent | RefusedBody, loop: asyncio.AbstractEventLoop) -> None:
         self.item = item
         self.loop = loop
-        self.future: asyncio.Future[None] = loop.create_future()
+        self.future: asyncio.Future[Outcome] = loop.create_future()
 
 
 class GroupCommitWriter:
@@ -97,20 +110,32 @@ class GroupCommitWriter:
     Args:
         inbox: Where to write.
         max_batch: Most items in one transaction.
+
+    Attributes:
+        groups: Groups taken from the queue so far (each committed together unless a body in it
+            could not be stored).
     """
 
     def __init__(self, inbox: Inbox, max_batch: int = 512) -> None:
         self.inbox = inbox
         self.max_batch = max_batch
+        self.groups = 0
         self._queue: queue.Queue[_Job | None] = queue.Queue()
         self._thread = threading.Thread(target=self._run, name="inbox-writer", daemon=True)
         self._thread.start()
 
-    async def write(self, item: ReceivedEvent | RefusedBody) -> None:
-        """Return once ``item`` is committed; raise what the commit raised."""
+    async def write(self, item: ReceivedEvent | RefusedBody) -> Outcome:
+        """Return once ``item`` is committed: where an event went (:class:`StoredEvent`), or the
+        :class:`RefusedBody` (status 422) it was quarantined as because the inbox could not
+        store a value in it; ``None`` for a refused body. Raise what a failed commit raised
+        (the inbox unreachable or locked: transient)."""
         job = _Job(item, asyncio.get_running_loop())
         self._queue.put(job)
-        await job.future
+        return await job.future
+
+    def pending(self) -> int:
+        """Items waiting for the writer thread (not yet taken into a group)."""
+        return self._queue.qsize()
 
     def close(self) -> None:
         """Finish queued writes and stop the thread."""
@@ -133,29 +158,78 @@ class GroupCommitWriter:
                     stop = True
                     break
                 jobs.append(nxt)
+            self.groups += 1
             self._commit(jobs)
             if stop:
                 return
 
     def _commit(self, jobs: Sequence[_Job]) -> None:
-        events = [j.item for j in jobs if isinstance(j.item, ReceivedEvent)]
-        refused = [j.item for j in jobs if isinstance(j.item, RefusedBody)]
-        error: BaseException | None = None
+        """Commit ``jobs`` together; on a failure caused by a body, halve and retry, so only the
+        body at fault is refused (quarantined with 422)."""
+        events = [j for j in jobs if isinstance(j.item, ReceivedEvent)]
+        refused = [j for j in jobs if isinstance(j.item, RefusedBody)]
         try:
-            self.inbox.insert_quarantine(refused)
-            self.inbox.insert_events(events)
+            stored = self.inbox.store(
+                [cast(ReceivedEvent, j.item) for j in events],
+                [cast(RefusedBody, j.item) for j in refused],
+            )
         except Exception as exc:
-            logger.exception("inbox commit of %d item(s) failed", len(jobs))
-            error = exc
-        for job in jobs:
-            job.loop.call_soon_threadsafe(_settle, job.future, error)
+            if not caused_by_body(exc):
+                logger.exception("inbox commit of %d item(s) failed", len(jobs))
+                for job in jobs:
+                    _settle(job, error=exc)
+                return
+            if len(jobs) > 1:
+                middle = len(jobs) // 2
+                self._commit(jobs[:middle])
+                self._commit(jobs[middle:])
+                return
+            self._refuse_unstorable(jobs[0], exc)
+            return
+        for job, outcome in zip(events, stored, strict=True):
+            _settle(job, outcome)
+        for job in refused:
+            _settle(job, None)
+
+    def _refuse_unstorable(self, job: _Job, exc: BaseException) -> None:
+        """Quarantine the one event the inbox could not store (422, the reason named)."""
+        item = job.item
+        if not isinstance(item, ReceivedEvent):
+            logger.error("inbox could not keep a refused body: %s", _cause(exc))
+            _settle(job, error=exc)
+            return
+        reason = f"the inbox cannot store this event: {_cause(exc)}"
+        refusal = RefusedBody(422, reason, item.body, len(item.body), item.content_type,
+                              item.received_at)  # fmt: skip
+        logger.warning("inbox refused an event (%s); quarantined", reason)
+        try:
+            self.inbox.store([], [refusal])
+        except Exception as again:  # the inbox failed: the sender retries
+            logger.exception("quarantine of an unstorable event failed")
+            _settle(job, error=again)
+            return
+        _settle(job, refusal)
 
 
-def _settle(future: asyncio.Future[None], error: BaseException | None) -> None:
+def _cause(exc: BaseException) -> str:
+    """The first line of the driver's own message (not SQLAlchemy's, which quotes the SQL and
+    its parameters), at most 300 characters."""
+    orig = getattr(exc, "orig", None) or exc
+    text = str(orig).strip().splitlines()[0] if str(orig).strip() else ""
+    return f"{type(orig).__name__}: {text}"[:300]
+
+
+def _settle(job: _Job, outcome: Outcome = None, error: BaseException | None = None) -> None:
+    job.loop.call_soon_threadsafe(_resolve, job.future, outcome, error)
+
+
+def _resolve(
+    future: asyncio.Future[Outcome], outcome: Outcome, error: BaseException | None
+) -> None:
     if future.done():
         return
     if error is None:
-        future.set_result(None)
+        future.set_result(outcome)
     else:
         future.set_exception(error)
 
@@ -253,7 +327,7 @@ def create_app(settings: ReceiverSettings) -> FastAPI:
         received_at = time.time()
         content_type = request.headers.get("content-type")
         declared = request.headers.get("content-length")
-        if declared and declared.isdigit() and int(declared) > limit:
+        if declared and declared.isascii() and declared.isdigit() and int(declared) > limit:
             body = await _read_limited(request, limit)
             return await _refuse(413, f"body of {declared} bytes is over the {limit}-byte limit",
                                  body, int(declared), content_type, received_at)  # fmt: skip
@@ -274,7 +348,11 @@ def create_app(settings: ReceiverSettings) -> FastAPI:
             kind = type(payload).__name__
             return await _refuse(422, f"body is JSON but not an object (got {kind})", body,
                                  len(body), content_type, received_at)  # fmt: skip
-        envelope = read_envelope(payload, body)
+        try:
+            envelope: Envelope = read_envelope(payload, body)
+        except Exception as exc:  # noqa: BLE001 - a body our reading cannot take is refused
+            return await _refuse(422, f"the envelope could not be read: {_cause(exc)}", body,
+                                 len(body), content_type, received_at)  # fmt: skip
         if not envelope.recognisable:
             return await _refuse(
                 422,
@@ -282,10 +360,19 @@ def create_app(settings: ReceiverSettings) -> FastAPI:
                 body, len(body), content_type, received_at,
             )  # fmt: skip
         try:
-            await writer.write(ReceivedEvent(envelope, body, received_at))
-        except Exception:  # noqa: BLE001 - the sender retries on a non-200
+            outcome = await writer.write(ReceivedEvent(envelope, body, received_at, content_type))
+        except Exception:  # noqa: BLE001 - the inbox failed (not the body): the sender retries
             return _json(503, {"detail": "the inbox could not store the event; retry"})
-        return _json(200, {"status": "stored", "eventKey": envelope.event_key})
+        if isinstance(outcome, RefusedBody):
+            return _json(outcome.status_code, {"detail": outcome.reason})
+        assert isinstance(outcome, StoredEvent)
+        answer: dict[str, Any] = {
+            "status": "already stored" if outcome.outcome == "redelivery" else "stored",
+            "eventKey": outcome.event_key,
+        }
+        if outcome.conflict_of is not None:
+            answer["keyConflictOf"] = outcome.conflict_of
+        return _json(200, answer)
 
     async def _refuse(
         status: int,

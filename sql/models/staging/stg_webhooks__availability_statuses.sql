@@ -17,6 +17,13 @@ items as (
         source.event_type,
         source.event_timestamp,
         source.received_at,
+        coalesce(
+            source.is_event_time_implausible,
+            source.event_timestamp is null
+            and coalesce(
+                source.payload ->> 'eventTimestamp', source.payload ->> 'evnetTimestamp'
+            ) is not null
+        ) as is_event_time_implausible,
         source.scheduler_id,
         source.is_admin_action,
         source.untypable_value_count,
@@ -34,6 +41,7 @@ renamed as (
         event_type,
         event_timestamp as event_at,
         received_at,
+        is_event_time_implausible,
         scheduler_id,
         is_admin_action,
         {{ json_field('availability_status_id', 'item') }} as availability_status_id,

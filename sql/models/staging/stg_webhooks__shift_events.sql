@@ -17,6 +17,13 @@ shift_items as (
         source.event_key,
         source.event_type,
         source.event_timestamp,
+        coalesce(
+            source.is_event_time_implausible,
+            source.event_timestamp is null
+            and coalesce(
+                source.payload ->> 'eventTimestamp', source.payload ->> 'evnetTimestamp'
+            ) is not null
+        ) as is_event_time_implausible,
         source.webhook_version,
         source.scheduler_id,
         source.untypable_value_count,
@@ -57,6 +64,13 @@ deleted as (
         source.event_key,
         source.event_type,
         source.event_timestamp,
+        coalesce(
+            source.is_event_time_implausible,
+            source.event_timestamp is null
+            and coalesce(
+                source.payload ->> 'eventTimestamp', source.payload ->> 'evnetTimestamp'
+            ) is not null
+        ) as is_event_time_implausible,
         source.webhook_version,
         source.scheduler_id,
         source.untypable_value_count,
@@ -72,6 +86,7 @@ changed_rows as (
         event_key,
         event_type,
         event_timestamp as event_at,
+        is_event_time_implausible,
         webhook_version,
         user_id,
         scheduler_id,
@@ -95,6 +110,7 @@ deleted_rows as (
         event_key,
         event_type,
         event_timestamp as event_at,
+        is_event_time_implausible,
         webhook_version,
         cast(null as bigint) as user_id,
         scheduler_id,
@@ -125,6 +141,7 @@ final as (
         event_key,
         event_type,
         event_at,
+        is_event_time_implausible,
         webhook_version,
         user_id,
         scheduler_id,

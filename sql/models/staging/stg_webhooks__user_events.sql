@@ -17,6 +17,13 @@ items as (
         source.event_type,
         source.event_timestamp,
         source.received_at,
+        coalesce(
+            source.is_event_time_implausible,
+            source.event_timestamp is null
+            and coalesce(
+                source.payload ->> 'eventTimestamp', source.payload ->> 'evnetTimestamp'
+            ) is not null
+        ) as is_event_time_implausible,
         source.untypable_value_count,
         unnest(json_extract(source.payload, '$.data[*]')) as item,
         generate_subscripts(json_extract(source.payload, '$.data[*]'), 1) as item_number
@@ -31,6 +38,7 @@ renamed as (
         event_type,
         event_timestamp as event_at,
         received_at,
+        is_event_time_implausible,
         {{ json_field('first_name', 'item') }} as first_name,
         {{ json_field('last_name', 'item') }} as last_name,
         {{ json_field('email', 'item') }} as email,
