@@ -339,12 +339,16 @@ class ConnecteamClient:
             headers={"accept": "application/json", "user-agent": "wfm-sync"},
             transport=transport,
         )
+        # pre-signed upload URLs: cloud storage, never the API's credentials or base URL; one
+        # pooled client (a new client per file costs ~0.1 s of TLS context set-up)
+        self._storage = httpx.Client(timeout=httpx.Timeout(120), transport=transport)
 
     # -- lifecycle -------------------------------------------------------------------------------
 
     def close(self) -> None:
         """Close the pooled connections."""
         self._http.close()
+        self._storage.close()
 
     def __enter__(self) -> ConnecteamClient:
         return self
@@ -575,8 +579,8 @@ class ConnecteamClient:
         """
         for attempt in self._retrying(counted=False):
             with attempt:
-                response = httpx.put(
-                    url, content=content, headers={"content-type": content_type}, timeout=120
+                response = self._storage.put(
+                    url, content=content, headers={"content-type": content_type}
                 )
                 if response.status_code in RETRYABLE_STATUS:
                     raise _RetryableError(response.status_code, "upload URL", None)
