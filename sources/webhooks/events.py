@@ -378,8 +378,16 @@ def read_envelope(payload: dict[str, Any], raw: bytes) -> Envelope:
         webhook_version=_text(payload.get("webhookVersion"), 40),
         request_id=_text(request_id),
         is_event_time_implausible=stamp is None and sent_time,
-        legacy_key=request_id if request_id is not None and request_id != key else None,
+        legacy_key=_legacy_key(request_id, key),
     )
+
+
+def _legacy_key(request_id: str | None, key: str) -> str | None:
+    """The key the event had before keys carried its identity (its ``requestId``), when that
+    differs from ``key`` and could be stored (no NUL: PostgreSQL text cannot hold one)."""
+    if request_id is None or request_id == key or "\x00" in request_id:
+        return None
+    return request_id
 
 
 def key_fields(payload: dict[str, Any], family: str) -> dict[str, Any]:

@@ -43,6 +43,8 @@ logger = logging.getLogger("sources.webhooks.inbox")
 DEFAULT_INBOX_URL = "sqlite:///data/inbox.sqlite3"
 KEY_CHUNK = 500
 """Keys per ``IN (...)`` list when looking stored events up."""
+DEADLOCK_ATTEMPTS = 3
+"""Tries of one write transaction that PostgreSQL aborts as a deadlock or serialization victim."""
 
 
 def config_value(key: str) -> Any:
@@ -268,7 +270,8 @@ class Inbox:
 
         Raises:
             sqlalchemy.exc.OperationalError: The database is unreachable, or locked past its
-                busy timeout (transient: retry).
+                busy timeout (transient: retry). A transaction PostgreSQL aborts to break a
+                deadlock is run again first (:data:`DEADLOCK_ATTEMPTS`).
             KeyCollisionError: A body collides with another under both its keys (not
                 storable: refuse the body).
             InboxRaceError: Other writers kept taking the batch's keys (transient: retry).
@@ -277,12 +280,20 @@ class Inbox:
         """
         if not events and not refused:
             return []
-        with self.engine.begin() as conn:
-            if self.dialect == "sqlite":  # take the write lock now, not at the first insert
-                conn.exec_driver_sql("BEGIN IMMEDIATE")
-            if refused:
-                conn.execute(quarantine_table.insert(), [_quarantine_row(r) for r in refused])
-            results = self._store_events(conn, events) if events else []
+        for attempt in range(1, DEADLOCK_ATTEMPTS + 1):
+            try:
+                with self.engine.begin() as conn:
+                    if self.dialect == "sqlite":  # take the write lock now, not at the insert
+                        conn.exec_driver_sql("BEGIN IMMEDIATE")
+                    if refused:
+                        rows = [_quarantine_row(r) for r in refused]
+                        conn.execute(quarantine_table.insert(), rows)
+                    results = self._store_events(conn, events) if events else []
+                break
+            except sa.exc.OperationalError as exc:  # PostgreSQL chose this one as a victim
+                if attempt == DEADLOCK_ATTEMPTS or not _lost_a_deadlock(exc):
+                    raise
+                logger.info("inbox: transaction lost a deadlock (attempt %d); retrying", attempt)
         for result in results:
             if result.outcome == "key_conflict":
                 logger.warning(
@@ -309,13 +320,12 @@ class Inbox:
         for _ in range(3):
             if not pending:
                 break
-            wanted: set[str] = set()
-            for i in pending:
-                envelope, body = events[i].envelope, events[i].body
-                wanted |= {envelope.event_key, conflict_key(envelope.event_key, body)}
-                if envelope.legacy_key:
-                    wanted.add(envelope.legacy_key)
-            bodies.update(self._stored_bodies(conn, wanted - bodies.keys()))
+            bodies.update(self._stored_bodies(conn, self._lookups(events, pending, bodies)))
+            taken = [i for i in pending if events[i].envelope.event_key in bodies
+                     and bodies[events[i].envelope.event_key] != events[i].body]  # fmt: skip
+            alternatives = {conflict_key(events[i].envelope.event_key, events[i].body)
+                            for i in taken}  # fmt: skip
+            bodies.update(self._stored_bodies(conn, alternatives - bodies.keys()))
             rows: list[dict[str, Any]] = []
             tried: dict[int, tuple[str, str | None]] = {}
             for i in pending:
@@ -339,17 +349,18 @@ class Inbox:
                 bodies[key] = event.body
                 rows.append(_event_row(event, key, conflict_of))
                 tried[i] = (key, conflict_of)
-            if rows:
-                conn.execute(self._insert_ignoring_duplicates(events_table), rows)
-            # another writer may have stored a key between the read and the insert
-            stored = self._stored_bodies(conn, {key for key, _ in tried.values()})
+            inserted = self._insert_rows(conn, rows)
+            # another writer (PostgreSQL) may have stored a key between the read and the insert
+            others = self._stored_bodies(conn, {k for k, _ in tried.values()} - inserted)
             pending = []
             for i, (key, conflict_of) in tried.items():
-                if stored.get(key) == events[i].body:
+                if key in inserted:
                     outcome = "stored" if conflict_of is None else "key_conflict"
                     results[i] = StoredEvent(key, outcome, conflict_of)
+                elif others.get(key) == events[i].body:
+                    results[i] = StoredEvent(key, "redelivery", conflict_of)
                 else:
-                    bodies[key] = stored.get(key, b"")
+                    bodies[key] = others.get(key, b"")
                     pending.append(i)
         if pending:
             raise InboxRaceError(f"{len(pending)} event(s) lost their keys to other writers")
@@ -359,25 +370,53 @@ class Inbox:
             results[i] = StoredEvent(done.event_key, "redelivery", done.conflict_of)
         return [r for r in results if r is not None]
 
+    @staticmethod
+    def _lookups(
+        events: Sequence[ReceivedEvent], pending: Iterable[int], known: dict[str, bytes]
+    ) -> set[str]:
+        """The keys (and legacy keys) of ``pending`` events not looked up yet."""
+        keys: set[str] = set()
+        for i in pending:
+            envelope = events[i].envelope
+            keys.add(envelope.event_key)
+            if envelope.legacy_key:
+                keys.add(envelope.legacy_key)
+        return keys - known.keys()
+
     def _stored_bodies(self, conn: sa.Connection, keys: Iterable[str]) -> dict[str, bytes]:
         """``{event_key: body}`` of the stored events among ``keys``."""
-        c = events_table.c
         wanted = sorted(keys)
         found: dict[str, bytes] = {}
-        for start in range(0, len(wanted), KEY_CHUNK):
-            part = wanted[start : start + KEY_CHUNK]
-            query = sa.select(c.event_key, c.body).where(c.event_key.in_(part))
-            found.update((str(key), bytes(body)) for key, body in conn.execute(query).tuples())
+        mark = "?" if self.dialect == "sqlite" else "%s"  # the driver's own placeholders: the
+        for start in range(0, len(wanted), KEY_CHUNK):  # statement is run once per group commit
+            part = tuple(wanted[start : start + KEY_CHUNK])
+            marks = ", ".join([mark] * len(part))
+            query = f"select event_key, body from inbox_events where event_key in ({marks})"
+            rows = conn.exec_driver_sql(query, part).tuples()
+            found.update((str(key), bytes(body)) for key, body in rows)
         return found
 
-    def _insert_ignoring_duplicates(self, table: sa.Table) -> Any:
+    def _insert_rows(self, conn: sa.Connection, rows: list[dict[str, Any]]) -> set[str]:
+        """Insert event rows, skipping keys already stored; the keys inserted.
+
+        Rows go in key order, so concurrent writers lock keys in one order (no deadlocks). On
+        SQLite the write lock is held since the transaction's first read, so every row is new;
+        on PostgreSQL the keys actually inserted are returned by the insert."""
+        if not rows:
+            return set()
+        rows.sort(key=lambda row: str(row["event_key"]))
         if self.dialect == "postgresql":
             from sqlalchemy.dialects.postgresql import insert as pg_insert
 
-            return pg_insert(table).on_conflict_do_nothing(index_elements=["event_key"])
+            upsert = pg_insert(events_table).on_conflict_do_nothing(index_elements=["event_key"])
+            returned = conn.execute(upsert.returning(events_table.c.event_key), rows)
+            keys: list[Any] = list(returned.scalars())
+            return {str(key) for key in keys}
         from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-        return sqlite_insert(table).on_conflict_do_nothing(index_elements=["event_key"])
+        insert = sqlite_insert(events_table).on_conflict_do_nothing(index_elements=["event_key"])
+        conn.execute(insert, rows)
+        return {str(row["event_key"]) for row in rows}
 
     # -- folding ---------------------------------------------------------------------------------
 
@@ -527,6 +566,12 @@ def _sqlite_pragmas(busy_ms: int | None) -> Any:
         cursor.close()
 
     return on_connect
+
+
+def _lost_a_deadlock(exc: sa.exc.OperationalError) -> bool:
+    """Whether PostgreSQL aborted the transaction to break a deadlock or a serialization
+    conflict (SQLSTATE 40P01, 40001): running it again succeeds."""
+    return getattr(exc.orig, "pgcode", None) in ("40P01", "40001")
 
 
 def conflict_key(key: str, body: bytes) -> str:
