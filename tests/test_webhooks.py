@@ -13,6 +13,7 @@ from pathlib import Path
 
 import httpx
 import orjson
+import psycopg2
 import pytest
 from conftest import query
 from jsonschema import Draft202012Validator
@@ -433,3 +434,71 @@ def test_an_inbox_and_warehouse_from_before_identity_keys_keep_working(
         implausible["requestId"]: True,
         new_key: False,
     }
+
+
+# -- the fold and stored values ------------------------------------------------------------------
+
+STORED_VALUES = {  # inbox rows as the receiver stores them, and two that other tools wrote
+    "nul": b'{"eventType": "clock_in", "eventTimestamp": 1700000000, "note": "a\\u0000b"}',
+    "escaped": b'{"eventType": "clock_in", "eventTimestamp": 1700000001, "note": "a\\\\u0000b"}',
+    "huge": b'{"eventType": "clock_in", "eventTimestamp": 1700000002, "userId": 1' + b"0" * 40
+    + b"}",
+    "deep": b'{"eventType": "clock_in", "eventTimestamp": 1700000003, "x": ' + b"[" * 1000
+    + b"]" * 1000 + b"}",
+    "overflowing": b'{"eventType": "clock_in", "eventTimestamp": 99999999999999999999999999999}',
+    "not utf-8": b'{"eventType": "clock_in", "note": "\xff\xfe"}',
+    "not json": b"eventType=clock_in",
+}  # fmt: skip
+STORED_TIMES = {"nul": 1_700_000_000, "escaped": 1_700_000_001, "huge": 1_700_000_002,
+                "deep": 1_700_000_003, "overflowing": 1.5e18}  # fmt: skip
+"""``inbox_events.event_timestamp`` of those rows (1.5e18: stored before times were checked)."""
+
+
+@pytest.mark.parametrize("destination", ["duckdb", "postgres"])
+def test_the_fold_loads_every_stored_event_whatever_its_values(
+    destination, tmp_path, warehouse, monkeypatch
+):
+    """Huge integers, NUL characters and deep nesting load as sent; an event time that is not
+    plausible and a body the warehouse cannot hold as JSON (not UTF-8 JSON; U+0000 in
+    PostgreSQL's jsonb) load as NULL with a flag, the body's text kept."""
+    from contextlib import ExitStack
+
+    from servers import postgres_server
+
+    from sources.webhooks.inbox import events_table
+
+    inbox_url = f"sqlite:///{tmp_path / 'inbox.sqlite3'}"
+    inbox = Inbox(inbox_url)
+    with inbox.engine.begin() as conn:  # rows as stored, including a pre-flag implausible time
+        for name, body in STORED_VALUES.items():
+            conn.execute(events_table.insert().values(
+                event_key=name, event_type="clock_in", family="time_activity",
+                is_known_type=True, received_at=time.time(), body=body,
+                event_timestamp=STORED_TIMES.get(name),
+            ))  # fmt: skip
+    inbox.close()
+    with ExitStack() as stack:
+        if destination == "postgres":
+            url = stack.enter_context(postgres_server())
+            monkeypatch.setenv("WFM_SYNC_DESTINATION", "postgres")
+            monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", url)
+        summary = run_fold(inbox_url)
+        sql = (
+            "select event_key, event_timestamp is null, is_event_time_implausible, "
+            "is_payload_unreadable, payload is null, payload_text from webhooks.events"
+        )
+        if destination == "postgres":
+            with psycopg2.connect(url) as connection, connection.cursor() as cursor:
+                cursor.execute(sql)
+                rows = {r[0]: r[1:] for r in cursor.fetchall()}
+        else:
+            rows = {r[0]: r[1:] for r in query(warehouse, sql)}
+    assert summary.events == len(STORED_VALUES) == len(rows)
+    unreadable = {"not utf-8", "not json"} | ({"nul"} if destination == "postgres" else set())
+    assert (
+        {k for k, r in rows.items() if r[2]} == unreadable == {k for k, r in rows.items() if r[3]}
+    )
+    assert all(rows[k][4].startswith(('{"eventType"', "eventType=")) for k in unreadable)
+    assert {k for k, r in rows.items() if r[1]} == {"overflowing"}  # stored before the flag
+    assert {k for k, r in rows.items() if r[0]} == {"overflowing", "not utf-8", "not json"}
+    assert summary.unreadable_payloads == len(unreadable) and summary.implausible_times == 1
