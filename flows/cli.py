@@ -421,6 +421,13 @@ def print_fold(summary: Any, wall_seconds: float | None = None) -> None:
         f"quarantined bodies folded: {summary.quarantined}; inbox rows pruned: {summary.pruned}; "
         f"arrived meanwhile: {summary.backlog}"
     )
+    flagged = {
+        "deliveries stored apart (same key, other body)": summary.key_conflicts,
+        "implausible event times (left null)": summary.implausible_times,
+        "bodies not loadable as JSON (kept as text)": summary.unreadable_payloads,
+    }
+    if any(flagged.values()):
+        console.print("; ".join(f"{label}: {n}" for label, n in flagged.items() if n))
     if wall_seconds is not None:
         console.print(f"time taken: {wall_seconds:.1f} s")
 
