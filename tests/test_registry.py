@@ -1,0 +1,76 @@
+"""The stream registry is the one list of streams: the source's resources, the sync's and the
+flow's stream lists, the OAuth scopes and the README's stream table all follow it, and its page
+maxima are the spec's."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from flows.nightly import TASK_GROUPS as FLOW_GROUPS
+from pipelines.sync import STREAMS as SYNC_STREAMS
+from sources.connecteam import connecteam_source
+from sources.connecteam.registry import (
+    OAUTH_SCOPES,
+    STREAMS,
+    TASK_GROUPS,
+    Incremental,
+    markdown_table,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+SPEC = json.loads((ROOT / "tests" / "data" / "connecteam-openapi.json").read_text())
+
+
+def test_every_stream_has_exactly_one_resource() -> None:
+    source = connecteam_source(api_key="registry-test", base_url="http://127.0.0.1:9")
+    assert list(source.resources) == list(STREAMS)
+    for name, resource in source.resources.items():
+        key = resource.compute_table_schema()["columns"]
+        primary = tuple(c for c, spec in key.items() if spec.get("primary_key"))
+        assert set(primary) == set(STREAMS[name].key), name
+
+
+def test_names_are_unique_and_everything_derives_from_the_registry() -> None:
+    names = [s.name for s in STREAMS.values()]
+    assert len(names) == len(set(names)) and names == list(STREAMS)
+    assert tuple(SYNC_STREAMS) == tuple(STREAMS)
+    assert FLOW_GROUPS == TASK_GROUPS
+    assert sorted(s for group in TASK_GROUPS for s in group) == sorted(STREAMS)
+    assert {s for streams in OAUTH_SCOPES.values() for s in streams} == {
+        s.name for s in STREAMS.values() if s.scope
+    }
+    for stream in STREAMS.values():
+        assert stream.parent is None or stream.parent in STREAMS, stream.name
+        if stream.parent is not None:
+            assert STREAMS[stream.parent].group == stream.group, stream.name
+        assert (stream.window is not None) == (
+            stream.incremental is Incremental.WINDOW_DIFFED or stream.name == "time_off_requests"
+        ), stream.name
+
+
+def test_readme_stream_table_is_the_registrys() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert markdown_table() in readme
+
+
+def test_page_maxima_are_the_specs() -> None:
+    for stream in STREAMS.values():
+        if not stream.in_spec:
+            assert stream.path not in SPEC["paths"], f"{stream.name} is in the spec now"
+            continue
+        parameters = SPEC["paths"][stream.path]["get"].get("parameters", [])
+        limits = [p["schema"]["maximum"] for p in parameters if p["name"] == "limit"]
+        assert stream.max_limit == (limits[0] if limits else None), stream.name
+
+
+def test_freshness_columns() -> None:
+    fresh = {s.name: s.freshness for s in STREAMS.values() if s.freshness}
+    assert fresh == {
+        "users": ("modified_at",),
+        "forms": ("last_updated_at",),
+        "shifts": ("update_time", "creation_time"),
+        "user_documents": ("updated_at",),
+        "time_activities": ("modified_at",),
+        "form_submissions": ("submission_timestamp",),
+    }
