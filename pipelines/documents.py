@@ -1,13 +1,12 @@
 """The ``documents`` job: record document entries in bulk, each row's outcome durable at once.
 
-Rows come from a CSV file or a DuckDB query with the columns ``user_id``, ``document_id``, ``file``
-(a local path), optional ``note``, and any further columns as entry fields. Every row's ids are
-checked before anything is uploaded (``userId`` an integer ≥ 1, ``documentId`` an integer, as the
-interface types them). For each row the file is uploaded, the intent is written to the journal
-(:mod:`pipelines.entry_journal`), the entry is PUT, and its outcome written to the journal the
-moment it is known. A process killed at any moment loses nothing and submits nothing twice: the
-next run lists the users' documents to settle every row whose PUT may have been sent
-(:func:`sources.connecteam.documents.find_entries`) instead of sending it again.
+Rows come from a CSV file or a DuckDB query (:mod:`pipelines.entry_rows`, re-exported here),
+every row's ids checked before anything is uploaded. For each row the file is uploaded, the
+intent is written to the journal (:mod:`pipelines.entry_journal`), the entry is PUT, and its
+outcome written to the journal the moment it is known. A process killed at any moment loses
+nothing and submits nothing twice: the next run lists the users' documents to settle every row
+whose PUT may have been sent (:func:`sources.connecteam.documents.find_entries`) instead of
+sending it again.
 
 The outcomes (status as the provider answered it, ``requestId``, error, user document id,
 ``resolved_by``) land in the warehouse table ``connecteam.document_entries``, merged on the
@@ -18,18 +17,15 @@ none, ``unknown``) unless ``retry_unexpected`` is set.
 
 from __future__ import annotations
 
-import csv
-import hashlib
 import logging
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import dlt
-import duckdb
 import orjson
 
 from sources import clock
@@ -43,73 +39,35 @@ from sources.connecteam.documents import (
     listed_result,
     record_entry,
     upload_file,
-    validate_ids,
 )
 
 from .entry_journal import COLUMNS, FAILED, SENDING, EntryJournal
+from .entry_rows import BulkInputError, EntryRow, read_csv, read_query, rows_from_records
+from .runs import records_run
 from .warehouse import (
     DATASET_CONNECTEAM,
     build_pipeline,
     finish_pending_loads,
     loader_file_format,
-    warehouse_writer,
+    writes_warehouse,
 )
+
+__all__ = [
+    "BulkInputError",
+    "BulkSummary",
+    "EntryRow",
+    "journal_path",
+    "read_csv",
+    "read_query",
+    "rows_from_records",
+    "run_bulk",
+]
 
 logger = logging.getLogger("pipelines.documents")
 
 TABLE = "document_entries"
-REQUIRED_COLUMNS = ("user_id", "document_id", "file")
 JOURNAL_FILE = "document_entries.journal.sqlite3"
 """The journal's file name, in the dlt pipelines folder (beside the warehouse by default)."""
-
-
-class BulkInputError(ValueError):
-    """The rows cannot be read: a missing column, an invalid id, an unreadable source."""
-
-
-@dataclass(frozen=True)
-class EntryRow:
-    """One requested document entry.
-
-    Attributes:
-        user_id: The user (integer ≥ 1).
-        document_id: The document (integer).
-        file: Path of the file to upload (relative paths resolve against ``base_dir``).
-        fields: Entry fields (every extra column).
-        note: Optional note.
-
-    Raises:
-        BulkInputError: An id is not as the interface types it (checked on construction, so no
-            row with a bad id ever reaches an upload).
-    """
-
-    user_id: int
-    document_id: int
-    file: str
-    fields: dict[str, Any] = field(default_factory=dict)
-    note: str | None = None
-
-    def __post_init__(self) -> None:
-        for name, value in (("user_id", self.user_id), ("document_id", self.document_id)):
-            if type(value) is not int:
-                raise BulkInputError(
-                    f"{name} must be an int, got {value!r} (rows_from_records converts text)"
-                )
-        try:
-            validate_ids(self.user_id, self.document_id)
-        except ValueError as exc:
-            raise BulkInputError(str(exc)) from None
-
-    @property
-    def entry_key(self) -> str:
-        """A stable digest of the row as given (not of the file's bytes, so a row whose file was
-        missing keeps its key once the file exists)."""
-        canonical = orjson.dumps(
-            {"user_id": self.user_id, "document_id": self.document_id, "file": self.file,
-             "fields": self.fields, "note": self.note},
-            option=orjson.OPT_SORT_KEYS,
-        )  # fmt: skip
-        return hashlib.sha256(canonical).hexdigest()[:32]
 
 
 @dataclass
@@ -144,81 +102,31 @@ class BulkSummary:
     requests: int = 0
 
 
-def rows_from_records(records: Iterable[dict[str, Any]]) -> list[EntryRow]:
-    """Validate raw records (dicts of column -> value) into :class:`EntryRow`, every row before
-    any is used.
-
-    Raises:
-        BulkInputError: A required column is missing or an id is invalid; the message lists the
-            rows (up to ten) with the problem of each.
-    """
-    rows: list[EntryRow] = []
-    problems: list[str] = []
-    for number, record in enumerate(records, start=1):
-        missing = [c for c in REQUIRED_COLUMNS if record.get(c) in (None, "")]
-        if missing:
-            problems.append(f"row {number}: missing {', '.join(missing)}")
-            continue
-        try:
-            user_id, document_id = validate_ids(record["user_id"], record["document_id"])
-        except ValueError as exc:
-            problems.append(f"row {number}: {exc}")
-            continue
-        extra = {
-            k: v
-            for k, v in record.items()
-            if k not in (*REQUIRED_COLUMNS, "note") and v is not None
-        }
-        note = record.get("note")
-        rows.append(EntryRow(user_id, document_id, str(record["file"]), extra, note or None))
-    if problems:
-        more = f" (and {len(problems) - 10} more)" if len(problems) > 10 else ""
-        raise BulkInputError(
-            "; ".join(problems[:10]) + more + "; nothing was uploaded: fix these rows and run again"
-        )
-    return rows
-
-
-def read_csv(path: Path) -> list[EntryRow]:
-    """Rows of a CSV file with a header line.
-
-    Raises:
-        BulkInputError: The file cannot be read or a row is invalid.
-    """
-    try:
-        with path.open(newline="", encoding="utf-8") as handle:
-            return rows_from_records(csv.DictReader(handle))
-    except OSError as exc:
-        raise BulkInputError(f"cannot read {path}: {exc.strerror}") from None
-
-
-def read_query(sql: str, database: Path | None = None) -> list[EntryRow]:
-    """Rows of a DuckDB query, run read-only on the warehouse (or on ``database``); the query may
-    also read files itself, e.g. ``select * from read_csv('entries.csv')``.
-
-    Raises:
-        BulkInputError: The query fails or a row is invalid.
-    """
-    from .warehouse import warehouse_path
-
-    path = database or warehouse_path()
-    try:
-        with duckdb.connect(
-            str(path) if path.exists() else ":memory:", read_only=path.exists()
-        ) as con:
-            relation = con.sql(sql)
-            columns = list(relation.columns)
-            records = [dict(zip(columns, row, strict=True)) for row in relation.fetchall()]
-    except duckdb.Error as exc:
-        raise BulkInputError(f"the query failed: {exc}") from None
-    return rows_from_records(records)
-
-
 def journal_path(pipeline: dlt.Pipeline) -> Path:
     """The journal of a documents pipeline: :data:`JOURNAL_FILE` in its pipelines folder."""
     return Path(pipeline.pipelines_dir) / JOURNAL_FILE
 
 
+def _describe_bulk(summary: BulkSummary) -> dict[str, Any]:
+    """The run log's ``details`` of a bulk: rows read, skipped, outcomes, checks, requests."""
+    return {
+        "rows": summary.rows,
+        "skipped": summary.skipped,
+        "outcomes": dict(summary.outcomes),
+        "checked": dict(summary.checked),
+        "requests": summary.requests,
+    }
+
+
+def _bulk_problem(summary: BulkSummary) -> str | None:
+    """Rows that failed or are still uncertain make the run ``failed`` in the run log (the
+    command exits 1 for them too)."""
+    if not summary.failures and not summary.uncertain:
+        return None
+    return f"{len(summary.failures)} row(s) failed, {len(summary.uncertain)} uncertain"
+
+
+@records_run("documents", _describe_bulk, _bulk_problem)
 def run_bulk(
     rows: list[EntryRow],
     *,
@@ -240,6 +148,12 @@ def run_bulk(
     Before submitting, every ``sending`` row of the journal (a run killed between its PUT and its
     outcome) is settled by listing its user's documents
     (``GET /documents/v1/user-documents?userIds=...``).
+
+    Like the other jobs, each run appends a line to the run log (job ``documents``; ``failed``
+    when a row failed or stays uncertain) and writes the warehouse under the writer lock
+    (:func:`pipelines.warehouse.writes_warehouse`): while it starts the journal from the
+    warehouse and while it loads the outcomes, not while it submits entries (at the provider's
+    pace a bulk takes hours, and the fold every five minutes must not wait that long).
 
     Args:
         rows: From :func:`read_csv`, :func:`read_query` or :func:`rows_from_records`.
@@ -269,12 +183,7 @@ def run_bulk(
     )
     summary = BulkSummary(rows=len(rows))
     with EntryJournal.open(journal or journal_path(pipeline)) as book:
-        with warehouse_writer("documents"):
-            finish_pending_loads(pipeline)
-            if not book.seeded:  # a journal new to this warehouse: start from its outcomes
-                seeded = book.seed(_earlier_outcomes(pipeline))
-                if seeded:
-                    logger.info("journal started from %d outcomes in the warehouse", seeded)
+        _start(pipeline, book)
         own_client = client is None
         try:
             client = client or client_from_config()
@@ -303,6 +212,17 @@ def run_bulk(
                 summary.unexpected[status] += 1
     summary.duration_seconds = round(time.monotonic() - started, 2)
     return summary
+
+
+@writes_warehouse("documents")
+def _start(pipeline: dlt.Pipeline, book: EntryJournal) -> None:
+    """Finish a load an interrupted run left, and start a journal new to this warehouse from
+    the outcomes the warehouse holds."""
+    finish_pending_loads(pipeline)
+    if not book.seeded:
+        seeded = book.seed(_earlier_outcomes(pipeline))
+        if seeded:
+            logger.info("journal started from %d outcomes in the warehouse", seeded)
 
 
 def _plan(
@@ -438,15 +358,15 @@ def _earlier_outcomes(pipeline: dlt.Pipeline) -> list[dict[str, Any]]:
     return rows
 
 
+@writes_warehouse("documents")
 def _load(pipeline: dlt.Pipeline, book: EntryJournal) -> None:
     """Load the journal's changed rows into ``connecteam.document_entries`` (merge on
     ``entry_key``) and clear their dirty mark."""
     rows = book.dirty()
     if not rows:
         return
-    with warehouse_writer("documents"):
-        info = pipeline.run(_outcomes_resource(rows), loader_file_format=loader_file_format())
-        info.raise_on_failed_jobs()
+    info = pipeline.run(_outcomes_resource(rows), loader_file_format=loader_file_format())
+    info.raise_on_failed_jobs()
     book.mark_loaded(rows)
 
 

@@ -1,10 +1,11 @@
 """The ``publish`` job: an atomic, read-only snapshot of the warehouse for BI tools.
 
-The snapshot (default ``data/analytics.duckdb``, ``WFM_SYNC_SNAPSHOT`` to change) holds every
-table and view of the published schemas as plain tables, built in a temporary file beside it and
-moved into place with one ``rename``. A reader that opened the old snapshot keeps reading the old
-file until it reconnects; a new reader sees the new one; nobody ever sees a half-built state, and
-an open dashboard never holds a lock on the warehouse the next sync writes.
+The snapshot (default ``analytics.duckdb`` beside the warehouse file; setting ``snapshot``,
+``WFM_SYNC_SNAPSHOT``, to change) holds every table and view of the published schemas as plain
+tables, built in a temporary file beside it and moved into place with one ``rename``. A reader
+that opened the old snapshot keeps reading the old file until it reconnects; a new reader sees
+the new one; nobody ever sees a half-built state, and an open dashboard never holds a lock on the
+warehouse the next sync writes.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from pathlib import Path
 
 import duckdb
 
+from sources import settings
+
 from .runs import records_run
 from .warehouse import warehouse_path, writes_warehouse
 
@@ -27,9 +30,10 @@ PUBLISHED_SCHEMAS = ("marts", "staging", "connecteam", "webhooks")
 
 
 def snapshot_path() -> Path:
-    """``WFM_SYNC_SNAPSHOT`` or ``analytics.duckdb`` beside the warehouse file."""
-    configured = os.environ.get("WFM_SYNC_SNAPSHOT")
-    return Path(configured) if configured else warehouse_path().parent / "analytics.duckdb"
+    """Setting ``snapshot`` (``WFM_SYNC_SNAPSHOT``), default ``analytics.duckdb`` beside the
+    warehouse file."""
+    configured = settings.current().snapshot
+    return configured if configured else warehouse_path().parent / "analytics.duckdb"
 
 
 @dataclass

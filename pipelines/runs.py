@@ -1,10 +1,11 @@
-"""The run log: one JSON line per job run (sync, fold, models, publish), read by ``status``.
+"""The run log: one JSON line per job run (sync, fold, models, publish, documents), read by
+``status``.
 
-The log lives beside the warehouse (``<warehouse dir>/runs.jsonl``) unless ``WFM_SYNC_RUN_LOG``
-names another file. Each job appends one line when it ends, succeeded or failed; a line is
-written with a single ``write`` on a file opened for appending, so jobs running at once (the
-nightly sync and a fold) never interleave. Nothing secret is written: error messages are the
-project's own, which never carry credentials.
+The log lives beside the warehouse (``<warehouse dir>/runs.jsonl``) unless the setting
+``run_log`` (``WFM_SYNC_RUN_LOG``) names another file. Each job appends one line when it ends,
+succeeded or failed; a line is written with a single ``write`` on a file opened for appending, so
+jobs running at once (the nightly sync and a fold) never interleave. Nothing secret is written:
+error messages are the project's own, which never carry credentials.
 """
 
 from __future__ import annotations
@@ -18,9 +19,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
+from sources import settings
+
 from .warehouse import warehouse_path
 
 JOBS = ("sync", "fold", "models", "publish")
+"""The scheduled jobs ``status`` watches for failures and staleness. The document bulk (job
+``documents``, run on demand) is logged too, but never stale."""
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -31,7 +36,7 @@ class RunRecord:
     """One finished job run.
 
     Attributes:
-        job: ``sync``, ``fold``, ``models`` or ``publish``.
+        job: ``sync``, ``fold``, ``models``, ``publish`` or ``documents``.
         started_at: Start, epoch seconds (UTC).
         duration_seconds: Wall time.
         outcome: ``succeeded`` or ``failed``.
@@ -53,9 +58,9 @@ class RunRecord:
 
 
 def run_log_path() -> Path:
-    """``WFM_SYNC_RUN_LOG``, default ``runs.jsonl`` beside the warehouse file."""
-    configured = os.environ.get("WFM_SYNC_RUN_LOG")
-    return Path(configured) if configured else warehouse_path().parent / "runs.jsonl"
+    """Setting ``run_log``, default ``runs.jsonl`` beside the warehouse file."""
+    configured = settings.current().run_log
+    return configured if configured else warehouse_path().parent / "runs.jsonl"
 
 
 def append_run(record: RunRecord, path: Path | None = None) -> None:

@@ -18,6 +18,8 @@ from dlt.common.configuration.exceptions import ConfigFieldMissingException
 from dlt.common.destination import TLoaderFileFormat
 from filelock import FileLock, Timeout
 
+from sources import settings
+
 logger = logging.getLogger("pipelines.warehouse")
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -41,24 +43,17 @@ def warehouse_path() -> Path:
     return Path(value).expanduser()
 
 
-DESTINATIONS = ("duckdb", "postgres")
-
-
 def destination_name() -> str:
-    """The raw warehouse's kind: ``WFM_SYNC_DESTINATION``, ``duckdb`` (default) or ``postgres``.
+    """The raw warehouse's kind (setting ``destination``): ``duckdb`` (default) or ``postgres``.
 
     ``postgres`` reads dlt's own ``DESTINATION__POSTGRES__CREDENTIALS`` (a
     ``postgresql://user:password@host:port/database`` URL or its parts in ``.dlt/secrets.toml``).
 
     Raises:
-        ValueError: Any other value.
+        pydantic.ValidationError: ``WFM_SYNC_DESTINATION`` names another kind (a ``ValueError``;
+            the message names the variable and the kinds supported).
     """
-    name = os.environ.get("WFM_SYNC_DESTINATION", "duckdb").strip().lower() or "duckdb"
-    if name not in DESTINATIONS:
-        raise ValueError(
-            f"WFM_SYNC_DESTINATION={name!r} is not supported; use one of {list(DESTINATIONS)}"
-        )
-    return name
+    return settings.current().destination
 
 
 def loader_file_format() -> TLoaderFileFormat:
@@ -68,10 +63,10 @@ def loader_file_format() -> TLoaderFileFormat:
 
 
 def default_pipelines_dir() -> Path:
-    """dlt's working directory: ``WFM_SYNC_PIPELINES_DIR``, default ``pipelines`` beside the
+    """dlt's working directory: setting ``pipelines_dir``, default ``pipelines`` beside the
     warehouse file."""
-    configured = os.environ.get("WFM_SYNC_PIPELINES_DIR")
-    return Path(configured) if configured else warehouse_path().parent / "pipelines"
+    configured = settings.current().pipelines_dir
+    return configured if configured else warehouse_path().parent / "pipelines"
 
 
 def build_pipeline(
@@ -82,8 +77,8 @@ def build_pipeline(
     """The dlt pipeline that loads into the warehouse (:func:`destination_name`).
 
     The pipeline's working directory (state, pending load packages) lives beside the warehouse
-    file in ``<warehouse dir>/pipelines`` unless ``pipelines_dir`` or ``WFM_SYNC_PIPELINES_DIR``
-    says otherwise, so removing the warehouse folder resets both together.
+    file in ``<warehouse dir>/pipelines`` unless ``pipelines_dir`` (the argument, else the setting
+    of that name) says otherwise, so removing the warehouse folder resets both together.
 
     Args:
         pipeline_name: dlt pipeline name (one per dataset).
@@ -115,16 +110,16 @@ def build_pipeline(
 def duckdb_load_settings(path: Path) -> dict[str, str]:
     """DuckDB's memory limit and spill folder for loads into ``path``.
 
-    ``WFM_SYNC_DUCKDB_MEMORY_LIMIT`` (e.g. ``2GB``) when set; otherwise a quarter of the memory
+    Setting ``duckdb_memory_limit`` (e.g. ``2GB``) when set; otherwise a quarter of the memory
     available when the pipeline is built (at least 256 MB, at most 8 GB), so wide records get the
     room a merge needs while other processes keep theirs. Beyond the limit DuckDB spills to
     ``<warehouse>.tmp`` beside the file. What keeps the sync's own process small is the
     streaming in the source (Arrow batches, page-by-page diffs), not this limit
     (benchmarks/README.md).
     """
-    configured = os.environ.get("WFM_SYNC_DUCKDB_MEMORY_LIMIT", "").strip()
+    configured = settings.current().duckdb_memory_limit
     if configured:
-        limit = configured
+        limit = configured.strip()
     else:
         quarter_mib = available_memory_bytes() // 4 // 2**20
         limit = f"{min(max(quarter_mib, 256), 8192)}MB"
@@ -157,8 +152,9 @@ def warehouse_writer(job: str) -> Iterator[None]:
 
     DuckDB allows one writing process per file: the nightly sync, the fold every five minutes,
     the model build and the publish take turns through ``<warehouse>.lock`` (an OS file lock,
-    released even if the process is killed) instead of failing on each other. Waits up to
-    ``WFM_SYNC_WRITER_TIMEOUT`` seconds (default 3600). Nothing to do for PostgreSQL.
+    released even if the process is killed) instead of failing on each other; so does the document
+    bulk while it writes its outcomes. Waits up to setting ``writer_timeout`` seconds
+    (``WFM_SYNC_WRITER_TIMEOUT``, default 3600). Nothing to do for PostgreSQL.
 
     Raises:
         WarehouseBusyError: The lock stayed taken for the whole wait; the message names the file.
@@ -168,7 +164,7 @@ def warehouse_writer(job: str) -> Iterator[None]:
         return
     path = warehouse_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    timeout = float(os.environ.get("WFM_SYNC_WRITER_TIMEOUT", "3600"))
+    timeout = settings.current().writer_timeout
     lock = FileLock(f"{path}.lock", timeout=timeout)
     try:
         lock.acquire(timeout=0)
