@@ -24,10 +24,11 @@ from prefect.schedules import Cron, Interval
 
 from flows.fold import fold_webhooks
 from flows.nightly import nightly_sync
+from sources.settings import Settings
 
-DEFAULT_NIGHTLY_CRON = "0 2 * * *"
-DEFAULT_TIMEZONE = "UTC"
-DEFAULT_FOLD_EVERY_SECONDS = 300
+DEFAULT_NIGHTLY_CRON: str = Settings.model_fields["nightly_cron"].default
+DEFAULT_TIMEZONE: str = Settings.model_fields["timezone"].default
+DEFAULT_FOLD_EVERY_SECONDS: int = Settings.model_fields["fold_every"].default
 NIGHTLY_DEPLOYMENT = "nightly"
 FOLD_DEPLOYMENT = "every-5-minutes"
 PROJECT_DIR = Path(__file__).resolve().parent.parent
@@ -39,7 +40,7 @@ class SchedulerConfigError(RuntimeError):
 
 @dataclass(frozen=True)
 class Schedules:
-    """When the jobs run.
+    """When the jobs run (``wfm-sync serve``/``deploy`` fill it from the settings and options).
 
     Attributes:
         nightly_cron: Cron expression of ``nightly_sync`` (default ``0 2 * * *``, 02:00).

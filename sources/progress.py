@@ -1,9 +1,10 @@
-"""Progress of long work (pages fetched, rows, events folded), for a terminal or for logs.
+"""Counting long work (pages fetched, rows, events folded) and reporting it as log lines.
 
-Sources and jobs count with :class:`Progress`. By default it logs one plain line per stream
-every few seconds and one when the stream ends, which is what a scheduler's log or a CI job
-wants. A command running on a terminal installs a live display instead with
-:func:`progress_sink` (``flows.cli`` draws it with rich); the closing line is logged either way.
+Sources and jobs count with :class:`Progress`. It logs one plain line per stream every few
+seconds and one when the stream ends, which is what a scheduler's log or a CI job wants. This
+module draws nothing: a display subscribes with :func:`progress_sink` (a callback per counted page,
+in place of the periodic lines) and draws what it gets; the command line's live display on a
+terminal is ``flows/cli/live.py``. The closing line is logged either way.
 """
 
 from __future__ import annotations

@@ -17,10 +17,18 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Annotated
 
 import duckdb
+import typer
 from rich.console import Console
 from rich.table import Table
+
+from .emulator import print_burst
+from .live import live_progress
+from .render import print_nightly
+from .terminal import console as stdout
+from .terminal import fail, setup_logging
 
 EXAMPLE_QUERIES = {
     "Active and archived users": (
@@ -61,8 +69,28 @@ CLOSING_QUERIES = {
 }
 
 
+def demo(
+    users: Annotated[int, typer.Option(help="Users at the emulator.")] = 3000,
+    shifts: Annotated[int, typer.Option(help="V1 shift rows at the emulator.")] = 30000,
+    warehouse: Annotated[
+        str, typer.Option(help="DuckDB file of the demo.")
+    ] = "data/demo/warehouse.duckdb",
+    webhook_events: Annotated[int, typer.Option(help="Webhook events in the burst.")] = 2000,
+) -> None:
+    """Start the emulator, sync twice through nightly_sync, receive and fold a webhook burst,
+    and show the warehouse."""
+    setup_logging(False)
+    try:
+        with live_progress():
+            run_demo(users, shifts, warehouse, stdout, webhook_events=webhook_events)
+    except Exception as exc:  # noqa: BLE001
+        fail(exc, "demo")
+
+
 @contextmanager
 def _environment(values: dict[str, str]) -> Iterator[None]:
+    """Set ``values`` in the environment for the block (the dlt configuration the demo's runs
+    read: the emulator's URL and key, the warehouse, the inbox), then restore what was there."""
     saved = {k: os.environ.get(k) for k in values}
     os.environ.update(values)
     try:
@@ -90,7 +118,6 @@ def run_demo(
     from emulator import EmulatorConfig, EmulatorServer, ServerOptions
     from emulator.server import BackgroundServer
     from emulator.webhooks import activity_events, build_burst, send_burst
-    from flows.cli import print_burst, print_nightly
     from flows.nightly import nightly_sync
     from flows.runner import run_flow
     from sources.clock import now as clock_now

@@ -1,0 +1,65 @@
+"""The ``wfm-sync`` command (console script ``wfm-sync = "flows.cli:main"``).
+
+One module per command group, each a thin layer over a flow or a job:
+
+* :mod:`~flows.cli.sync`: ``sync`` (the ``nightly_sync`` flow once) and ``status``;
+* :mod:`~flows.cli.schedule`: ``serve`` and ``deploy`` (the Prefect deployments);
+* :mod:`~flows.cli.webhooks`: ``webhooks serve`` (the receiver) and ``webhooks fold``;
+* :mod:`~flows.cli.models`: ``models build``, ``models publish``, ``models docs``;
+* :mod:`~flows.cli.documents`: ``documents put-entry`` and ``documents bulk``;
+* :mod:`~flows.cli.emulator`: ``emulator`` (serve), ``emulator mutate``, ``emulator
+  send-webhooks``;
+* :mod:`~flows.cli.demo`: ``demo``, the whole product end to end on this machine.
+
+Shared parts: :mod:`~flows.cli.terminal` (consoles, logging, the failure message and exit code),
+:mod:`~flows.cli.render` (one printer per job summary), :mod:`~flows.cli.live` (the live
+display on a terminal). Exit codes: 0 done, 1 a step failed (or ``status`` found a problem), 2
+bad input or configuration.
+"""
+
+from __future__ import annotations
+
+import os
+
+import typer
+
+from . import demo, documents, emulator, models, schedule, sync, webhooks
+
+PREFECT_DEFAULTS = {
+    "PREFECT_LOGGING_EXTRA_LOGGERS": "sources,pipelines",
+    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    "PREFECT_SERVER_LOGGING_LEVEL": "WARNING",
+    # one-shot runs without a Prefect API have no flow run to send log lines to: no warning per line
+    "PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW": "ignore",
+}
+"""Quiet Prefect settings for a command-line run (Prefect reads them when it is imported)."""
+
+app = typer.Typer(
+    name="wfm-sync",
+    help="Keep an analytics warehouse in step with a Connecteam account.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+app.command()(sync.sync)
+app.command()(schedule.serve)
+app.command()(schedule.deploy)
+app.command()(sync.status)
+app.command()(demo.demo)
+app.add_typer(emulator.app, name="emulator")
+app.add_typer(webhooks.app, name="webhooks")
+app.add_typer(models.app, name="models")
+app.add_typer(documents.app, name="documents")
+
+
+def set_prefect_defaults() -> None:
+    """Put :data:`PREFECT_DEFAULTS` into the environment where the user set nothing; call it
+    before Prefect is first imported."""
+    for name, value in PREFECT_DEFAULTS.items():
+        os.environ.setdefault(name, value)
+
+
+def main() -> None:
+    """Entry point of the ``wfm-sync`` console script: Prefect's quiet defaults, then the
+    command."""
+    set_prefect_defaults()
+    app()

@@ -1,0 +1,76 @@
+"""What every ``wfm-sync`` command shares: the two consoles, logging set-up, the clean failure
+message and exit code, and defaults taken from the settings."""
+
+from __future__ import annotations
+
+import logging
+from typing import NoReturn
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+from rich.markup import escape
+
+from sources import settings
+
+console = Console(soft_wrap=True)
+"""Standard output: what a command reports (tables, counts)."""
+err = Console(stderr=True, soft_wrap=True)
+"""Standard error: logs, the live display, errors."""
+
+
+def setup_logging(verbose: bool) -> None:
+    """Plain timestamped lines; on a terminal through rich, so they print above live progress."""
+    level = logging.DEBUG if verbose else logging.INFO
+    if err.is_terminal:
+        from rich.logging import RichHandler
+
+        handler: logging.Handler = RichHandler(console=err, show_path=False, markup=False)
+        logging.basicConfig(level=level, format="%(name)s: %(message)s", handlers=[handler])
+    else:
+        logging.basicConfig(
+            level=level, format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
+            datefmt="%H:%M:%S",
+        )  # fmt: skip
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+
+
+def fail(exc: BaseException, what: str = "sync") -> NoReturn:
+    """Print a one-paragraph error (no traceback, no secrets) and exit 1.
+
+    The provider's error (:func:`sources.connecteam.find_connecteam_error`) is shown when the
+    exception chain holds one, else ``exc`` itself.
+
+    Raises:
+        typer.Exit: Always, with code 1.
+    """
+    from sources.connecteam import find_connecteam_error
+
+    cause: BaseException = find_connecteam_error(exc) or exc
+    err.print(
+        f"[bold red]{what} failed:[/] {type(cause).__name__}: {escape(str(cause))}", highlight=False
+    )
+    raise typer.Exit(code=1)
+
+
+def setting(name: str) -> object:
+    """The current value of :class:`sources.settings.Settings` field ``name``, as an option's
+    default (read when the command runs, so ``WFM_SYNC_<NAME>`` set in the environment counts).
+
+    Raises:
+        typer.BadParameter: A ``WFM_SYNC_*`` variable holds a value of the wrong kind (exit 2).
+    """
+    try:
+        return getattr(settings.current(), name)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{settings.ENV_PREFIX}{str(e['loc'][0]).upper()}={e['input']!r}: {e['msg']}"
+            for e in exc.errors()
+        )
+        raise typer.BadParameter(problems, param_hint="the environment") from None
+
+
+def setting_default(name: str) -> str:
+    """An option's ``[default: ...]`` text: the variable, then the built-in default."""
+    field = settings.Settings.model_fields[name]
+    return f"{settings.ENV_PREFIX}{name.upper()}, else {field.default}"
