@@ -5,7 +5,12 @@
     python3 dev.py test   # create .venv if missing, install, run linters, type checks and tests
 
 `make demo` and `make test` call this script. The install is repeated only when
-pyproject.toml or constraints.txt changed since the last one.
+pyproject.toml or constraints.txt changed since the last one. `test` runs, in order: ruff
+(lint and format), mypy, sqlfluff, lint-imports (the import contracts in pyproject.toml), pytest.
+
+`WFM_SYNC_VENV` moves the virtual environment (default `.venv`). This script runs before the
+project is installed, so it reads that one variable itself instead of through
+`sources/settings.py`.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ CHECKS = [
     ["ruff", "format", "--check", "."],
     ["mypy"],
     ["sqlfluff", "lint", "sql"],
+    ["lint-imports"],
     ["pytest"],
 ]
 
