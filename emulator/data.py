@@ -8,7 +8,6 @@ given ``seed`` and ``anchor`` (the emulator's notion of "now" at start-up, floor
 from __future__ import annotations
 
 import random
-import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -16,107 +15,28 @@ from zoneinfo import ZoneInfo
 
 from sources import clock
 
-from .operations_data import REMOVABLE_OPERATIONS, Operations, OperationsConfig
+from .config import DAY, EmulatorConfig
+from .operations_data import REMOVABLE_OPERATIONS, Operations
+from .spec_account import spec_account
+from .spec_data import SpecData
+from .vocabulary import (
+    COLORS,
+    CUSTOM_FIELDS,
+    DEPARTMENTS,
+    DOCUMENT_STATUSES,
+    DOCUMENTS,
+    FIRST_NAMES,
+    LAST_NAMES,
+    SCHEDULER_NAMES,
+    SHIFT_TITLES,
+    TIMEZONES,
+    uuid_of,
+)
 
-DAY = 86_400
+__all__ = ["REMOVABLE", "Dataset", "EmulatorConfig"]
+
 REMOVABLE = ("forms", "schedulers", "user_documents", *REMOVABLE_OPERATIONS)
 """Streams :meth:`Dataset.mutate` can remove records from (``remove``)."""
-
-FIRST_NAMES = [
-    "José", "Zoë", "Łukasz", "Ana", "Mia", "Noah", "Søren", "Chloé", "Björn", "Aiyana",
-    "Mei", "Ngọc", "Olu", "Priya", "Renée", "Siobhán", "Tomás", "Ülkü", "Yusuf", "Émile",
-    "Дмитрий", "さくら", "محمد", "Anaïs", "Kwame", "Laila", "Mateo", "Nadia", "Oskar", "Paulo",
-]  # fmt: skip
-LAST_NAMES = [
-    "García", "Müller", "Nowak", "O'Brien", "Smith", "Kowalczyk", "Nguyễn", "Søndergaard",
-    "Johansson", "Dubois", "Ivanova", "Tanaka", "Haddad", "Okafor", "Patel", "Rossi",
-    "Fernández", "Çelik", "Kim", "Lefèvre", "Brontë", "Zieliński", "Costa", "Weiß",
-]  # fmt: skip
-TIMEZONES = [
-    "America/New_York",
-    "Europe/London",
-    "Australia/Sydney",
-    "America/Los_Angeles",
-    "Europe/Berlin",
-    "Asia/Jerusalem",
-]
-SCHEDULER_NAMES = ["Kitchen", "Front of house", "Warehouse", "Delivery", "Support", "Café Süd"]
-SHIFT_TITLES = ["Opening", "Morning", "Mid", "Closing", "Night", "Inventory", "Cover"]
-COLORS = ["#4B7AC5", "#E0A53B", "#2E9E6A", "#C0392B", "#8E44AD"]
-DEPARTMENTS = [(1, "Operations"), (2, "Kitchen"), (3, "Logistics"), (4, "Service")]
-
-# (documentId, name, ApiDocumentType, packId): the account's document templates.
-DOCUMENTS = [
-    (7001, "Employment contract", "eSign", 1),
-    (7002, "Passport copy", "governmentDocument", 2),
-    (7003, "Food hygiene certificate", "document", 3),
-    (7004, "Arbeitsvertrag Zusatz", "eSign", 1),
-]
-DOCUMENT_STATUSES = [
-    "pendingUserUpload", "pendingUserFilling", "pendingAdminFilling", "pendingYourCompletion",
-    "pendingApproval", "approved", "rejected",
-]  # fmt: skip
-
-# (customFieldId, name, type): one of each kind a real account typically has.
-CUSTOM_FIELDS = [
-    (101, "Employee number", "number"),
-    (102, "Department", "dropdown"),
-    (103, "Start date", "date"),
-    (104, "Birthday", "birthday"),
-    (105, "Personal email", "email"),
-    (106, "Emergency phone", "phone"),
-    (107, "Notes", "str"),
-    (108, "Profile link", "link"),
-]
-
-
-@dataclass
-class EmulatorConfig:
-    """Size and behaviour of one emulated account.
-
-    Attributes:
-        seed: Seed of the data generator.
-        users: Number of users (active and archived).
-        forms: Number of forms.
-        schedulers: Number of schedulers (schedules).
-        shifts: Number of V1 shift rows (one per assigned user, one per open shift) in all.
-        anchor: The emulator's "now" for data generation, UTC epoch seconds (default: the UTC
-            midnight of :func:`sources.clock.now`, the real date unless ``WFM_SYNC_NOW`` is set).
-        archived_fraction: Share of users that are archived.
-        documents_fraction: Share of users holding user documents (one or two each).
-        shift_days_back: Shifts start from ``anchor - shift_days_back`` days...
-        shift_days_ahead: ...to ``anchor + shift_days_ahead`` days.
-        operations: Sizes of time clocks, activities, submissions, jobs, time off, tasks.
-        data: ``emulator`` (our seeded, tidy records) or ``spec`` (records drawn from the
-            provider's JSON schemas, wilder than the spec: :mod:`emulator.spec_data`).
-        spec_width: With ``data="spec"``: ``mixed`` (optional fields present or not) or ``wide``
-            (every property present, long strings and lists).
-        same_second_changes: Test mode: the changes of :meth:`Dataset.mutate` (and document
-            entries) are stamped with the current second even when an earlier change already
-            used it, so two changes can share a ``modifiedAt`` / ``updateTime`` as on the real
-            provider. Off (default), every change gets a strictly later second.
-    """
-
-    seed: int = 42
-    users: int = 200
-    forms: int = 5
-    schedulers: int = 3
-    shifts: int = 2000
-    anchor: int | None = None
-    archived_fraction: float = 0.08
-    documents_fraction: float = 0.3
-    shift_days_back: int = 25
-    shift_days_ahead: int = 85
-    operations: OperationsConfig = field(default_factory=OperationsConfig)
-    data: str = "emulator"
-    spec_width: str = "mixed"
-    same_second_changes: bool = False
-
-    def resolved_anchor(self) -> int:
-        """The anchor, defaulting to today's UTC midnight."""
-        if self.anchor is not None:
-            return self.anchor
-        return int(clock.now()) // DAY * DAY
 
 
 @dataclass
@@ -144,7 +64,7 @@ class Dataset:
     made deliberately unfit for its declared type or format (a date that is not a date, a
     timezone that is not one, an enum value outside the enum, an integer beyond 64 bits, ...);
     empty with ``data="emulator"``. Kinds and keys: :mod:`emulator.spec_data`."""
-    spec: Any = None
+    spec: SpecData | None = None
     """With ``data="spec"``: the :class:`~emulator.spec_data.SpecData` that drew the records
     (new shifts of :meth:`mutate` come from it)."""
     _clock: int = 0
@@ -160,10 +80,20 @@ class Dataset:
             ValueError: ``config.data`` is neither ``emulator`` nor ``spec``.
         """
         if config.data == "spec":
-            from .spec_data import spec_dataset
-
-            dataset: Dataset = spec_dataset(config)
-            return dataset
+            drawn = spec_account(config)
+            return cls(
+                config=config,
+                users=drawn.users,
+                forms=drawn.forms,
+                user_documents=drawn.user_documents,
+                schedulers=drawn.schedulers,
+                shifts=drawn.shifts,
+                operations=drawn.operations,
+                spec_manifest=drawn.generator.manifest,
+                spec=drawn.generator,
+                _clock=config.resolved_anchor(),
+                _rng=random.Random(config.seed + 1),
+            )
         if config.data != "emulator":
             raise ValueError(f"data={config.data!r}: choose 'emulator' or 'spec'")
         rng = random.Random(config.seed)
@@ -502,8 +432,3 @@ class Dataset:
             if stream == "schedulers":
                 self.shifts.pop(key, None)
         return gone
-
-
-def uuid_of(rng: random.Random) -> str:
-    """A UUID4-shaped string drawn from ``rng`` (deterministic, unlike :func:`uuid.uuid4`)."""
-    return str(uuid.UUID(int=rng.getrandbits(128), version=4))

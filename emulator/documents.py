@@ -1,6 +1,6 @@
 """The emulator's write path: file attachments and document entries.
 
-Follows ``shared/reference/service-interface.md`` (document entry) and the spec's attachments
+Follows ``tests/data/service-interface.md`` (document entry) and the spec's attachments
 endpoints. Where the interface says "not shown", the emulator's choices are:
 
 * ``POST /attachments/v1/files/generate-upload-url`` (scope ``attachments.write``): body
@@ -41,23 +41,22 @@ Control endpoints (not the provider's; no authentication), for tests and demos o
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import threading
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import orjson
 from fastapi import Body, Depends, FastAPI, HTTPException, Path, Request
 from fastapi.responses import Response
 from starlette.requests import ClientDisconnect
 
-from .data import DOCUMENTS
-
-if TYPE_CHECKING:
-    from .app import EmulatorState
+from .auth import identify, requirement
+from .responses import CONTROL_PREFIX, envelope, invalid, json_response
+from .state import EmulatorState
+from .vocabulary import DOCUMENTS
 
 FEATURE_TYPES = {"chat", "shiftscheduler", "users", "quicktasks", "documents"}
 ENTRY_PATH = re.compile(r"^/documents/v1/users/[^/]+/documents/[^/]+/entry$")
@@ -91,24 +90,9 @@ class DocumentControls:
     fail_after_recording: int = 0
 
 
-def _json(body: Any, status: int = 200) -> Response:
-    """A JSON answer; integers beyond 64 bits (which spec data may hold) are written exactly."""
-    try:
-        content = orjson.dumps(body)
-    except TypeError:  # orjson refuses integers beyond 64 bits; the standard library does not
-        content = json.dumps(body, ensure_ascii=False).encode()
-    return Response(content, status_code=status, media_type="application/json")
-
-
-def _invalid(loc: list[Any], msg: str) -> Response:
-    return _json({"detail": [{"loc": loc, "msg": msg, "type": "value_error"}]}, 422)
-
-
-def add_document_routes(app: FastAPI, state: EmulatorState, require: Any) -> DocumentControls:
+def add_document_routes(app: FastAPI, state: EmulatorState) -> DocumentControls:
     """Register the attachment and document-entry routes and their control endpoints on
     ``app``; return the controls (also at ``app.state.documents``)."""
-    from .app import CONTROL_PREFIX, identify
-
     controls = DocumentControls()
     app.state.documents = controls
 
@@ -118,7 +102,7 @@ def add_document_routes(app: FastAPI, state: EmulatorState, require: Any) -> Doc
             puts = sum(n for path, n in state.requests.items() if ENTRY_PATH.match(path))
             slots = state.requests.get(GENERATE_UPLOAD_URL, 0)
             accepted = len(state.entries)
-        return _json({"entry_puts": puts, "accepted": accepted, "upload_slots": slots,
+        return json_response({"entry_puts": puts, "accepted": accepted, "upload_slots": slots,
                       "uploads": controls.uploads, "held": controls.held})  # fmt: skip
 
     @app.post(CONTROL_PREFIX + "/documents")
@@ -128,7 +112,7 @@ def add_document_routes(app: FastAPI, state: EmulatorState, require: Any) -> Doc
             "answer_status", "refuse_with", "hold_at", "release", "fail_after_recording"
         }  # fmt: skip
         if unknown:
-            return _json({"detail": f"unknown settings {sorted(unknown)}"}, 422)
+            return json_response({"detail": f"unknown settings {sorted(unknown)}"}, 422)
         if "answer_status" in body:
             controls.answer_status = {str(k): v for k, v in (body["answer_status"] or {}).items()}
         if "refuse_with" in body:
@@ -141,20 +125,21 @@ def add_document_routes(app: FastAPI, state: EmulatorState, require: Any) -> Doc
         if body.get("release"):
             controls.hold_at = None
             controls.release.set()
-        return _json({"ok": True})
+        return json_response({"ok": True})
 
     @app.post(
-        "/attachments/v1/files/generate-upload-url", dependencies=[require("attachments.write")]
+        "/attachments/v1/files/generate-upload-url",
+        dependencies=[requirement(state, "attachments.write")],
     )
     async def generate_upload_url(request: Request) -> Response:
         try:
             body = orjson.loads(await request.body())
         except orjson.JSONDecodeError:
-            return _invalid(["body"], "a JSON body is required")
+            return invalid(["body"], "a JSON body is required")
         if not isinstance(body, dict) or not isinstance(body.get("fileName"), str):
-            return _invalid(["body", "fileName"], "field required")
+            return invalid(["body", "fileName"], "field required")
         if not isinstance(body.get("featureType"), str) or body["featureType"] not in FEATURE_TYPES:
-            return _invalid(["body", "featureType"], f"must be one of {sorted(FEATURE_TYPES)}")
+            return invalid(["body", "featureType"], f"must be one of {sorted(FEATURE_TYPES)}")
         file_id = uuid.uuid4().hex
         state.files[file_id] = {
             "fileName": body["fileName"],
@@ -165,15 +150,13 @@ def add_document_routes(app: FastAPI, state: EmulatorState, require: Any) -> Doc
         }
         base = str(request.base_url).rstrip("/")
         url = f"{base}/_emulator/storage/{file_id}?signature={uuid.uuid4().hex}"
-        return _json(
-            {"requestId": str(uuid.uuid4()), "data": {"fileId": file_id, "uploadFileUrl": url}}
-        )
+        return envelope({"fileId": file_id, "uploadFileUrl": url})
 
     @app.put("/_emulator/storage/{file_id}")
     async def storage_put(file_id: str, request: Request) -> Response:
         record = state.files.get(file_id)
         if record is None:
-            return _json({"detail": "no such upload"}, 404)
+            return json_response({"detail": "no such upload"}, 404)
         try:
             record["size"] = len(await request.body())
         except ClientDisconnect:  # the uploader went away mid-body (e.g. a killed bulk)
@@ -183,28 +166,29 @@ def add_document_routes(app: FastAPI, state: EmulatorState, require: Any) -> Doc
 
     @app.put(
         "/attachments/v1/files/complete-upload/{fileId}",
-        dependencies=[require("attachments.write")],
+        dependencies=[requirement(state, "attachments.write")],
     )
     async def complete_upload(fileId: str) -> Response:  # noqa: N803 - the provider's name
         record = state.files.get(fileId)
         if record is None:
-            return _json({"detail": f"File {fileId} not found"}, 404)
+            return json_response({"detail": f"File {fileId} not found"}, 404)
         if record["size"] is None:
-            return _invalid(["path", "fileId"], "nothing was uploaded to the upload URL")
+            return invalid(["path", "fileId"], "nothing was uploaded to the upload URL")
         record["completed"] = True
-        return _json({"requestId": str(uuid.uuid4()), "data": {"fileId": fileId}})
+        return envelope({"fileId": fileId})
 
-    @app.get("/attachments/v1/files/{fileId}", dependencies=[require("attachments.read")])
+    @app.get(
+        "/attachments/v1/files/{fileId}", dependencies=[requirement(state, "attachments.read")]
+    )
     async def get_file(fileId: str, request: Request) -> Response:  # noqa: N803
         record = state.files.get(fileId)
         if record is None:
-            return _json({"detail": f"File {fileId} not found"}, 404)
+            return json_response({"detail": f"File {fileId} not found"}, 404)
         url = f"{str(request.base_url).rstrip('/')}/_emulator/storage/{fileId}"
-        return _json({
-            "requestId": str(uuid.uuid4()),
-            "data": {"fileId": fileId, "fileUrl": url, "uploadCompleted": record["completed"],
-                     "fileType": record["fileType"], "featureType": record["featureType"]},
-        })  # fmt: skip
+        return envelope(
+            {"fileId": fileId, "fileUrl": url, "uploadCompleted": record["completed"],
+             "fileType": record["fileType"], "featureType": record["featureType"]}
+        )  # fmt: skip
 
     @app.put("/documents/v1/users/{userId}/documents/{documentId}/entry")
     async def put_entry(
@@ -214,16 +198,16 @@ def add_document_routes(app: FastAPI, state: EmulatorState, require: Any) -> Doc
         caller: str = Depends(identify(state, "documents.write")),
     ) -> Response:
         if controls.refuse_with is not None:
-            return _json({"detail": controls.refuse_with}, 422)
+            return json_response({"detail": controls.refuse_with}, 422)
         documents = {d[0]: d for d in DOCUMENTS}
         if userId not in state.dataset.users:
-            return _json({"detail": f"User {userId} not found"}, 404)
+            return json_response({"detail": f"User {userId} not found"}, 404)
         if documentId not in documents:
-            return _json({"detail": f"Document {documentId} not found"}, 404)
+            return json_response({"detail": f"Document {documentId} not found"}, 404)
         file_id = body.get("fileId")
         record = state.files.get(file_id) if isinstance(file_id, str) else None
         if record is None or not record["completed"] or record["featureType"] != "documents":
-            return _invalid(
+            return invalid(
                 ["body", "fileId"],
                 "the file must be uploaded first through the attachments endpoints with "
                 "featureType documents",
@@ -264,7 +248,7 @@ def add_document_routes(app: FastAPI, state: EmulatorState, require: Any) -> Doc
             if fail:
                 controls.fail_after_recording -= 1
         if fail:
-            return _json({"detail": "Internal server error"}, 500)
+            return json_response({"detail": "Internal server error"}, 500)
         answer = dict(existing)
         if override is None:
             answer.pop("status")
@@ -274,6 +258,6 @@ def add_document_routes(app: FastAPI, state: EmulatorState, require: Any) -> Doc
                 await asyncio.to_thread(controls.release.wait, HOLD_LIMIT_SECONDS)
             finally:
                 controls.held = False
-        return _json({"requestId": str(uuid.uuid4()), "data": answer})
+        return envelope(answer)
 
     return controls

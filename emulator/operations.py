@@ -2,7 +2,8 @@
 
 * ``GET /time-clock/v1/time-clocks`` (not paged)
 * ``GET /time-clock/v1/time-clocks/{timeClockId}/time-activities`` (not paged; ``startDate`` and
-  ``endDate`` required, ``YYYY-MM-DD``, at most 92 days inclusive, per ``reference/README.md``)
+  ``endDate`` required, ``YYYY-MM-DD``, at most 92 days inclusive, per
+  ``tests/data/provider-notes.md``)
 * ``GET /time-clock/v1/time-clocks/{timeClockId}/timesheet`` (not paged; at most 45 days)
 * ``GET /forms/v1/forms/{formId}/form-submissions`` (limit <= 100; ``submittingStartTimestamp``
   inclusive, ``submittingEndTime``), oldest submission first
@@ -21,18 +22,17 @@ window is ``startDate`` .. ``startDate + 91 days``.
 from __future__ import annotations
 
 import re
-import uuid
 from datetime import date
 from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 from fastapi import FastAPI, Path, Query
 from fastapi.responses import Response
 
-from .documents import _invalid, _json
-
-if TYPE_CHECKING:
-    from .app import EmulatorState
+from .auth import requirement
+from .operations_data import Operations
+from .responses import envelope, invalid, json_response, paged
+from .state import EmulatorState
 
 WINDOW_DAYS = {"time-activities": 92, "timesheet": 45, "time-off": 365}
 
@@ -54,31 +54,33 @@ def parse_window(start: str, end: str, max_days: int) -> tuple[date, date] | Res
     """``(first, last)`` dates of a ``YYYY-MM-DD`` window, or the 422 the provider answers."""
     for name, value in (("startDate", start), ("endDate", end)):
         if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
-            return _invalid(["query", name], "dates must be YYYY-MM-DD")
+            return invalid(["query", name], "dates must be YYYY-MM-DD")
     try:
         first, last = date.fromisoformat(start), date.fromisoformat(end)
     except ValueError:
-        return _invalid(["query", "startDate"], "dates must be YYYY-MM-DD")
+        return invalid(["query", "startDate"], "dates must be YYYY-MM-DD")
     if last < first:
-        return _invalid(["query", "endDate"], "endDate must not be before startDate")
+        return invalid(["query", "endDate"], "endDate must not be before startDate")
     if (last - first).days + 1 > max_days:
-        return _invalid(["query", "endDate"], f"the date range may not exceed {max_days} days")
+        return invalid(["query", "endDate"], f"the date range may not exceed {max_days} days")
     return first, last
 
 
-def _answer(data: dict[str, Any]) -> Response:
-    return _json({"requestId": str(uuid.uuid4()), "data": data})
-
-
-def add_operations_routes(app: FastAPI, state: EmulatorState, require: Any, paged: Any) -> None:
+def add_operations_routes(app: FastAPI, state: EmulatorState) -> None:
     """Register the operations endpoints on ``app`` (see the module docstring)."""
 
-    def ops() -> Any:
+    def ops() -> Operations:
         return state.dataset.operations
+
+    def require(scope_name: str) -> Any:
+        return requirement(state, scope_name)
+
+    def page(key: str, rows: list[dict[str, Any]], offset: int, limit: int) -> Response:
+        return paged(key, rows, offset, limit, state.options.paging_total)
 
     @app.get("/time-clock/v1/time-clocks", dependencies=[require("time_clock.read")])
     async def get_time_clocks() -> Response:
-        return _answer({"timeClocks": list(ops().time_clocks.values())})
+        return envelope({"timeClocks": list(ops().time_clocks.values())})
 
     @app.get(
         "/time-clock/v1/time-clocks/{timeClockId}/time-activities",
@@ -90,11 +92,11 @@ def add_operations_routes(app: FastAPI, state: EmulatorState, require: Any, page
         endDate: Annotated[str, Query()],  # noqa: N803
     ) -> Response:
         if timeClockId not in ops().time_clocks:
-            return _json({"detail": f"Time clock {timeClockId} not found"}, 404)
+            return json_response({"detail": f"Time clock {timeClockId} not found"}, 404)
         window = parse_window(startDate, endDate, WINDOW_DAYS["time-activities"])
         if isinstance(window, Response):
             return window
-        return _answer({"timeActivitiesByUsers": ops().time_activities(timeClockId, *window)})
+        return envelope({"timeActivitiesByUsers": ops().time_activities(timeClockId, *window)})
 
     @app.get(
         "/time-clock/v1/time-clocks/{timeClockId}/timesheet",
@@ -106,12 +108,12 @@ def add_operations_routes(app: FastAPI, state: EmulatorState, require: Any, page
         endDate: Annotated[str, Query()],  # noqa: N803
     ) -> Response:
         if timeClockId not in ops().time_clocks:
-            return _json({"detail": f"Time clock {timeClockId} not found"}, 404)
+            return json_response({"detail": f"Time clock {timeClockId} not found"}, 404)
         window = parse_window(startDate, endDate, WINDOW_DAYS["timesheet"])
         if isinstance(window, Response):
             return window
         users = ops().timesheet(timeClockId, *window)
-        return _answer({"startDate": startDate, "endDate": endDate, "users": users})
+        return envelope({"startDate": startDate, "endDate": endDate, "users": users})
 
     @app.get("/forms/v1/forms/{formId}/form-submissions", dependencies=[require("forms.read")])
     async def get_form_submissions(
@@ -123,7 +125,7 @@ def add_operations_routes(app: FastAPI, state: EmulatorState, require: Any, page
         userIds: Annotated[list[int] | None, Query()] = None,  # noqa: N803
     ) -> Response:
         if formId not in state.dataset.forms:
-            return _json({"detail": f"Form {formId} not found"}, 404)
+            return json_response({"detail": f"Form {formId} not found"}, 404)
         wanted = set(userIds or [])
         rows = [
             s
@@ -133,7 +135,7 @@ def add_operations_routes(app: FastAPI, state: EmulatorState, require: Any, page
             and (submittingEndTime is None or s["submissionTimestamp"] <= submittingEndTime)
             and (not wanted or s["submittingUserId"] in wanted)
         ]  # fmt: skip
-        return paged("formSubmissions", rows, offset, limit)
+        return page("formSubmissions", rows, offset, limit)
 
     @app.get("/jobs/v1/jobs", dependencies=[require("jobs.read")])
     async def get_jobs(
@@ -142,11 +144,11 @@ def add_operations_routes(app: FastAPI, state: EmulatorState, require: Any, page
         includeDeleted: bool = True,  # noqa: N803
     ) -> Response:
         rows = [j for j in ops().jobs if includeDeleted or not j.get("isDeleted", False)]
-        return paged("jobs", rows, offset, limit)
+        return page("jobs", rows, offset, limit)
 
     @app.get("/time-off/v1/policy-types", dependencies=[require("time_off.read")])
     async def get_policy_types() -> Response:
-        return _answer({"policyTypes": ops().policy_types})
+        return envelope({"policyTypes": ops().policy_types})
 
     @app.get("/time-off/v1/requests", dependencies=[require("time_off.read")])
     async def get_time_off_requests(
@@ -171,11 +173,11 @@ def add_operations_routes(app: FastAPI, state: EmulatorState, require: Any, page
             and r["endDate"] >= first
             and (not wanted_users or r["userId"] in wanted_users)
         ]
-        return paged("requests", rows, offset, limit)
+        return page("requests", rows, offset, limit)
 
     @app.get("/tasks/v1/taskboards", dependencies=[require("quick_tasks.read")])
     async def get_task_boards() -> Response:
-        return _answer({"taskBoards": list(ops().task_boards.values())})
+        return envelope({"taskBoards": list(ops().task_boards.values())})
 
     @app.get("/tasks/v1/taskboards/{taskBoardId}/tasks", dependencies=[require("quick_tasks.read")])
     async def get_tasks(
@@ -186,17 +188,17 @@ def add_operations_routes(app: FastAPI, state: EmulatorState, require: Any, page
     ) -> Response:
         board = int(taskBoardId) if taskBoardId.isdigit() else -1
         if board not in ops().task_boards:
-            return _json({"detail": f"Task board {taskBoardId} not found"}, 404)
+            return json_response({"detail": f"Task board {taskBoardId} not found"}, 404)
         rows = [
             t
             for t in ops().tasks[board]
             if status is TaskStatusFilter.all or t["status"] == status.value
         ]
-        return paged("tasks", rows, offset, limit)
+        return page("tasks", rows, offset, limit)
 
     @app.get("/users/v1/custom-fields", dependencies=[require("users.read")])
     async def get_custom_fields(
         limit: Annotated[int, Query(ge=1, le=500)] = 10,
         offset: Annotated[int, Query(ge=0)] = 0,
     ) -> Response:
-        return paged("customFields", ops().custom_fields, offset, limit)
+        return page("customFields", ops().custom_fields, offset, limit)

@@ -14,49 +14,33 @@ from __future__ import annotations
 import random
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-DAY = 86_400
-TIME_CLOCK_BASE = 7100
-TASK_BOARD_BASE = 3100
-POLICY_TYPES = [("pt-vacation", "Vacation"), ("pt-sick", "Sick leave"), ("pt-personal", "Personal")]
-MANUAL_BREAKS = [("mb-lunch", "Lunch"), ("mb-rest", "Rest")]
-AUTO_CLOCK_OUT_MODES = ["dailyLimit", "hourLimit", "schedulerShiftEnded", "geofenceExit"]
-ACTIVITY_ZONES = ["America/New_York", "Europe/London", "Australia/Sydney"]
-TIME_OFF_STATUSES = ["approved", "approved", "approved", "pending", "denied"]
-TASK_STATUSES = ["draft", "published", "published", "completed", "completed"]
+from .config import OperationsConfig
+from .operations_records import (
+    ACTIVITY_ZONES,
+    AUTO_CLOCK_OUT_MODES,
+    DAY,
+    MANUAL_BREAKS,
+    POLICY_TYPES,
+    TASK_BOARD_BASE,
+    TIME_CLOCK_BASE,
+    activity_point,
+    custom_field_definition,
+    form_submission,
+    job_record,
+    task_record,
+    time_off_request,
+)
+
+__all__ = ["REMOVABLE_OPERATIONS", "TASK_BOARD_BASE", "TIME_CLOCK_BASE", "Operations",
+           "OperationsConfig"]  # fmt: skip
+
 REMOVABLE_OPERATIONS = ("jobs", "time_off_requests", "time_clocks", "task_boards", "tasks",
                         "user_custom_field_definitions")  # fmt: skip
 """Operations streams :meth:`Operations.remove` deletes records from."""
-
-
-@dataclass
-class OperationsConfig:
-    """Sizes of the operations data.
-
-    Attributes:
-        time_clocks: Time clocks (the last one archived when there are three or more).
-        time_activities: Time activities in all (shifts ~80%, manual breaks, time offs).
-        activity_days: Days before the anchor the activities spread over.
-        form_submissions: Submissions per form.
-        jobs: Top-level jobs (each with 0-2 sub-jobs; every 6th deleted).
-        time_off_requests: Requests in all statuses.
-        task_boards: Task boards.
-        tasks: Tasks per board.
-        extra_custom_fields: User custom field definitions beyond the account's usual eight.
-    """
-
-    time_clocks: int = 2
-    time_activities: int = 400
-    activity_days: int = 60
-    form_submissions: int = 12
-    jobs: int = 8
-    time_off_requests: int = 40
-    task_boards: int = 2
-    tasks: int = 30
-    extra_custom_fields: int = 0
 
 
 @dataclass
@@ -106,7 +90,7 @@ class Operations:
             ops.activities[clock_id].append(ops._activity(rng, n, anchor, config, users))
         for form_id in forms:
             ops.form_submissions[form_id] = [
-                _submission(rng, form_id, k + 1, anchor, users, forms[form_id])
+                form_submission(rng, form_id, k + 1, anchor, users, forms[form_id])
                 for k in range(config.form_submissions)
             ]
             ops.form_submissions[form_id].sort(key=lambda s: s["submissionTimestamp"])
@@ -126,7 +110,7 @@ class Operations:
             for pid, name in POLICY_TYPES
         ]
         ops.time_off_requests = [
-            _time_off(rng, k, anchor, users) for k in range(config.time_off_requests)
+            time_off_request(rng, k, anchor, users) for k in range(config.time_off_requests)
         ]
         for b in range(config.task_boards):
             board_id = TASK_BOARD_BASE + b
@@ -136,11 +120,13 @@ class Operations:
                 "isArchived": False,
             }
             ops.tasks[board_id] = [
-                _task(rng, board_id, k, anchor, users) for k in range(config.tasks)
+                task_record(rng, board_id, k, anchor, users) for k in range(config.tasks)
             ]
-        ops.custom_fields = [_custom_field(cid, name, kind) for cid, name, kind in custom_fields]
+        ops.custom_fields = [
+            custom_field_definition(cid, name, kind) for cid, name, kind in custom_fields
+        ]
         ops.custom_fields += [
-            _custom_field(900 + k, f"Extra field {k}", "str")
+            custom_field_definition(900 + k, f"Extra field {k}", "str")
             for k in range(config.extra_custom_fields)
         ]
         return ops
@@ -149,10 +135,12 @@ class Operations:
         for j in range(config.jobs):
             job_id = f"job-{j + 1:03d}"
             subs = [
-                _job(rng, f"{job_id}-{s + 1}", f"Task {s + 1}", parent=job_id)
+                job_record(rng, f"{job_id}-{s + 1}", f"Task {s + 1}", parent=job_id)
                 for s in range(rng.choice([0, 0, 1, 2]))
             ]
-            job = _job(rng, job_id, ["Cleaning", "Cashier", "Stock", "Delivery", "Prep"][j % 5])
+            job = job_record(
+                rng, job_id, ["Cleaning", "Cashier", "Stock", "Delivery", "Prep"][j % 5]
+            )
             job["isDeleted"] = j % 6 == 5
             job["subJobs"] = subs or None
             self.jobs.append(job)
@@ -180,7 +168,7 @@ class Operations:
             end = start + rng.randint(3, 10) * 3600 + rng.choice([0, 30]) * 60
             job_id, sub_job_id = rng.choice(self.job_choices() or [("job-001", None)])
             auto = rng.random() < 0.08
-            end_point = _point(end, zone)
+            end_point = activity_point(end, zone)
             if auto:
                 end_point["source"] = {
                     "type": "autoClockOut",
@@ -188,7 +176,7 @@ class Operations:
                 }
             record: dict[str, Any] = {
                 "id": activity_id,
-                "start": _point(start, zone),
+                "start": activity_point(start, zone),
                 "end": end_point,
                 "createdAt": start,
                 "modifiedAt": end + rng.randint(0, 3600),
@@ -204,8 +192,8 @@ class Operations:
             end = start + rng.choice([15, 30, 45]) * 60
             record = {
                 "id": activity_id,
-                "start": _point(start, zone),
-                "end": _point(end, zone),
+                "start": activity_point(start, zone),
+                "end": activity_point(end, zone),
                 "createdAt": start,
                 "modifiedAt": end,
                 "manualBreakId": rng.choice(MANUAL_BREAKS)[0],
@@ -216,8 +204,8 @@ class Operations:
             start = day
             record = {
                 "id": activity_id,
-                "start": _point(start, zone),
-                "end": _point(start + 8 * 3600, zone),
+                "start": activity_point(start, zone),
+                "end": activity_point(start + 8 * 3600, zone),
                 "createdAt": start - 7 * DAY,
                 "modifiedAt": start - 6 * DAY,
                 "policyTypeId": rng.choice(POLICY_TYPES)[0],
@@ -357,145 +345,3 @@ class Operations:
         for (user, _), day in sorted(days.items()):
             users[user].append(day)
         return [{"userId": user, "dailyRecords": records} for user, records in users.items()]
-
-
-def _point(timestamp: int, zone: str) -> dict[str, Any]:
-    return {"timestamp": timestamp, "timezone": zone, "source": {"type": "mobile"}}
-
-
-def _job(rng: random.Random, job_id: str, title: str, parent: str | None = None) -> dict[str, Any]:
-    return {
-        "jobId": job_id,
-        "title": title,
-        "code": job_id.upper().replace("-", ""),
-        "color": rng.choice(["#4B7AC5", "#E0A53B", "#2E9E6A"]),
-        "description": "",
-        "customFields": [],
-        "isDeleted": False,
-        "assign": {"type": "both", "userIds": [], "groupIds": []},
-        "useParentData": parent is not None,
-        "parentId": parent,
-        "subJobs": None,
-        "instanceIds": [TIME_CLOCK_BASE],
-    }
-
-
-ANSWER_MAKERS = {
-    "openEnded": lambda rng: {"value": rng.choice(["North gate", "Café", "Lager 3"])},
-    "number": lambda rng: {"inputValue": round(rng.uniform(1, 8), 1)},
-    "datetime": lambda rng: {
-        "timestamp": 1_790_000_000,
-        "timezone": "Europe/London",
-        "isTimeSubmitted": True,
-        "isDateSubmitted": True,
-    },
-    "yesNo": lambda rng: {"selectedIndex": rng.randint(0, 1)},
-    "multipleChoice": lambda rng: {"selectedAnswers": []},
-}
-
-
-def _submission(
-    rng: random.Random,
-    form_id: int,
-    entry: int,
-    anchor: int,
-    users: list[int],
-    form: dict[str, Any],
-) -> dict[str, Any]:
-    submitted = anchor - rng.randint(1, 120 * DAY)
-    answers = []
-    for question in form.get("questions", []):
-        kind = question["questionType"]
-        answer = {
-            "questionId": question["questionId"],
-            "questionType": kind,
-            "wasSubmittedEmpty": False,
-            "submissionTimestamp": submitted,
-            **ANSWER_MAKERS.get(kind, lambda rng: {})(rng),
-        }
-        if kind == "multipleChoice" and question.get("allAnswers"):
-            option = rng.choice(question["allAnswers"])
-            answer["selectedAnswers"] = [
-                {"multipleChoiceOptionId": option["multipleChoiceOptionId"], "text": option["text"]}
-            ]
-        answers.append(answer)
-    return {
-        "formSubmissionId": f"fs-{form_id}-{entry:05d}",
-        "formId": form_id,
-        "entryNum": entry,
-        "submissionTimestamp": submitted,
-        "submissionTimezone": rng.choice(ACTIVITY_ZONES),
-        "submissionStartTimestamp": submitted - rng.randint(30, 900),
-        "submittingUserId": rng.choice(users),
-        "isAnonymous": False,
-        "managerFields": [],
-        "answers": answers,
-    }
-
-
-def _time_off(rng: random.Random, k: int, anchor: int, users: list[int]) -> dict[str, Any]:
-    first = datetime.fromtimestamp(anchor, UTC).date() + timedelta(days=rng.randint(-150, 120))
-    days = rng.randint(1, 5)
-    last = first + timedelta(days=days - 1)
-    status = rng.choice(TIME_OFF_STATUSES)
-    request: dict[str, Any] = {
-        "id": f"tor-{k + 1:05d}",
-        "policyTypeId": rng.choice(POLICY_TYPES)[0],
-        "userId": rng.choice(users),
-        "isAllDay": True,
-        "timeClockId": TIME_CLOCK_BASE,
-        "startDate": first.isoformat(),
-        "endDate": last.isoformat(),
-        "startTime": "00:00",
-        "endTime": "23:59",
-        "timezone": rng.choice(ACTIVITY_ZONES),
-        "status": status,
-        "employeeNote": "",
-        "managerNote": "",
-    }
-    if status == "approved":
-        request["duration"] = {"units": "days", "amount": days}
-    return request
-
-
-def _task(
-    rng: random.Random, board_id: int, k: int, anchor: int, users: list[int]
-) -> dict[str, Any]:
-    status = rng.choice(TASK_STATUSES)
-    start = anchor - rng.randint(0, 70) * DAY + 9 * 3600
-    return {
-        "id": f"task-{board_id}-{k + 1:04d}",
-        "title": rng.choice(["Restock", "Deep clean", "Audit"]),
-        "userIds": []
-        if status == "draft"
-        else sorted(rng.sample(users, min(len(users), rng.randint(1, 2)))),
-        "status": status,
-        "startTime": start,
-        "dueDate": start + rng.randint(0, 6) * DAY,
-        "labelIds": [],
-        "type": rng.choice(["oneTime", "recurring"]),
-        "isArchived": False,
-        "subTasks": [],
-        "description": [{"type": "html", "html": "<p>See checklist</p>"}],
-    }
-
-
-def _custom_field(cid: int, name: str, kind: str) -> dict[str, Any]:
-    record: dict[str, Any] = {
-        "id": cid,
-        "name": name,
-        "type": kind,
-        "categoryId": 1,
-        "isRequired": cid in (101, 102),
-        "isVisibleToAllAdmins": True,
-        "isEditableForAllAdmins": True,
-        "isVisibleToUsers": True,
-        "isEditableForUsers": False,
-    }
-    if kind == "dropdown":
-        record["isMultiSelect"] = False
-        record["dropdownOptions"] = [
-            {"id": i, "value": v, "isDisabled": False, "isDeleted": False}
-            for i, v in ((1, "Operations"), (2, "Kitchen"), (3, "Logistics"), (4, "Service"))
-        ]
-    return record

@@ -14,7 +14,8 @@ is an integer in some records and a string in others).
 Only what the emulator itself needs to serve a record, and the sync to load it, stays valid
 ("structural" fields): keys are unique and parents' ids match, the times the endpoints filter or
 sort on lie inside the windows a sync with default settings asks for (relative to the anchor),
-time-off statuses are the ones the endpoint filters by. See :func:`spec_dataset`.
+time-off statuses are the ones the endpoint filters by. See
+:func:`emulator.spec_account.spec_account`.
 
 Speed: hypothesis draws a pool of distinct values per schema (:func:`pool_size` of them, once per
 process and seed); each pooled value is made wild once (a :class:`Template`), and the N records
@@ -70,6 +71,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+from .responses import json_bytes
 from .spec_schemas import Leaf, draw_pool, resolved, spec
 
 DAY = 86_400
@@ -117,9 +119,6 @@ RECORDS = {
 """Record kind to the spec component its records follow (a timesheet answer's ``users[]`` item
 is ``UserHoursSummaryResponse`` = ``{userId, dailyRecords: [DailyRecordResponse]}``; its days
 are drawn, the summary is assembled)."""
-ACTIVITY_KINDS = [("shifts", "shifts_activity"), ("manualBreaks", "manual_breaks_activity"),
-                  ("timeOffs", "time_offs_activity")]  # fmt: skip
-"""``timeActivitiesByUsers`` lists (``UserTimeActivity``) and the record kind of each."""
 
 
 def pool_size(needed: int, wide: bool) -> int:
@@ -330,204 +329,6 @@ def _uuid(rng: random.Random) -> str:
     return f"{hexed[:8]}-{hexed[8:12]}-4{hexed[13:16]}-a{hexed[17:20]}-{hexed[20:]}"
 
 
-# -- the account -----------------------------------------------------------------------------------
-
-
-def spec_dataset(config: Any) -> Any:
-    """The :class:`~emulator.data.Dataset` of ``config`` (``data="spec"``) with
-    ``spec_manifest`` filled. Structural fields (all times UTC epoch seconds):
-
-    * users ``userId`` 1000.., ``isArchived`` (8%), ``modifiedAt`` 1..400 days before the anchor;
-    * forms ``formId`` 500..; schedulers ``schedulerId`` 9000..;
-    * shifts: ``config.shifts`` rows spread round-robin over the schedulers, unique slot ``id``,
-      ``startTime`` in ``[anchor - shift_days_back days, anchor + shift_days_ahead days)``,
-      ``endTime`` 1..12 h later, ``creationTime``/``updateTime`` in the 60 days before;
-    * user documents (beta, no schema): unique ``id`` 880000.., other fields vary (see
-      :func:`_user_document`);
-    * operations: :func:`_spec_operations`.
-    """
-    from .data import Dataset
-
-    anchor = config.resolved_anchor()
-    gen = SpecData(config.seed, anchor, wide=config.spec_width == "wide")
-    rng = gen.rng
-    ds = Dataset(config=config, _rng=random.Random(config.seed + 1), _clock=anchor)
-    ds.spec = gen
-    for i in range(config.users):
-        uid = 1000 + i
-        structural = {"userId": uid, "isArchived": rng.random() < config.archived_fraction,
-                      "modifiedAt": anchor - rng.randint(DAY, 400 * DAY)}  # fmt: skip
-        ds.users[uid] = gen.record("users", "users", uid, structural, config.users)
-    for i in range(config.forms):
-        fid = 500 + i
-        ds.forms[fid] = gen.record("forms", "forms", fid, {"formId": fid}, config.forms)
-    for i in range(config.schedulers):
-        sid = 9000 + i
-        ds.schedulers[sid] = gen.record(
-            "schedulers", "schedulers", sid, {"schedulerId": sid}, config.schedulers
-        )
-        ds.shifts[sid] = []
-    scheduler_ids = list(ds.schedulers)
-    for n in range(config.shifts if scheduler_ids else 0):
-        sid = scheduler_ids[n % len(scheduler_ids)]
-        start = gen.moment(config.shift_days_back, config.shift_days_ahead)
-        created = anchor - rng.randint(DAY, 60 * DAY)
-        ds.shifts[sid].append(gen.shift(start, created, config.shifts))
-    user_ids = list(ds.users) or [1]
-    documents = round(config.users * config.documents_fraction * 1.5)
-    for n in range(documents):
-        doc = _user_document(gen, 880_000 + n, user_ids, documents)
-        ds.user_documents[doc["id"]] = doc
-    ds.operations = _spec_operations(gen, config.operations, user_ids, list(ds.forms))
-    ds.spec_manifest = gen.manifest
-    return ds
-
-
-def _user_document(gen: SpecData, doc_id: int, users: list[int], needed: int) -> dict[str, Any]:
-    """A record of the beta ``GET /documents/v1/user-documents`` (no schema in the spec): a
-    unique ``id`` and, by turns, the emulator's fields (some missing or null), none, or fields
-    of a spec ``User``."""
-    from .data import DOCUMENT_STATUSES, DOCUMENTS
-
-    rng = gen.rng
-    doc: dict[str, Any] = {"id": doc_id}
-    turn = doc_id % 3
-    if turn == 0:
-        document_id, name, kind, pack = rng.choice(DOCUMENTS)
-        created = gen.moment(300, 0)
-        updated = created + rng.randint(0, 20) * DAY
-        fields = {"userId": rng.choice(users), "documentId": document_id, "documentName": name,
-                  "documentType": kind, "packId": pack, "status": rng.choice(DOCUMENT_STATUSES),
-                  "createdAt": created, "updatedAt": updated}  # fmt: skip
-        doc.update({k: v if rng.random() < 0.9 else None for k, v in fields.items()
-                    if rng.random() < 0.9})  # fmt: skip
-    elif turn == 2:
-        mark = len(gen.manifest)
-        other = gen.record("users", "user_documents", doc_id, {}, needed)
-        doc.update({k: v for k, v in other.items() if k != "id" and rng.random() < 0.3})
-        gen.manifest[mark:] = [e for e in gen.manifest[mark:] if e["path"][0] in doc]
-    return doc
-
-
-def _spec_operations(gen: SpecData, config: Any, users: list[int], forms: list[int]) -> Any:
-    """:class:`~emulator.operations_data.Operations` from the spec's schemas. Structural fields:
-
-    * time clocks ``id`` 7100..; task boards ``id`` 3100..; custom fields ``id`` 900..;
-    * time activities: ``config.time_activities`` round-robin over the clocks (70% shifts,
-      manual breaks, time offs), unique ``id``, ``start.timestamp`` in the 30 days before the
-      anchor, ``userId`` one of the users;
-    * timesheets: per clock up to 8 users, each with 1..4 distinct days in the 30 days before
-      the anchor (``dailyRecords[].date``), served by :meth:`Operations.timesheet
-      <emulator.operations_data.Operations.timesheet>` filtered to the asked window;
-    * form submissions: per form, unique ``formSubmissionId``, ``formId`` of the form,
-      ``submissionTimestamp`` increasing within the 200 days before the anchor;
-    * jobs ``jobId`` ``job-<n>``, sub-jobs ``job-<n>-<k>``;
-    * time-off requests: ``id``, ``status`` approved|pending|denied, ``startDate``/``endDate``
-      within 30 days before to 155 days after the anchor;
-    * tasks ``id`` ``task-<board>-<k>``; policy types ``id`` ``pt-<k>``.
-    """
-    from .operations_data import TASK_BOARD_BASE, TIME_CLOCK_BASE, Operations
-
-    ops, rng = Operations(), gen.rng
-    for i in range(config.time_clocks):
-        cid = TIME_CLOCK_BASE + i
-        ops.time_clocks[cid] = gen.record(
-            "time_clocks", "time_clocks", cid, {"id": cid}, config.time_clocks
-        )
-        ops.activities[cid], ops.spec_timesheets[cid] = [], []
-    clocks = list(ops.time_clocks)
-    for n in range(config.time_activities if clocks else 0):
-        ops.activities[clocks[n % len(clocks)]].append(
-            _activity(gen, n, users, config.time_activities)
-        )
-    for cid in clocks:
-        for user in rng.sample(users, min(len(users), 8)):
-            ops.spec_timesheets[cid].append(_timesheet(gen, cid, user))
-    for fid in forms:
-        ops.form_submissions[fid] = _submissions(gen, fid, config.form_submissions)
-    for n in range(config.jobs):
-        ops.jobs.append(_job(gen, n, config.jobs))
-    ops.policy_types = [
-        gen.record("policy_types", "policy_types", f"pt-{k}", {"id": f"pt-{k}"}) for k in range(3)
-    ]
-    for n in range(config.time_off_requests):
-        ops.time_off_requests.append(_time_off(gen, n, config.time_off_requests))
-    for b in range(config.task_boards):
-        bid = TASK_BOARD_BASE + b
-        ops.task_boards[bid] = gen.record(
-            "task_boards", "task_boards", bid, {"id": bid}, config.task_boards
-        )
-        ops.tasks[bid] = [
-            gen.record("tasks", "tasks", f"task-{bid}-{k}", {"id": f"task-{bid}-{k}"},
-                       config.tasks * config.task_boards)
-            for k in range(config.tasks)
-        ]  # fmt: skip
-    fields = 8 + config.extra_custom_fields
-    ops.custom_fields = [
-        gen.record("user_custom_field_definitions", "user_custom_field_definitions", 900 + k,
-                   {"id": 900 + k}, fields)
-        for k in range(fields)
-    ]  # fmt: skip
-    return ops
-
-
-def _activity(gen: SpecData, n: int, users: list[int], needed: int) -> dict[str, Any]:
-    """``{"userId", "kind", "record"}`` of the ``n``-th time activity (see
-    :func:`_spec_operations`)."""
-    kind, record_kind = ACTIVITY_KINDS[0 if n % 10 < 7 else 1 + n % 2]
-    activity_id = f"{0x65A0C0DE0000000000000000 + n:024x}"
-    record = gen.record(record_kind, "time_activities", activity_id, {"id": activity_id}, needed,
-                        nested={"start": {"timestamp": gen.moment(30, 0)}})  # fmt: skip
-    return {"userId": gen.rng.choice(users), "kind": kind, "record": record}
-
-
-def _timesheet(gen: SpecData, clock_id: int, user: int) -> dict[str, Any]:
-    """A ``UserHoursSummaryResponse`` of ``user``: 1..4 distinct days (see
-    :func:`_spec_operations`), each a drawn ``DailyRecordResponse``."""
-    days = sorted({gen.day(30, 0).isoformat() for _ in range(gen.rng.randint(1, 4))})
-    daily = [
-        gen.record("timesheet_days", "timesheets", f"{clock_id}:{user}:{day}", {"date": day}, 64)
-        for day in days
-    ]
-    return {"userId": user, "dailyRecords": daily}
-
-
-def _submissions(gen: SpecData, form_id: int, count: int) -> list[dict[str, Any]]:
-    """The form's submissions, oldest first (see :func:`_spec_operations`)."""
-    span = 200 * DAY
-    step = max(1, span // (count + 1))
-    out = []
-    for k in range(count):
-        stamp = gen.anchor - span + k * step + gen.rng.randint(0, step - 1)
-        sub_id = f"{0x5B0B0000000000000000 + form_id * 1_000_000 + k:024x}"
-        structural = {"formSubmissionId": sub_id, "formId": form_id, "submissionTimestamp": stamp}
-        out.append(gen.record("form_submissions", "form_submissions", sub_id, structural, count))
-    return out
-
-
-def _job(gen: SpecData, n: int, needed: int) -> dict[str, Any]:
-    """Job ``job-<n>`` with none, an empty list or 1..2 sub-jobs (themselves without
-    sub-jobs); every job is a drawn ``BaseJobResponse``."""
-    rng = gen.rng
-    roll = rng.random()
-    subs: list[dict[str, Any]] | None = None if roll < 0.3 else []
-    for k in range(0 if roll < 0.5 else rng.randint(1, 2)):
-        sub_id = f"job-{n}-{k}"
-        structural: dict[str, Any] = {"jobId": sub_id, "subJobs": rng.choice([None, []])}
-        subs = [*(subs or []), gen.record("jobs", "jobs", sub_id, structural, needed)]
-    return gen.record("jobs", "jobs", f"job-{n}", {"jobId": f"job-{n}", "subJobs": subs}, needed)
-
-
-def _time_off(gen: SpecData, n: int, needed: int) -> dict[str, Any]:
-    """Time-off request ``to-<n>`` (see :func:`_spec_operations`)."""
-    rng = gen.rng
-    first = gen.day(30, 150)
-    structural = {"id": f"to-{n}", "status": rng.choice(["approved", "pending", "denied"]),
-                  "startDate": first.isoformat(),
-                  "endDate": (first + timedelta(days=rng.randint(0, 5))).isoformat()}  # fmt: skip
-    return gen.record("time_off_requests", "time_off_requests", f"to-{n}", structural, needed)
-
-
 # -- webhooks --------------------------------------------------------------------------------------
 
 
@@ -563,7 +364,6 @@ def spec_webhooks(
         ``requestId``; an ``eventType`` the catalogue does not know is listed as ``enum``, a
         required field left out as ``missing``).
     """
-    from sources.connecteam.arrow_rows import dumps
     from sources.webhooks.events import CATALOGUE
 
     gen = SpecData(seed, anchor if anchor is not None else 1_795_132_800)
@@ -596,7 +396,7 @@ def spec_webhooks(
             gen.manifest[mark:] = [e for e in gen.manifest[mark:] if e["path"][0] != missing]
             gen.note("webhooks", key, [missing], "missing")
         event = CATALOGUE.get(body["eventType"]) if isinstance(body.get("eventType"), str) else None
-        bodies.append((dumps(body).encode(), key, event.family if event else None))
+        bodies.append((json_bytes(body), key, event.family if event else None))
     return bodies, gen.manifest
 
 
