@@ -4,8 +4,9 @@ Never imported by production code paths (``sources``, ``pipelines``); the CLI im
 its ``emulator`` and ``demo`` commands.
 """
 
-from .app import ServerOptions, create_app
+from .app import create_app
 from .data import Dataset, EmulatorConfig
 from .server import EmulatorServer
+from .state import ServerOptions
 
 __all__ = ["Dataset", "EmulatorConfig", "EmulatorServer", "ServerOptions", "create_app"]

@@ -3,6 +3,8 @@
 All records follow the provider's OpenAPI schemas (``User``, ``FormResponse``, ``SchedulerResponse``
 and the V1 ``ShiftResponse``). Timestamps are UTC epoch seconds. Generation is deterministic for a
 given ``seed`` and ``anchor`` (the emulator's notion of "now" at start-up, floored to the day).
+The operations records come from :mod:`emulator.operations_data`; with ``data="spec"`` every
+record is drawn from the spec's schemas instead (:mod:`emulator.spec_account`).
 """
 
 from __future__ import annotations

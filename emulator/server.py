@@ -12,7 +12,8 @@ from typing import Any, Self
 import httpx
 import uvicorn
 
-from .app import EmulatorState, ServerOptions, create_app
+from .app import create_app
+from .state import EmulatorState, ServerOptions
 from .data import EmulatorConfig
 
 
@@ -79,7 +80,7 @@ class EmulatorServer(BackgroundServer):
     """The emulator as a real HTTP server on a free loopback port, on a daemon thread.
 
     ``url`` is the base URL to give the source, ``state`` the live
-    :class:`~emulator.app.EmulatorState` (data, counters).
+    :class:`~emulator.state.EmulatorState` (data, counters).
 
     Args:
         config: Size and seed of the emulated account.
