@@ -13,8 +13,8 @@ import httpx
 import uvicorn
 
 from .app import create_app
-from .state import EmulatorState, ServerOptions
 from .data import EmulatorConfig
+from .state import EmulatorState, ServerOptions
 
 
 def serve(
