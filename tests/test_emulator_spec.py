@@ -13,7 +13,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from sources.connecteam.settings import ENDPOINTS
+from sources.connecteam.registry import STREAMS as ENDPOINTS
 
 SPEC = json.loads((Path(__file__).parent / "data" / "connecteam-openapi.json").read_text())
 REGISTRY = Registry().with_resource(
