@@ -26,7 +26,9 @@ import time
 from pathlib import Path
 
 from emulator import EmulatorConfig, EmulatorServer, ServerOptions
-from sources.connecteam.settings import FORMS, SHIFTS, USERS
+from sources.connecteam.registry import STREAMS as REGISTRY
+
+USERS, FORMS, SHIFTS = REGISTRY["users"], REGISTRY["forms"], REGISTRY["shifts"]
 
 STREAMS = ["users", "forms", "schedulers", "shifts"]
 PATHS = {
@@ -97,8 +99,7 @@ def measure_operations(args: argparse.Namespace, workdir: Path) -> list[tuple]:
 
     from emulator.operations_data import OperationsConfig
     from pipelines import build_pipeline, run_sync
-    from sources.connecteam import settings as s
-    from sources.connecteam.helpers import date_windows
+    from sources.connecteam.windows import date_windows
 
     sizes = OperationsConfig(time_clocks=3, time_activities=6000, activity_days=60,
                              form_submissions=250, jobs=1200, time_off_requests=450,
@@ -125,31 +126,31 @@ def measure_operations(args: argparse.Namespace, workdir: Path) -> list[tuple]:
     for lo, hi in date_windows(off_first, off_last, 365):
         n = sum(r["startDate"] <= hi.isoformat() and r["endDate"] >= lo.isoformat()
                 for r in ops.time_off_requests)  # fmt: skip
-        off_reference += minimum(n, s.TIME_OFF_REQUESTS.max_limit, False)
+        off_reference += minimum(n, REGISTRY["time_off_requests"].max_limit, False)
         off_in_window += n
     submissions = [len(v) for v in ops.form_submissions.values()]
     tasks = [len(v) for v in ops.tasks.values()]
     table = [
-        ("time_clocks", s.TIME_CLOCKS, str(clocks), "-", 1),
-        ("time_activities", s.TIME_ACTIVITIES, f"{clocks} clocks x {activity_windows} window",
+        ("time_clocks", str(clocks), "-", 1),
+        ("time_activities", f"{clocks} clocks x {activity_windows} window",
          "-", clocks * activity_windows),
-        ("timesheets", s.TIMESHEETS, f"{clocks} clocks x {sheet_windows} window", "-",
+        ("timesheets", f"{clocks} clocks x {sheet_windows} window", "-",
          clocks * sheet_windows),
-        ("form_submissions", s.FORM_SUBMISSIONS, "+".join(map(str, submissions)), 100,
+        ("form_submissions", "+".join(map(str, submissions)), 100,
          sum(minimum(n, 100, False) for n in submissions)),
-        ("jobs", s.JOBS, str(len(ops.jobs)), 500, minimum(len(ops.jobs), 500, False)),
-        ("time_off_requests", s.TIME_OFF_REQUESTS, f"{off_in_window} in 1 window", 100,
+        ("jobs", str(len(ops.jobs)), 500, minimum(len(ops.jobs), 500, False)),
+        ("time_off_requests", f"{off_in_window} in 1 window", 100,
          off_reference),
-        ("task_boards", s.TASK_BOARDS, str(len(ops.task_boards)), "-", 1),
-        ("tasks", s.TASKS, "+".join(map(str, tasks)), 100,
+        ("task_boards", str(len(ops.task_boards)), "-", 1),
+        ("tasks", "+".join(map(str, tasks)), 100,
          sum(minimum(n, 100, False) for n in tasks)),
-        ("user_custom_field_definitions", s.USER_CUSTOM_FIELD_DEFINITIONS,
+        ("user_custom_field_definitions",
          str(len(ops.custom_fields)), 500, minimum(len(ops.custom_fields), 500, False)),
     ]  # fmt: skip
     return [
-        (name, n, limit, reference, full.requests.get(endpoint.path, 0),
-         nightly.requests.get(endpoint.path, 0), nightly.rows.get(name, 0))
-        for name, endpoint, n, limit, reference in table
+        (name, n, limit, reference, full.requests.get(REGISTRY[name].path, 0),
+         nightly.requests.get(REGISTRY[name].path, 0), nightly.rows.get(name, 0))
+        for name, n, limit, reference in table
     ]  # fmt: skip
 
 

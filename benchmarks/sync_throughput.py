@@ -125,11 +125,14 @@ class Reference:
 
 def fetch_all(url: str, key: str, workdir: Path) -> tuple[int, int]:
     """The limit for the foundation streams; ``(requests, rows)``."""
-    from sources.connecteam.helpers import shift_window
-    from sources.connecteam.settings import DEFAULT_SHIFTS_DAYS_AHEAD, DEFAULT_SHIFTS_DAYS_BACK
+    from sources.connecteam.registry import STREAMS
+    from sources.connecteam.windows import shift_window
+
+    shifts = STREAMS["shifts"].window
+    assert shifts is not None
 
     ref = Reference(url, key, workdir)
-    window = shift_window(time.time(), DEFAULT_SHIFTS_DAYS_BACK, DEFAULT_SHIFTS_DAYS_AHEAD)
+    window = shift_window(time.time(), shifts.days_back, shifts.days_ahead)
     for records in ref.pages("/users/v1/users", "users", 500, {"userStatus": "all"}):
         ref.write("users", records)
     for records in ref.pages("/forms/v1/forms", "forms", 300, {}):

@@ -29,10 +29,13 @@ STREAMS = ["users", "forms", "schedulers", "shifts"]
 
 def rest_api_config(url: str, key: str) -> dict[str, Any]:
     """The same endpoints as a plain ``rest_api`` source configuration."""
-    from sources.connecteam.helpers import shift_window
-    from sources.connecteam.settings import DEFAULT_SHIFTS_DAYS_AHEAD, DEFAULT_SHIFTS_DAYS_BACK
+    from sources.connecteam.registry import STREAMS
+    from sources.connecteam.windows import shift_window
 
-    window = shift_window(time.time(), DEFAULT_SHIFTS_DAYS_BACK, DEFAULT_SHIFTS_DAYS_AHEAD)
+    shifts = STREAMS["shifts"].window
+    assert shifts is not None
+
+    window = shift_window(time.time(), shifts.days_back, shifts.days_ahead)
 
     def offset(limit: int) -> dict[str, Any]:
         return {"type": "offset", "limit": limit, "total_path": None, "stop_after_empty_page": True}

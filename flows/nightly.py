@@ -1,8 +1,9 @@
 """Prefect flow ``nightly_sync``: sync -> fold -> models -> publish.
 
-The API sync runs as three tasks with declared retries, one after another (DuckDB takes one
-writer at a time): ``users``, ``forms``, then ``schedulers`` with their ``shifts`` (one request
-lists the schedulers for both). A task that fails on a transient problem is retried; one that
+The API sync runs as one task per task group of the stream registry
+(:data:`sources.connecteam.registry.TASK_GROUPS`: six tasks, streams sharing a parent listing in
+one, so the listing is fetched once), with declared retries, one after another (DuckDB takes one
+writer at a time). A task that fails on a transient problem is retried; one that
 fails on credentials or a refused request is not, because retrying cannot fix it. Then the webhook
 inbox is folded, the dbt models are built and tested, and the read-only snapshot is published.
 Secrets are never flow or task parameters (Prefect stores those): the tasks read them from dlt
@@ -31,17 +32,12 @@ from sources.connecteam import (
     RateLimitExhaustedError,
     find_connecteam_error,
 )
-from sources.connecteam.helpers import shift_window
-from sources.connecteam.settings import DEFAULT_SHIFTS_DAYS_AHEAD, DEFAULT_SHIFTS_DAYS_BACK
+from sources.connecteam.config import ConnecteamSourceConfiguration
+from sources.connecteam.registry import TASK_GROUPS as REGISTRY_GROUPS
+from sources.connecteam.windows import shift_window
 
-TASK_GROUPS: tuple[tuple[str, ...], ...] = (
-    ("users", "user_custom_field_definitions"),
-    ("forms", "form_submissions"),  # one forms listing serves both
-    ("schedulers", "shifts"),  # one schedulers listing serves both
-    ("user_documents",),
-    ("time_clocks", "time_activities", "timesheets"),  # one time clocks listing
-    ("jobs", "time_off_requests", "task_boards", "tasks"),
-)
+TASK_GROUPS: tuple[tuple[str, ...], ...] = REGISTRY_GROUPS
+"""The sync's tasks, in order: the registry's task groups (each stream's ``group``)."""
 
 
 def is_transient(exc: BaseException) -> bool:
@@ -174,8 +170,9 @@ def nightly_sync(
 
 def _window(source_options: dict[str, Any]) -> str:
     """The shift window a sync with these options pulls (UTC), as in the source."""
-    back = source_options.get("shifts_days_back", DEFAULT_SHIFTS_DAYS_BACK)
-    ahead = source_options.get("shifts_days_ahead", DEFAULT_SHIFTS_DAYS_AHEAD)
+    defaults = ConnecteamSourceConfiguration()
+    back = source_options.get("shifts_days_back", defaults.shifts_days_back)
+    ahead = source_options.get("shifts_days_ahead", defaults.shifts_days_ahead)
     return str(shift_window(clock.now(), back, ahead))
 
 

@@ -395,7 +395,7 @@ def _outcomes_resource(outcomes: list[dict[str, Any]]) -> Any:
 def client_from_config() -> ConnecteamClient:
     """A client configured like the sync (``SOURCES__CONNECTEAM__*``), asking OAuth for
     ``attachments.write documents.write``."""
-    from sources.connecteam.settings import DEFAULT_BASE_URL
+    from sources.connecteam.registry import DEFAULT_BASE_URL
 
     def get(key: str) -> Any:
         try:

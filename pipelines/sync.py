@@ -20,7 +20,8 @@ from sources.connecteam import (
     connecteam_source,
     find_connecteam_error,
 )
-from sources.connecteam.settings import OAUTH_TOKEN_PATH
+from sources.connecteam.registry import OAUTH_TOKEN_PATH
+from sources.connecteam.registry import STREAMS as REGISTRY
 
 from .runs import records_run
 from .warehouse import (
@@ -35,23 +36,9 @@ from .warehouse import (
 
 logger = logging.getLogger("pipelines.sync")
 
-STREAMS = (
-    "users",
-    "forms",
-    "schedulers",
-    "shifts",
-    "user_documents",
-    "time_clocks",
-    "time_activities",
-    "timesheets",
-    "form_submissions",
-    "jobs",
-    "time_off_requests",
-    "task_boards",
-    "tasks",
-    "user_custom_field_definitions",
-)
-"""Every stream of the ``connecteam`` source (= table in dataset ``connecteam``)."""
+STREAMS: tuple[str, ...] = tuple(REGISTRY)
+"""Every stream of the ``connecteam`` source (= table in dataset ``connecteam``), in the
+registry's order (:data:`sources.connecteam.registry.STREAMS`)."""
 
 
 @dataclass
@@ -170,7 +157,7 @@ def run_sync(
     spent) still fail the run.
 
     Args:
-        streams: Any of ``users``, ``forms``, ``schedulers``, ``shifts``.
+        streams: Any of :data:`STREAMS` (default all).
         pipeline: The dlt pipeline; default :func:`pipelines.warehouse.build_pipeline`.
         **source_options: Passed to :func:`sources.connecteam.connecteam_source` (e.g.
             ``base_url``, ``shifts_days_back``); anything not given is read from dlt config.

@@ -8,21 +8,23 @@ pacing, token expiry and timeouts always use the real clock.
 
 from __future__ import annotations
 
-import os
 import time
 from datetime import UTC, datetime
+
+from . import settings
 
 NOW_VARIABLE = "WFM_SYNC_NOW"
 
 
 def now() -> float:
-    """Epoch seconds (UTC): ``WFM_SYNC_NOW`` when set, else the real time.
+    """Epoch seconds (UTC): ``WFM_SYNC_NOW`` (:attr:`sources.settings.Settings.now`) when set,
+    else the real time.
 
     Raises:
         ValueError: ``WFM_SYNC_NOW`` is neither epoch seconds nor an ISO 8601 date or datetime
             (the message names the variable and the value).
     """
-    raw = os.environ.get(NOW_VARIABLE, "").strip()
+    raw = (settings.current().now or "").strip()
     if not raw:
         return time.time()
     try:

@@ -12,21 +12,18 @@ import duckdb
 import pytest
 
 from emulator import EmulatorConfig, EmulatorServer, ServerOptions
+from sources.connecteam.registry import STREAMS
 
 ANCHOR = 1_795_132_800  # 2026-11-20 00:00 UTC: pins generated data across test runs
 NOW = ANCHOR + 12 * 3600
 """The project's "now" in every test (``WFM_SYNC_NOW``): the sync's windows and the emulator's
 data are placed around the same instant, whatever the real date."""
 API_KEY = "test-key-5f1c9e"
-CORE = ("users", "forms", "schedulers", "shifts", "user_documents")
-"""The streams of the first issue; tests of them sync only these."""
-TABLE_KEYS = {
-    "users": "user_id",
-    "forms": "form_id",
-    "schedulers": "scheduler_id",
-    "shifts": "scheduler_id, id",
-    "user_documents": "id",
-}
+CORE = tuple(STREAMS)[:5]
+"""The streams of the first issue (the registry's first five: users, forms, schedulers, shifts,
+user documents); tests of them sync only these."""
+TABLE_KEYS = {name: ", ".join(STREAMS[name].key) for name in CORE}
+"""Each core table's primary key column(s), as SQL (from the registry)."""
 
 
 @pytest.fixture(autouse=True)

@@ -8,14 +8,16 @@ import pytest
 
 from sources.arrow_hints import quiet_arrow_hint_warnings
 from sources.connecteam.arrow_rows import ArrowRows
-from sources.connecteam.client import RateLimitState
-from sources.connecteam.helpers import (
-    WindowDiff,
-    content_hash,
-    diff_shifts,
-    shift_window,
-    to_epoch,
-)
+from sources.connecteam.listing import content_hash
+from sources.connecteam.pacing import RateLimitState
+from sources.connecteam.resources.scheduling import shift_row
+from sources.connecteam.windows import WindowDiff, shift_window, to_epoch
+
+
+def diff_shifts(scheduler_id, records, live):
+    """One whole window diffed at once: ``(changed rows, vanished ids)``."""
+    diff = WindowDiff("shifts", "scheduler_id", scheduler_id, live)
+    return diff.changed(shift_row(scheduler_id, r) for r in records), diff.vanished()
 
 
 def test_shift_window_is_hour_aligned_and_backfill_only_extends():
@@ -74,8 +76,9 @@ def test_window_diff_page_by_page_equals_the_whole_window():
     records = [{"id": f"s{i}:u", "assignedUserIds": [i], "startTime": i, "endTime": i + 1}
                for i in range(7)]  # fmt: skip
     live = {"s0:u": (content_hash(records[0]), True), "s1:u": ("old", True), "gone": ("x", True)}
-    diff = WindowDiff(3, live)
-    paged = [row for page in (records[:3], records[3:6], records[6:]) for row in diff.changed(page)]
+    diff = WindowDiff("shifts", "scheduler_id", 3, live)
+    pages = (records[:3], records[3:6], records[6:])
+    paged = [row for page in pages for row in diff.changed(shift_row(3, r) for r in page)]
     whole, vanished = diff_shifts(3, records, live)
     assert paged == whole and [r["id"] for r in paged] == [f"s{i}:u" for i in range(1, 7)]
     assert diff.vanished() == vanished == {"gone"}

@@ -11,9 +11,9 @@ import httpx
 import pytest
 from conftest import WFM_SYNC, cli_env, query
 
-from pipelines import STREAMS, run_sync
+from pipelines import run_sync
 from sources.connecteam import ConnecteamAPIError, ConnecteamClient, OAuthScopeError
-from sources.connecteam.settings import ENDPOINTS, OAUTH_SCOPES, USERS, oauth_scopes
+from sources.connecteam.registry import OAUTH_SCOPES, STREAMS, oauth_scopes
 
 NARROW = {"narrow": {"secret": "s3cret-narrow-7c1", "scopes": ["users.read"]}}
 
@@ -50,7 +50,7 @@ def test_every_scope_asked_for_is_one_the_spec_defines():
     defined = spec_scopes()
     assert set(OAUTH_SCOPES) <= defined
     assert "documents.read" not in defined  # the scope the sync used to ask for
-    for name, endpoint in ENDPOINTS.items():
+    for name, endpoint in STREAMS.items():
         assert endpoint.scope is None if not endpoint.in_spec else endpoint.scope in defined, name
     assert oauth_scopes(["users"]) == {"users.read": ["users"]}
     assert oauth_scopes(["user_documents"]) == {}
@@ -87,7 +87,7 @@ def test_oauth_sync_of_every_stream_succeeds_where_unknown_scopes_are_refused(
 ):
     server = start_emulator(users=60, forms=2, schedulers=2, shifts=40, oauth_strict_scopes=True)
     use_oauth(monkeypatch, server, "emulator-client", "emulator-secret")
-    summary = run_sync(STREAMS)
+    summary = run_sync(tuple(STREAMS))
     assert summary.failed_streams == {}
     assert granted(server) == [set(OAUTH_SCOPES)]  # one token, the streams' scopes exactly
     assert summary.rows["users"] == 60 and summary.rows["shifts"] == 40
@@ -130,7 +130,7 @@ def test_the_specs_403_for_unauthorized_scopes_names_them_too(start_emulator):
     needs = {"users.read": ["users"], "schedule.read": ["schedulers", "shifts"]}
     client = ConnecteamClient(server.url, client_id="narrow", client_secret=secret, scopes=needs)
     with client, pytest.raises(OAuthScopeError) as caught:
-        client.get(USERS.path)
+        client.get(STREAMS["users"].path)
     assert caught.value.status == 403
     assert caught.value.refused == {"schedule.read": ["schedulers", "shifts"]}
     assert "needed by stream schedulers, shifts" in str(caught.value)
@@ -142,7 +142,7 @@ def test_a_token_without_an_endpoints_scope_is_refused_naming_the_scope(start_em
     with ConnecteamClient(
         server.url, client_id="narrow", client_secret=secret, scopes="users.read"
     ) as client:
-        assert client.get(USERS.path, {"limit": 1})["data"]["users"]
+        assert client.get(STREAMS["users"].path, {"limit": 1})["data"]["users"]
         with pytest.raises(ConnecteamAPIError) as caught:
             client.get("/forms/v1/forms")
     assert caught.value.status == 403

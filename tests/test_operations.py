@@ -16,9 +16,9 @@ from pipelines.fold import run_fold
 from pipelines.models import build_models
 from pipelines.status import collect_status
 from sources.clock import now as clock_now
-from sources.connecteam.helpers import date_windows
-from sources.webhooks import Inbox, read_envelope
-from sources.webhooks.inbox import ReceivedEvent, inbox_url_from_config
+from sources.connecteam.windows import date_windows
+from sources.webhooks import Inbox, inbox_url_from_config, read_envelope
+from sources.webhooks.inbox import ReceivedEvent
 
 CLOCK = TIME_CLOCK_BASE
 KEYS = {

@@ -8,7 +8,9 @@ import pytest
 from conftest import API_KEY
 
 from sources.connecteam import ConnecteamClient
-from sources.connecteam.settings import FORMS, SHIFTS, USERS, Endpoint
+from sources.connecteam.registry import STREAMS, Stream
+
+USERS, FORMS, SHIFTS = STREAMS["users"], STREAMS["forms"], STREAMS["shifts"]
 
 CASES = [(USERS, "users"), (FORMS, "forms"), (SHIFTS, "shifts")]
 
@@ -17,7 +19,7 @@ def sizes(limit: int) -> list[int]:
     return [0, limit - 1, limit, limit + 1, 2 * limit]
 
 
-def fetch_all(url: str, endpoint: Endpoint) -> tuple[int, int]:
+def fetch_all(url: str, endpoint: Stream) -> tuple[int, int]:
     """(records, requests) of one full listing through the client."""
     params: dict[str, object] = {}
     path_params: dict[str, object] = {}
@@ -31,7 +33,7 @@ def fetch_all(url: str, endpoint: Endpoint) -> tuple[int, int]:
         return records, client.stats.total_requests
 
 
-def config_for(endpoint: Endpoint, n: int) -> dict[str, int]:
+def config_for(endpoint: Stream, n: int) -> dict[str, int]:
     return {
         "users": n if endpoint is USERS else 5,
         "forms": n if endpoint is FORMS else 1,

@@ -34,7 +34,7 @@ from sqlglot import exp
 
 from pipelines.models import DeclaredColumn, StagingDeclaration, run_dbt, staging_declarations
 from sources.connecteam import operations
-from sources.connecteam.settings import ENDPOINTS
+from sources.connecteam.registry import STREAMS as ENDPOINTS
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = json.loads((ROOT / "tests" / "data" / "connecteam-openapi.json").read_text())

@@ -11,7 +11,7 @@ from conftest import NOW, point_at, query
 from emulator.operations_data import TASK_BOARD_BASE, OperationsConfig
 from pipelines import run_sync
 from sources.clock import now as clock_now
-from sources.connecteam.helpers import complete_listing
+from sources.connecteam.listing import complete_listing
 
 WIDE_TIME_OFF = {"time_off_days_back": 182, "time_off_days_ahead": 182}
 """Every seeded time-off request (-150..+124 days) lies inside this window."""

@@ -25,9 +25,13 @@ import orjson
 import pyarrow as pa
 from dlt.common.schema.typing import TColumnSchema
 
-from .settings import BATCH_BYTES, BATCH_ROWS
-
 logger = logging.getLogger("sources.connecteam")
+
+BATCH_ROWS = 5_000
+"""Rows per Arrow table handed to dlt: bounds the records held in memory between pages."""
+BATCH_BYTES = 4 * 2**20
+"""JSON bytes per Arrow table handed to dlt (estimated from sampled records): on wide records
+(a shift as wide as the spec allows is ~9 KB) a batch ends here, well before ``BATCH_ROWS``."""
 
 UNTYPED_COLUMN = "untyped_values"
 """The JSON column holding, per row, the values that did not fit their column's type."""

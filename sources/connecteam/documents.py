@@ -1,7 +1,7 @@
 """The provider's write path for user documents: upload a file, record a document entry, and
 find out afterwards whether an entry was recorded.
 
-Follows ``shared/reference/service-interface.md`` (``PUT /documents/v1/users/{userId}/documents/
+Follows ``tests/data/service-interface.md`` (``PUT /documents/v1/users/{userId}/documents/
 {documentId}/entry``: ``userId`` integer ≥ 1, ``documentId`` integer, 422 answered with
 ``HTTPValidationError``) and the spec's attachments endpoints (``POST /attachments/v1/files/
 generate-upload-url``, the pre-signed upload, ``PUT /attachments/v1/files/complete-upload/
@@ -22,8 +22,9 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from .client import ConnecteamAPIError, ConnecteamClient, ConnecteamError
-from .settings import USER_DOCUMENTS
+from .client import ConnecteamClient
+from .errors import ConnecteamAPIError, ConnecteamError
+from .registry import STREAMS
 
 logger = logging.getLogger(__name__)
 
@@ -300,7 +301,7 @@ def find_entries(
     found: dict[tuple[int, int], dict[str, Any]] = {}
     for start in range(0, len(wanted), CHECK_BATCH):
         batch = wanted[start : start + CHECK_BATCH]
-        for page in client.paginate(USER_DOCUMENTS, {"userIds": batch}):
+        for page in client.paginate(STREAMS["user_documents"], {"userIds": batch}):
             for record in page:
                 user, document = record.get("userId"), record.get("documentId")
                 if isinstance(user, int) and isinstance(document, int) and user in batch:

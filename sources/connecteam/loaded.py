@@ -22,7 +22,7 @@ import dlt
 import orjson
 
 from .arrow_rows import UNTYPED_COLUMN
-from .helpers import content_hash
+from .listing import content_hash
 
 logger = logging.getLogger("sources.connecteam")
 _SQL_CLIENT_LOCK = threading.Lock()

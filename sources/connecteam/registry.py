@@ -222,6 +222,9 @@ COVERAGE_TABLE = "time_activity_coverage"
 """A table written with ``time_activities`` (no endpoint of its own): per time clock, what the
 API pull covers."""
 
+DEFAULT_BASE_URL = "https://api.connecteam.com"
+"""The provider's global host; ``https://api-au.connecteam.com`` serves Australian accounts."""
+
 OAUTH_TOKEN_PATH = "/oauth/v1/token"
 """The token endpoint of the OAuth 2.0 client-credentials grant."""
 

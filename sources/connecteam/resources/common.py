@@ -1,0 +1,85 @@
+"""What every resource of the ``connecteam`` source shares: the deletion mark's columns, the
+diff of a full listing with what is loaded, and the ``{id, name, isArchived}`` listings.
+
+One row style: a resource maps each provider record to one warehouse row (a dict) with its
+stream's row mapping (``<entity>_row``; the users, forms, schedulers, shifts and user documents
+rows are the provider's record itself plus the row's keys and marks, whose camelCase fields dlt
+names in snake_case), declares the row's column types once (``*_COLUMNS``, passed to
+:func:`~sources.connecteam.arrow_rows.hints` and :class:`~sources.connecteam.arrow_rows.ArrowRows`)
+and yields Arrow tables.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import dlt
+import pyarrow as pa
+from dlt.sources import DltResource
+
+from ...clock import now as clock_now
+from ..arrow_rows import BIGINT, BOOL, ArrowRows, hints
+from ..client import ConnecteamClient
+from ..listing import live
+from ..loaded import only_changed, vanished
+
+logger = logging.getLogger("sources.connecteam")
+
+DELETION_MARK: dict[str, str] = {"is_deleted": BOOL, "deleted_at": BIGINT}
+"""The sync's deletion mark: ``is_deleted``, and ``deleted_at`` in epoch seconds (UTC)."""
+
+Listing = Callable[[], tuple[list[dict[str, Any]], bool]]
+"""A parent listing fetched once per run: ``(records, complete)``."""
+
+
+def diff_listing(
+    table: str,
+    key: str,
+    rows: list[dict[str, Any]],
+    complete: bool,
+    field: str | None = None,
+    mark: Callable[[dict[str, Any]], dict[str, Any]] = live,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """A full listing compared with what is loaded.
+
+    Args:
+        table: The destination table.
+        key: Its key column.
+        rows: Every row the listing returned.
+        complete: Whether the listing was complete (see
+            :func:`~sources.connecteam.listing.complete_listing`).
+        field: The rows' key field, when it differs from ``key`` (provider records: ``formId``).
+        mark: Applied to each changed row (default: the live mark, :func:`~..listing.live`).
+
+    Returns:
+        ``(changed, gone)``: the rows whose digest changed (:func:`~..loaded.only_changed`), and
+        tombstones of the live loaded rows the listing no longer holds (none unless complete).
+    """
+    field = field or key
+    changed = [mark(r) for r in only_changed(rows, field)]
+    seen = {str(r.get(field)) for r in rows}
+    return changed, vanished(table, key, seen, complete, int(clock_now()))
+
+
+def named_listing(
+    client: ConnecteamClient, name: str, listing: Callable[[], list[dict[str, Any]]]
+) -> DltResource:
+    """``name``: the records of an unpaged ``{id, name, isArchived}`` listing (time clocks, task
+    boards), merged on ``id``; only changed ones load (the endpoints have no timestamps); one
+    the listing no longer holds is marked deleted."""
+
+    @dlt.resource(
+        name=name, primary_key="id", write_disposition="merge", columns=hints(DELETION_MARK)
+    )
+    def _listing() -> Iterator[pa.Table]:
+        rows = [{"id": r["id"], "name": r.get("name"), "is_archived": r.get("isArchived")}
+                for r in listing()]  # fmt: skip
+        changed, gone = diff_listing(name, "id", rows, True)
+        arrow = ArrowRows(name, DELETION_MARK, client.stats.untyped_values)
+        for batch in (changed, gone):
+            if batch:
+                yield arrow.to_arrow(batch)
+
+    return _listing

@@ -1,0 +1,45 @@
+"""Documents resource: ``user_documents`` (beta ``GET /documents/v1/user-documents``), merged on
+``id``. The write path (document entries) is :mod:`sources.connecteam.documents`."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+
+import dlt
+import pyarrow as pa
+from dlt.sources import DltResource
+
+from ...progress import Progress
+from ..arrow_rows import ArrowRows, hints
+from ..client import ConnecteamClient
+from ..listing import complete_listing
+from ..registry import STREAMS
+from .common import DELETION_MARK, diff_listing
+
+logger = logging.getLogger("sources.connecteam")
+
+
+def user_documents(client: ConnecteamClient) -> DltResource:
+    """``user_documents``: every user document (beta ``GET /documents/v1/user-documents``),
+    merged on ``id``; only new or changed records are loaded (digests in the resource state);
+    one the complete listing no longer holds is marked deleted."""
+
+    @dlt.resource(
+        name="user_documents",
+        primary_key="id",
+        write_disposition="merge",
+        parallelized=True,
+        columns=hints(DELETION_MARK),
+    )
+    def _user_documents() -> Iterator[pa.Table]:
+        progress = Progress("user_documents", logger=logger)
+        listed, complete = complete_listing(client.pages(STREAMS["user_documents"]), progress.page)
+        changed, gone = diff_listing("user_documents", "id", listed, complete)
+        arrow = ArrowRows("user_documents", DELETION_MARK, client.stats.untyped_values)
+        for batch in (changed, gone):
+            if batch:
+                yield arrow.to_arrow(batch)
+        progress.done(f", {len(changed)} new or changed, {len(gone)} deleted")
+
+    return _user_documents

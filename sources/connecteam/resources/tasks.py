@@ -1,0 +1,102 @@
+"""Tasks resources: ``task_boards`` (``GET /tasks/v1/taskboards``) and ``tasks``
+(``GET /tasks/v1/taskboards/{taskBoardId}/tasks?status=all``), each merged on ``id``."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import dlt
+import pyarrow as pa
+from dlt.sources import DltResource
+
+from ...clock import now as clock_now
+from ...progress import Progress
+from ..arrow_rows import BIGINT, JSON, ArrowRows, hints
+from ..client import ConnecteamClient
+from ..errors import ParentNotFoundError
+from ..listing import complete_listing, live
+from ..loaded import only_changed, vanished
+from ..registry import STREAMS
+from .common import DELETION_MARK
+
+logger = logging.getLogger("sources.connecteam")
+
+
+TASK_COLUMNS: dict[str, str] = {
+    "user_ids": JSON,
+    "label_ids": JSON,
+    "sub_tasks": JSON,
+    "description": JSON,
+    "start_time": BIGINT,
+    "due_date": BIGINT,
+    **DELETION_MARK,
+}
+
+
+def tasks(client: ConnecteamClient, board_list: Callable[[], list[dict[str, Any]]]) -> DltResource:
+    """``tasks``: every task of every board (``status=all``), merged on ``id``; only new or
+    changed ones load. A loaded task no longer listed is marked deleted when its board's tasks
+    were listed completely, or when its board is no longer listed at all; never when its
+    board's listing failed (404: the board vanished since it was listed)."""
+
+    @dlt.resource(
+        name="tasks",
+        primary_key="id",
+        write_disposition="merge",
+        parallelized=True,
+        columns=hints(TASK_COLUMNS),
+    )
+    def _tasks() -> Iterator[pa.Table]:
+        rows = []
+        unlisted: list[int] = []  # boards whose tasks were not (completely) listed
+        for board in board_list():
+            board_id = int(board["id"])
+            try:
+                progress = Progress(f"tasks[{board_id}]", logger=logger)
+                listed, complete = complete_listing(
+                    client.pages(STREAMS["tasks"], {"status": "all"}, {"taskBoardId": board_id}),
+                    progress.page,
+                )
+                rows += [task_row(board_id, t) for t in listed]
+                if not complete:
+                    unlisted.append(board_id)
+                progress.done()
+            except ParentNotFoundError as exc:
+                client.skip_parent(exc, "tasks")
+                unlisted.append(board_id)
+        changed = [live(r) for r in only_changed(rows, "id")]
+        where = (
+            "task_board_id is null or task_board_id not in ({})".format(
+                ", ".join(["%s"] * len(unlisted))
+            )
+            if unlisted
+            else "true"
+        )
+        seen = {r["id"] for r in rows}
+        gone = vanished("tasks", "id", seen, True, int(clock_now()), where, tuple(unlisted))
+        arrow = ArrowRows("tasks", TASK_COLUMNS, client.stats.untyped_values)
+        for batch in (changed, gone):
+            if batch:
+                yield arrow.to_arrow(batch)
+
+    return _tasks
+
+
+def task_row(board_id: int, task: dict[str, Any]) -> dict[str, Any]:
+    """One task (``ResponseTask``) of board ``board_id`` as a warehouse row."""
+    return {
+        "id": str(task["id"]),
+        "task_board_id": board_id,
+        "title": task.get("title"),
+        "status": task.get("status"),
+        "type": task.get("type"),
+        "start_time": task.get("startTime"),
+        "due_date": task.get("dueDate"),
+        "is_archived": task.get("isArchived"),
+        "user_ids": task.get("userIds") or [],
+        "label_ids": task.get("labelIds") or [],
+        "sub_tasks": task.get("subTasks") or [],
+        "description": task.get("description") or [],
+    }
