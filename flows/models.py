@@ -51,7 +51,8 @@ def build_models_flow(select: str | None = None, publish_after: bool = True) -> 
 
     Args:
         select: Optional dbt selection.
-        publish_after: Publish ``data/analytics.duckdb`` after a successful build.
+        publish_after: Publish the read-only snapshot (:func:`pipelines.publish.snapshot_path`)
+            after a successful build.
     """
     built = call_task(dbt_build, select)
     return ModelsResult(built, call_task(publish) if publish_after else None)

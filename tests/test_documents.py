@@ -471,3 +471,61 @@ def test_an_entry_answered_500_after_it_was_recorded_is_checked_not_resent(
         "select resolved_by, status, count(*) from connecteam.document_entries group by all "
         "order by 1",
     ) == [("answer", "approved", 7), ("check", "approved", 3)]
+
+
+def test_the_bulk_waits_for_the_writer_lock_and_is_logged_as_a_run(
+    server, client, warehouse, tmp_path, monkeypatch, caplog
+):
+    """Like sync, fold, models and publish: the bulk writes the warehouse under the writer lock
+    (waiting while another job holds it, failing once the wait is spent) and leaves one line per
+    run in the run log."""
+    import threading
+    import time
+
+    from pipelines.documents import EntryRow, run_bulk
+    from pipelines.runs import read_runs
+    from pipelines.warehouse import WarehouseBusyError, warehouse_writer
+
+    (tmp_path / "a.pdf").write_bytes(b"%PDF a")
+    row = EntryRow(1001, 7002, "a.pdf")
+    held, release = threading.Event(), threading.Event()
+
+    def other_job() -> None:
+        with warehouse_writer("nightly"):
+            held.set()
+            release.wait(30)
+
+    holder = threading.Thread(target=other_job)
+    holder.start()
+    held.wait(30)
+    threading.Timer(1.5, release.set).start()
+    started = time.monotonic()
+    with caplog.at_level("INFO", logger="pipelines.warehouse"):
+        summary = run_bulk([row], base_dir=tmp_path, client=client)
+    holder.join()
+    assert time.monotonic() - started >= 1.4  # it waited for the other job
+    assert "documents: waiting for another job" in caplog.text
+    assert summary.outcomes == {"pendingApproval": 1}
+    (record,) = read_runs()
+    assert (record.job, record.outcome, record.error) == ("documents", "succeeded", None)
+    assert record.details["outcomes"] == {"pendingApproval": 1} and record.details["rows"] == 1
+
+    monkeypatch.setenv("WFM_SYNC_WRITER_TIMEOUT", "0.3")
+    with warehouse_writer("nightly"), pytest.raises(WarehouseBusyError):
+        run_bulk([row], base_dir=tmp_path, client=client)
+    failed = read_runs()[-1]
+    assert (failed.job, failed.outcome) == ("documents", "failed")
+    assert "another job held the warehouse" in (failed.error or "")
+    assert query(warehouse, "select count(*) from connecteam.document_entries") == [(1,)]
+
+
+def test_a_bulk_with_failed_rows_is_a_failed_run(server, client, warehouse, tmp_path):
+    from pipelines.documents import EntryRow, run_bulk
+    from pipelines.runs import read_runs
+
+    summary = run_bulk([EntryRow(1001, 7001, "missing.pdf")], base_dir=tmp_path, client=client)
+    assert len(summary.failures) == 1
+    (record,) = read_runs()
+    assert (record.job, record.outcome) == ("documents", "failed")
+    assert record.error == "1 row(s) failed, 0 uncertain"
+    assert record.details["outcomes"] == {"failed": 1}

@@ -7,15 +7,48 @@ With the demo (:mod:`flows.cli.demo`), the only part of the project that imports
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+from sources.progress import Progress
 
 from .live import live_progress
 from .terminal import console, err, setup_logging
 
 if TYPE_CHECKING:
     from emulator.webhooks import SendReport
+
+
+def send_counted(
+    url: str,
+    bodies: Sequence[tuple[bytes, str | None, str | None]],
+    *,
+    token: str | None = None,
+    signing_secret: str | None = None,
+    concurrency: int = 16,
+) -> SendReport:
+    """:func:`emulator.webhooks.send_burst`, counted as stream ``webhooks sent`` (a live line on
+    a terminal, else log lines of ``emulator.webhooks``; the closing line either way)."""
+    import asyncio
+
+    from emulator.webhooks import send_burst
+
+    progress = Progress(
+        "webhooks sent", unit="requests", pages_unit="requests",
+        logger=logging.getLogger("emulator.webhooks"),
+    )  # fmt: skip
+    report = asyncio.run(
+        send_burst(
+            url, bodies, token=token, signing_secret=signing_secret, concurrency=concurrency,
+            on_progress=lambda _finished, _total: progress.page(1),
+        )
+    )  # fmt: skip
+    progress.done()
+    return report
+
 
 app = typer.Typer(
     help="The local stand-in of the provider: serve it (default), change its data, send webhooks.",
@@ -143,9 +176,7 @@ def emulator_send_webhooks(
     ] = "emulator",
 ) -> None:
     """POST provider-like webhook events (every catalogued type, V1 and V2 shifts) to a receiver."""
-    import asyncio
-
-    from emulator.webhooks import build_burst, send_burst
+    from emulator.webhooks import build_burst
 
     chosen = [f.strip() for f in families.split(",") if f.strip()] or None
     if data not in {"emulator", "spec"}:
@@ -156,14 +187,12 @@ def emulator_send_webhooks(
     )  # fmt: skip
     setup_logging(False)
     with live_progress():
-        report = asyncio.run(
-            send_burst(
-                url,
-                bodies,
-                token=token or None,
-                signing_secret=signing_secret or None,
-                concurrency=concurrency,
-            )
+        report = send_counted(
+            url,
+            bodies,
+            token=token or None,
+            signing_secret=signing_secret or None,
+            concurrency=concurrency,
         )
     print_burst(report)
     if report.statuses.get(0) or any(s >= 500 for s in report.statuses):
