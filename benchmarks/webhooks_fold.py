@@ -29,8 +29,7 @@ import pyarrow as pa
 
 def fill(inbox_url: str, events: int) -> float:
     from emulator.webhooks import build_burst
-    from sources.webhooks import Inbox, read_envelope
-    from sources.webhooks.inbox import ReceivedEvent
+    from sources.webhooks import Inbox, ReceivedEvent, read_envelope
 
     inbox = Inbox(inbox_url)
     size = 0

@@ -8,8 +8,7 @@ from dataclasses import dataclass, field
 
 import dlt
 
-from sources.webhooks import FoldLedger, Inbox, webhooks_source
-from sources.webhooks.inbox import inbox_url_from_config
+from sources.webhooks import FoldLedger, Inbox, inbox_url_from_config, webhooks_source
 
 from .runs import records_run
 from .warehouse import (
@@ -108,7 +107,8 @@ def run_fold(
     with a flag (:func:`sources.webhooks.event_batch`).
 
     Args:
-        inbox_url: SQLAlchemy URL of the inbox (default from ``WEBHOOKS__INBOX_URL``).
+        inbox_url: SQLAlchemy URL of the inbox (default ``[webhooks] inbox_url``,
+            ``WEBHOOKS__INBOX_URL``: :class:`sources.webhooks.WebhooksConfiguration`).
         batch_size: Inbox rows per Arrow batch.
         retention_days: Days a folded row stays in the inbox before it is pruned.
         pipeline: The dlt pipeline (default: DuckDB warehouse, dataset ``webhooks``).

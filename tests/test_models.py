@@ -19,7 +19,7 @@ from pipelines import run_sync
 from pipelines.fold import run_fold
 from pipelines.models import ModelsBuildError, build_models
 from pipelines.publish import publish_snapshot
-from sources.webhooks.receiver import ReceiverSettings, create_app
+from receiver import ReceiverSettings, create_app
 
 READER = Path(__file__).with_name("snapshot_reader.py")
 USERS = list(range(1000, 1300))

@@ -24,7 +24,7 @@ from emulator.server import BackgroundServer
 from emulator.spec_data import spec_webhook_bodies
 from emulator.webhooks import send_burst
 from pipelines.models import models_casting
-from sources.webhooks.receiver import ReceiverSettings, create_app
+from receiver import ReceiverSettings, create_app
 
 SEEDS = [1, 2, 3, 4, 5]
 SIZES = {"users": 150, "forms": 3, "schedulers": 2, "shifts": 400}

@@ -21,17 +21,11 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from emulator.server import BackgroundServer
-from emulator.webhooks import build_burst, make_event, send_burst
+from emulator.webhooks import build_burst, make_event, send_burst, signature_headers
 from pipelines.fold import run_fold
 from pipelines.models import build_models
+from receiver import PATH, ReceiverConfigError, ReceiverSettings, create_app
 from sources.webhooks import CATALOGUE, FAMILIES, Inbox
-from sources.webhooks.receiver import (
-    PATH,
-    ReceiverConfigError,
-    ReceiverSettings,
-    create_app,
-    sign,
-)
 
 SPEC = json.loads((Path(__file__).parent / "data" / "connecteam-openapi.json").read_text())
 REGISTRY = Registry().with_resource(
@@ -230,7 +224,7 @@ def test_refused_bodies_are_quarantined_and_auth_failures_store_nothing(receiver
     now = int(time.time())
 
     def signed(body: bytes, stamp: int = now) -> dict[str, str]:
-        return sign(SECRET, "msg-1", stamp, body)
+        return signature_headers(SECRET, "msg-1", stamp, body)
 
     assert post(url, good, **signed(good)).status_code == 200
     assert post(url + f"?token={TOKEN}", good, token=None, **signed(good)).status_code == 200
@@ -465,7 +459,7 @@ def test_the_fold_loads_every_stored_event_whatever_its_values(
 
     from servers import postgres_server
 
-    from sources.webhooks.inbox import events_table
+    from sources.webhooks.tables import events_table
 
     inbox_url = f"sqlite:///{tmp_path / 'inbox.sqlite3'}"
     inbox = Inbox(inbox_url)

@@ -32,8 +32,8 @@ from emulator.server import BackgroundServer
 from emulator.spec_data import spec_webhook_bodies
 from emulator.webhooks import make_event
 from pipelines.fold import run_fold
+from receiver import PATH, GroupCommitWriter, ReceiverSettings, create_app
 from sources.webhooks import CATALOGUE
-from sources.webhooks.receiver import PATH, GroupCommitWriter, ReceiverSettings, create_app
 
 TOKEN = "fuzz-token-3b9"
 LIMIT = 64 * 1024

@@ -17,8 +17,7 @@ from conftest import WFM_SYNC, query
 from servers import free_port, start_receiver
 
 from emulator.webhooks import build_burst, send_burst
-from sources.webhooks import Inbox, read_envelope
-from sources.webhooks.inbox import ReceivedEvent
+from sources.webhooks import Inbox, ReceivedEvent, read_envelope
 
 TOKEN = "kill-test-token"
 

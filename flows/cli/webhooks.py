@@ -33,7 +33,7 @@ def webhooks_serve(
     """
     import uvicorn
 
-    from sources.webhooks.receiver import ReceiverConfigError, create_app, settings_from_config
+    from receiver import ReceiverConfigError, create_app, settings_from_config
 
     setup_logging(False)
     try:

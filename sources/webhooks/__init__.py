@@ -24,6 +24,12 @@ Resources:
 Rows are read in ``inbox_id`` order, up to a snapshot bound, as Arrow tables. The ids read are
 collected in a :class:`FoldLedger` so the fold job can mark them folded after the load commits;
 insert-only loading makes a re-read after an interruption harmless.
+
+The package: :mod:`~sources.webhooks.events` reads an event's envelope (type, family, key);
+:mod:`~sources.webhooks.config` is the ``[webhooks]`` configuration; :mod:`~sources.webhooks.inbox`
+is the inbox database, its tables in :mod:`~sources.webhooks.tables` and its keyed inserts in
+:mod:`~sources.webhooks.writes`. The HTTP server that fills the inbox is the top-level package
+``receiver``.
 """
 
 from __future__ import annotations
@@ -47,8 +53,10 @@ from dlt.sources import DltResource
 
 from ..arrow_hints import quiet_arrow_hint_warnings
 from ..progress import Progress
+from .config import DEFAULT_INBOX_URL, WebhooksConfiguration, inbox_url_from_config
 from .events import CATALOGUE, FAMILIES, UNKNOWN_FAMILY, plausible_time, read_envelope
-from .inbox import DEFAULT_INBOX_URL, Inbox
+from .inbox import Inbox
+from .writes import ReceivedEvent, RefusedBody, StoredEvent, caused_by_body
 
 __all__ = [
     "CATALOGUE",
@@ -57,9 +65,17 @@ __all__ = [
     "UNKNOWN_FAMILY",
     "FoldLedger",
     "Inbox",
+    "ReceivedEvent",
+    "RefusedBody",
+    "StoredEvent",
+    "WebhooksConfiguration",
+    "caused_by_body",
+    "inbox_url_from_config",
     "read_envelope",
     "webhooks_source",
 ]
+
+logger = logging.getLogger("sources.webhooks")
 
 INSERT_ONLY: TMergeDispositionDict = {"disposition": "merge", "strategy": "insert-only"}
 
@@ -89,7 +105,7 @@ class FoldLedger:
 @dlt.source(name="webhooks", max_table_nesting=0)
 def webhooks_source(
     inbox: Inbox | None = None,
-    inbox_url: str = DEFAULT_INBOX_URL,
+    inbox_url: str | None = None,
     batch_size: int = 100_000,
     upto_id: int | None = None,
     ledger: FoldLedger | None = None,
@@ -99,7 +115,8 @@ def webhooks_source(
 
     Args:
         inbox: An open :class:`Inbox`; default one opened on ``inbox_url``.
-        inbox_url: SQLAlchemy URL (``WEBHOOKS__INBOX_URL`` through the fold job).
+        inbox_url: SQLAlchemy URL of the inbox; default ``[webhooks] inbox_url``
+            (``WEBHOOKS__INBOX_URL``, :class:`WebhooksConfiguration`).
         batch_size: Inbox rows per Arrow table.
         upto_id: Read no event with a larger ``inbox_id`` (so a fold ends while events arrive).
         ledger: Filled with the ids read.
@@ -109,7 +126,7 @@ def webhooks_source(
     Returns:
         The resources ``events`` and ``quarantine``.
     """
-    box = inbox or Inbox(inbox_url)
+    box = inbox or Inbox(inbox_url or inbox_url_from_config())
     book = ledger if ledger is not None else FoldLedger()
     return [events(box, batch_size, upto_id, book, json_holds_nul), quarantine(box, book)]
 
@@ -147,8 +164,6 @@ def events(
 
     return _events
 
-
-logger = logging.getLogger("sources.webhooks")
 
 # ``payload`` travels as JSON text in Arrow, declared ``json`` in the hints: intentional
 quiet_arrow_hint_warnings("events")

@@ -1,9 +1,9 @@
 """The provider's webhook event catalogue: every documented ``eventType``, its family, and where
 its key fields sit.
 
-Sources: the ``webhooks`` section of ``shared/reference/connecteam-openapi.json`` (41 events, named
-by payload schema), ``shared/reference/service-interface.md`` (Events) and the newer events listed
-in ``shared/reference/README.md`` (user add/edit/delete requests, admin declined
+Sources: the ``webhooks`` section of ``tests/data/connecteam-openapi.json`` (41 events, named
+by payload schema), ``tests/data/service-interface.md`` (Events) and the newer events listed
+in ``tests/data/provider-notes.md`` (user add/edit/delete requests, admin declined
 add/edit/delete requests, and the ``timesheet_period`` family), which carry only
 ``eventTimestamp``. The ``eventType`` strings of the user, task, form and chat events are the
 provider's published names (developer.connecteam.com webhook guides); the spec leaves them open.
