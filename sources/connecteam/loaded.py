@@ -139,7 +139,7 @@ def vanished(
         key: Its key column.
         seen: Keys (as text) the listing returned.
         complete: Whether the listing was complete (see
-            :func:`~sources.connecteam.helpers.complete_listing`).
+            :func:`~sources.connecteam.listing.complete_listing`).
         now: Epoch seconds (UTC) stored in ``deleted_at``.
         where: SQL condition narrowing the rows the listing covers, e.g. a window.
         args: Its parameters.
