@@ -1,4 +1,5 @@
-"""Real servers for the scale-out tests: PostgreSQL and a Prefect server, on 127.0.0.1.
+"""Real servers for the scale-out and kill tests: the webhook receiver (``wfm-sync webhooks serve``,
+package ``receiver``), PostgreSQL and a Prefect server, on 127.0.0.1.
 
 Each is started by the test setup from what ``.ci/run`` installs (Debian's ``postgresql``
 package; Prefect from PyPI) and stopped at teardown. Nothing here is mocked.
