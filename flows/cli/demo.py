@@ -9,7 +9,6 @@ and a few lines of ``fct_daily_hours`` and ``fct_timesheet_periods`` from the pu
 
 from __future__ import annotations
 
-import asyncio
 import os
 import secrets
 import shutil
@@ -24,7 +23,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from .emulator import print_burst
+from .emulator import print_burst, send_counted
 from .live import live_progress
 from .render import print_nightly
 from .terminal import console as stdout
@@ -117,11 +116,11 @@ def run_demo(
     """
     from emulator import EmulatorConfig, EmulatorServer, ServerOptions
     from emulator.server import BackgroundServer
-    from emulator.webhooks import activity_events, build_burst, send_burst
+    from emulator.webhooks import activity_events, build_burst
     from flows.nightly import nightly_sync
     from flows.runner import run_flow
+    from receiver import ReceiverSettings, create_app
     from sources.clock import now as clock_now
-    from sources.webhooks.receiver import ReceiverSettings, create_app
 
     path = Path(warehouse)
     if path.parent.exists():
@@ -153,14 +152,14 @@ def run_demo(
             bodies = build_burst(
                 webhook_events, seed=7, duplicate_rate=0.05, malformed_rate=0.01, user_ids=user_ids
             )
-            print_burst(asyncio.run(send_burst(hook_url, bodies, token=token, concurrency=16)))
+            print_burst(send_counted(hook_url, bodies, token=token, concurrency=16))
             week_ago = int(clock_now()) - 7 * 86_400
             punches = activity_events(emulator.state.dataset.operations, week_ago)
             console.print(
                 f"time-activity webhooks for the last 7 days' punches ({len(punches)}; every "
                 "20th delivery lost on purpose, 2 for activities deleted since):"
             )
-            print_burst(asyncio.run(send_burst(hook_url, punches, token=token, concurrency=16)))
+            print_burst(send_counted(hook_url, punches, token=token, concurrency=16))
 
             console.rule("run 1: nightly_sync (full sync -> fold -> models -> publish)")
             started = time.monotonic()
@@ -178,7 +177,7 @@ def run_demo(
                 f"added {len(changed['new_shifts'])}"  # type: ignore[arg-type]
             )
             more = build_burst(max(1, webhook_events // 10), seed=8, user_ids=user_ids)
-            print_burst(asyncio.run(send_burst(hook_url, more, token=token, concurrency=16)))
+            print_burst(send_counted(hook_url, more, token=token, concurrency=16))
 
             console.rule("run 2: nightly_sync (incremental)")
             started = time.monotonic()
