@@ -89,7 +89,8 @@ class Settings(BaseSettings):
         name = value.strip().lower() or "duckdb"
         if name not in DESTINATIONS:
             raise ValueError(
-                f"{ENV_PREFIX}DESTINATION={value!r} is not supported; use one of {list(DESTINATIONS)}"
+                f"{ENV_PREFIX}DESTINATION={value!r} is not supported; "
+                f"use one of {list(DESTINATIONS)}"
             )
         return name
 
