@@ -30,6 +30,7 @@ import orjson
 
 from sources import clock
 from sources.connecteam import ConnecteamClient, ConnecteamError
+from sources.connecteam.config import client_from_config
 from sources.connecteam.documents import (
     ENTRY_STATUSES,
     WRITE_SCOPES,
@@ -186,7 +187,7 @@ def run_bulk(
         _start(pipeline, book)
         own_client = client is None
         try:
-            client = client or client_from_config()
+            client = client or client_from_config(WRITE_SCOPES)
             try:
                 _settle_sending(client, book, summary)
                 todo = _plan(rows, book, summary, retry_unexpected, resubmit_uncertain)
@@ -390,26 +391,3 @@ def _outcomes_resource(outcomes: list[dict[str, Any]]) -> Any:
         yield outcomes
 
     return document_entries
-
-
-def client_from_config() -> ConnecteamClient:
-    """A client configured like the sync (``SOURCES__CONNECTEAM__*``), asking OAuth for
-    ``attachments.write documents.write``."""
-    from sources.connecteam.registry import DEFAULT_BASE_URL
-
-    def get(key: str) -> Any:
-        try:
-            return dlt.secrets.get(f"sources.connecteam.{key}") or dlt.config.get(
-                f"sources.connecteam.{key}"
-            )
-        except Exception:  # noqa: BLE001 - unresolvable means unset
-            return None
-
-    return ConnecteamClient(
-        str(get("base_url") or DEFAULT_BASE_URL),
-        api_key=get("api_key"),
-        client_id=get("client_id"),
-        client_secret=get("client_secret"),
-        backoff_base=float(get("backoff_base") or 1.0),
-        scopes=WRITE_SCOPES,
-    )
