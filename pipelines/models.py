@@ -2,18 +2,21 @@
 
 dbt runs in-process through its Python runner (``dbtRunner``), with the project's own
 ``sql/profiles.yml`` (no DuckDB extensions to download) pointed at the warehouse file through the
-``WFM_SYNC_WAREHOUSE`` variable. dbt runs ``--quiet`` (set ``WFM_SYNC_DBT_VERBOSE=1`` for its
-per-node log); a failing data test, unit test or model is reported by name with a sample of the
-offending rows. Rows holding provider values a staging model could not type are counted per model
-(the ``untypable_values`` warn tests) in :attr:`ModelsSummary.untypable_rows`, the run log and
+dbt variable ``warehouse`` (``--vars``). The project's packages are vendored in ``sql/vendor/``
+(``sql/packages.yml``, ``local:``); :func:`run_dbt` links them with ``dbt deps`` the first time,
+offline. dbt runs ``--quiet`` (set ``WFM_SYNC_DBT_VERBOSE=1`` for its per-node log); a failing
+data test, unit test or model is reported by name with a sample of the offending rows. Rows
+holding provider values a staging model could not type are counted per model (the
+``untypable_values`` warn tests) in :attr:`ModelsSummary.untypable_rows`, the run log and
 ``wfm-sync status``; what each staging model reads and casts is its YAML declaration
-(:func:`staging_declarations`, :func:`models_casting`).
+(:func:`staging_declarations`, :func:`models_casting`). The dbt-project-evaluator package is
+built only with the dbt variable ``evaluate_project`` (never by :func:`build_models`).
 """
 
 from __future__ import annotations
 
+import json
 import logging
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +25,7 @@ from typing import Any
 import duckdb
 import yaml  # type: ignore[import-untyped]  # (PyYAML, a dbt dependency; no stubs here)
 
+from sources import settings
 from sources.progress import Progress
 
 from .runs import records_run
@@ -34,8 +38,8 @@ SAMPLE_ROWS = 5
 
 def project_dir() -> Path:
     """The dbt project: ``WFM_SYNC_DBT_PROJECT_DIR`` or the repository's ``sql/`` folder."""
-    configured = os.environ.get("WFM_SYNC_DBT_PROJECT_DIR")
-    return Path(configured) if configured else Path(__file__).resolve().parent.parent / "sql"
+    configured = settings.current().dbt_project_dir
+    return configured or Path(__file__).resolve().parent.parent / "sql"
 
 
 @dataclass
@@ -95,13 +99,19 @@ class ModelsSummary:
     untypable_rows: dict[str, int] = field(default_factory=dict)
 
 
+STAGING_MODELS_YAML = "models/staging/*/_*__models.yml"
+"""Where the staging models' YAML is, relative to the project: one file per source folder."""
+
+PACKAGES = ("dbt_utils", "dbt_project_evaluator")
+"""The project's dbt packages (``sql/packages.yml``), vendored in ``sql/vendor/``."""
+
 UNTYPABLE_TEST = "untypable_values_"
 """Name prefix of the warn tests counting rows with untypable provider values, per model."""
 
 
 @dataclass(frozen=True)
 class DeclaredColumn:
-    """One provider value a staging model reads (``config.meta`` in ``_staging.yml``).
+    """One provider value a staging model reads (``config.meta`` in ``_<source>__models.yml``).
 
     Attributes:
         name: The raw column, or for a value inside a JSON raw column the name the model gives it.
@@ -151,14 +161,18 @@ class StagingDeclaration:
 
 
 def staging_declarations(project: Path | None = None) -> dict[str, StagingDeclaration]:
-    """Every staging model's declaration, by model name, from ``models/staging/_staging.yml``.
+    """Every staging model's declaration, by model name, from the YAML of each source's staging
+    folder (``models/staging/<source>/_<source>__models.yml``).
 
     The same ``meta`` drives the ``typed_source`` macro, so this is exactly what the models read
     and cast.
     """
-    path = (project or project_dir()) / "models" / "staging" / "_staging.yml"
     found = {}
-    for entry in yaml.safe_load(path.read_text())["models"]:
+    for entry in (
+        model
+        for path in sorted((project or project_dir()).glob(STAGING_MODELS_YAML))
+        for model in yaml.safe_load(path.read_text())["models"]
+    ):
         meta = (entry.get("config") or {}).get("meta") or {}
         if "raw_table" not in meta:
             continue
@@ -214,14 +228,20 @@ class ModelsBuildError(Exception):
         super().__init__("\n".join(lines))
 
 
-def run_dbt(args: list[str], warehouse: Path | None = None) -> Any:
+def run_dbt(
+    args: list[str], warehouse: Path | None = None, variables: dict[str, Any] | None = None
+) -> Any:
     """Invoke dbt in-process on the project and the warehouse; returns dbt's runner result.
 
-    Every finished node (model, test, unit test) is counted in a
+    The warehouse file reaches ``profiles.yml`` as the dbt variable ``warehouse``, with
+    ``variables`` beside it (``--vars``); the process environment is left as it is. Every
+    finished node (model, test, unit test, source) is counted in a
     :class:`sources.progress.Progress` line ``dbt <command>``.
     """
     from dbt.cli.main import dbtRunner
 
+    project = project_dir()
+    _install_packages(project)
     progress = Progress(f"dbt {args[0]}", unit="nodes", pages_unit="nodes", logger=logger)
 
     def on_event(event: Any) -> None:
@@ -229,18 +249,19 @@ def run_dbt(args: list[str], warehouse: Path | None = None) -> Any:
             progress.page(1)
 
     path = (warehouse or warehouse_path()).resolve()
-    os.environ["WFM_SYNC_WAREHOUSE"] = str(path)
-    project = str(project_dir())
-    verbosity = [] if os.environ.get("WFM_SYNC_DBT_VERBOSE") else ["--quiet"]
+    dbt_vars = json.dumps({"warehouse": str(path), **(variables or {})})
+    verbosity = [] if settings.current().dbt_verbose else ["--quiet"]
     try:
         result = dbtRunner(callbacks=[on_event]).invoke(
             [
                 *verbosity,
                 *args,
+                "--vars",
+                dbt_vars,
                 "--project-dir",
-                project,
+                str(project),
                 "--profiles-dir",
-                project,
+                str(project),
                 "--no-use-colors",
             ]
         )
@@ -248,6 +269,24 @@ def run_dbt(args: list[str], warehouse: Path | None = None) -> Any:
         return result
     finally:
         _release_warehouse()
+
+
+def _install_packages(project: Path) -> None:
+    """``dbt deps`` when a package of :data:`PACKAGES` is not linked in ``dbt_packages/`` yet
+    (a fresh clone). Every package is a ``local:`` copy in ``sql/vendor/``: no network.
+
+    Raises:
+        RuntimeError: dbt could not install them.
+    """
+    if all((project / "dbt_packages" / name).exists() for name in PACKAGES):
+        return
+    from dbt.cli.main import dbtRunner
+
+    result = dbtRunner().invoke(
+        ["--quiet", "deps", "--project-dir", str(project), "--profiles-dir", str(project)]
+    )
+    if not result.success:
+        raise RuntimeError(f"dbt deps failed: {result.exception}")
 
 
 def _release_warehouse() -> None:

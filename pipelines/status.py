@@ -2,8 +2,12 @@
 
 Reads, never writes: the run log (:mod:`pipelines.runs`), the warehouse (through the dlt
 pipeline's SQL client, so DuckDB and PostgreSQL alike), the webhook inbox and the pipelines'
-working directories. A DuckDB warehouse held by a running job is reported as busy, not as an
-error; everything else is still shown.
+working directories. The newest provider time of each API table is dbt's ``source freshness``
+of source ``connecteam`` (``loaded_at_field`` in ``sql/models/staging/connecteam/
+_connecteam__sources.yml``), run read-only on a DuckDB warehouse; on PostgreSQL (the dbt project
+is dbt-duckdb), and for a table or column that does not exist or a column that is not a number,
+a table has no newest time. A DuckDB warehouse held by a running job is reported as busy, not as
+an error; everything else is still shown.
 """
 
 from __future__ import annotations
@@ -16,9 +20,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from sources.connecteam.registry import STREAMS as REGISTRY
 from sources.webhooks.inbox import Inbox, inbox_url_from_config
 
 from .fold import DATASET_WEBHOOKS
+from .models import project_dir, run_dbt
 from .runs import JOBS, RunRecord, read_runs, run_log_path
 from .sync import STREAMS
 from .warehouse import (
@@ -34,22 +40,6 @@ logger = logging.getLogger("pipelines.status")
 
 DEFAULT_MAX_AGE = "26h"
 DEFAULT_FOLD_MAX_AGE = "1h"
-
-NEWEST: dict[str, tuple[str, ...]] = {
-    "users": ("modified_at",),
-    "forms": ("last_updated_at",),
-    "shifts": ("update_time", "creation_time"),
-    "user_documents": ("updated_at",),
-    "time_activities": ("modified_at",),
-    "form_submissions": ("submission_timestamp",),
-}
-"""Per ``connecteam`` table, the columns holding the provider's time of a record (epoch seconds;
-the first one present and filled wins); the others (schedulers, jobs, tasks, ...) carry none.
-A column is used only when it exists with a numeric type: the provider may omit a field (no
-column) or send it as something else (a text column)."""
-
-NUMERIC_TYPES = ("int", "double", "float", "numeric", "decimal", "real")
-"""Substrings of the database's type names (information_schema) of numeric columns."""
 
 DATASETS = (DATASET_CONNECTEAM, DATASET_WEBHOOKS, "marts")
 """Datasets (schemas) whose tables ``status`` counts; staging views are not materialized."""
@@ -95,7 +85,14 @@ class JobStatus:
 
 @dataclass
 class TableStatus:
-    """One warehouse table: rows, newest provider timestamp, when a job last refreshed it."""
+    """One warehouse table: rows, newest provider timestamp, when a job last refreshed it.
+
+    ``newest`` (ISO 8601 UTC) is dbt's ``max_loaded_at`` for a stream whose records carry a
+    provider time (``freshness`` columns in :data:`sources.connecteam.registry.STREAMS`);
+    ``freshness`` is dbt's verdict on the table (``pass``, ``warn``, ``error`` past the
+    thresholds in the source's YAML, ``runtime error`` when it could not be queried), ``None``
+    when dbt did not run (PostgreSQL, no warehouse yet, a table of another dataset).
+    """
 
     dataset: str
     table: str
@@ -103,6 +100,7 @@ class TableStatus:
     newest: str | None = None
     refreshed_at: str | None = None
     stale: bool = False
+    freshness: str | None = None
 
 
 @dataclass
@@ -248,14 +246,16 @@ def _warehouse_status(status: Status, runs: list[RunRecord], max_age: float, now
     try:
         with pipeline.sql_client() as client:
             existing = _tables(client)
+        freshness = _source_freshness() if existing else {}
+        with pipeline.sql_client() as client:
             for table in STREAMS:
                 refreshed = _refreshed(runs, table)
                 entry = TableStatus(DATASET_CONNECTEAM, table, refreshed_at=iso(refreshed))
                 entry.stale = refreshed is None or now - refreshed > max_age
                 if (DATASET_CONNECTEAM, table) in existing:
-                    newest_sql = _newest(client, DATASET_CONNECTEAM, table)
-                    entry.rows, newest = _count(client, DATASET_CONNECTEAM, table, newest_sql)
-                    entry.newest = iso(newest)
+                    entry.rows = _count(client, DATASET_CONNECTEAM, table)
+                    entry.freshness, newest = freshness.get(table, (None, None))
+                    entry.newest = iso(newest) if REGISTRY[table].freshness else None
                 if entry.stale:
                     status.problems.append(
                         f"table {DATASET_CONNECTEAM}.{table}: last synced "
@@ -264,7 +264,7 @@ def _warehouse_status(status: Status, runs: list[RunRecord], max_age: float, now
                 status.tables.append(entry)
             for dataset, table in sorted(existing):
                 if dataset != DATASET_CONNECTEAM and not table.startswith("_dlt"):
-                    rows, _ = _count(client, dataset, table, None)
+                    rows = _count(client, dataset, table)
                     status.tables.append(TableStatus(dataset, table, rows))
             if (DATASET_WEBHOOKS, "events") in existing:
                 status.webhook_families = _families(client)
@@ -287,34 +287,45 @@ def _tables(client: Any) -> set[tuple[str, str]]:
         return {(str(s), str(t)) for s, t in cursor.fetchall()}
 
 
-def _newest(client: Any, dataset: str, table: str) -> str | None:
-    """``max(...)`` over the table's :data:`NEWEST` columns that exist and are numeric, or
-    ``None`` when none does."""
-    wanted = NEWEST.get(table, ())
-    if not wanted:
-        return None
-    with client.execute_query(
-        "select column_name, data_type from information_schema.columns "
-        "where table_schema = %s and table_name = %s",
-        dataset,
-        table,
-    ) as cursor:
-        types = {str(name): str(kind).lower() for name, kind in cursor.fetchall()}
-    usable = [
-        client.escape_column_name(column)
-        for column in wanted
-        if any(t in types.get(column, "") for t in NUMERIC_TYPES)
-    ]
-    if not usable:
-        return None
-    return f"max({usable[0]})" if len(usable) == 1 else f"max(coalesce({', '.join(usable)}))"
+def _source_freshness() -> dict[str, tuple[str, float | None]]:
+    """``dbt source freshness`` of source ``connecteam`` on the DuckDB warehouse, read-only:
+    per table, dbt's status and ``max_loaded_at`` (epoch seconds, ``None`` when dbt got none).
+
+    A table dbt could not query (absent, a missing or non-numeric ``loaded_at_field`` column)
+    has status ``runtime error`` and no time. Empty on PostgreSQL. dbt prints nothing (the
+    command's own output stays JSON-clean) and writes its artifacts to ``target/freshness`` in
+    the dbt project, apart from the build's.
+
+    Raises:
+        RuntimeError: The warehouse could not be opened (held by a writer): dbt's message.
+    """
+    if destination_name() != "duckdb":
+        return {}
+    target = project_dir() / "target" / "freshness"
+    result = run_dbt(
+        ["source", "freshness", "--select", f"source:{DATASET_CONNECTEAM}",
+         "--target-path", str(target), "--log-level", "none"],
+        variables={"access_mode": "read_only"},
+    )  # fmt: skip
+    found: dict[str, tuple[str, float | None]] = {}
+    for node_result in getattr(result.result, "results", None) or []:
+        node = node_result.node
+        loaded = getattr(node_result, "max_loaded_at", None)
+        verdict = getattr(node_result.status, "value", node_result.status)
+        found[node.name] = (
+            str(verdict),
+            loaded.timestamp() if isinstance(loaded, datetime) else None,
+        )
+    if not found and result.exception is not None:
+        raise RuntimeError(str(result.exception))
+    return found
 
 
-def _count(client: Any, dataset: str, table: str, newest: str | None) -> tuple[int, Any]:
+def _count(client: Any, dataset: str, table: str) -> int:
     qualified = f"{client.escape_column_name(dataset)}.{client.escape_column_name(table)}"
-    with client.execute_query(f"select count(*), {newest or 'null'} from {qualified}") as cursor:
-        rows, value = cursor.fetchone()
-    return int(rows), value
+    with client.execute_query(f"select count(*) from {qualified}") as cursor:
+        (rows,) = cursor.fetchone()
+    return int(rows)
 
 
 def _families(client: Any) -> list[FamilyStatus]:

@@ -70,19 +70,9 @@ deletions as (
 
 fact_users as (
 
-    select user_id from {{ ref('stg_connecteam__shifts') }}
+    select user_id from {{ ref('int_users__in_api_facts') }}
     union
-    select user_id from {{ ref('stg_webhooks__time_activities') }}
-    union
-    select user_id from {{ ref('stg_webhooks__timesheet_periods') }}
-    union
-    select user_id from {{ ref('stg_webhooks__availability_statuses') }}
-    union
-    select user_id from {{ ref('stg_connecteam__time_activities') }}
-    union
-    select user_id from {{ ref('stg_connecteam__form_submissions') }}
-    union
-    select user_id from {{ ref('stg_connecteam__time_off_requests') }}
+    select user_id from {{ ref('int_users__in_webhook_facts') }}
 
 ),
 
