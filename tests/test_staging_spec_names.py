@@ -1,7 +1,8 @@
 """Field names come from the provider's spec, never from our emulator.
 
 Every ``stg_connecteam__*`` model reads its raw table through the ``typed_source`` macro, which
-reads exactly the raw columns the model declares in its YAML ``meta`` (``_staging.yml``;
+reads exactly the raw columns the model declares in its YAML ``meta``
+(``staging/<source>/_<source>__models.yml``;
 :func:`pipelines.models.staging_declarations`). Two checks:
 
 * the **declarations**: each declared raw column holds a provider field the spec's schema of
@@ -33,8 +34,8 @@ from dlt.common.normalizers.naming.snake_case import NamingConvention
 from sqlglot import exp
 
 from pipelines.models import DeclaredColumn, StagingDeclaration, run_dbt, staging_declarations
-from sources.connecteam import operations
 from sources.connecteam.registry import STREAMS as ENDPOINTS
+from sources.connecteam.resources import forms, jobs, tasks, time_clock, time_off
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = json.loads((ROOT / "tests" / "data" / "connecteam-openapi.json").read_text())
@@ -58,10 +59,10 @@ SOURCE_ADDED: dict[str, str] = {
     "timesheets.time_clock_id": "the time clock listed (path parameter)",
     "timesheets.user_id": "the userId of the user group the day was listed in",
     "tasks.task_board_id": "the task board listed (path parameter)",
-    "time_activity_coverage.time_clock_id": "written by the source (operations.COVERAGE_HINTS)",
-    "time_activity_coverage.covered_from": "written by the source (operations.COVERAGE_HINTS)",
-    "time_activity_coverage.window_from": "written by the source (operations.COVERAGE_HINTS)",
-    "time_activity_coverage.pulled_at": "written by the source (operations.COVERAGE_HINTS)",
+    "time_activity_coverage.time_clock_id": "written by the source (time_clock.COVERAGE_HINTS)",
+    "time_activity_coverage.covered_from": "written by the source (time_clock.COVERAGE_HINTS)",
+    "time_activity_coverage.window_from": "written by the source (time_clock.COVERAGE_HINTS)",
+    "time_activity_coverage.pulled_at": "written by the source (time_clock.COVERAGE_HINTS)",
 }
 """Columns our source (or dlt) writes beside the provider's fields: ``<table>.<column>``
 (``*`` for every table) and why. A declared column without a provider field must be here."""
@@ -84,14 +85,14 @@ UNPUBLISHED: dict[str, dict[str, str]] = {
 Builder = Callable[[dict[str, Any]], dict[str, Any]]
 BUILT: dict[str, tuple[Builder, list[str]]] = {
     "time_activities": (
-        lambda r: operations.activity_row(1, 2, "shifts", r),
+        lambda r: time_clock.activity_row(1, 2, "shifts", r),
         ["ShiftActivityResponse", "ManualBreakActivityResponse", "TimeOffActivityResponse"],
     ),
-    "timesheets": (lambda r: operations.timesheet_row(1, 2, r), ["DailyRecordResponse"]),
-    "form_submissions": (operations._submission_row, ["FormSubmissionResponse"]),
-    "jobs": (lambda r: operations._job_row(r, None), ["BaseJobResponse"]),
-    "time_off_requests": (operations._time_off_row, ["TimeOffRequestCreateResponse"]),
-    "tasks": (lambda r: operations._task_row(1, r), ["ResponseTask"]),
+    "timesheets": (lambda r: time_clock.timesheet_row(1, 2, r), ["DailyRecordResponse"]),
+    "form_submissions": (forms.submission_row, ["FormSubmissionResponse"]),
+    "jobs": (lambda r: jobs.job_row(r, None), ["BaseJobResponse"]),
+    "time_off_requests": (time_off.time_off_row, ["TimeOffRequestCreateResponse"]),
+    "tasks": (lambda r: tasks.task_row(1, r), ["ResponseTask"]),
 }
 """Tables the source builds with a row builder from one record: the builder and the spec
 schemas of the records it reads (the others are loaded as the provider sends them, named by
@@ -315,10 +316,8 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
             con.execute(f"create schema if not exists {table.split('.')[0]}")
             names = sorted(columns | {"untyped_values", "_dlt_load_id", "_dlt_id", DECOY})
             con.execute(f"create table {table} ({', '.join(f'{c} varchar' for c in names)})")
-    with pytest.MonkeyPatch.context() as env:
-        env.delenv("WFM_SYNC_WAREHOUSE", raising=False)  # run_dbt sets it for the warehouse
-        paths = ["--target-path", str(folder / "target"), "--log-path", str(folder / "logs")]
-        result = run_dbt(["compile", *paths], warehouse)
+    paths = ["--target-path", str(folder / "target"), "--log-path", str(folder / "logs")]
+    result = run_dbt(["compile", *paths], warehouse)
     assert result.success, result.exception
     manifest = json.loads((folder / "target" / "manifest.json").read_text())
     return {
@@ -347,7 +346,7 @@ def test_staging_models_read_only_their_declared_raw_columns(
 def test_every_staging_model_is_declared_and_only_staging_reads_raw_tables(
     compiled: dict[str, str],
 ) -> None:
-    models = {p.stem for p in STAGING.glob("stg_*.sql")}
+    models = {p.stem for p in STAGING.glob("*/stg_*.sql")}
     assert models == set(staging_declarations())
     for name, sql in compiled.items():
         if not name.startswith("stg_"):
@@ -384,7 +383,9 @@ class Reads(dict[str, Any]):
 
 
 def test_the_unpublished_endpoint_s_model_says_so() -> None:
-    models = yaml.safe_load((STAGING / "_staging.yml").read_text())["models"]
+    models = yaml.safe_load((STAGING / "connecteam" / "_connecteam__models.yml").read_text())[
+        "models"
+    ]
     (documents,) = [m for m in models if m["name"] == "stg_connecteam__user_documents"]
     assert "unpublished" in documents["description"]
     assert not ENDPOINTS["user_documents"].in_spec
