@@ -1,8 +1,8 @@
 {#- A provider table as a staging model reads it: exactly the raw columns the model declares,
     typed, whatever the provider sent, and per row how many of its values could not be typed.
 
-    The declaration is the model's YAML `meta` (models/staging/_staging.yml), read here and by
-    tests and tools (pipelines/models.py: staging_declarations):
+    The declaration is the model's YAML `meta` (models/staging/<source>/_<source>__models.yml),
+    read here and by tests and tools (pipelines/models.py: staging_declarations):
 
       meta:
         raw_table: connecteam.users            # <source>.<table>, the table this macro reads
