@@ -16,25 +16,15 @@ from pipelines.fold import run_fold
 from pipelines.models import build_models
 from pipelines.status import collect_status
 from sources.clock import now as clock_now
+from sources.connecteam.registry import STREAMS as REGISTRY
 from sources.connecteam.windows import date_windows
 from sources.webhooks import Inbox, inbox_url_from_config, read_envelope
 from sources.webhooks.inbox import ReceivedEvent
 
 CLOCK = TIME_CLOCK_BASE
-KEYS = {
-    "time_clocks": "id",
-    "time_activities": "id",
-    "timesheets": "id",
-    "form_submissions": "form_submission_id",
-    "jobs": "job_id",
-    "time_off_requests": "id",
-    "task_boards": "id",
-    "tasks": "id",
-    "user_custom_field_definitions": "id",
-    "users": "user_id",
-    "forms": "form_id",
-    "shifts": "scheduler_id, id",
-}
+KEYS = {name: ", ".join(s.key) for name, s in REGISTRY.items() if name != "user_documents"}
+"""Each raw table's primary key as SQL, from the stream registry (user documents: the
+emulator's operations data holds none)."""
 
 
 def today() -> date:
