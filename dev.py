@@ -32,7 +32,7 @@ CHECKS = [
     ["mypy"],
     ["sqlfluff", "lint", "sql"],
     ["lint-imports"],
-    ["pytest"],
+    ["pytest", "-n", "2"],  # two workers (pytest-xdist): most tests wait on one core each
 ]
 
 

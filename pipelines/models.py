@@ -24,6 +24,7 @@ from typing import Any
 
 import duckdb
 import yaml  # type: ignore[import-untyped]  # (PyYAML, a dbt dependency; no stubs here)
+from filelock import FileLock
 
 from sources import settings
 from sources.progress import Progress
@@ -40,6 +41,15 @@ def project_dir() -> Path:
     """The dbt project: ``WFM_SYNC_DBT_PROJECT_DIR`` or the repository's ``sql/`` folder."""
     configured = settings.current().dbt_project_dir
     return configured or Path(__file__).resolve().parent.parent / "sql"
+
+
+def target_dir() -> Path:
+    """Where dbt writes its artifacts: ``WFM_SYNC_DBT_TARGET_DIR`` or the project's ``target/``.
+
+    Two dbt runs at once (``wfm-sync status`` beside a nightly, or parallel test workers) each
+    need their own: dbt rewrites its manifest and parse cache there on every run.
+    """
+    return settings.current().dbt_target_dir or project_dir() / "target"
 
 
 @dataclass
@@ -251,11 +261,16 @@ def run_dbt(
     path = (warehouse or warehouse_path()).resolve()
     dbt_vars = json.dumps({"warehouse": str(path), **(variables or {})})
     verbosity = [] if settings.current().dbt_verbose else ["--quiet"]
+    paths = [] if "--target-path" in args else ["--target-path", str(target_dir())]
+    configured = settings.current().dbt_target_dir
+    if configured and "--log-path" not in args:
+        paths += ["--log-path", str(configured / "logs")]
     try:
         result = dbtRunner(callbacks=[on_event]).invoke(
             [
                 *verbosity,
                 *args,
+                *paths,
                 "--vars",
                 dbt_vars,
                 "--project-dir",
@@ -278,13 +293,18 @@ def _install_packages(project: Path) -> None:
     Raises:
         RuntimeError: dbt could not install them.
     """
-    if all((project / "dbt_packages" / name).exists() for name in PACKAGES):
+    installed = project / "dbt_packages"
+    if all((installed / name).exists() for name in PACKAGES):
         return
     from dbt.cli.main import dbtRunner
 
-    result = dbtRunner().invoke(
-        ["--quiet", "deps", "--project-dir", str(project), "--profiles-dir", str(project)]
-    )
+    # dbt deps empties dbt_packages/ first: two processes starting on a fresh clone take turns
+    with FileLock(str(project / ".dbt_packages.lock")):
+        if all((installed / name).exists() for name in PACKAGES):
+            return
+        result = dbtRunner().invoke(
+            ["--quiet", "deps", "--project-dir", str(project), "--profiles-dir", str(project)]
+        )
     if not result.success:
         raise RuntimeError(f"dbt deps failed: {result.exception}")
 
@@ -389,7 +409,8 @@ def _sample(node: FailedNode, compiled_sql: str | None, warehouse: Path) -> None
 
 def generate_docs(warehouse: Path | None = None) -> Path:
     """``dbt docs generate --static``: a single offline HTML file of models, columns, tests and
-    lineage. Returns its path (``sql/target/static_index.html``).
+    lineage. Returns its path (``static_index.html`` in :func:`target_dir`, by default
+    ``sql/target/``).
 
     Raises:
         RuntimeError: dbt could not generate the docs.
@@ -397,4 +418,4 @@ def generate_docs(warehouse: Path | None = None) -> Path:
     result = run_dbt(["docs", "generate", "--static"], warehouse)
     if not result.success:
         raise RuntimeError(f"dbt docs generate failed: {result.exception}")
-    return project_dir() / "target" / "static_index.html"
+    return target_dir() / "static_index.html"

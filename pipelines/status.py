@@ -24,7 +24,7 @@ from sources.connecteam.registry import STREAMS as REGISTRY
 from sources.webhooks.inbox import Inbox, inbox_url_from_config
 
 from .fold import DATASET_WEBHOOKS
-from .models import project_dir, run_dbt
+from .models import run_dbt, target_dir
 from .runs import JOBS, RunRecord, read_runs, run_log_path
 from .sync import STREAMS
 from .warehouse import (
@@ -293,15 +293,15 @@ def _source_freshness() -> dict[str, tuple[str, float | None]]:
 
     A table dbt could not query (absent, a missing or non-numeric ``loaded_at_field`` column)
     has status ``runtime error`` and no time. Empty on PostgreSQL. dbt prints nothing (the
-    command's own output stays JSON-clean) and writes its artifacts to ``target/freshness`` in
-    the dbt project, apart from the build's.
+    command's own output stays JSON-clean) and writes its artifacts to ``freshness/`` in
+    :func:`pipelines.models.target_dir`, apart from the build's.
 
     Raises:
         RuntimeError: The warehouse could not be opened (held by a writer): dbt's message.
     """
     if destination_name() != "duckdb":
         return {}
-    target = project_dir() / "target" / "freshness"
+    target = target_dir() / "freshness"
     result = run_dbt(
         ["source", "freshness", "--select", f"source:{DATASET_CONNECTEAM}",
          "--target-path", str(target), "--log-level", "none"],

@@ -70,6 +70,11 @@ class Settings(BaseSettings):
     dbt_project_dir: Path | None = Field(
         None, description="the dbt project; default the repository's `sql/` folder"
     )
+    dbt_target_dir: Path | None = Field(
+        None,
+        description="where dbt writes its artifacts (manifest, run results, docs) and its log; "
+        "default the dbt project's `target/` and `logs/`",
+    )
     dbt_verbose: bool = Field(False, description="`1` prints dbt's log per model and test")
     nightly_cron: str = Field("0 2 * * *", description="cron of the `nightly_sync` deployment")
     timezone: str = Field("UTC", description="IANA timezone of the nightly cron")

@@ -18,6 +18,9 @@ ANCHOR = 1_795_132_800  # 2026-11-20 00:00 UTC: pins generated data across test 
 NOW = ANCHOR + 12 * 3600
 """The project's "now" in every test (``WFM_SYNC_NOW``): the sync's windows and the emulator's
 data are placed around the same instant, whatever the real date."""
+DBT_TARGETS = Path(__file__).resolve().parent.parent / "sql" / "target" / "tests"
+"""dbt's artifacts of the suite's runs, a folder per worker (kept between runs for dbt's parse
+cache)."""
 API_KEY = "test-key-5f1c9e"
 CORE = tuple(STREAMS)[:5]
 """The streams of the first issue (the registry's first five: users, forms, schedulers, shifts,
@@ -38,6 +41,9 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("RUNTIME__DLTHUB_TELEMETRY", "false")
     monkeypatch.setenv("SOURCES__CONNECTEAM__BACKOFF_BASE", "0.02")
     monkeypatch.setenv("WFM_SYNC_NOW", str(NOW))
+    # dbt rewrites its manifest and parse cache on every run: one folder per pytest-xdist worker
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    monkeypatch.setenv("WFM_SYNC_DBT_TARGET_DIR", str(DBT_TARGETS / worker))
 
 
 @pytest.fixture
