@@ -63,6 +63,22 @@ def diff_listing(
     return changed, vanished(table, key, seen, complete, int(clock_now()))
 
 
+def listing_tables(
+    client: ConnecteamClient,
+    table: str,
+    columns: dict[str, str],
+    changed: list[dict[str, Any]],
+    gone: list[dict[str, Any]],
+) -> Iterator[pa.Table]:
+    """The ``(changed, gone)`` of :func:`diff_listing` as Arrow tables of ``table`` with
+    ``columns`` fixed (misfits counted in the client's ``untyped_values``); none for an empty
+    side."""
+    arrow = ArrowRows(table, columns, client.stats.untyped_values)
+    for batch in (changed, gone):
+        if batch:
+            yield arrow.to_arrow(batch)
+
+
 def named_listing(
     client: ConnecteamClient, name: str, listing: Callable[[], list[dict[str, Any]]]
 ) -> DltResource:
@@ -77,9 +93,6 @@ def named_listing(
         rows = [{"id": r["id"], "name": r.get("name"), "is_archived": r.get("isArchived")}
                 for r in listing()]  # fmt: skip
         changed, gone = diff_listing(name, "id", rows, True)
-        arrow = ArrowRows(name, DELETION_MARK, client.stats.untyped_values)
-        for batch in (changed, gone):
-            if batch:
-                yield arrow.to_arrow(batch)
+        yield from listing_tables(client, name, DELETION_MARK, changed, gone)
 
     return _listing

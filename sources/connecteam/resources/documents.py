@@ -11,11 +11,11 @@ import pyarrow as pa
 from dlt.sources import DltResource
 
 from ...progress import Progress
-from ..arrow_rows import ArrowRows, hints
+from ..arrow_rows import hints
 from ..client import ConnecteamClient
 from ..listing import complete_listing
 from ..registry import STREAMS
-from .common import DELETION_MARK, diff_listing
+from .common import DELETION_MARK, diff_listing, listing_tables
 
 logger = logging.getLogger("sources.connecteam")
 
@@ -36,10 +36,7 @@ def user_documents(client: ConnecteamClient) -> DltResource:
         progress = Progress("user_documents", logger=logger)
         listed, complete = complete_listing(client.pages(STREAMS["user_documents"]), progress.page)
         changed, gone = diff_listing("user_documents", "id", listed, complete)
-        arrow = ArrowRows("user_documents", DELETION_MARK, client.stats.untyped_values)
-        for batch in (changed, gone):
-            if batch:
-                yield arrow.to_arrow(batch)
+        yield from listing_tables(client, "user_documents", DELETION_MARK, changed, gone)
         progress.done(f", {len(changed)} new or changed, {len(gone)} deleted")
 
     return _user_documents

@@ -17,7 +17,7 @@ from ..arrow_rows import BIGINT, JSON, ArrowRows, hints
 from ..client import ConnecteamClient
 from ..errors import ParentNotFoundError
 from ..registry import STREAMS
-from .common import DELETION_MARK, Listing, diff_listing
+from .common import DELETION_MARK, Listing, diff_listing, listing_tables
 
 logger = logging.getLogger("sources.connecteam")
 
@@ -38,10 +38,7 @@ def forms(client: ConnecteamClient, form_list: Listing) -> DltResource:
     def _forms() -> Iterator[pa.Table]:
         listed, complete = form_list()
         changed, gone = diff_listing("forms", "form_id", listed, complete, "formId")
-        arrow = ArrowRows("forms", FORM_COLUMNS, client.stats.untyped_values)
-        for batch in (changed, gone):
-            if batch:
-                yield arrow.to_arrow(batch)
+        yield from listing_tables(client, "forms", FORM_COLUMNS, changed, gone)
         logger.info(
             "forms: %d listed, %d changed, %d deleted", len(listed), len(changed), len(gone)
         )

@@ -12,11 +12,11 @@ import pyarrow as pa
 from dlt.sources import DltResource
 
 from ...progress import Progress
-from ..arrow_rows import BIGINT, JSON, TEXT, ArrowRows, hints
+from ..arrow_rows import BIGINT, JSON, TEXT, hints
 from ..client import ConnecteamClient
 from ..listing import complete_listing
 from ..registry import STREAMS
-from .common import DELETION_MARK, diff_listing
+from .common import DELETION_MARK, diff_listing, listing_tables
 
 logger = logging.getLogger("sources.connecteam")
 
@@ -60,10 +60,7 @@ def jobs(client: ConnecteamClient) -> DltResource:
         progress.done(
             f" ({len(rows)} with sub-jobs, {len(changed)} new or changed, {len(gone)} deleted)"
         )
-        arrow = ArrowRows("jobs", JOB_COLUMNS, client.stats.untyped_values)
-        for batch in (changed, gone):
-            if batch:
-                yield arrow.to_arrow(batch)
+        yield from listing_tables(client, "jobs", JOB_COLUMNS, changed, gone)
 
     return _jobs
 

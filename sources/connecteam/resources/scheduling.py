@@ -20,7 +20,7 @@ from ..errors import ParentNotFoundError
 from ..listing import content_hash
 from ..registry import STREAMS
 from ..windows import Window, WindowDiff, shift_window
-from .common import DELETION_MARK, Listing, diff_listing
+from .common import DELETION_MARK, Listing, diff_listing, listing_tables
 
 logger = logging.getLogger("sources.connecteam")
 
@@ -52,10 +52,7 @@ def schedulers(client: ConnecteamClient, scheduler_list: Listing) -> DltResource
     def _schedulers() -> Iterator[pa.Table]:
         listed, complete = scheduler_list()
         changed, gone = diff_listing("schedulers", "scheduler_id", listed, complete, "schedulerId")
-        arrow = ArrowRows("schedulers", DELETION_MARK, client.stats.untyped_values)
-        for batch in (changed, gone):
-            if batch:
-                yield arrow.to_arrow(batch)
+        yield from listing_tables(client, "schedulers", DELETION_MARK, changed, gone)
         logger.info(
             "schedulers: %d listed, %d changed, %d deleted", len(listed), len(changed), len(gone)
         )

@@ -13,13 +13,13 @@ from dlt.sources import DltResource
 
 from ...clock import now as clock_now
 from ...progress import Progress
-from ..arrow_rows import BIGINT, JSON, ArrowRows, hints
+from ..arrow_rows import BIGINT, JSON, hints
 from ..client import ConnecteamClient
 from ..errors import ParentNotFoundError
 from ..listing import complete_listing, live
 from ..loaded import only_changed, vanished
 from ..registry import STREAMS
-from .common import DELETION_MARK
+from .common import DELETION_MARK, listing_tables
 
 logger = logging.getLogger("sources.connecteam")
 
@@ -76,10 +76,7 @@ def tasks(client: ConnecteamClient, board_list: Callable[[], list[dict[str, Any]
         )
         seen = {r["id"] for r in rows}
         gone = vanished("tasks", "id", seen, True, int(clock_now()), where, tuple(unlisted))
-        arrow = ArrowRows("tasks", TASK_COLUMNS, client.stats.untyped_values)
-        for batch in (changed, gone):
-            if batch:
-                yield arrow.to_arrow(batch)
+        yield from listing_tables(client, "tasks", TASK_COLUMNS, changed, gone)
 
     return _tasks
 

@@ -14,13 +14,13 @@ from dlt.sources import DltResource
 
 from ...clock import now as clock_now
 from ...progress import Progress
-from ..arrow_rows import BIGINT, DOUBLE, TEXT, ArrowRows, hints
+from ..arrow_rows import BIGINT, DOUBLE, TEXT, hints
 from ..client import ConnecteamClient
 from ..listing import complete_listing, live
 from ..loaded import only_changed, vanished
 from ..registry import STREAMS
 from ..windows import date_windows, trailing_dates, utc_date
-from .common import DELETION_MARK
+from .common import DELETION_MARK, listing_tables
 
 logger = logging.getLogger("sources.connecteam")
 
@@ -83,10 +83,7 @@ def time_off_requests(
         gone = vanished("time_off_requests", "id", set(rows), complete, int(now), *overlapping)
         progress.done(f" in {first}..{last} ({len(changed)} new or changed, {len(gone)} deleted)")
         state["backfilled"] = True
-        arrow = ArrowRows("time_off_requests", TIME_OFF_COLUMNS, client.stats.untyped_values)
-        for batch in (changed, gone):
-            if batch:
-                yield arrow.to_arrow(batch)
+        yield from listing_tables(client, "time_off_requests", TIME_OFF_COLUMNS, changed, gone)
 
     return _time_off_requests
 
