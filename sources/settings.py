@@ -12,6 +12,8 @@ source's clock reads :attr:`Settings.now`.
 
 from __future__ import annotations
 
+import functools
+import os
 from pathlib import Path
 
 from pydantic import Field, field_validator
@@ -30,7 +32,7 @@ class Settings(BaseSettings):
             the variable); raised when the settings are read.
     """
 
-    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore")
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore", frozen=True)
 
     now: str | None = Field(
         None,
@@ -110,12 +112,23 @@ DESTINATIONS = ("duckdb", "postgres")
 
 
 def current() -> Settings:
-    """The settings as the environment holds them now (read on every call, so a test or the demo
-    that sets a variable is seen at once).
+    """The settings as the environment holds them now: a test or the demo that sets a variable is
+    seen at the next call. Validating takes about a millisecond, so the (frozen) result is kept
+    per distinct set of ``WFM_SYNC_*`` variables; the clock asks on every call.
 
     Raises:
         pydantic.ValidationError: A ``WFM_SYNC_*`` variable holds a value of the wrong kind.
     """
+    variables = tuple(
+        sorted((k, v) for k, v in os.environ.items() if k.upper().startswith(ENV_PREFIX))
+    )
+    return _validated(variables)
+
+
+@functools.lru_cache(maxsize=16)
+def _validated(variables: tuple[tuple[str, str], ...]) -> Settings:
+    """:class:`Settings` read while the environment's ``WFM_SYNC_*`` variables are
+    ``variables`` (the cache key; pydantic-settings reads them from the environment itself)."""
     return Settings()
 
 
