@@ -1,0 +1,44 @@
+"""The README's marts table is generated from the marts' YAML (``pipelines.model_docs``): every
+mart declares its grain and its unique key, and the README holds exactly the generated table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from pipelines.model_docs import MartDocError, mart_docs, marts_table
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_readme_holds_the_generated_marts_table():
+    readme = (ROOT / "README.md").read_text()
+    assert marts_table() in readme, (
+        "README.md's marts table differs from pipelines.model_docs.marts_table(); paste:\n"
+        + marts_table()
+    )
+
+
+def test_every_mart_model_is_in_the_table():
+    sql_files = {p.stem for p in (ROOT / "sql" / "models" / "marts").glob("*.sql")}
+    assert {d.name for d in mart_docs()} == sql_files
+
+
+def test_a_mart_without_a_grain_is_named(tmp_path):
+    marts = tmp_path / "models" / "marts"
+    marts.mkdir(parents=True)
+    model = {
+        "name": "fct_x",
+        "description": "X.",
+        "columns": [{"name": "k", "data_tests": ["unique"]}],
+    }
+    (marts / "fct_x.yml").write_text(yaml.safe_dump({"version": 2, "models": [model]}))
+    with pytest.raises(MartDocError, match=r"fct_x\.yml: model fct_x needs config\.meta\.grain"):
+        mart_docs(tmp_path)
+    model["config"] = {"meta": {"grain": "x"}}
+    model["columns"] = [{"name": "k"}]
+    (marts / "fct_x.yml").write_text(yaml.safe_dump({"version": 2, "models": [model]}))
+    with pytest.raises(MartDocError, match="a column tested `unique`"):
+        mart_docs(tmp_path)
