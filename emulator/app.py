@@ -24,6 +24,7 @@ from .documents import add_document_routes
 from .listings import add_listing_routes
 from .middleware import ProviderBehaviour
 from .operations import add_operations_routes
+from .pay_leave import add_pay_leave_routes
 from .state import EmulatorState, ServerOptions
 
 __all__ = ["ServerOptions", "create_app"]
@@ -50,5 +51,6 @@ def create_app(
     add_control_routes(app, state)
     add_document_routes(app, state)
     add_operations_routes(app, state)
+    add_pay_leave_routes(app, state)
     app.add_middleware(ProviderBehaviour, state=state)
     return app

@@ -24,6 +24,12 @@ class OperationsConfig:
         task_boards: Task boards.
         tasks: Tasks per board.
         extra_custom_fields: User custom field definitions beyond the account's usual eight.
+        pay_rates: Pay rate items (user x effective date) in all; ``None``: 1.5 per active user.
+        pay_rule_policies: Pay rule policies.
+        time_off_balances: Balances per policy of each policy type; ``None``: one per active user.
+        unavailabilities: Scheduler unavailabilities in all, spread over the schedulers.
+        attendance_share: Share of the shift punches tied to a past shift of the same user
+            (``schedulerShiftId``, times near the shift's: on time, late, leaving early).
     """
 
     time_clocks: int = 2
@@ -35,6 +41,11 @@ class OperationsConfig:
     task_boards: int = 2
     tasks: int = 30
     extra_custom_fields: int = 0
+    pay_rates: int | None = None
+    pay_rule_policies: int = 3
+    time_off_balances: int | None = None
+    unavailabilities: int = 60
+    attendance_share: float = 0.6
 
 
 @dataclass

@@ -17,8 +17,10 @@ from zoneinfo import ZoneInfo
 
 from sources import clock
 
+from .attendance import tie_punches_to_shifts
 from .config import DAY, EmulatorConfig
 from .operations_data import REMOVABLE_OPERATIONS, Operations
+from .pay_leave_data import tidy_pay_leave
 from .spec_account import spec_account
 from .spec_data import SpecData
 from .vocabulary import (
@@ -121,6 +123,11 @@ class Dataset:
         ds.operations = Operations.generate(
             config.operations, config.seed, anchor, active, ds.forms, CUSTOM_FIELDS
         )
+        ops = ds.operations
+        tie_punches_to_shifts(ops, ds.shifts, anchor, config.operations.attendance_share,
+                              config.seed)  # fmt: skip
+        ops.pay_leave = tidy_pay_leave(config.operations, config.seed, anchor, active, ops.jobs,
+                                       ops.policy_types, list(ds.schedulers))  # fmt: skip
         return ds
 
     def _add_user(self, rng: random.Random, user_id: int, anchor: int) -> None:

@@ -34,6 +34,7 @@ from .operations_records import (
     task_record,
     time_off_request,
 )
+from .pay_leave_data import PayLeave
 
 __all__ = ["REMOVABLE_OPERATIONS", "TASK_BOARD_BASE", "TIME_CLOCK_BASE", "Operations",
            "OperationsConfig"]  # fmt: skip
@@ -57,6 +58,8 @@ class Operations:
     task_boards: dict[int, dict[str, Any]] = field(default_factory=dict)
     tasks: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     custom_fields: list[dict[str, Any]] = field(default_factory=list)
+    pay_leave: PayLeave = field(default_factory=PayLeave)
+    """Pay rates, pay rule policies, time-off balances, scheduler unavailabilities."""
     spec_timesheets: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     """Spec data mode: per time clock, timesheet answers drawn from the spec (served filtered
     by date instead of derived from the activities)."""

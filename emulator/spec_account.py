@@ -13,6 +13,7 @@ from typing import Any
 from .config import DAY, EmulatorConfig, OperationsConfig
 from .operations_data import TASK_BOARD_BASE, TIME_CLOCK_BASE, Operations
 from .spec_data import SpecData
+from .spec_pay_leave import spec_pay_leave
 from .vocabulary import DOCUMENT_STATUSES, DOCUMENTS
 
 ACTIVITY_KINDS = [("shifts", "shifts_activity"), ("manualBreaks", "manual_breaks_activity"),
@@ -91,6 +92,9 @@ def spec_account(config: EmulatorConfig) -> SpecAccount:
         doc = _user_document(gen, 880_000 + n, user_ids, documents)
         user_documents[doc["id"]] = doc
     operations = _spec_operations(gen, config.operations, user_ids, list(forms))
+    operations.pay_leave = spec_pay_leave(
+        gen, config.operations, user_ids, operations.policy_types, list(schedulers)
+    )
     return SpecAccount(users, forms, schedulers, shifts, user_documents, operations, gen)
 
 

@@ -115,6 +115,10 @@ RECORDS = {
     "task_boards": "TasksBoard",
     "tasks": "ResponseTask",
     "user_custom_field_definitions": "CustomFieldSettingsResponse",
+    "pay_rates": "PayRateResponse",
+    "pay_rule_policies": "PayRulePolicy",
+    "balances": "TimeOffUserBalance",
+    "unavailabilities": "SchedulerUnavailabilityResponse",
 }
 """Record kind to the spec component its records follow (a timesheet answer's ``users[]`` item
 is ``UserHoursSummaryResponse`` = ``{userId, dailyRecords: [DailyRecordResponse]}``; its days
