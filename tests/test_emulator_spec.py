@@ -163,7 +163,7 @@ def test_invalid_parameters_are_422_validation_errors(server, path, params):
 
 
 PARENTS = {"{schedulerId}": "9000", "{timeClockId}": "7100", "{formId}": "500",
-           "{taskBoardId}": "3100"}  # fmt: skip
+           "{taskBoardId}": "3100", "{policyTypeId}": "pt-vacation"}  # fmt: skip
 DATES = {"startDate": "2026-11-01", "endDate": "2026-11-20"}
 
 
@@ -172,8 +172,8 @@ def test_limit_at_the_maximum_is_accepted(server):
         path = endpoint.path
         for placeholder, value in PARENTS.items():
             path = path.replace(placeholder, value)
-        params = {**WINDOW} if "shifts" in path else {}
-        if "time-clocks/" in path or "time-off" in path:
+        params = {**WINDOW} if "shifts" in path or "unavailabilities" in path else {}
+        if "time-clocks/" in path or "time-off" in path or "pay-rates" in path:
             params.update(DATES)
         if endpoint.max_limit:
             params["limit"] = endpoint.max_limit

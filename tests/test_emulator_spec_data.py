@@ -127,7 +127,9 @@ def template(path: str) -> str:
              "taskboards": "{taskBoardId}"}  # fmt: skip
     parts = path.split("/")
     for i in range(1, len(parts) - 1):
-        if parts[i].isdigit():
+        if parts[i - 1] == "policy-types":
+            parts[i] = "{policyTypeId}"
+        elif parts[i].isdigit():
             parts[i] = names[parts[i - 1]]
     return "/".join(parts)
 
@@ -195,6 +197,21 @@ def served(account: Account, ds: Dataset) -> dict[str, dict[Any, Any]]:
             add("tasks", task["id"], task)
     for field in account.listing("/users/v1/custom-fields", "customFields"):
         add("user_custom_field_definitions", field["id"], field)
+    for scheduler in out["schedulers"]:
+        path = f"/scheduler/v1/schedulers/{scheduler}/unavailabilities"
+        for unavailable in account.listing(path, "unavailabilities", window):
+            add("scheduler_unavailabilities", unavailable["id"], unavailable)
+    rates = {"startDate": str(TODAY - timedelta(days=300)), "endDate": str(TODAY),
+             "isIncludeHistory": "true"}  # fmt: skip
+    for item in account.listing("/pay-rates/v1/pay-rates", "payRatesByUsers", rates):
+        add("pay_rates", f"{item['userId']}:{item['payRate']['effectiveDate']}", item["payRate"])
+    policies = account.get("/company-policies/v1/pay-rule-policies")["data"]["payRulesPolicies"]
+    for policy in policies:
+        add("pay_rule_policies", policy["id"], policy)
+    for policy_type in account.get("/time-off/v1/policy-types")["data"]["policyTypes"]:
+        path = f"/time-off/v1/policy-types/{policy_type['id']}/balances"
+        for balance in account.listing(path, "balances"):
+            add("time_off_balances", f"{balance['policyId']}:{balance['userId']}", balance)
     return out
 
 
@@ -217,6 +234,13 @@ def held(ds: Dataset) -> dict[str, set[Any]]:
         "task_boards": set(ops.task_boards),
         "tasks": {t["id"] for tasks in ops.tasks.values() for t in tasks},
         "user_custom_field_definitions": {f["id"] for f in ops.custom_fields},
+        "scheduler_unavailabilities": {u["id"] for rows in ops.pay_leave.unavailabilities.values()
+                                       for u in rows},
+        "pay_rates": {f"{r['userId']}:{r['payRate']['effectiveDate']}"
+                      for r in ops.pay_leave.pay_rates},
+        "pay_rule_policies": {p["id"] for p in ops.pay_leave.pay_rule_policies},
+        "time_off_balances": {f"{b['policyId']}:{b['userId']}"
+                              for rows in ops.pay_leave.balances.values() for b in rows},
     }  # fmt: skip
 
 
@@ -227,6 +251,8 @@ RECORD_LISTS = {
     "formSubmissions": (1, "form_submissions"), "requests": (1, "time_off_requests"),
     "taskBoards": (1, "task_boards"), "tasks": (1, "tasks"),
     "customFields": (1, "user_custom_field_definitions"),
+    "unavailabilities": (1, "scheduler_unavailabilities"),
+    "payRulesPolicies": (1, "pay_rule_policies"),
 }  # fmt: skip
 
 
@@ -246,6 +272,11 @@ def records_at(
         clock = path.split("/")[4]
         day = item["dailyRecords"][where[4]] if len(where) > 4 else {}
         return [("timesheets", f"{clock}:{item['userId']}:{day.get('date')}", rest[2:])]
+    if data_key == "payRatesByUsers":
+        rate = item.get("payRate") or {}
+        return [("pay_rates", f"{item['userId']}:{rate.get('effectiveDate')}", rest[1:])]
+    if data_key == "balances":
+        return [("time_off_balances", f"{item['policyId']}:{item['userId']}", rest)]
     if data_key == "jobs":
         subs = item.get("subJobs") or []
         if rest[:1] == ["subJobs"] and len(rest) > 1:

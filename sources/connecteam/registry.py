@@ -33,6 +33,9 @@ class Incremental(enum.Enum):
     WINDOW_DIFFED = "window diffed"
     """A time window re-pulled every run, compared row by row with the loaded rows; rows that
     vanished from the window are marked deleted."""
+    SNAPSHOT = "snapshot per sync day"
+    """Every record each run, as rows of the run's UTC day (a later run that day replaces
+    them): values that hold "as of" a day, such as balances."""
 
 
 @dataclass(frozen=True)
@@ -119,6 +122,7 @@ class Stream:
 DIGEST = Incremental.LISTING_DIFFED
 WINDOW = Incremental.WINDOW_DIFFED
 SINCE = Incremental.MODIFIED_SINCE
+SNAPSHOT = Incremental.SNAPSHOT
 
 _STREAMS = (
     Stream(
@@ -204,6 +208,38 @@ _STREAMS = (
         "user_custom_field_definitions", "/users/v1/custom-fields", "customFields", 500, ("id",),
         ("id",), DIGEST, "users", "users.read",
         loads="definitions whose record changed (digest)",
+    ),
+    Stream(
+        "scheduler_unavailabilities", "/scheduler/v1/schedulers/{schedulerId}/unavailabilities",
+        "unavailabilities", 500, ("id",), ("scheduler_id", "id"), WINDOW, "schedulers",
+        "schedule.read", window=Window(30, 90, anchor="now", note=" (the shifts' window)"),
+        parent="schedulers",
+        loads="new and changed unavailabilities whose day overlaps the window, and deletions",
+    ),
+    Stream(
+        "pay_rates", "/pay-rates/v1/pay-rates", "payRatesByUsers", 500,
+        ("userId", "payRate.effectiveDate"), ("pay_rate_key",), DIGEST, "pay", "pay_rates.read",
+        ("modified_at", "created_at"), Window(35, 31, max_days=365), query="?isIncludeHistory=true",
+        key_note=" = user:effective date:rate",
+        loads="one row per user × effective date × rate (the default rate, each job and sub-job "
+        "rate) in effect in the window; changed rows (digest) and deletions",
+    ),
+    Stream(
+        "pay_rule_policies", "/company-policies/v1/pay-rule-policies", "payRulesPolicies", None,
+        ("id",), ("id",), DIGEST, "pay", "company_policies.read",
+        loads="policies whose record changed (digest)",
+    ),
+    Stream(
+        "time_off_policy_types", "/time-off/v1/policy-types", "policyTypes", None, ("id",),
+        ("id",), DIGEST, "time_off_policies", "time_off.read",
+        loads="policy types (with their policies) whose record changed (digest)",
+    ),
+    Stream(
+        "time_off_balances", "/time-off/v1/policy-types/{policyTypeId}/balances", "balances",
+        100, ("policyId", "userId"), ("balance_key",), SNAPSHOT, "time_off_policies",
+        "time_off.read", parent="time_off_policy_types",
+        key_note=" = policy type:policy:user:as-of date",
+        loads="every balance, one row per user × policy per sync day (the day's last run wins)",
     ),
 )  # fmt: skip
 

@@ -9,12 +9,15 @@ module                streams
 :mod:`.time_clock`    ``time_clocks``, ``time_activities`` (+ ``time_activity_coverage``),
                       ``timesheets``
 :mod:`.jobs`          ``jobs``
-:mod:`.time_off`      ``time_off_requests``
+:mod:`.time_off`      ``time_off_requests``, ``time_off_policy_types``, ``time_off_balances``
 :mod:`.tasks`         ``task_boards``, ``tasks``
 :mod:`.documents`     ``user_documents``
+:mod:`.availability`  ``scheduler_unavailabilities``
+:mod:`.pay`           ``pay_rates``, ``pay_rule_policies``
 ===================== ==========================================================================
 
-Every table is merged on the provider's own id, so re-running never duplicates a row. Nested
+Every table is merged on the provider's own id (balances: on policy type, policy, user and the
+sync's day), so re-running never duplicates a row. Nested
 objects and lists are kept as JSON columns; the dbt staging models unnest them. How each stream
 loads only what changed is its :class:`~sources.connecteam.registry.Incremental` rule; a row the
 provider no longer returns is merged again with ``is_deleted = true`` and ``deleted_at`` (epoch
@@ -32,7 +35,18 @@ from ...arrow_hints import quiet_arrow_hint_warnings
 from ..client import ConnecteamClient
 from ..listing import complete_listing, once
 from ..registry import COVERAGE_TABLE, STREAMS
-from . import documents, forms, jobs, scheduling, tasks, time_clock, time_off, users
+from . import (
+    availability,
+    documents,
+    forms,
+    jobs,
+    pay,
+    scheduling,
+    tasks,
+    time_clock,
+    time_off,
+    users,
+)
 from .common import named_listing
 
 # JSON columns travel as JSON text in Arrow, declared ``json`` in the hints: intentional
@@ -61,6 +75,11 @@ def build_resources(
     form_list = once(lambda: complete_listing(client.pages(STREAMS["forms"])))
     time_clock_list = _records_once(client, "time_clocks")
     board_list = _records_once(client, "task_boards")
+    policy_type_list = once(
+        lambda: complete_listing(client.pages(STREAMS["time_off_policy_types"]))
+    )
+    rates = STREAMS["pay_rates"].window
+    assert rates is not None
     days_back, days_ahead, backfill = shifts_window
     activities_back, activities_backfill = activities_window
     built = [
@@ -78,6 +97,13 @@ def build_resources(
         named_listing(client, "task_boards", board_list),
         tasks.tasks(client, board_list),
         users.user_custom_field_definitions(client),
+        availability.scheduler_unavailabilities(
+            client, scheduler_list, days_back, days_ahead, backfill
+        ),
+        pay.pay_rates(client, rates.days_back, rates.days_ahead, activities_backfill),
+        pay.pay_rule_policies(client),
+        time_off.time_off_policy_types(client, policy_type_list),
+        time_off.time_off_balances(client, policy_type_list),
     ]
     assert [r.name for r in built] == list(STREAMS), "a stream without its resource"
     return built

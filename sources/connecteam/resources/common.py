@@ -17,10 +17,11 @@ from typing import Any
 
 import dlt
 import pyarrow as pa
+import pyarrow.compute as pc
 from dlt.sources import DltResource
 
 from ...clock import now as clock_now
-from ..arrow_rows import BIGINT, BOOL, ArrowRows, hints
+from ..arrow_rows import BIGINT, BOOL, TEXT, ArrowRows, hints
 from ..client import ConnecteamClient
 from ..listing import live
 from ..loaded import only_changed, vanished
@@ -96,3 +97,36 @@ def named_listing(
         yield from listing_tables(client, name, DELETION_MARK, changed, gone)
 
     return _listing
+
+
+def versions(
+    batch: pa.Table, table: str, keys: tuple[str, ...], columns: dict[str, str], observed_at: int
+) -> Any:
+    """The rows of ``batch`` (new or changed rows, or tombstones, of ``table``) as versions for
+    the append-only ``<table singular>_versions`` table (``user_versions``, ``shift_versions``):
+    the same columns plus ``observed_at`` (epoch seconds, UTC: the sync's clock) and
+    ``version_key`` (``keys`` and ``observed_at`` joined by ``:``), merged on ``version_key`` so a
+    re-extracted run writes each version once.
+
+    Args:
+        batch: An Arrow table the resource yields to ``table``.
+        table: ``users`` or ``shifts``.
+        keys: The columns identifying a record (``("user_id",)``, ``("scheduler_id", "id")``).
+        columns: The row's declared column types (as for ``table``).
+        observed_at: The sync's time, epoch seconds.
+
+    Returns:
+        The batch marked for dlt's table variant ``<table>_versions``.
+    """
+    name = f"{table.rstrip('s')}_versions"
+    stamp = pa.array([observed_at] * batch.num_rows, pa.int64())
+    parts = [pc.cast(batch.column(k), pa.string()) for k in keys]
+    key = pc.binary_join_element_wise(*parts, pc.cast(stamp, pa.string()), ":")
+    rows = batch.append_column("observed_at", stamp).append_column("version_key", key)
+    version_hints = dlt.mark.make_hints(
+        table_name=name,
+        write_disposition="merge",
+        primary_key="version_key",
+        columns=hints({**columns, "observed_at": BIGINT, "version_key": TEXT}),
+    )
+    return dlt.mark.with_hints(rows, version_hints, create_table_variant=True)

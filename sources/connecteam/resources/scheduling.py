@@ -20,7 +20,7 @@ from ..errors import ParentNotFoundError
 from ..listing import content_hash
 from ..registry import STREAMS
 from ..windows import Window, WindowDiff, shift_window
-from .common import DELETION_MARK, Listing, diff_listing, listing_tables
+from .common import DELETION_MARK, Listing, diff_listing, listing_tables, versions
 
 logger = logging.getLogger("sources.connecteam")
 
@@ -80,7 +80,8 @@ def shifts(
     new or changed (a digest of the provider's record is kept in ``content_hash``). A live row
     lying wholly inside a re-pulled window that the provider no longer returns is loaded again
     with ``is_deleted = true`` and ``deleted_at`` (epoch seconds, UTC) — never kept as live,
-    never dropped.
+    never dropped. Every row loaded (new, changed or marked deleted) is also appended to
+    ``shift_versions`` with the run's time (:func:`~.common.versions`): the shift history.
     """
 
     @dlt.resource(
@@ -90,7 +91,13 @@ def shifts(
         write_disposition="merge",
         columns=hints(SHIFT_COLUMNS),
     )
-    def _shifts() -> Iterator[pa.Table]:
+    def _shifts() -> Iterator[Any]:
+        now = int(clock_now())
+        for batch in _shift_tables():
+            yield batch
+            yield versions(batch, "shifts", ("scheduler_id", "id"), SHIFT_COLUMNS, now)
+
+    def _shift_tables() -> Iterator[pa.Table]:
         state = dlt.current.resource_state()
         pulled: dict[str, bool] = state.setdefault("backfilled", {})
         newest: dict[str, int] = state.setdefault("newest_update", {})

@@ -11,12 +11,13 @@ import dlt
 import pyarrow as pa
 from dlt.sources import DltResource
 
+from ...clock import now as clock_now
 from ...progress import Progress
 from ..arrow_rows import JSON, ArrowRows, hints
 from ..client import ConnecteamClient
 from ..listing import complete_listing, content_hash
 from ..registry import STREAMS
-from .common import DELETION_MARK, diff_listing
+from .common import DELETION_MARK, diff_listing, versions
 
 logger = logging.getLogger("sources.connecteam")
 
@@ -33,7 +34,8 @@ def users(client: ConnecteamClient) -> DltResource:
     that second, the ones loaded last time with the same content (a digest per user of that
     second, in the resource state) are skipped; any other is loaded, and the merge on
     ``user_id`` replaces the earlier row. An unchanged account costs one request and loads
-    nothing.
+    nothing. Every user loaded is also appended to ``user_versions`` with the run's time
+    (:func:`~.common.versions`): the user history.
     """
 
     @dlt.resource(
@@ -43,7 +45,13 @@ def users(client: ConnecteamClient) -> DltResource:
         write_disposition="merge",
         columns=hints(USER_COLUMNS),
     )
-    def _users() -> Iterator[pa.Table]:
+    def _users() -> Iterator[Any]:
+        now = int(clock_now())
+        for batch in _user_tables():
+            yield batch
+            yield versions(batch, "users", ("userId",), USER_COLUMNS, now)
+
+    def _user_tables() -> Iterator[pa.Table]:
         state = dlt.current.resource_state()
         cursor: dict[str, Any] = state.setdefault("cursor", {})
         if "modified_at" not in cursor:  # a warehouse loaded with dlt's incremental cursor
