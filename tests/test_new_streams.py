@@ -27,8 +27,9 @@ def server_with(start_emulator, **sizes: int):
 
 def loaded_keys(warehouse, stream: str, key: str) -> set[str]:
     """The live keys of ``connecteam.<stream>``; none when no record ever created the table."""
-    (exists,) = query(warehouse, "select count(*) from information_schema.tables where "
-                                 f"table_schema = 'connecteam' and table_name = '{stream}'")[0]  # fmt: skip
+    sql = ("select count(*) from information_schema.tables "
+           f"where table_schema = 'connecteam' and table_name = '{stream}'")  # fmt: skip
+    (exists,) = query(warehouse, sql)[0]
     if not exists:
         return set()
     live = "not coalesce(is_deleted, false)" if stream != "time_off_balances" else "true"
@@ -67,8 +68,8 @@ def test_requests_are_floor_n_over_l_plus_one_and_every_record_loads(
             key = "pay_rate_key"
         elif stream == "time_off_balances":
             parents = len(pay_leave.balances)  # one listing per policy type
-            expected = {f"{t}:{b['policyId']}:{b['userId']}" for t, rows in pay_leave.balances.items()
-                        for b in rows}  # fmt: skip
+            expected = {f"{t}:{b['policyId']}:{b['userId']}"
+                        for t, rows in pay_leave.balances.items() for b in rows}  # fmt: skip
             key = "policy_type_id || ':' || policy_id || ':' || user_id"
         else:
             parents = 1
