@@ -54,6 +54,8 @@ class ServerOptions:
                     "jobs.read",
                     "time_off.read",
                     "quick_tasks.read",
+                    "pay_rates.read",
+                    "company_policies.read",
                 ],
                 "document_permissions": {"1": "approve", "2": "upload", "3": "upload"},
             }

@@ -45,7 +45,8 @@ def test_names_are_unique_and_everything_derives_from_the_registry() -> None:
         if stream.parent is not None:
             assert STREAMS[stream.parent].group == stream.group, stream.name
         assert (stream.window is not None) == (
-            stream.incremental is Incremental.WINDOW_DIFFED or stream.name == "time_off_requests"
+            stream.incremental is Incremental.WINDOW_DIFFED
+            or stream.name in ("time_off_requests", "pay_rates")
         ), stream.name
 
 
@@ -73,4 +74,5 @@ def test_freshness_columns() -> None:
         "user_documents": ("updated_at",),
         "time_activities": ("modified_at",),
         "form_submissions": ("submission_timestamp",),
+        "pay_rates": ("modified_at", "created_at"),
     }
