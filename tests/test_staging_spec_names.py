@@ -35,7 +35,7 @@ from sqlglot import exp
 
 from pipelines.models import DeclaredColumn, StagingDeclaration, run_dbt, staging_declarations
 from sources.connecteam.registry import STREAMS as ENDPOINTS
-from sources.connecteam.resources import forms, jobs, tasks, time_clock, time_off
+from sources.connecteam.resources import availability, forms, jobs, pay, tasks, time_clock, time_off
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = json.loads((ROOT / "tests" / "data" / "connecteam-openapi.json").read_text())
@@ -63,6 +63,20 @@ SOURCE_ADDED: dict[str, str] = {
     "time_activity_coverage.covered_from": "written by the source (time_clock.COVERAGE_HINTS)",
     "time_activity_coverage.window_from": "written by the source (time_clock.COVERAGE_HINTS)",
     "time_activity_coverage.pulled_at": "written by the source (time_clock.COVERAGE_HINTS)",
+    "pay_rates.pay_rate_key": "the source's key: user, effective date and rate",
+    "pay_rates.rate_kind": "which rate the row holds: default, resource or sub_resource",
+    "pay_rates.resource_id": "resourcesRates[].resourceId of a resource or sub-resource row",
+    "pay_rates.sub_resource_id": "subResourcesRates[].subResourceId of a sub-resource row",
+    "pay_rates.rate": "defaultRate, resourcesRates[].rate or subResourcesRates[].rate by kind",
+    "pay_rates.is_using_default_rate": "resourcesRates[].isUsingDefaultRate of a resource row",
+    "pay_rates.is_using_parent_rate": "subResourcesRates[].isUsingParentRate of a sub row",
+    "time_off_balances.balance_key": "the source's key: policy type, policy, user, as-of date",
+    "time_off_balances.policy_type_id": "the policy type listed (path parameter)",
+    "time_off_balances.as_of_date": "the UTC day of the sync that read the balance",
+    "time_off_balances.synced_at": "when the sync read the balance (epoch seconds)",
+    "scheduler_unavailabilities.scheduler_id": "the scheduler listed (path parameter)",
+    "*.observed_at": "the source: when the sync that loaded a version ran (epoch seconds)",
+    "*.version_key": "the source: a version's key, the record's key and observed_at",
 }
 """Columns our source (or dlt) writes beside the provider's fields: ``<table>.<column>``
 (``*`` for every table) and why. A declared column without a provider field must be here."""
@@ -93,6 +107,16 @@ BUILT: dict[str, tuple[Builder, list[str]]] = {
     "jobs": (lambda r: jobs.job_row(r, None), ["BaseJobResponse"]),
     "time_off_requests": (time_off.time_off_row, ["TimeOffRequestCreateResponse"]),
     "tasks": (lambda r: tasks.task_row(1, r), ["ResponseTask"]),
+    "pay_rates": (lambda r: pay.pay_rate_rows(r)[0], ["PayRateByUserResponse"]),
+    "time_off_policy_types": (time_off.policy_type_row, ["TimeOffPolicyType"]),
+    "time_off_balances": (
+        lambda r: time_off.balance_row("pt", r, "2026-11-20", 0),
+        ["TimeOffUserBalance"],
+    ),
+    "scheduler_unavailabilities": (
+        lambda r: availability.unavailability_row(1, r),
+        ["SchedulerUnavailabilityResponse"],
+    ),
 }
 """Tables the source builds with a row builder from one record: the builder and the spec
 schemas of the records it reads (the others are loaded as the provider sends them, named by
@@ -213,8 +237,13 @@ def record_schemas(table: str) -> list[dict[str, Any]]:
     return [record_schema(table)]
 
 
+VERSIONS = {"user_versions": "users", "shift_versions": "shifts"}
+"""Append-only version tables and the table whose rows (and provider fields) they hold."""
+
+
 def column_problems(table: str, column: DeclaredColumn) -> str:
     """Why ``column`` (declared for raw ``table``) is not a field the provider has; '' if it is."""
+    table = VERSIONS.get(table, table)
     where = f"{table}.{column.name}"
     if column.name != column.column:  # a value inside a JSON raw column
         if column.field is None or not ENDPOINTS[table].in_spec:
