@@ -2,9 +2,9 @@
 -- they cost at the rate in effect that day. The rate record in effect is the user's latest
 -- effective date on or before the day (live rates only); of it, the sub-job's or job's rate when
 -- job rates are enabled and the job has one of its own, else the default rate. Monthly and
--- yearly rates are reported as they are; cost is hours x rate for hourly rates, and for monthly
--- or yearly ones only when var('labour_cost_hours_per_month') / var('labour_cost_hours_per_year')
--- says how many hours such a rate pays.
+-- yearly rates are reported as they are; labour_cost is hours x rate for hourly rates, and for
+-- monthly or yearly ones only when var('labour_cost_hours_per_month') /
+-- var('labour_cost_hours_per_year') says how many hours such a rate pays.
 {%- set per_month = var('labour_cost_hours_per_month') %}
 {%- set per_year = var('labour_cost_hours_per_year') %}
 
@@ -72,19 +72,22 @@ in_effect as (
 
 default_rates as (
 
-    select * from rates where rate_kind = 'default'
+    select * from rates
+    where rate_kind = 'default'
 
 ),
 
 job_rates as (
 
-    select * from rates where rate_kind = 'resource'
+    select * from rates
+    where rate_kind = 'resource'
 
 ),
 
 sub_job_rates as (
 
-    select * from rates where rate_kind = 'sub_resource'
+    select * from rates
+    where rate_kind = 'sub_resource'
 
 ),
 
@@ -103,7 +106,9 @@ chosen as (
             when not coalesce(default_rates.is_resource_rate_enabled, false) then null
             when
                 coalesce(job_rates.resource_id, sub_job_rates.resource_id) is not null
-                and not coalesce(parent_rates.is_using_default_rate, job_rates.is_using_default_rate)
+                and not coalesce(
+                    parent_rates.is_using_default_rate, job_rates.is_using_default_rate
+                )
                 then coalesce(parent_rates.rate, job_rates.rate)
         end as job_rate
     from in_effect
@@ -173,5 +178,5 @@ final as (
 
 select
     *,
-    round(worked_hours * hourly_rate, 2) as cost
+    round(worked_hours * hourly_rate, 2) as labour_cost
 from final

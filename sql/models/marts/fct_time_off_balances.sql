@@ -47,7 +47,7 @@ taken as (
         on
             ordered.user_id = time_off.user_id
             and ordered.policy_type_id = time_off.policy_type_id
-            and time_off.day_off <= ordered.as_of_date
+            and ordered.as_of_date >= time_off.day_off
             and time_off.day_off > coalesce(ordered.previous_as_of_date, ordered.as_of_date - 1)
     group by ordered.balance_key
 
