@@ -3,8 +3,10 @@
 -- events (V1 and V2 created/updated/deleted, dated at their event time), in time order. A
 -- webhook states no publication: it keeps the previous version's (published when none). A
 -- deletion webhook names a V1 slot or a V2 shift: it ends every assignment known for it. A
--- version whose state (times, publication, deletion) equals the one before it adds nothing: an
--- API version confirming what a webhook already said, or a re-extracted sync.
+-- deletion keeps the times of the version before it (the sync's tombstone holds the last row
+-- the API returned, older than a webhook's change). A version whose state (times, publication,
+-- deletion) equals the one before it adds nothing: an API version confirming what a webhook
+-- already said, or a re-extracted sync.
 
 with
 
@@ -122,14 +124,16 @@ carried as (
         version_at,
         detected_by,
         is_deleted,
-        coalesce(
-            starts_at,
-            last_value(starts_at ignore nulls) over assignment_history
-        ) as starts_at,
-        coalesce(
-            ends_at,
-            last_value(ends_at ignore nulls) over assignment_history
-        ) as ends_at,
+        case
+            when is_deleted
+                then coalesce(last_value(starts_at ignore nulls) over assignment_history, starts_at)
+            else coalesce(starts_at, last_value(starts_at ignore nulls) over assignment_history)
+        end as starts_at,
+        case
+            when is_deleted
+                then coalesce(last_value(ends_at ignore nulls) over assignment_history, ends_at)
+            else coalesce(ends_at, last_value(ends_at ignore nulls) over assignment_history)
+        end as ends_at,
         coalesce(
             is_published,
             last_value(is_published ignore nulls) over assignment_history,
