@@ -57,5 +57,11 @@ def test_demo_syncs_twice_and_shows_counts_and_queries(tmp_path):
     assert reconciled["webhooks_only"] == 2 and reconciled["api_only"] >= 1
     assert out.count("dbt build: ") == 2 and out.count("tables to ") == 2
     assert "fct_daily_hours" in out and "fct_timesheet_periods" in out  # the closing lines
+    for title in ("fct_attendance: who came late", "fct_labour_cost_daily: what the worked",
+                  "fct_schedule_changes_weekly: schedule changes"):  # fmt: skip
+        assert title in out
+    # the second sync saw the shifts the demo deleted and added: changes dated at that sync
+    at_sync = "select count(*) from marts.fct_schedule_changes where is_dated_at_sync"
+    assert query(warehouse.parent / "analytics.duckdb", at_sync)[0][0] > 0
     snapshot = warehouse.parent / "analytics.duckdb"
     assert query(snapshot, "select count(*) from marts.fct_shifts")[0][0] == 3010

@@ -49,8 +49,8 @@ def test_dbt_build_passes_on_emulator_data_with_every_unit_test(
     fill(start_emulator, warehouse, monkeypatch, tmp_path)
     summary = build_models(warehouse)
     assert summary.failed == []
-    assert summary.passed_by_kind["model"] == 34
-    assert summary.passed_by_kind["unit_test"] == 11  # the hand-computed figures
+    assert summary.passed_by_kind["model"] == 48
+    assert summary.passed_by_kind["unit_test"] == 17  # the hand-computed figures
     assert summary.passed_by_kind["test"] >= 60
     # marts agree with the raw data they are built from
     live = query(
@@ -84,6 +84,26 @@ def test_dbt_build_passes_on_emulator_data_with_every_unit_test(
         query(warehouse, "select data_source, count(*) from marts.fct_time_activities group by 1")
     )
     assert api > 0 and by_source["api"] == api
+    # the emulator ties punches to shifts (on time, late, leaving early; no-shows; unscheduled)
+    ((matched, late, early, no_shows, unscheduled),) = query(
+        warehouse,
+        "select count(*) filter (where matched_by = 'scheduler_shift_id'), "
+        "count(*) filter (where is_late), count(*) filter (where early_leave_minutes > 0), "
+        "count(*) filter (where no_show), count(*) filter (where is_unscheduled) "
+        "from marts.fct_attendance",
+    )
+    assert min(matched, late, early, no_shows, unscheduled) > 0
+    # worked hours are costed at the default and at job rates; monthly/yearly rates uncosted
+    cost_sql = ("select rate_source, round(sum(worked_hours), 2) "
+                "from marts.fct_labour_cost_daily group by 1")  # fmt: skip
+    sources = dict(query(warehouse, cost_sql))
+    assert sources.get("default", 0) > 0 and sources.get("resource", 0) > 0
+    worked = query(warehouse, "select round(sum(duration_hours), 2) from marts.fct_time_activities "
+                              "where not is_deleted and activity_type = 'shift'")[0][0]  # fmt: skip
+    assert sum(sources.values()) == pytest.approx(worked, abs=0.05)
+    balances = query(warehouse, "select count(*) from connecteam.time_off_balances")[0][0]
+    assert balances > 0
+    assert query(warehouse, "select count(*) from marts.fct_time_off_balances") == [(balances,)]
 
 
 def test_duplicate_key_fails_the_build_by_name_with_the_rows(

@@ -21,6 +21,7 @@ import pytest
 import yaml  # type: ignore[import-untyped, unused-ignore]
 from conftest import WFM_SYNC, query
 
+from pipelines.model_docs import mart_docs
 from pipelines.models import build_models, project_dir, staging_declarations
 from pipelines.status import collect_status
 from sources.webhooks.events import FAMILIES, UNKNOWN_FAMILY
@@ -209,9 +210,7 @@ UNTYPABLE_ROWS = {
 }
 """Rows per staging model holding at least one untypable value, counted by hand above."""
 
-MARTS = {"dim_users", "fct_shifts", "fct_time_activities", "fct_daily_hours",
-         "fct_timesheet_periods", "fct_availability", "fct_form_submissions", "fct_time_off",
-         "fct_task_completion_weekly", "fct_time_activity_reconciliation"}  # fmt: skip
+MARTS = {d.name for d in mart_docs()}
 
 
 def write_raw(warehouse: Path, tables: dict[str, tuple[str, list[tuple[Any, ...]]]]) -> None:

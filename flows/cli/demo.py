@@ -59,6 +59,32 @@ CLOSING_QUERIES = {
         "variance_hours as variance, open_punch_count as open_punches from marts.fct_daily_hours "
         "where worked_hours > 0 order by abs(variance_hours) desc, user_id limit 5"
     ),
+    "fct_attendance: who came late, left early or not at all, per day": (
+        "select local_date, count(*) filter (where not is_unscheduled) as assignments, "
+        "count(*) filter (where is_late) as late, "
+        "round(avg(late_minutes) filter (where is_late), 1) as avg_late_min, "
+        "count(*) filter (where early_leave_minutes > 0) as left_early, "
+        "count(*) filter (where no_show) as no_shows, "
+        "count(*) filter (where is_unscheduled) as unscheduled_punches "
+        "from marts.fct_attendance where local_date is not null "
+        "group by all order by local_date desc limit 5"
+    ),
+    "fct_labour_cost_daily: what the worked hours cost, per day": (
+        "select local_date, round(sum(worked_hours), 1) as hours, "
+        "round(sum(labour_cost), 2) as labour_cost, "
+        "count(*) filter (where rate_source in ('resource', 'sub_resource')) as at_job_rate, "
+        "count(*) filter (where rate_type <> 'hourly') as salaried, "
+        "count(*) filter (where has_no_rate) as without_rate "
+        "from marts.fct_labour_cost_daily where local_date is not null "
+        "group by all order by local_date desc limit 5"
+    ),
+    "fct_schedule_changes_weekly: schedule changes per scheduler and week": (
+        "select scheduler_id, week_start, change_count as changes, added_count as added, "
+        "cancelled_count as cancelled, time_moved_count as moved, "
+        "inside_notice_window_count as within_14_days, inside_24h_count as within_24_hours, "
+        "dated_at_sync_count as seen_at_sync from marts.fct_schedule_changes_weekly "
+        "order by week_start desc, scheduler_id limit 5"
+    ),
     "fct_timesheet_periods: latest status per user and period": (
         "select user_id, period_start, status, strftime(submitted_at, '%H:%M') as submitted, "
         "strftime(approved_at, '%H:%M') as approved, approval_lag_hours as lag_h, "
@@ -200,7 +226,9 @@ def run_demo(
                      "marts.fct_daily_hours", "marts.fct_timesheet_periods",
                      "marts.fct_availability", "marts.fct_form_submissions", "marts.fct_time_off",
                      "marts.fct_task_completion_weekly",
-                     "marts.fct_time_activity_reconciliation"):  # fmt: skip
+                     "marts.fct_time_activity_reconciliation", "marts.fct_attendance",
+                     "marts.fct_labour_cost_daily", "marts.fct_schedule_changes",
+                     "marts.fct_time_off_balances", "marts.dim_users_history"):  # fmt: skip
             (n,) = con.sql(f"select count(*) from {name}").fetchall()[0]
             counts.add_row(name, f"{n:,}")
         console.print(counts)
