@@ -106,7 +106,8 @@ def versions(
     the append-only ``<table singular>_versions`` table (``user_versions``, ``shift_versions``):
     the same columns plus ``observed_at`` (epoch seconds, UTC: the sync's clock) and
     ``version_key`` (``keys`` and ``observed_at`` joined by ``:``), merged on ``version_key`` so a
-    re-extracted run writes each version once.
+    re-extracted run writes each version once (two runs within one clock second keep the
+    later's version of a record).
 
     Args:
         batch: An Arrow table the resource yields to ``table``.
