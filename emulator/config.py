@@ -28,8 +28,9 @@ class OperationsConfig:
         pay_rule_policies: Pay rule policies.
         time_off_balances: Balances per policy of each policy type; ``None``: one per active user.
         unavailabilities: Scheduler unavailabilities in all, spread over the schedulers.
-        attendance_share: Share of the shift punches tied to a past shift of the same user
-            (``schedulerShiftId``, times near the shift's: on time, late, leaving early).
+        attendance_share: Share of the past shifts that get a punch of their user while shift
+            punches last (``schedulerShiftId``, times near the shift's: on time, late, leaving
+            early); the rest are no-shows (:mod:`emulator.attendance`).
     """
 
     time_clocks: int = 2
@@ -45,7 +46,7 @@ class OperationsConfig:
     pay_rule_policies: int = 3
     time_off_balances: int | None = None
     unavailabilities: int = 60
-    attendance_share: float = 0.6
+    attendance_share: float = 0.93
 
 
 @dataclass

@@ -67,13 +67,14 @@ def tidy_pay_leave(
 
     Pay rates: per user an hourly default rate effective 120 days before the anchor; every other
     user gets a raise effective 3 days before the anchor (a change mid-week); every third user
-    has resource rates for the first jobs (a sub-job using its parent's rate). Balances: one per
-    active user per policy. Unavailabilities: ``config.unavailabilities`` spread round-robin
-    over the schedulers, within 30 days of the anchor.
+    has resource rates for the first four live jobs: the first and third with rates of their own
+    (the first's sub-job using its parent's rate), the second and fourth paying the default.
+    Balances: one per active user per policy. Unavailabilities: ``config.unavailabilities``
+    spread round-robin over the schedulers, within 30 days of the anchor.
     """
     rng = random.Random(seed * 104_729 + 7)
     out = PayLeave()
-    job_ids = [str(j["jobId"]) for j in jobs if not j.get("isDeleted")][:3]
+    job_ids = [str(j["jobId"]) for j in jobs if not j.get("isDeleted")][:4]
     for n, (user, versions) in enumerate(pay_rate_users(config, users)):
         base = round(rng.uniform(14, 32), 2)
         rate_type = "hourly" if n % 10 != 9 else rng.choice(["monthly", "yearly"])
@@ -102,7 +103,11 @@ def tidy_pay_leave(
                         {"subResourceId": f"{job_ids[0]}-a", "isUsingParentRate": True}
                     ],
                 }
-                others = [{"resourceId": j, "isUsingDefaultRate": True} for j in job_ids[1:]]
+                others = [
+                    {"resourceId": j, "isUsingDefaultRate": k % 2 == 0,
+                     **({} if k % 2 == 0 else {"rate": round(rate + k, 2)})}
+                    for k, j in enumerate(job_ids[1:])
+                ]  # fmt: skip
                 pay_rate["resourcesRates"] = [first_job, *others]
             if v:
                 pay_rate["modifiedAt"] = pay_rate["createdAt"]

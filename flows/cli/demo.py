@@ -141,6 +141,7 @@ def run_demo(
         webhook_events: Distinct webhook events in the first burst (a tenth as many follow).
     """
     from emulator import EmulatorConfig, EmulatorServer, ServerOptions
+    from emulator.config import OperationsConfig
     from emulator.server import BackgroundServer
     from emulator.webhooks import activity_events, build_burst
     from flows.nightly import nightly_sync
@@ -152,7 +153,11 @@ def run_demo(
     if path.parent.exists():
         shutil.rmtree(path.parent)  # a fresh demo warehouse, inbox and state every time
     path.parent.mkdir(parents=True)
-    config = EmulatorConfig(seed=42, users=users, forms=20, schedulers=4, shifts=shifts)
+    # enough punches for the past shifts (fct_attendance): a punch per shift but the no-shows
+    operations = OperationsConfig(time_activities=max(400, shifts // 4))
+    config = EmulatorConfig(
+        seed=42, users=users, forms=20, schedulers=4, shifts=shifts, operations=operations
+    )
     options = ServerOptions(api_key="demo-key", minute_limit=600, day_limit=100_000)
     token = secrets.token_urlsafe(16)
     inbox_url = f"sqlite:///{path.parent / 'inbox.sqlite3'}"
