@@ -5,8 +5,8 @@ get a punch each while shift punches (time activities of kind ``shifts``) last, 
 left without one (the no-shows, ``1 - attendance_share``). A punch moved onto a shift takes the
 shift's user, its ``schedulerShiftId`` (the shift's base id) and times near the shift's, in a
 fixed pattern by punch: on time (within five minutes), a few minutes late, 10-30 minutes late, or
-leaving 30-60 minutes early. Punches left over match no shift (unscheduled). The number of
-activities is unchanged.
+leaving 30-60 minutes early. One punch in twenty, and any left over, match no shift
+(unscheduled). The number of activities is unchanged.
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ def tie_punches_to_shifts(
     punches = [item for items in ops.activities.values() for item in items
                if item["kind"] == "shifts"]  # fmt: skip
     punches.reverse()
+    del punches[: max(1, len(punches) // 20)]  # one in twenty stays unscheduled
     moved = 0
     while past and punches:
         shift = past.pop()  # the newest first
