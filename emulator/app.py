@@ -6,6 +6,8 @@ parts.
 * :mod:`emulator.operations`: time clocks, time activities, timesheets, form submissions, jobs,
   time off, tasks, custom fields;
 * :mod:`emulator.documents`: attachments and document entries (the write path);
+* :mod:`emulator.subscriptions`: the webhook settings API (``/settings/v1/webhooks``), whose
+  subscribers :mod:`emulator.delivery` sends the events of changes to;
 * :mod:`emulator.control`: the ``/_emulator/`` control endpoints;
 * :mod:`emulator.middleware`: rate limits, latency, faults and counters around every API request.
 
@@ -26,6 +28,7 @@ from .middleware import ProviderBehaviour
 from .operations import add_operations_routes
 from .pay_leave import add_pay_leave_routes
 from .state import EmulatorState, ServerOptions
+from .subscriptions import add_subscription_routes
 
 __all__ = ["ServerOptions", "create_app"]
 
@@ -52,5 +55,6 @@ def create_app(
     add_document_routes(app, state)
     add_operations_routes(app, state)
     add_pay_leave_routes(app, state)
+    add_subscription_routes(app, state)
     app.add_middleware(ProviderBehaviour, state=state)
     return app

@@ -324,6 +324,11 @@ class Dataset:
         documents: int = 0,
         user_ids: list[int] | None = None,
         remove: dict[str, int] | None = None,
+        move_shifts: int = 0,
+        reassign_shifts: int = 0,
+        add_shift_users: int = 0,
+        unassign_shift_users: int = 0,
+        edit_submissions: int = 0,
     ) -> dict[str, list[Any]]:
         """Change records as an admin would between two syncs.
 
@@ -339,18 +344,30 @@ class Dataset:
                 ``{"jobs": 1, "tasks": 2}``; streams: :data:`REMOVABLE`. A job goes with its
                 sub-jobs, a form with its submissions, a time clock with its activities, a task
                 board with its tasks, a scheduler with its shifts.
+            move_shifts: Future shifts to move two hours later (every slot of the shift).
+            reassign_shifts: Future single-user slots to give to another user.
+            add_shift_users: Future shifts to add one more assigned user to (a new V1 slot).
+            unassign_shift_users: Future multi-user shifts to take one user off (the slot goes).
+            edit_submissions: The newest form submissions to edit (their first open-ended
+                answer changes; the API has no time of edit, as the provider's).
 
         Returns:
             The ids touched: ``{"users": [...], "shifts": [[schedulerId, id], ...],
             "deleted_shifts": [...], "new_shifts": [...], "documents": [...],
-            "removed_<stream>": [...]}``.
+            "moved_shifts": [...], "reassigned_shifts": [...], "added_shift_users": [...],
+            "unassigned_shift_users": [...] (all ``[schedulerId, slot id]``),
+            "edited_submissions": [[formId, formSubmissionId], ...], "removed_<stream>": [...],
+            "at": <the change time, epoch seconds>}``.
 
         Raises:
             ValueError: A count that is not a non-negative integer, an unknown user id, or a
                 stream that cannot be removed from.
         """
         counts = {"users": users, "shifts": shifts, "delete_shifts": delete_shifts,
-                  "new_shifts": new_shifts, "documents": documents, **(remove or {})}  # fmt: skip
+                  "new_shifts": new_shifts, "documents": documents, "move_shifts": move_shifts,
+                  "reassign_shifts": reassign_shifts, "add_shift_users": add_shift_users,
+                  "unassign_shift_users": unassign_shift_users,
+                  "edit_submissions": edit_submissions, **(remove or {})}  # fmt: skip
         for name, value in counts.items():
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
@@ -420,8 +437,98 @@ class Dataset:
             touched["new_shifts"].append([sid, row["id"]])
         for stream, count in sorted((remove or {}).items()):
             touched[f"removed_{stream}"] = self._remove(stream, count)
+        touched.update(
+            self._reschedule(
+                now, move_shifts, reassign_shifts, add_shift_users, unassign_shift_users
+            )
+        )
+        touched["edited_submissions"] = self._edit_submissions(now, edit_submissions)
+        touched["at"] = now  # type: ignore[assignment]
         self.version += 1
         return touched
+
+    def _future_shifts(self, now: int) -> list[tuple[int, str, list[dict[str, Any]]]]:
+        """Shifts (all slots of one base id) of every scheduler starting after ``now``, as
+        ``(schedulerId, base id, slots)`` in a stable order."""
+        shifts: dict[tuple[int, str], list[dict[str, Any]]] = {}
+        for sid, rows in sorted(self.shifts.items()):
+            for row in rows:
+                start = row.get("startTime")
+                if isinstance(start, int) and start > now and isinstance(row.get("id"), str):
+                    shifts.setdefault((sid, row["id"].split(":")[0]), []).append(row)
+        return [(sid, base, slots) for (sid, base), slots in shifts.items()]
+
+    def _reschedule(
+        self, now: int, move: int, reassign: int, add: int, unassign: int
+    ) -> dict[str, list[Any]]:
+        """Move, reassign, add a user to and take a user off future shifts (see :meth:`mutate`);
+        each shift is changed once."""
+        kinds = ("moved_shifts", "reassigned_shifts", "added_shift_users", "unassigned_shift_users")
+        out: dict[str, list[Any]] = {kind: [] for kind in kinds}
+        if not (move or reassign or add or unassign):
+            return out
+        rng = self._rng
+        candidates = self._future_shifts(now)
+        rng.shuffle(candidates)
+        staff = sorted(u for u, rec in self.users.items() if not rec.get("isArchived"))
+        assigned = [c for c in candidates if not c[2][0].get("isOpenShift")]
+        multi = [c for c in assigned if len(c[2]) > 1]
+        used: set[tuple[int, str]] = set()
+
+        def take(pool: list[tuple[int, str, list[dict[str, Any]]]], n: int) -> list[Any]:
+            picked = [c for c in pool if (c[0], c[1]) not in used][:n]
+            used.update((c[0], c[1]) for c in picked)
+            return picked
+
+        for sid, _base, slots in take(multi, unassign):
+            gone = slots[-1]
+            self.shifts[sid].remove(gone)
+            out["unassigned_shift_users"].append([sid, gone["id"]])
+        for sid, _base, slots in take(candidates, move):
+            for row in slots:
+                row["startTime"] += 2 * 3600
+                row["endTime"] += 2 * 3600
+                row["updateTime"] = now
+                out["moved_shifts"].append([sid, row["id"]])
+        for sid, _base, slots in take(assigned, reassign):
+            row = slots[0]
+            taken = {u for r in slots for u in r.get("assignedUserIds") or []}
+            free = [u for u in staff if u not in taken]
+            if free:
+                row["assignedUserIds"] = [rng.choice(free)]
+                row["updateTime"] = now
+                out["reassigned_shifts"].append([sid, row["id"]])
+        for sid, base, slots in take(assigned, add):
+            taken = {u for r in slots for u in r.get("assignedUserIds") or []}
+            free = [u for u in staff if u not in taken]
+            if free:
+                row = {**slots[0], "id": f"{base}:{uuid_of(rng)}",
+                       "assignedUserIds": [rng.choice(free)], "creationTime": now,
+                       "updateTime": now}  # fmt: skip
+                self.shifts[sid].append(row)
+                out["added_shift_users"].append([sid, row["id"]])
+        return out
+
+    def _edit_submissions(self, now: int, count: int) -> list[list[Any]]:
+        """Change the first open-ended answer of the ``count`` newest form submissions (an edit
+        by the submitter; one without such an answer is left alone); ``[[formId,
+        formSubmissionId], ...]`` of those edited."""
+        if not count:
+            return []
+        newest = sorted(
+            ((s.get("submissionTimestamp") or 0, form_id, s)
+             for form_id, rows in self.operations.form_submissions.items() for s in rows),
+            key=lambda t: (t[0], str(t[2].get("formSubmissionId"))), reverse=True,
+        )[:count]  # fmt: skip
+        out: list[list[Any]] = []
+        for _, form_id, submission in newest:
+            answers = submission.get("answers")
+            for k, answer in enumerate(answers if isinstance(answers, list) else []):
+                if isinstance(answer, dict) and answer.get("questionType") == "openEnded":
+                    answers[k] = {**answer, "value": f"edited at {now}", "wasSubmittedEmpty": False}  # type: ignore[index]
+                    out.append([form_id, submission.get("formSubmissionId")])
+                    break
+        return out
 
     def _remove(self, stream: str, count: int) -> list[Any]:
         """Delete ``count`` records of ``stream`` (drawn from the seeded generator); their ids."""

@@ -11,6 +11,8 @@ from enum import StrEnum
 from typing import Any
 
 from .data import Dataset, EmulatorConfig
+from .delivery import Deliverer
+from .webhook_store import WebhookStore
 
 
 @dataclass
@@ -36,6 +38,10 @@ class ServerOptions:
             listing would be: ``{"/jobs/v1/jobs?offset=500": 503}``. A key is a request path,
             optionally with query parameters the request must carry too (so a listing can
             fail after its first pages).
+        webhook_retries: Further deliveries of an event whose delivery failed (the
+            provider: 3), also answered as every webhook's ``retryLimit``.
+        webhook_retry_seconds: Seconds between deliveries of one event (the provider: 60).
+        webhook_timeout: Seconds a delivery waits for the receiver's answer (the provider: 30).
     """
 
     api_key: str = "emulator-key"
@@ -56,6 +62,9 @@ class ServerOptions:
                     "quick_tasks.read",
                     "pay_rates.read",
                     "company_policies.read",
+                    "settings.read",
+                    "settings.write",
+                    "settings.delete",
                 ],
                 "document_permissions": {"1": "approve", "2": "upload", "3": "upload"},
             }
@@ -73,6 +82,9 @@ class ServerOptions:
     fault_seed: int = 7
     paging_total: bool = False
     failing_paths: dict[str, int] = field(default_factory=dict)
+    webhook_retries: int = 3
+    webhook_retry_seconds: float = 60.0
+    webhook_timeout: float = 30.0
 
 
 class ShiftSort(StrEnum):
@@ -105,6 +117,8 @@ class EmulatorState:
         requests: Requests per spec path template (since the last counter reset).
         statuses: Answers per HTTP status (0: connection dropped on purpose).
         faults: Faults injected, by kind (``429``, ``500``, ``503``, ``drop``).
+        webhook_store: The account's webhook subscriptions (kept across ``regenerate``).
+        deliverer: Sends the events of changes (``POST /_emulator/mutate``) to them.
     """
 
     def __init__(self, config: EmulatorConfig, options: ServerOptions) -> None:
@@ -121,6 +135,15 @@ class EmulatorState:
         self.statuses: Counter[int] = Counter()
         self.faults: Counter[str] = Counter()
         self._listing_cache: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+        self.webhook_store = WebhookStore()
+        self.deliverer = Deliverer(
+            self.webhook_store,
+            lambda: (
+                self.options.webhook_timeout,
+                self.options.webhook_retries,
+                self.options.webhook_retry_seconds,
+            ),
+        )
 
     def reset_counters(self) -> None:
         """Forget request counts (not rate-limit windows)."""

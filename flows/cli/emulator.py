@@ -138,20 +138,32 @@ def emulator_mutate(
     shifts: Annotated[int, typer.Option(help="Shift rows to edit.")] = 10,
     delete_shifts: Annotated[int, typer.Option(help="Shift rows to delete.")] = 0,
     new_shifts: Annotated[int, typer.Option(help="Shift rows to add.")] = 0,
+    move_shifts: Annotated[int, typer.Option(help="Future shifts to move 2 hours later.")] = 0,
+    reassign_shifts: Annotated[
+        int, typer.Option(help="Future single-user slots to give to another user.")
+    ] = 0,
+    add_shift_users: Annotated[
+        int, typer.Option(help="Future shifts to add an assigned user to.")
+    ] = 0,
+    unassign_shift_users: Annotated[
+        int, typer.Option(help="Future multi-user shifts to take one user off.")
+    ] = 0,
+    edit_submissions: Annotated[int, typer.Option(help="Newest form submissions to edit.")] = 0,
 ) -> None:
-    """Change records at a running emulator, so the next sync has something to pick up."""
+    """Change records at a running emulator, so the next sync has something to pick up; the
+    subscribed webhooks (`wfm-sync webhooks subscribe`) receive the changes' events."""
     import httpx
 
     body = {
-        "users": users,
-        "shifts": shifts,
-        "delete_shifts": delete_shifts,
-        "new_shifts": new_shifts,
-    }
+        "users": users, "shifts": shifts, "delete_shifts": delete_shifts,
+        "new_shifts": new_shifts, "move_shifts": move_shifts, "reassign_shifts": reassign_shifts,
+        "add_shift_users": add_shift_users, "unassign_shift_users": unassign_shift_users,
+        "edit_submissions": edit_submissions,
+    }  # fmt: skip
     response = httpx.post(f"{url.rstrip('/')}/_emulator/mutate", json=body, timeout=60)
     response.raise_for_status()
     touched = response.json()
-    console.print({k: len(v) for k, v in touched.items()})
+    console.print({k: len(v) if isinstance(v, list) else v for k, v in touched.items()})
 
 
 @app.command("send-webhooks")

@@ -1,18 +1,192 @@
-"""``wfm-sync webhooks``: receive the provider's webhooks (``serve``) and fold them into the
-warehouse (``fold``, the ``fold_webhooks`` flow once)."""
+"""``wfm-sync webhooks``: register the receiver at the provider (``subscribe``, ``list``,
+``unsubscribe``), receive the provider's webhooks (``serve``) and fold them into the warehouse
+(``fold``, the ``fold_webhooks`` flow once)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
 
 from .live import live_progress
 from .render import print_fold
-from .terminal import err, fail, setup_logging
+from .terminal import console, err, fail, setup_logging
 
-app = typer.Typer(help="Receive the provider's webhooks and fold them into the warehouse.")
+app = typer.Typer(
+    help="Subscribe the receiver at the provider, receive the webhooks, fold them into the "
+    "warehouse."
+)
+
+FEATURES_HELP = (
+    "Feature types to subscribe, comma-separated (default: all the models read: users, forms, "
+    "time_activity, tasks, shift_scheduler, chat)."
+)
+
+
+def _features(value: str) -> list[str]:
+    from sources.webhooks.events import FEATURE_FAMILIES
+
+    return [f.strip() for f in value.split(",") if f.strip()] or list(FEATURE_FAMILIES)
+
+
+def _print_steps(steps: list[Any], url: str | None, dry_run: bool = False) -> None:
+    """The plan or its outcome as a table (the URL's token shown as ***)."""
+    from rich.table import Table
+
+    from pipelines.subscriptions import redact
+
+    if url is not None:
+        console.print(f"receiver URL: {redact(url)}", highlight=False)
+    table = Table(
+        title="webhook subscriptions" + (" (dry run: nothing written)" if dry_run else "")
+    )
+    for column in ("action", "name", "feature type", "entity", "events", "version", "changes"):
+        table.add_column(column)
+    for step in steps:
+        source = step.wanted
+        existing = step.existing or {}
+        table.add_row(
+            step.action,
+            step.name,
+            source.feature_type if source else str(existing.get("featureType", "")),
+            (source.entity_id if source else existing.get("entityId")) or "(all)",
+            str(len(source.event_types) if source else len(existing.get("eventTypes") or [])),
+            str(source.webhook_version if source else existing.get("webhookVersion", 1)),
+            ", ".join(step.changes),
+        )
+    console.print(table)
+
+
+def _subscription_client() -> Any:
+    from sources.connecteam.config import client_from_config
+    from sources.connecteam.webhook_settings import SUBSCRIPTION_SCOPES
+
+    return client_from_config(SUBSCRIPTION_SCOPES)
+
+
+@app.command("subscribe")
+def webhooks_subscribe(
+    url: Annotated[
+        str,
+        typer.Option(
+            help="The receiver's public https URL, e.g. https://host/webhooks/connecteam."
+        ),
+    ],
+    features: Annotated[str, typer.Option(help=FEATURES_HELP)] = "",
+    shift_version: Annotated[
+        int,
+        typer.Option(help="Shift webhook payload version: 1 (per assignment) or 2 (per shift)."),
+    ] = 1,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the plan; write nothing.")
+    ] = False,
+) -> None:
+    """Create or update the provider's webhook subscriptions wfm-sync needs (one per feature type,
+    and per time clock and scheduler where the provider scopes them), named wfm-sync:...; a
+    second run writes nothing. The URL gets the receiver token (WEBHOOKS__TOKEN) in its query;
+    WEBHOOKS__SIGNING_SECRET, when set, becomes each webhook's secretKey."""
+    from pipelines.subscriptions import SubscriptionError, apply, current, plan, receiver_url
+    from sources.webhooks.config import webhooks_configuration
+
+    setup_logging(False)
+    config = webhooks_configuration()
+    if not config.token:
+        err.print(
+            "[bold red]cannot subscribe:[/] no webhook token: set WEBHOOKS__TOKEN (the receiver "
+            "checks it on every delivery)",
+            highlight=False,
+        )
+        raise typer.Exit(code=2)
+    try:
+        full_url = receiver_url(url, str(config.token))
+        with _subscription_client() as client:
+            wanted, registered = current(client, _features(features), shift_version)
+            steps = plan(wanted, registered, full_url)
+            if not dry_run:
+                outcome = apply(client, steps, full_url, config.signing_secret or None)
+    except SubscriptionError as exc:
+        err.print(f"[bold red]cannot subscribe:[/] {escape(str(exc))}", highlight=False)
+        raise typer.Exit(code=2) from None
+    except Exception as exc:  # noqa: BLE001
+        fail(exc, "subscribe")
+    _print_steps(steps, full_url, dry_run)
+    if not dry_run:
+        written = outcome.written
+        console.print(
+            f"created {written['create']}, updated {written['update']}, deleted "
+            f"{written['delete']}, unchanged {sum(s.action == 'keep' for s in steps)}"
+        )
+
+
+@app.command("list")
+def webhooks_list(
+    features: Annotated[str, typer.Option(help=FEATURES_HELP)] = "",
+    shift_version: Annotated[int, typer.Option(help="Shift webhook version expected.")] = 1,
+) -> None:
+    """Show the provider's webhook subscriptions: wfm-sync's own (kept, outdated or no longer
+    needed), those missing, and others' (never touched)."""
+    from rich.table import Table
+
+    from pipelines.subscriptions import SubscriptionError, current, is_ours, plan, redact
+
+    setup_logging(False)
+    try:
+        with _subscription_client() as client:
+            wanted, registered = current(client, _features(features), shift_version)
+    except SubscriptionError as exc:
+        err.print(f"[bold red]cannot list:[/] {escape(str(exc))}", highlight=False)
+        raise typer.Exit(code=2) from None
+    except Exception as exc:  # noqa: BLE001
+        fail(exc, "list")
+    steps = plan(wanted, registered, None)
+    labels = {"keep": "subscribed", "update": "outdated", "create": "missing",
+              "delete": "not needed"}  # fmt: skip
+    table = Table(title="webhook subscriptions at the provider")
+    for column in ("status", "id", "name", "feature type", "entity", "events", "url"):
+        table.add_column(column)
+    for step in steps:
+        hook = step.existing or {}
+        table.add_row(
+            labels[step.action], str(hook.get("id", "")), step.name,
+            step.wanted.feature_type if step.wanted else str(hook.get("featureType", "")),
+            (step.wanted.entity_id if step.wanted else hook.get("entityId")) or "(all)",
+            str(len(hook.get("eventTypes") or [])), redact(str(hook.get("url", ""))),
+        )  # fmt: skip
+    for hook in registered:
+        if not is_ours(hook):
+            table.add_row(
+                "not ours", str(hook.get("id", "")), str(hook.get("name", "")),
+                str(hook.get("featureType", "")), hook.get("entityId") or "(all)",
+                str(len(hook.get("eventTypes") or [])), redact(str(hook.get("url", ""))),
+            )  # fmt: skip
+    console.print(table)
+    missing = sum(s.action == "create" for s in steps)
+    console.print(
+        f"{missing} missing" + (": run `wfm-sync webhooks subscribe --url ...`" if missing else "")
+    )
+
+
+@app.command("unsubscribe")
+def webhooks_unsubscribe(
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the plan; write nothing.")
+    ] = False,
+) -> None:
+    """Delete wfm-sync's own webhook subscriptions (named wfm-sync:...) and no other."""
+    from pipelines.subscriptions import apply, unsubscribe_plan
+    from sources.connecteam.webhook_settings import list_webhooks
+
+    setup_logging(False)
+    try:
+        with _subscription_client() as client:
+            steps = unsubscribe_plan(list_webhooks(client))
+            if not dry_run:
+                apply(client, steps, "", None)
+    except Exception as exc:  # noqa: BLE001
+        fail(exc, "unsubscribe")
+    _print_steps(steps, None, dry_run)
+    console.print(f"{'would delete' if dry_run else 'deleted'} {len(steps)}")
 
 
 @app.command("serve")

@@ -202,6 +202,36 @@ CATALOGUE: dict[str, EventType] = {
 }
 """Every documented event by its ``eventType``."""
 
+FEATURE_FAMILIES: dict[str, tuple[str, ...]] = {
+    "users": ("user",),
+    "forms": ("form",),
+    "time_activity": ("time_activity", "timesheet_period"),
+    "tasks": ("task",),
+    "shift_scheduler": ("shift", "availability"),
+    "chat": ("chat",),
+}
+"""The provider's webhook ``featureType`` (``/settings/v1/webhooks``) of each family: a
+subscription of one feature type may ask for that feature's event types only. The spec names
+``users``, ``forms``, ``time_activity`` and ``tasks``, and scopes webhooks by "shift scheduler"
+and chat entities (``entityId``) without naming their feature types: ``shift_scheduler`` and
+``chat`` are our reading."""
+
+ENTITY_SCOPED: dict[str, str] = {"time_activity": "time clock", "shift_scheduler": "scheduler"}
+"""Feature types whose webhooks the provider scopes to one entity (``entityId``: the time clock
+or scheduler id as a string); the others are subscribed once for the account (no entity)."""
+
+
+def feature_event_types(feature_type: str) -> list[str]:
+    """Every catalogued ``eventType`` of ``feature_type`` (:data:`FEATURE_FAMILIES`), in catalogue
+    order.
+
+    Raises:
+        KeyError: ``feature_type`` is not one of :data:`FEATURE_FAMILIES`.
+    """
+    families = FEATURE_FAMILIES[feature_type]
+    return [e.event_type for e in CATALOGUE.values() if e.family in families]
+
+
 KEY_FIELDS: dict[str, dict[str, str]] = {
     "time_activity": {
         "user_id": "userId",
