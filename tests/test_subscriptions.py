@@ -141,7 +141,8 @@ def test_the_emulator_delivers_mutations_to_the_subscribed_receiver_with_retries
         assert report["deliveries"]["delivered"] == 4
         assert report["deliveries"]["retried"] >= 4
         with sqlite3.connect(inbox) as con:
-            stored = con.execute("select event_type, count(*) from inbox_events group by 1").fetchall()
+            sql = "select event_type, count(*) from inbox_events group by 1"
+            stored = con.execute(sql).fetchall()
         assert dict(stored) == {"shift_updated": 2, "user_updated": 2}
     finally:
         receiver.terminate()

@@ -258,6 +258,10 @@ COVERAGE_TABLE = "time_activity_coverage"
 """A table written with ``time_activities`` (no endpoint of its own): per time clock, what the
 API pull covers."""
 
+SHIFT_COVERAGE_TABLE = "shift_coverage"
+"""A table written with ``shifts`` (no endpoint of its own): per scheduler, the window the last
+run pulled and when."""
+
 DEFAULT_BASE_URL = "https://api.connecteam.com"
 """The provider's global host; ``https://api-au.connecteam.com`` serves Australian accounts."""
 
@@ -316,6 +320,12 @@ def markdown_table() -> str:
         key = ", ".join(f"`{k}`" for k in s.key) + s.key_note
         window = s.window.describe() if s.window else "-"
         lines.append(f"| `{s.name}` | {endpoint}{maximum} | {key} | {s.loads} | {window} |")
+        if s.name == "shifts":
+            lines.append(
+                f"| `{SHIFT_COVERAGE_TABLE}` | (written with `shifts`) | `scheduler_id` | "
+                "the window the last run pulled (`window_from`, `window_to`) and when "
+                "(`pulled_at`): shift webhooks newer than that apply over the API's rows | - |"
+            )
         if s.name == "time_activities":
             lines.append(
                 f"| `{COVERAGE_TABLE}` | (written with `time_activities`) | `time_clock_id` | "

@@ -18,7 +18,7 @@ from ..arrow_rows import BIGINT, BOOL, JSON, TEXT, ArrowRows, hints
 from ..client import ConnecteamClient
 from ..errors import ParentNotFoundError
 from ..listing import content_hash
-from ..registry import STREAMS
+from ..registry import SHIFT_COVERAGE_TABLE, STREAMS
 from ..windows import Window, WindowDiff, shift_window
 from .common import DELETION_MARK, Listing, diff_listing, listing_tables, versions
 
@@ -36,6 +36,17 @@ SHIFT_COLUMNS = {
     "deleted_at": BIGINT,
     "content_hash": TEXT,
 }
+
+
+SHIFT_COVERAGE_HINTS = dlt.mark.make_hints(
+    table_name=SHIFT_COVERAGE_TABLE,
+    primary_key="scheduler_id",
+    write_disposition="merge",
+)
+"""``shift_coverage``: per scheduler, the window the last run pulled (``window_from``,
+``window_to``) and when that pull began (``pulled_at``), epoch seconds (UTC). The models trust
+the API for shifts starting inside that window as of ``pulled_at``; a shift webhook event newer
+than that (or about a shift outside the window) is applied over the API's row."""
 
 
 def schedulers(client: ConnecteamClient, scheduler_list: Listing) -> DltResource:
@@ -81,7 +92,8 @@ def shifts(
     lying wholly inside a re-pulled window that the provider no longer returns is loaded again
     with ``is_deleted = true`` and ``deleted_at`` (epoch seconds, UTC) — never kept as live,
     never dropped. Every row loaded (new, changed or marked deleted) is also appended to
-    ``shift_versions`` with the run's time (:func:`~.common.versions`): the shift history.
+    ``shift_versions`` with the run's time (:func:`~.common.versions`): the shift history. Each
+    scheduler's pulled window is written to ``shift_coverage`` (:data:`SHIFT_COVERAGE_HINTS`).
     """
 
     @dlt.resource(
@@ -93,11 +105,14 @@ def shifts(
     )
     def _shifts() -> Iterator[Any]:
         now = int(clock_now())
-        for batch in _shift_tables():
+        coverage: list[dict[str, Any]] = []
+        for batch in _shift_tables(coverage):
             yield batch
             yield versions(batch, "shifts", ("scheduler_id", "id"), SHIFT_COLUMNS, now)
+        if coverage:
+            yield dlt.mark.with_hints(coverage, SHIFT_COVERAGE_HINTS, create_table_variant=True)
 
-    def _shift_tables() -> Iterator[pa.Table]:
+    def _shift_tables(coverage: list[dict[str, Any]]) -> Iterator[pa.Table]:
         state = dlt.current.resource_state()
         pulled: dict[str, bool] = state.setdefault("backfilled", {})
         newest: dict[str, int] = state.setdefault("newest_update", {})
@@ -139,6 +154,8 @@ def shifts(
                     )
                 pulled[str(sid)] = True
                 newest[str(sid)] = max(seen_newest, since or 0)
+                coverage.append({"scheduler_id": sid, "window_from": window.start,
+                                 "window_to": window.end, "pulled_at": int(now)})  # fmt: skip
             except ParentNotFoundError as exc:
                 client.skip_parent(exc, "shifts")
 

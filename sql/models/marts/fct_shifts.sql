@@ -1,12 +1,13 @@
--- One row per shift assignment (open shifts: one row with no user), from the API, with
--- scheduled hours and the local day in the shift's own timezone. Deleted assignments stay,
--- flagged: by the sync's deletion marks or by a newer shift_deleted webhook.
+-- One row per shift assignment (open shifts: one row with no user) as of now: the API's rows
+-- with the shift webhook events since its last pull applied (int_shift_assignments__current),
+-- with scheduled hours and the local day in the shift's own timezone. Deleted assignments stay,
+-- flagged.
 
 with
 
-shifts as (
+assignments as (
 
-    select * from {{ ref('stg_connecteam__shifts') }}
+    select * from {{ ref('int_shift_assignments__current') }}
 
 ),
 
@@ -16,58 +17,32 @@ schedulers as (
 
 ),
 
-webhook_deletions as (
-
-    select
-        scheduler_id,
-        slot_id,
-        max(event_at) as deleted_at
-    from {{ ref('stg_webhooks__shift_events') }}
-    where is_deletion
-    group by scheduler_id, slot_id
-
-),
-
-flagged as (
-
-    select
-        shifts.shift_assignment_key,
-        max(webhook_deletions.deleted_at) as webhook_deleted_at
-    from shifts
-    inner join webhook_deletions
-        on
-            shifts.scheduler_id = webhook_deletions.scheduler_id
-            and webhook_deletions.slot_id in (shifts.slot_id, shifts.shift_id)
-            and webhook_deletions.deleted_at >= coalesce(shifts.updated_at, shifts.created_at)
-    group by shifts.shift_assignment_key
-
-),
-
 final as (
 
     select
-        shifts.shift_assignment_key,
-        shifts.scheduler_id,
+        assignments.shift_assignment_key,
+        assignments.scheduler_id,
         schedulers.scheduler_name,
-        shifts.shift_id,
-        shifts.slot_id,
-        shifts.user_id,
-        shifts.is_open_shift,
-        shifts.title,
-        shifts.job_id,
-        shifts.starts_at,
-        shifts.ends_at,
-        shifts.timezone,
-        shifts.scheduled_hours,
-        shifts.unpaid_break_minutes,
-        shifts.is_published,
-        try_cast(shifts.starts_at at time zone shifts.timezone as date) as local_date,
-        shifts.is_deleted or flagged.webhook_deleted_at is not null as is_deleted,
-        coalesce(shifts.deleted_at, flagged.webhook_deleted_at) as deleted_at
+        assignments.shift_id,
+        assignments.slot_id,
+        assignments.user_id,
+        assignments.is_open_shift,
+        assignments.title,
+        assignments.job_id,
+        assignments.starts_at,
+        assignments.ends_at,
+        assignments.timezone,
+        assignments.scheduled_hours,
+        assignments.unpaid_break_minutes,
+        assignments.is_published,
+        try_cast(assignments.starts_at at time zone assignments.timezone as date) as local_date,
+        assignments.is_deleted,
+        assignments.deleted_at,
+        assignments.data_source,
+        assignments.changed_at
 
-    from shifts
-    left join schedulers on shifts.scheduler_id = schedulers.scheduler_id
-    left join flagged on shifts.shift_assignment_key = flagged.shift_assignment_key
+    from assignments
+    left join schedulers on assignments.scheduler_id = schedulers.scheduler_id
 
 )
 

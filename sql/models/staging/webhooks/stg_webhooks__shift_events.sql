@@ -97,6 +97,22 @@ changed_rows as (
         coalesce({{ json_field('is_open_shift', 'shift') }}, false) as is_open_shift,
         {{ json_field('starts_at', 'shift') }} as starts_at,
         {{ json_field('ends_at', 'shift') }} as ends_at,
+        {{ json_field('is_published', 'shift') }} as is_published,
+        {{ json_field('job_id', 'shift') }} as job_id,
+        coalesce(
+            list_sum(
+                list_transform(
+                    cast(
+                        case when json_type(shift -> 'breaks') = 'ARRAY' then shift -> 'breaks' end
+                        as json[]
+                    ),
+                    lambda b: case
+                        when b ->> 'type' = 'unpaid' then try_cast(b ->> 'duration' as double)
+                    end
+                )
+            ),
+            0
+        ) as unpaid_break_minutes,
         false as is_deletion,
         untypable_value_count
         + {{ untypable_item_fields('shift', 'data.shifts') }} as untypable_value_count
@@ -121,6 +137,9 @@ deleted_rows as (
         false as is_open_shift,
         cast(null as timestamptz) as starts_at,
         cast(null as timestamptz) as ends_at,
+        cast(null as boolean) as is_published,
+        cast(null as varchar) as job_id,
+        cast(null as double) as unpaid_break_minutes,
         true as is_deletion,
         untypable_value_count
     from deleted
@@ -151,6 +170,9 @@ final as (
         is_open_shift,
         starts_at,
         ends_at,
+        is_published,
+        job_id,
+        unpaid_break_minutes,
         is_deletion,
         untypable_value_count,
         split_part(slot_id, ':', 1) as shift_id,

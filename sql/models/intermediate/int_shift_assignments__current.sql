@@ -1,0 +1,213 @@
+-- One row per shift assignment as of now: the API's rows, with the shift webhook events that
+-- are newer than the API's last pull of the shift's window applied over them.
+--
+-- An event speaks for a unit: a V1 event for one slot (its id `<shiftId>:<uuid>`), a V2 event
+-- for a whole shift (its base id), a deletion for the slots or shifts it names. The latest
+-- event of a unit applies when the unit's shift starts outside the scheduler's last pulled
+-- window, or its event time is later than that pull (shift_coverage.pulled_at); otherwise the
+-- API's rows, as new as the event or newer, stand. Applying an event:
+--   * its assignments replace the unit's API rows (a V2 update lists every assigned user, so a
+--     user it no longer lists was taken off: that row stays, flagged deleted at the event time;
+--     a V1 update of a slot to another user moves the slot, as the API's row will);
+--   * a deletion flags the unit's rows deleted at the event time;
+--   * an assignment the API does not hold yet (a shift created or a user added since the pull)
+--     is a new row.
+-- The next sync's rows win again once its pull is newer than the events.
+
+with
+
+api as (
+
+    select * from {{ ref('stg_connecteam__shifts') }}
+
+),
+
+coverage as (
+
+    select * from {{ ref('stg_connecteam__shift_coverage') }}
+
+),
+
+events as (
+
+    select * from {{ ref('stg_webhooks__shift_events') }}
+    where
+        event_at is not null
+        and not is_event_time_implausible
+        and scheduler_id is not null
+        and slot_id is not null
+
+),
+
+-- the latest event of each unit (all its rows: a V2 event lists several users)
+latest as (
+
+    select * from events
+    qualify dense_rank() over (
+        partition by scheduler_id, slot_id
+        order by event_at desc, is_deletion desc, event_key desc
+    ) = 1
+
+),
+
+units as (
+
+    select
+        latest.scheduler_id,
+        latest.slot_id as unit_id,
+        max(latest.event_at) as event_at,
+        bool_or(latest.is_deletion) as is_deletion,
+        coalesce(min(latest.starts_at), min(api.starts_at)) as starts_at
+    from latest
+    left join api
+        on
+            latest.scheduler_id = api.scheduler_id
+            and latest.slot_id in (api.slot_id, api.shift_id)
+    group by latest.scheduler_id, latest.slot_id
+
+),
+
+applied_units as (
+
+    select units.*
+    from units
+    left join coverage
+        on
+            units.scheduler_id = coverage.scheduler_id
+            and units.starts_at >= coverage.window_from
+            and units.starts_at < coverage.window_to
+    where coverage.pulled_at is null or units.event_at > coverage.pulled_at
+
+),
+
+event_assignments as (
+
+    select latest.*
+    from latest
+    inner join applied_units
+        on
+            latest.scheduler_id = applied_units.scheduler_id
+            and latest.slot_id = applied_units.unit_id
+    where not latest.is_deletion
+
+),
+
+-- API rows inside an applied unit, with what became of them
+claimed as (
+
+    select
+        api.shift_assignment_key,
+        applied_units.event_at,
+        applied_units.is_deletion,
+        applied_units.unit_id = api.slot_id as is_slot_unit,
+        exists(
+            select 1 from event_assignments
+            where
+                event_assignments.scheduler_id = api.scheduler_id
+                and event_assignments.slot_id = applied_units.unit_id
+                and event_assignments.shift_id = api.shift_id
+                and event_assignments.user_id is not distinct from api.user_id
+        ) as is_restated
+    from api
+    inner join applied_units
+        on
+            api.scheduler_id = applied_units.scheduler_id
+            and applied_units.unit_id in (api.slot_id, api.shift_id)
+    qualify row_number() over (
+        partition by api.shift_assignment_key order by applied_units.event_at desc
+    ) = 1
+
+),
+
+api_rows as (
+
+    select
+        api.scheduler_id,
+        api.shift_id,
+        api.slot_id,
+        api.user_id,
+        api.is_open_shift,
+        api.title,
+        api.job_id,
+        api.starts_at,
+        api.ends_at,
+        api.timezone,
+        api.scheduled_hours,
+        api.unpaid_break_minutes,
+        api.is_published,
+        'api' as data_source,
+        api.is_deleted or coalesce(claimed.is_deletion or not claimed.is_slot_unit, false)
+            as is_deleted,
+        case
+            when api.is_deleted then api.deleted_at
+            when claimed.shift_assignment_key is not null then claimed.event_at
+        end as deleted_at,
+        claimed.event_at as changed_at
+    from api
+    left join claimed on api.shift_assignment_key = claimed.shift_assignment_key
+    -- restated by the event, or a V1 slot now held by another user: the event's row stands
+    where
+        not coalesce(
+            claimed.is_restated or (claimed.is_slot_unit and not claimed.is_deletion), false
+        )
+
+),
+
+webhook_rows as (
+
+    select
+        event_assignments.scheduler_id,
+        event_assignments.shift_id,
+        coalesce(same.slot_id, event_assignments.slot_id) as slot_id,
+        event_assignments.user_id,
+        coalesce(event_assignments.is_open_shift, same.is_open_shift, false) as is_open_shift,
+        coalesce(event_assignments.title, same.title) as title,
+        coalesce(event_assignments.job_id, same.job_id) as job_id,
+        event_assignments.starts_at,
+        event_assignments.ends_at,
+        coalesce(event_assignments.timezone, same.timezone) as timezone,
+        round(
+            (
+                epoch(event_assignments.ends_at - event_assignments.starts_at) / 60.0
+                - event_assignments.unpaid_break_minutes
+            ) / 60.0,
+            4
+        ) as scheduled_hours,
+        event_assignments.unpaid_break_minutes,
+        coalesce(event_assignments.is_published, same.is_published, true) as is_published,
+        'webhook' as data_source,
+        false as is_deleted,
+        cast(null as timestamptz) as deleted_at,
+        event_assignments.event_at as changed_at
+    from event_assignments
+    left join api as same
+        on
+            event_assignments.scheduler_id = same.scheduler_id
+            and event_assignments.shift_id = same.shift_id
+            and event_assignments.user_id is not distinct from same.user_id
+            and event_assignments.slot_id in (same.slot_id, same.shift_id)
+    qualify row_number() over (
+        partition by event_assignments.shift_event_key order by same.slot_id
+    ) = 1
+
+),
+
+unioned as (
+
+    select * from api_rows
+    union all
+    select * from webhook_rows
+
+)
+
+select
+    *,
+    -- slots of one shift held by the same user (or several open slots) are told apart by
+    -- their slot id, as in stg_connecteam__shifts
+    {{ readable_key(['scheduler_id', 'shift_id', "coalesce(cast(user_id as varchar), 'open')"]) }}
+    || case
+        when count(*) over (partition by scheduler_id, shift_id, user_id) > 1
+            then '/' || slot_id
+        else ''
+    end as shift_assignment_key
+from unioned
