@@ -305,7 +305,7 @@ SCOPE_BY_PATH = {s.path: s.scope for s in _STREAMS if s.scope}
 
 def markdown_table() -> str:
     """The README's stream table (GitHub Markdown), one row per stream in registry order, with
-    ``time_activity_coverage`` after ``time_activities``."""
+    ``shift_coverage`` after ``shifts`` and ``time_activity_coverage`` after ``time_activities``."""
     lines = [
         "| table | endpoint (page maximum) | key | each run loads | window |",
         "|---|---|---|---|---|",
