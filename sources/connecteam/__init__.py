@@ -67,6 +67,7 @@ def connecteam_source(
     activities_backfill_start: str | None = None,
     time_off_days_back: int = _DEFAULTS.time_off_days_back,
     time_off_days_ahead: int = _DEFAULTS.time_off_days_ahead,
+    form_submissions_days_back: int = _DEFAULTS.form_submissions_days_back,
     max_attempts: int = _DEFAULTS.max_attempts,
     backoff_base: float = _DEFAULTS.backoff_base,
     stats: ClientStats | None = None,
@@ -92,6 +93,8 @@ def connecteam_source(
             ``shifts_backfill_start``).
         time_off_days_back: Days before today of the time-off window (default 35).
         time_off_days_ahead: Days after today of the time-off window (default 180).
+        form_submissions_days_back: Days before the newest loaded submission that every run
+            re-reads per form, to pick up edited submissions (default 7).
         max_attempts: Attempts per request on 429, 5xx, timeouts and dropped connections.
         backoff_base: First back-off step in seconds (doubling, jittered).
         stats: Optional :class:`ClientStats` the client fills (requests per endpoint, retries).
@@ -120,6 +123,7 @@ def connecteam_source(
         (shifts_days_back, shifts_days_ahead, to_epoch(shifts_backfill_start)),
         (activities_days_back, activities_backfill),
         (time_off_days_back, time_off_days_ahead),
+        form_submissions_days_back,
     )
 
 

@@ -16,7 +16,7 @@ from dlt.common.typing import TSecretStrValue
 
 from .auth import Scopes
 from .client import ConnecteamClient
-from .registry import DEFAULT_BASE_URL, OAUTH_SCOPES, STREAMS, Window
+from .registry import DEFAULT_BASE_URL, FORM_SUBMISSIONS_DAYS_BACK, OAUTH_SCOPES, STREAMS, Window
 
 SECTIONS = ("sources", "connecteam")
 """The configuration section: ``[sources.connecteam]``, ``SOURCES__CONNECTEAM__*``."""
@@ -79,6 +79,7 @@ class ConnecteamSourceConfiguration(ConnecteamClientConfiguration):
     activities_backfill_start: str | None = None
     time_off_days_back: int = _window("time_off_requests").days_back
     time_off_days_ahead: int = _window("time_off_requests").days_ahead
+    form_submissions_days_back: int = FORM_SUBMISSIONS_DAYS_BACK
 
 
 def read_config() -> ConnecteamClientConfiguration:

@@ -124,6 +124,10 @@ WINDOW = Incremental.WINDOW_DIFFED
 SINCE = Incremental.MODIFIED_SINCE
 SNAPSHOT = Incremental.SNAPSHOT
 
+FORM_SUBMISSIONS_DAYS_BACK = 7
+"""Days before the newest loaded form submission every run re-reads per form, to pick up edits
+the provider's timestamps do not show (``SOURCES__CONNECTEAM__FORM_SUBMISSIONS_DAYS_BACK``)."""
+
 _STREAMS = (
     Stream(
         "users", "/users/v1/users", "users", 500, ("userId",), ("user_id",), SINCE, "users",
@@ -182,8 +186,9 @@ _STREAMS = (
         "form_submissions", "/forms/v1/forms/{formId}/form-submissions", "formSubmissions", 100,
         ("formSubmissionId",), ("form_submission_id",), SINCE, "forms", "forms.read",
         ("submission_timestamp",), parent="forms",
-        loads="per form, submissions from the newest `submissionTimestamp` loaded "
-        "(`submittingStartTimestamp`); answers as JSON with their `questionType`",
+        loads=f"per form, submissions from {FORM_SUBMISSIONS_DAYS_BACK} days before the newest "
+        "`submissionTimestamp` loaded (`submittingStartTimestamp`) that are new or changed "
+        "(digest: edits, manager fields); answers as JSON with their `questionType`",
     ),
     Stream(
         "jobs", "/jobs/v1/jobs", "jobs", 500, ("jobId",), ("job_id",), DIGEST, "operations",

@@ -34,7 +34,7 @@ from dlt.sources import DltResource
 from ...arrow_hints import quiet_arrow_hint_warnings
 from ..client import ConnecteamClient
 from ..listing import complete_listing, once
-from ..registry import COVERAGE_TABLE, STREAMS
+from ..registry import COVERAGE_TABLE, FORM_SUBMISSIONS_DAYS_BACK, STREAMS
 from . import (
     availability,
     documents,
@@ -58,6 +58,7 @@ def build_resources(
     shifts_window: tuple[int, int, int | None],
     activities_window: tuple[int, int | None],
     time_off_window: tuple[int, int],
+    submissions_days_back: int = FORM_SUBMISSIONS_DAYS_BACK,
 ) -> list[DltResource]:
     """One resource per stream of :data:`~sources.connecteam.registry.STREAMS`, in its order.
 
@@ -70,6 +71,7 @@ def build_resources(
         activities_window: ``(days_back, backfill_start)`` of time activities, timesheets (and
             the first run of time off).
         time_off_window: ``(days_back, days_ahead)`` of time-off requests.
+        submissions_days_back: Days before the newest loaded form submission re-read per form.
     """
     scheduler_list = once(lambda: complete_listing(client.pages(STREAMS["schedulers"])))
     form_list = once(lambda: complete_listing(client.pages(STREAMS["forms"])))
@@ -91,7 +93,7 @@ def build_resources(
         named_listing(client, "time_clocks", time_clock_list),
         time_clock.time_activities(client, time_clock_list, activities_back, activities_backfill),
         time_clock.timesheets(client, time_clock_list, activities_back, activities_backfill),
-        forms.form_submissions(client, form_list),
+        forms.form_submissions(client, form_list, submissions_days_back),
         jobs.jobs(client),
         time_off.time_off_requests(client, *time_off_window, activities_backfill),
         named_listing(client, "task_boards", board_list),

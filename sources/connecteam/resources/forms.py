@@ -16,7 +16,8 @@ from ...progress import Progress
 from ..arrow_rows import BIGINT, JSON, ArrowRows, hints
 from ..client import ConnecteamClient
 from ..errors import ParentNotFoundError
-from ..registry import STREAMS
+from ..listing import content_hash
+from ..registry import FORM_SUBMISSIONS_DAYS_BACK, STREAMS
 from .common import DELETION_MARK, Listing, diff_listing, listing_tables
 
 logger = logging.getLogger("sources.connecteam")
@@ -46,6 +47,8 @@ def forms(client: ConnecteamClient, form_list: Listing) -> DltResource:
     return _forms
 
 
+DAY = 86_400
+
 SUBMISSION_COLUMNS: dict[str, str] = {
     "answers": JSON,
     "manager_fields": JSON,
@@ -53,12 +56,20 @@ SUBMISSION_COLUMNS: dict[str, str] = {
 }
 
 
-def form_submissions(client: ConnecteamClient, form_list: Listing) -> DltResource:
+def form_submissions(
+    client: ConnecteamClient, form_list: Listing, days_back: int = FORM_SUBMISSIONS_DAYS_BACK
+) -> DltResource:
     """``form_submissions``: one row per submission, answers kept as JSON with their
-    ``questionType``, merged on ``form_submission_id``. Per form, a later run asks only for
-    submissions from the newest ``submissionTimestamp`` already loaded
-    (``submittingStartTimestamp``, inclusive; the ones at that instant already loaded are
-    skipped)."""
+    ``questionType``, merged on ``form_submission_id``.
+
+    Per form, a later run asks for the submissions from ``days_back`` days before the newest
+    ``submissionTimestamp`` already loaded (``submittingStartTimestamp``, inclusive) and loads
+    those that are new or whose record changed since it was loaded: an edited submission or an
+    updated manager field, which the provider's timestamps do not show (a digest of each
+    submission of that span is kept in the resource state). ``days_back=0`` asks from the newest
+    instant only. An edit older than the span reaches the warehouse through the
+    ``form_submission_edited`` and ``manager_field_updated`` webhooks.
+    """
 
     @dlt.resource(
         name="form_submissions",
@@ -70,42 +81,50 @@ def form_submissions(client: ConnecteamClient, form_list: Listing) -> DltResourc
     def _form_submissions() -> Iterator[pa.Table]:
         cursors: dict[str, dict[str, Any]] = dlt.current.resource_state().setdefault("cursors", {})
         arrow = ArrowRows("form_submissions", SUBMISSION_COLUMNS, client.stats.untyped_values)
+        span = max(0, days_back) * DAY
         for form in form_list()[0]:
             form_id = int(form["formId"])
             try:
                 cursor = cursors.get(str(form_id), {})
+                # digests of the span's submissions; an older state kept ids only
+                known: dict[str, Any] = dict(cursor.get("digests") or {})
+                known.update({sid: None for sid in cursor.get("ids", []) if sid not in known})
                 params = {}
                 if cursor.get("at") is not None:
-                    params["submittingStartTimestamp"] = int(cursor["at"])
-                known = set(cursor.get("ids", []))
+                    params["submittingStartTimestamp"] = int(cursor["at"]) - span
                 progress = Progress(f"form_submissions[{form_id}]", logger=logger)
-                newest, at_newest = cursor.get("at"), set(known)
+                newest: int | None = cursor.get("at")
+                seen: dict[str, tuple[int, str]] = {}
 
                 def rows(
                     params: dict[str, Any] = params,
                     form_id: int = form_id,
-                    known: set[str] = known,
+                    known: dict[str, Any] = known,
+                    seen: dict[str, tuple[int, str]] = seen,
                     progress: Progress = progress,
                 ) -> Iterator[list[dict[str, Any]]]:
-                    nonlocal newest, at_newest
+                    nonlocal newest
                     for page in progress.track(
                         client.paginate(STREAMS["form_submissions"], params, {"formId": form_id})
                     ):
                         out = []
                         for s in page:
                             sid, at = str(s["formSubmissionId"]), s.get("submissionTimestamp")
-                            if not isinstance(at, int) or isinstance(at, bool):
-                                pass  # no usable time: loaded, but it cannot move the cursor
-                            elif newest is None or at > newest:
-                                newest, at_newest = at, {sid}
-                            elif at == newest:
-                                at_newest.add(sid)
-                            if sid not in known:
+                            digest = content_hash(s)
+                            if isinstance(at, int) and not isinstance(at, bool):
+                                newest = at if newest is None else max(newest, at)
+                                seen[sid] = (at, digest)
+                            # no usable time: loaded when new or changed, never moves the cursor
+                            if known.get(sid) != digest:
                                 out.append(submission_row(s))
                         yield out
 
                 yield from arrow.batches(rows())
-                cursors[str(form_id)] = {"at": newest, "ids": sorted(at_newest)}
+                keep_from = (newest or 0) - span
+                cursors[str(form_id)] = {
+                    "at": newest,
+                    "digests": {sid: d for sid, (at, d) in seen.items() if at >= keep_from},
+                }
                 progress.done()
             except ParentNotFoundError as exc:
                 client.skip_parent(exc, "form_submissions")
