@@ -105,7 +105,10 @@ def _definitions(schedules: Schedules) -> list[tuple[Any, dict[str, Any]]]:
             {
                 "name": FOLD_DEPLOYMENT,
                 "schedule": Interval(schedules.fold_every_seconds, timezone=schedules.timezone),
-                "description": description.format("fold received webhook events"),
+                "description": description.format(
+                    "fold received webhook events, rebuild the models that read them, publish"
+                ),
+                "parameters": {"models": True},
                 "tags": ["wfm-sync"],
                 "concurrency_limit": 1,
             },

@@ -35,17 +35,24 @@ def test_demo_syncs_twice_and_shows_counts_and_queries(tmp_path):
     assert "run 1: nightly_sync" in out and "run 2: nightly_sync" in out
     assert re.search(r"users\s+\S+\s+400\b", out)  # run 1 loads every user
     assert re.search(r"users\s+\S+\s+25\b", out)  # run 2 picks up exactly the 25 edited users
-    assert re.search(r"connecteam\.shifts\s+\S+\s+3,010\b", out)  # 3000 + 10 added rows
+    # 3000 + 10 added rows + 1 slot for a user added to a shift (the one taken off stays, deleted)
+    assert re.search(r"connecteam\.shifts\s+\S+\s+3,011\b", out)
     assert str(warehouse.resolve()) in out
     assert out.count("select ") >= 3  # the example queries, printed with their answers
-    assert query(warehouse, "select count(*) from connecteam.shifts where is_deleted")[0][0] == 5
+    assert query(warehouse, "select count(*) from connecteam.shifts where is_deleted")[0][0] == 6
     punches = int(re.search(r"last 7 days' punches \((\d+);", out).group(1))  # type: ignore[union-attr]
     assert punches > 0
     total = 300 + punches
     assert re.search(rf"all\s+\S+\s+{total:,}\b", out)  # run 1: the burst and the punches
-    assert re.search(r"all\s+\S+\s+30\b", out)  # run 2 folds the second burst
+    # subscribed at the emulator, which delivers the day's changes; the token never shown
+    assert "webhooks subscribe" in out and "wfm-sync:shift" in out
+    assert set(re.findall(r"token=([^&\s]+)", out)) == {"***"}
+    delivered = int(re.search(r"delivered ([\d,]+) events", out).group(1).replace(",", ""))  # type: ignore[union-attr]
+    assert delivered > 40  # users, shift slots (V2: per shift), submissions
+    # the fold during the day takes the deliveries and the second burst
+    assert re.search(rf"all\s+\S+\s+{delivered + 30:,}\b", out)
     assert query(warehouse, "select count(distinct family) from webhooks.events")[0][0] == 8
-    assert query(warehouse, "select count(*) from webhooks.events")[0][0] == total + 30
+    assert query(warehouse, "select count(*) from webhooks.events")[0][0] == total + 30 + delivered
     # the operations streams and the reconciliation of the punches against the API
     assert re.search(r"time_activities\s+\S+\s+[1-9]", out)
     assert "Reconciliation: time activities" in out
@@ -55,7 +62,7 @@ def test_demo_syncs_twice_and_shows_counts_and_queries(tmp_path):
         "group by 1",
     ))  # fmt: skip
     assert reconciled["webhooks_only"] == 2 and reconciled["api_only"] >= 1
-    assert out.count("dbt build: ") == 2 and out.count("tables to ") == 2
+    assert out.count("dbt build: ") == 3 and out.count("tables to ") == 3
     assert "fct_daily_hours" in out and "fct_timesheet_periods" in out  # the closing lines
     for title in ("fct_attendance: who came late", "fct_labour_cost_daily: what the worked",
                   "fct_schedule_changes_weekly: schedule changes"):  # fmt: skip
@@ -65,4 +72,9 @@ def test_demo_syncs_twice_and_shows_counts_and_queries(tmp_path):
     by_webhook = "select count(*) from marts.fct_schedule_changes where detected_by = 'webhook'"
     assert query(warehouse.parent / "analytics.duckdb", by_webhook)[0][0] > 0
     snapshot = warehouse.parent / "analytics.duckdb"
-    assert query(snapshot, "select count(*) from marts.fct_shifts")[0][0] == 3010
+    assert query(snapshot, "select count(*) from marts.fct_shifts")[0][0] == 3011
+    # the moved shift showed from the webhook before run 2
+    before_run_2 = out[
+        out.index("from the webhook (before run 2)") : out.index("run 2: nightly_sync")
+    ]
+    assert "webhook" in before_run_2.split("\n", 3)[3]

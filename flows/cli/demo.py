@@ -1,10 +1,13 @@
 """``wfm-sync demo``: the whole product on one laptop, with no provider account.
 
 Starts the emulator and the webhook receiver on free loopback ports, sends the receiver a burst of
-provider-like webhook events, runs ``nightly_sync`` (sync -> fold -> models -> publish), changes
-some records at the emulator and sends a few more events, runs ``nightly_sync`` again to show the
-incremental pick-up, then prints per-table counts, the paths, example queries with their answers
-and a few lines of ``fct_daily_hours`` and ``fct_timesheet_periods`` from the published snapshot.
+provider-like webhook events, subscribes the receiver at the emulator (``webhooks subscribe``,
+version 2 shift webhooks), runs ``nightly_sync`` (sync -> fold -> models -> publish), changes
+records at the emulator during the day (the emulator delivers their events to the receiver),
+folds them and rebuilds the models (a moved shift shows in ``fct_shifts`` before the next sync),
+runs ``nightly_sync`` again to show the incremental pick-up, then prints per-table counts, the
+paths, example queries with their answers and a few lines of the marts from the published
+snapshot.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import shutil
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -25,9 +29,10 @@ from rich.table import Table
 
 from .emulator import print_burst, send_counted
 from .live import live_progress
-from .render import print_nightly
+from .render import print_fold, print_nightly
 from .terminal import console as stdout
 from .terminal import fail, setup_logging
+from .webhooks import print_steps
 
 EXAMPLE_QUERIES = {
     "Active and archived users": (
@@ -44,6 +49,17 @@ EXAMPLE_QUERIES = {
         "from webhooks.events group by all order by events desc"
     ),
 }
+DAY_CHANGES: dict[str, object] = {
+    "users": 25, "shifts": 40, "delete_shifts": 5, "new_shifts": 10, "move_shifts": 1,
+    "reassign_shifts": 1, "add_shift_users": 1, "unassign_shift_users": 1, "edit_submissions": 2,
+}  # fmt: skip
+"""What changes at the emulator between the two runs (``Dataset.mutate``'s arguments)."""
+MOVED_SHIFT_SQL = (
+    "select user_id, strftime(starts_at, '%Y-%m-%d %H:%M') as starts_utc, "
+    "strftime(ends_at, '%H:%M') as ends_utc, data_source, "
+    "strftime(changed_at, '%H:%M:%S') as webhook_at, is_deleted from marts.fct_shifts "
+    "where shift_id = '{shift_id}' order by user_id"
+)
 CLOSING_QUERIES = {
     "Reconciliation: time activities the API and the webhooks disagree on": (
         "select data_source, count(distinct user_id) as users, sum(activity_count) as activities, "
@@ -144,10 +160,15 @@ def run_demo(
     from emulator.config import OperationsConfig
     from emulator.server import BackgroundServer
     from emulator.webhooks import activity_events, build_burst
+    from flows.fold import fold_webhooks
     from flows.nightly import nightly_sync
     from flows.runner import run_flow
+    from pipelines.subscriptions import apply, current, plan, receiver_url
     from receiver import ReceiverSettings, create_app
     from sources.clock import now as clock_now
+    from sources.connecteam.config import client_from_config
+    from sources.connecteam.webhook_settings import SUBSCRIPTION_SCOPES
+    from sources.webhooks.events import FEATURE_FAMILIES
 
     path = Path(warehouse)
     if path.parent.exists():
@@ -192,23 +213,48 @@ def run_demo(
             )
             print_burst(send_counted(hook_url, punches, token=token, concurrency=16))
 
+            console.rule("webhooks subscribe: the receiver registered at the provider")
+            subscribed_url = receiver_url(hook_url, token)
+            with client_from_config(SUBSCRIPTION_SCOPES) as client:
+                wanted, registered = current(client, list(FEATURE_FAMILIES), 2)
+                steps = plan(wanted, registered, subscribed_url)
+                apply(client, steps, subscribed_url, None)
+            print_steps(steps, subscribed_url, out=console)
+
             console.rule("run 1: nightly_sync (full sync -> fold -> models -> publish)")
             started = time.monotonic()
             print_nightly(
                 run_flow(nightly_sync, streams_label="demo-full"), time.monotonic() - started
             )
 
-            changed = emulator.control(
-                "mutate", {"users": 25, "shifts": 40, "delete_shifts": 5, "new_shifts": 10}
-            )
-            console.rule("changes at the emulator, and more webhooks")
+            changed = emulator.control("mutate", DAY_CHANGES)
+            console.rule("during the day: changes at the emulator, delivered as webhooks")
+            emulator.state.deliverer.wait(120)
+            deliveries = emulator.state.deliverer.stats
             console.print(
                 f"edited {len(changed['users'])} users (some archived or restored), edited "  # type: ignore[arg-type]
                 f"{len(changed['shifts'])} shift rows, deleted {len(changed['deleted_shifts'])}, "  # type: ignore[arg-type]
-                f"added {len(changed['new_shifts'])}"  # type: ignore[arg-type]
+                f"added {len(changed['new_shifts'])}; moved a shift, reassigned one, added a user "  # type: ignore[arg-type]
+                "to one and took one off another; edited 2 form submissions\nthe emulator "
+                f"delivered {deliveries['delivered']:,} events to the subscribed receiver "
+                f"({deliveries['failed']} given up)"
             )
             more = build_burst(max(1, webhook_events // 10), seed=8, user_ids=user_ids)
             print_burst(send_counted(hook_url, more, token=token, concurrency=16))
+            moved_slot = changed["moved_shifts"][0]  # type: ignore[index]
+            moved = str(moved_slot[1]).split(":")[0]
+            row = next(r for r in emulator.state.dataset.shifts[moved_slot[0]]
+                       if r["id"] == moved_slot[1])  # fmt: skip
+            console.print(
+                f"shift {moved} moved from {_utc(row['startTime'] - 7200)} to "
+                f"{_utc(row['startTime'])} UTC"
+            )
+            console.rule("fold_webhooks with models: the day's changes before the next sync")
+            started = time.monotonic()
+            print_fold(run_flow(fold_webhooks, models=True), time.monotonic() - started)
+            _show(path.parent / "analytics.duckdb", console,
+                  f"fct_shifts: the moved shift {moved}, from the webhook (before run 2)",
+                  MOVED_SHIFT_SQL.format(shift_id=moved))  # fmt: skip
 
             console.rule("run 2: nightly_sync (incremental)")
             started = time.monotonic()
@@ -216,6 +262,9 @@ def run_demo(
                 run_flow(nightly_sync, streams_label="demo-incremental"),
                 time.monotonic() - started,
             )
+            _show(path.parent / "analytics.duckdb", console,
+                  f"fct_shifts: the moved shift {moved} after run 2 (the API's rows again)",
+                  MOVED_SHIFT_SQL.format(shift_id=moved))  # fmt: skip
 
     snapshot = path.parent / "analytics.duckdb"
     console.rule("the published snapshot")
@@ -238,13 +287,23 @@ def run_demo(
             counts.add_row(name, f"{n:,}")
         console.print(counts)
         for title, sql in {**EXAMPLE_QUERIES, **CLOSING_QUERIES}.items():
-            _show(con, console, title, sql)
+            _show_on(con, console, title, sql)
     console.print(
         f'Query it yourself: duckdb -readonly {snapshot} "from marts.fct_daily_hours limit 5"'
     )
 
 
-def _show(con: duckdb.DuckDBPyConnection, console: Console, title: str, sql: str) -> None:
+def _utc(epoch: int) -> str:
+    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def _show(snapshot: Path, console: Console, title: str, sql: str) -> None:
+    """Print ``sql``'s answer from the published ``snapshot`` (opened read-only, then closed)."""
+    with duckdb.connect(str(snapshot), read_only=True) as con:
+        _show_on(con, console, title, sql)
+
+
+def _show_on(con: duckdb.DuckDBPyConnection, console: Console, title: str, sql: str) -> None:
     relation = con.sql(sql)
     console.print(f"[bold]{title}[/]")
     console.print(sql, style="dim", highlight=False)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import typer
+from rich.console import Console
 from rich.markup import escape
 
 from .live import live_progress
@@ -30,14 +31,17 @@ def _features(value: str) -> list[str]:
     return [f.strip() for f in value.split(",") if f.strip()] or list(FEATURE_FAMILIES)
 
 
-def _print_steps(steps: list[Any], url: str | None, dry_run: bool = False) -> None:
-    """The plan or its outcome as a table (the URL's token shown as ***)."""
+def print_steps(
+    steps: list[Any], url: str | None, dry_run: bool = False, out: Console = console
+) -> None:
+    """The subscription plan or its outcome as a table on ``out`` (the URL's token shown as
+    ***)."""
     from rich.table import Table
 
     from pipelines.subscriptions import redact
 
     if url is not None:
-        console.print(f"receiver URL: {redact(url)}", highlight=False)
+        out.print(f"receiver URL: {redact(url)}", highlight=False)
     table = Table(
         title="webhook subscriptions" + (" (dry run: nothing written)" if dry_run else "")
     )
@@ -55,7 +59,7 @@ def _print_steps(steps: list[Any], url: str | None, dry_run: bool = False) -> No
             str(source.webhook_version if source else existing.get("webhookVersion", 1)),
             ", ".join(step.changes),
         )
-    console.print(table)
+    out.print(table)
 
 
 def _subscription_client() -> Any:
@@ -110,7 +114,7 @@ def webhooks_subscribe(
         raise typer.Exit(code=2) from None
     except Exception as exc:  # noqa: BLE001
         fail(exc, "subscribe")
-    _print_steps(steps, full_url, dry_run)
+    print_steps(steps, full_url, dry_run)
     if not dry_run:
         written = outcome.written
         console.print(
@@ -185,7 +189,7 @@ def webhooks_unsubscribe(
                 apply(client, steps, "", None)
     except Exception as exc:  # noqa: BLE001
         fail(exc, "unsubscribe")
-    _print_steps(steps, None, dry_run)
+    print_steps(steps, None, dry_run)
     console.print(f"{'would delete' if dry_run else 'deleted'} {len(steps)}")
 
 
@@ -231,8 +235,16 @@ def webhooks_fold(
     retention_days: Annotated[
         float, typer.Option(help="Days folded inbox rows are kept before pruning.")
     ] = 7.0,
+    models: Annotated[
+        bool,
+        typer.Option(
+            "--models/--no-models",
+            help="Also rebuild the models that read webhooks (fct_shifts, ...) and publish.",
+        ),
+    ] = False,
 ) -> None:
-    """Run the fold_webhooks flow once: load received events into webhooks.events."""
+    """Run the fold_webhooks flow once: load received events into webhooks.events (with
+    --models, then rebuild the models that read them and publish the snapshot)."""
     import time
 
     setup_logging(False)
@@ -242,7 +254,9 @@ def webhooks_fold(
     started = time.monotonic()
     try:
         with live_progress():
-            summary = run_flow(fold_webhooks, batch_size=batch_size, retention_days=retention_days)
+            summary = run_flow(
+                fold_webhooks, batch_size=batch_size, retention_days=retention_days, models=models
+            )
     except Exception as exc:  # noqa: BLE001
         fail(exc, "fold")
     print_fold(summary, time.monotonic() - started)
