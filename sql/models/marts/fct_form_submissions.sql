@@ -1,10 +1,37 @@
--- One row per form submission, with its form and submitting user.
+-- One row per form submission, with its form and submitting user, showing its latest version:
+--   * the API row, as first pulled: the sync never re-pulls a submission it holds
+--     (sources/connecteam/resources/forms.py asks per form only for submissions from the newest
+--     submissionTimestamp loaded), so an edit made after the pull reaches us only by webhook.
+--     The API row is as of its version time: the latest of its submissionTimestamp and its
+--     answers' updateTimestamp (at any depth), the times the provider stamps on a version;
+--   * the latest form_submission_edited event (by event time, duplicates and arrival order
+--     alike) replaces the API row's answers when it happened after that version time (or the
+--     API row has none); an API row re-pulled after the edit carries the edit's
+--     updateTimestamp and keeps its own answers. Without updateTimestamp in the API's
+--     answers an edit event is taken as newer, as the sync does not re-pull;
+--   * a submission the API has not pulled yet is shown from its latest form_submission or
+--     form_submission_edited event, and one known only from a manager_field_updated event
+--     from that event (no answers);
+--   * manager_fields: the latest manager_field_updated event's managerFields (the API's are not
+--     staged).
+-- A submission's identity and times (form, user, entry number, submitted_at, started_at,
+-- timezone) do not change with an edit: the API row's values first, then the chosen event's,
+-- the latest form_submission event's and the latest manager_field_updated event's. The
+-- submitting user of a submission the API holds is the API's only (dim_users holds every
+-- user the API's facts name).
 
 with
 
-submissions as (
+api as (
 
     select * from {{ ref('stg_connecteam__form_submissions') }}
+
+),
+
+events as (
+
+    select * from {{ ref('stg_webhooks__form_submission_events') }}
+    where form_submission_id is not null
 
 ),
 
@@ -20,26 +47,174 @@ users as (
 
 ),
 
+api_answer_stamps as (
+
+    select
+        api.form_submission_id,
+        max(
+            case
+                when try_cast(stamps.stamp as double) between 1 and 253402300799
+                    then to_timestamp(try_cast(stamps.stamp as double))
+            end
+        ) as answers_updated_at
+    from api,
+        unnest(json_extract_string(api.answers, '$..updateTimestamp')) as stamps (stamp)
+    group by api.form_submission_id
+
+),
+
+api_versions as (
+
+    select
+        api.*,
+        greatest(api.submitted_at, api_answer_stamps.answers_updated_at) as version_at
+    from api
+    left join api_answer_stamps on api.form_submission_id = api_answer_stamps.form_submission_id
+
+),
+
+latest_sent as (
+
+    select *
+    from events
+    where event_type in ('form_submission', 'form_submission_edited')
+    {{ latest_event('form_submission_id') }}
+
+),
+
+latest_original as (
+
+    select *
+    from events
+    where event_type = 'form_submission'
+    {{ latest_event('form_submission_id') }}
+
+),
+
+latest_edit as (
+
+    select *
+    from events
+    where is_edit
+    {{ latest_event('form_submission_id') }}
+
+),
+
+latest_manager as (
+
+    select *
+    from events
+    where event_type = 'manager_field_updated'
+    {{ latest_event('form_submission_id') }}
+
+),
+
+edits as (
+
+    select
+        form_submission_id,
+        max(event_at) as last_edited_at
+    from events
+    where is_edit
+    group by form_submission_id
+
+),
+
+submission_ids as (
+
+    select form_submission_id from api
+    union
+    select form_submission_id from events
+
+),
+
+chosen as (
+
+    select
+        submission_ids.form_submission_id,
+        api_versions.form_submission_id is not null as is_pulled,
+        case
+            when api_versions.form_submission_id is null then latest_sent.event_key
+            when
+                coalesce(
+                    latest_edit.event_at > api_versions.version_at,
+                    latest_edit.event_at is not null
+                )
+                then latest_edit.event_key
+        end as newer_event_key
+    from submission_ids
+    left join api_versions on submission_ids.form_submission_id = api_versions.form_submission_id
+    left join latest_sent on submission_ids.form_submission_id = latest_sent.form_submission_id
+    left join latest_edit on submission_ids.form_submission_id = latest_edit.form_submission_id
+
+),
+
+combined as (
+
+    select
+        chosen.form_submission_id,
+        chosen.is_pulled,
+        coalesce(api.form_id, newer.form_id, original.form_id, manager.form_id) as form_id,
+        case
+            when chosen.is_pulled then api.user_id
+            else coalesce(newer.submitting_user_id, original.submitting_user_id)
+        end as user_id,
+        coalesce(api.entry_num, newer.entry_num, original.entry_num, manager.entry_num)
+            as entry_num,
+        coalesce(
+            api.submitted_at, newer.submitted_at, original.submitted_at, manager.submitted_at
+        ) as submitted_at,
+        coalesce(api.started_at, newer.started_at, original.started_at) as started_at,
+        coalesce(
+            api.submission_timezone,
+            newer.submission_timezone,
+            original.submission_timezone,
+            manager.submission_timezone
+        ) as submission_timezone,
+        coalesce(newer.answers, api.answers) as answers,
+        case
+            when newer.answers is not null then newer.answer_count else api.answer_count
+        end as answer_count,
+        case
+            when newer.answers is not null then 'webhook'
+            when chosen.is_pulled then 'api'
+        end as answers_source,
+        edits.last_edited_at,
+        manager.manager_fields
+    from chosen
+    left join api on chosen.form_submission_id = api.form_submission_id
+    left join events as newer on chosen.newer_event_key = newer.event_key
+    left join latest_original as original
+        on chosen.form_submission_id = original.form_submission_id
+    left join latest_manager as manager on chosen.form_submission_id = manager.form_submission_id
+    left join edits on chosen.form_submission_id = edits.form_submission_id
+
+),
+
 final as (
 
     select
-        submissions.form_submission_id,
-        submissions.form_id,
+        combined.form_submission_id,
+        combined.form_id,
         forms.form_name,
-        submissions.user_id,
+        combined.user_id,
         users.full_name as user_full_name,
-        submissions.entry_num,
-        submissions.submitted_at,
-        submissions.started_at,
-        submissions.submission_timezone,
-        try_cast(submissions.submitted_at at time zone submissions.submission_timezone as date)
+        combined.entry_num,
+        combined.submitted_at,
+        combined.started_at,
+        combined.submission_timezone,
+        try_cast(combined.submitted_at at time zone combined.submission_timezone as date)
             as local_date,
-        epoch(submissions.submitted_at - submissions.started_at) as fill_seconds,
-        submissions.answer_count,
-        submissions.answers
-    from submissions
-    left join forms on submissions.form_id = forms.form_id
-    left join users on submissions.user_id = users.user_id
+        epoch(combined.submitted_at - combined.started_at) as fill_seconds,
+        combined.answer_count,
+        combined.answers,
+        combined.answers_source,
+        combined.last_edited_at,
+        combined.manager_fields,
+        combined.is_pulled
+    from combined
+    left join forms on combined.form_id = forms.form_id
+    left join users on combined.user_id = users.user_id
 
 )
 
