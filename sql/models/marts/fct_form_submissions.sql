@@ -1,14 +1,16 @@
 -- One row per form submission, with its form and submitting user, showing its latest version:
---   * the API row, as first pulled: the sync never re-pulls a submission it holds
---     (sources/connecteam/resources/forms.py asks per form only for submissions from the newest
---     submissionTimestamp loaded), so an edit made after the pull reaches us only by webhook.
---     The API row is as of its version time: the latest of its submissionTimestamp and its
---     answers' updateTimestamp (at any depth), the times the provider stamps on a version;
+--   * the API row, as of its last load: the sync re-reads only the submissions of the last
+--     form_submissions_days_back days (7) before the newest one per form and reloads those
+--     whose record changed, so an edit after the sync, or of an older submission, reaches us
+--     only by webhook. The load time is not staged: the API row's version time is taken from
+--     the provider's stamps, the latest of its submissionTimestamp and its answers'
+--     updateTimestamp (at any depth);
 --   * the latest form_submission_edited event (by event time, duplicates and arrival order
 --     alike) replaces the API row's answers when it happened after that version time (or the
---     API row has none); an API row re-pulled after the edit carries the edit's
---     updateTimestamp and keeps its own answers. Without updateTimestamp in the API's
---     answers an edit event is taken as newer, as the sync does not re-pull;
+--     API row has none); an API row reloaded after the edit carries the edit's updateTimestamp
+--     and keeps its own answers. Where the provider stamps no updateTimestamp an edit event is
+--     taken as newer: a row reloaded after that edit holds the same answers, shown then as
+--     the webhook's;
 --   * a submission the API has not pulled yet is shown from its latest form_submission or
 --     form_submission_edited event, and one known only from a manager_field_updated event
 --     from that event (no answers);
