@@ -78,6 +78,7 @@ SOURCE_ADDED: dict[str, str] = {
     "time_off_balances.policy_type_id": "the policy type listed (path parameter)",
     "time_off_balances.as_of_date": "the UTC day of the sync that read the balance",
     "time_off_balances.synced_at": "when the sync read the balance (epoch seconds)",
+    "form_submissions.synced_at": "when the sync read the submission's version (epoch seconds)",
     "scheduler_unavailabilities.scheduler_id": "the scheduler listed (path parameter)",
     "*.observed_at": "the source: when the sync that loaded a version ran (epoch seconds)",
     "*.version_key": "the source: a version's key, the record's key and observed_at",

@@ -12,6 +12,7 @@ import dlt
 import pyarrow as pa
 from dlt.sources import DltResource
 
+from ...clock import now as clock_now
 from ...progress import Progress
 from ..arrow_rows import BIGINT, JSON, ArrowRows, hints
 from ..client import ConnecteamClient
@@ -53,6 +54,7 @@ SUBMISSION_COLUMNS: dict[str, str] = {
     "answers": JSON,
     "manager_fields": JSON,
     "submission_timestamp": BIGINT,
+    "synced_at": BIGINT,
 }
 
 
@@ -68,7 +70,8 @@ def form_submissions(
     updated manager field, which the provider's timestamps do not show (a digest of each
     submission of that span is kept in the resource state). ``days_back=0`` asks from the newest
     instant only. An edit older than the span reaches the warehouse through the
-    ``form_submission_edited`` and ``manager_field_updated`` webhooks.
+    ``form_submission_edited`` and ``manager_field_updated`` webhooks. Each loaded row carries
+    ``synced_at`` (epoch seconds, UTC: the sync's clock), the time its version was read.
     """
 
     @dlt.resource(
@@ -82,6 +85,7 @@ def form_submissions(
         cursors: dict[str, dict[str, Any]] = dlt.current.resource_state().setdefault("cursors", {})
         arrow = ArrowRows("form_submissions", SUBMISSION_COLUMNS, client.stats.untyped_values)
         span = max(0, days_back) * DAY
+        synced_at = int(clock_now())
         for form in form_list()[0]:
             form_id = int(form["formId"])
             try:
@@ -116,7 +120,7 @@ def form_submissions(
                                 seen[sid] = (at, digest)
                             # no usable time: loaded when new or changed, never moves the cursor
                             if known.get(sid) != digest:
-                                out.append(submission_row(s))
+                                out.append({**submission_row(s), "synced_at": synced_at})
                         yield out
 
                 yield from arrow.batches(rows())

@@ -1,21 +1,17 @@
 -- One row per form submission, with its form and submitting user, showing its latest version:
---   * the API row, as of its last load: the sync re-reads only the submissions of the last
+--   * the API row, as of the sync that read it (synced_at: the sync re-reads the submissions of the last
 --     form_submissions_days_back days (7) before the newest one per form and reloads those
 --     whose record changed, so an edit after the sync, or of an older submission, reaches us
---     only by webhook. The load time is not staged: the API row's version time is taken from
---     the provider's stamps, the latest of its submissionTimestamp and its answers'
---     updateTimestamp (at any depth);
+--     only by webhook). Its version time is the latest of its load, its submissionTimestamp and
+--     its answers' updateTimestamp (at any depth);
 --   * the latest form_submission_edited event (by event time, duplicates and arrival order
 --     alike) replaces the API row's answers when it happened after that version time (or the
---     API row has none); an API row reloaded after the edit carries the edit's updateTimestamp
---     and keeps its own answers. Where the provider stamps no updateTimestamp an edit event is
---     taken as newer: a row reloaded after that edit holds the same answers, shown then as
---     the webhook's;
+--     API row has none): an API row reloaded after the edit keeps its own answers;
 --   * a submission the API has not pulled yet is shown from its latest form_submission or
 --     form_submission_edited event, and one known only from a manager_field_updated event
 --     from that event (no answers);
---   * manager_fields: the latest manager_field_updated event's managerFields (the API's are not
---     staged).
+--   * manager_fields: the latest manager_field_updated event's managerFields when it happened
+--     after the API row's version time, else the API's.
 -- A submission's identity and times (form, user, entry number, submitted_at, started_at,
 -- timezone) do not change with an edit: the API row's values first, then the chosen event's,
 -- the latest form_submission event's and the latest manager_field_updated event's. The
@@ -69,7 +65,8 @@ api_versions as (
 
     select
         api.*,
-        greatest(api.submitted_at, api_answer_stamps.answers_updated_at) as version_at
+        greatest(api.synced_at, api.submitted_at, api_answer_stamps.answers_updated_at)
+            as version_at
     from api
     left join api_answer_stamps on api.form_submission_id = api_answer_stamps.form_submission_id
 
@@ -182,9 +179,18 @@ combined as (
             when chosen.is_pulled then 'api'
         end as answers_source,
         edits.last_edited_at,
-        manager.manager_fields
+        case
+            when
+                not chosen.is_pulled
+                or coalesce(
+                    manager.event_at > api_versions.version_at, manager.event_at is not null
+                )
+                then manager.manager_fields
+            else api.manager_fields
+        end as manager_fields
     from chosen
     left join api on chosen.form_submission_id = api.form_submission_id
+    left join api_versions on chosen.form_submission_id = api_versions.form_submission_id
     left join events as newer on chosen.newer_event_key = newer.event_key
     left join latest_original as original
         on chosen.form_submission_id = original.form_submission_id

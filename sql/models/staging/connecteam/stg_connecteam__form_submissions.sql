@@ -1,4 +1,5 @@
--- One row per form submission; answers stay JSON, each with its questionType.
+-- One row per form submission; answers stay JSON, each with its questionType; synced_at is
+-- when the sync read the row's version (it reloads a submission only when its record changed).
 
 with
 
@@ -20,6 +21,8 @@ renamed as (
         submitting_user_id as user_id,
         is_anonymous,
         answers,
+        manager_fields,
+        synced_at,
         untypable_value_count,
         case when json_type(answers) = 'ARRAY' then json_array_length(answers) else 0 end
             as answer_count
