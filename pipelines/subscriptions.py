@@ -136,8 +136,9 @@ def redact(text: str, *secrets: str | None) -> str:
 def wanted_subscriptions(
     features: list[str], entities: dict[str, list[str]], shift_version: int = 1
 ) -> list[Wanted]:
-    """The subscriptions needed for ``features``: one per feature type, one per entity of an
-    entity-scoped feature (``entities``: :func:`~sources.connecteam.webhook_settings.entity_ids`).
+    """The subscriptions needed for ``features``: one per feature type, one per distinct entity of
+    an entity-scoped feature (``entities``:
+    :func:`~sources.connecteam.webhook_settings.entity_ids`).
 
     Raises:
         SubscriptionError: An unknown feature type, or a shift version other than 1 and 2.
@@ -154,7 +155,7 @@ def wanted_subscriptions(
         events = tuple(feature_event_types(feature))
         version = shift_version if feature == "shift_scheduler" else 1
         if feature in ENTITY_SCOPED:
-            for entity in sorted(entities.get(feature, []), key=lambda e: (len(e), e)):
+            for entity in sorted(set(entities.get(feature, [])), key=lambda e: (len(e), e)):
                 out.append(Wanted(f"{NAME_PREFIX}{feature}:{entity}", feature, entity, events,
                                   version))  # fmt: skip
         else:
@@ -184,6 +185,29 @@ def _differences(wanted: Wanted, existing: dict[str, Any], url: str | None) -> l
     return changes
 
 
+def webhook_id(webhook: dict[str, Any]) -> int:
+    """The provider's id of ``webhook``.
+
+    Raises:
+        SubscriptionError: It has none that is an integer (the spec's type), so it cannot be
+            updated or deleted through the API.
+    """
+    value = webhook.get("id")
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise SubscriptionError(
+        f"webhook {str(webhook.get('name'))[:80]!r} has no usable id ({value!r}); remove it in "
+        "the provider's webhook settings and run subscribe again"
+    )
+
+
+def _id_order(webhook: dict[str, Any]) -> tuple[bool, int]:
+    value = webhook.get("id")
+    if isinstance(value, int) and not isinstance(value, bool):
+        return (False, value)
+    return (True, 0)
+
+
 def plan(wanted: list[Wanted], registered: list[dict[str, Any]], url: str | None) -> list[Step]:
     """The steps from ``registered`` to ``wanted``: create what is missing, update what differs
     (``url`` ``None``: the URL is not compared, as when only listing), keep what matches,
@@ -191,7 +215,7 @@ def plan(wanted: list[Wanted], registered: list[dict[str, Any]], url: str | None
     with one name: the first is kept or updated, the others deleted."""
     ours: dict[str, list[dict[str, Any]]] = {}
     for webhook in registered:
-        if is_ours(webhook):
+        if isinstance(webhook, dict) and is_ours(webhook):
             ours.setdefault(str(webhook["name"]), []).append(webhook)
     steps: list[Step] = []
     for need in wanted:
@@ -199,7 +223,7 @@ def plan(wanted: list[Wanted], registered: list[dict[str, Any]], url: str | None
         if not found:
             steps.append(Step("create", need.name, need))
             continue
-        first, *spare = sorted(found, key=lambda w: int(w.get("id") or 0))
+        first, *spare = sorted(found, key=_id_order)
         changes = _differences(need, first, url)
         steps.append(Step("update" if changes else "keep", need.name, need, first, changes))
         steps.extend(Step("delete", need.name, None, w) for w in spare)
@@ -210,7 +234,11 @@ def plan(wanted: list[Wanted], registered: list[dict[str, Any]], url: str | None
 
 def unsubscribe_plan(registered: list[dict[str, Any]]) -> list[Step]:
     """A delete step for each of wfm-sync's own subscriptions (no other)."""
-    return [Step("delete", str(w["name"]), None, w) for w in registered if is_ours(w)]
+    return [
+        Step("delete", str(w["name"]), None, w)
+        for w in registered
+        if isinstance(w, dict) and is_ours(w)
+    ]
 
 
 def apply(client: ConnecteamClient, steps: list[Step], url: str, secret: str | None) -> Outcome:
@@ -229,9 +257,9 @@ def apply(client: ConnecteamClient, steps: list[Step], url: str, secret: str | N
                 request = step.wanted.request(url, secret)
                 _settled(client, step, partial(create_webhook, client, request))
             elif step.action == "update" and step.wanted is not None and step.existing:
-                update_webhook(client, int(step.existing["id"]), step.wanted.request(url, secret))
+                update_webhook(client, webhook_id(step.existing), step.wanted.request(url, secret))
             elif step.action == "delete" and step.existing:
-                _settled(client, step, partial(delete_webhook, client, int(step.existing["id"])))
+                _settled(client, step, partial(delete_webhook, client, webhook_id(step.existing)))
             else:
                 continue
         except ConnecteamAPIError as exc:

@@ -14,8 +14,13 @@ from pathlib import Path
 import httpx
 import pytest
 from conftest import WFM_SYNC, cli_env
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis_jsonschema import from_schema
 from servers import free_port, start_receiver
 
+from emulator.spec_schemas import resolved
+from pipelines.subscriptions import is_ours, plan, wanted_subscriptions
 from sources.webhooks.events import FEATURE_FAMILIES, feature_event_types
 
 TOKEN = "tok-7Hq2-secret-Zx9"
@@ -161,3 +166,37 @@ def test_the_provider_s_retry_rule_gives_up_after_three_retries(start_emulator) 
     report = control(server, "webhooks?wait=30")
     assert report["deliveries"] == {"queued": 1, "retried": 3, "failed": 1}
     assert os.environ.get("WEBHOOKS__TOKEN") is None
+
+
+# -- the plan on whatever the provider's spec allows -------------------------------------------
+
+URL = "https://hooks.example/webhooks/connecteam?token=t"
+WANTED = wanted_subscriptions(
+    list(FEATURE_FAMILIES), {"time_activity": ["7", "7"], "shift_scheduler": ["9000"]}, 2
+)
+ODD = [  # beyond the spec: what a provider may still send
+    {"name": None, "id": 1},
+    {"name": "wfm-sync:users", "id": "not a number", "url": URL},
+    {"id": 2**70, "name": "wfm-sync:gone", "eventTypes": None, "extra": {"x": 1}},
+    {},
+]
+
+
+@given(
+    registered=st.lists(from_schema(resolved("WebhookResponse")) | st.sampled_from(ODD), max_size=8)
+)
+@settings(max_examples=80, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))  # fmt: skip
+def test_a_plan_touches_only_its_own_and_a_second_plan_keeps_everything(registered) -> None:
+    """Registered webhooks drawn from the spec's WebhookResponse (and odder ones): the plan never
+    updates or deletes another's, names every needed subscription once (an entity listed twice
+    is needed once), and once carried out, planning again changes nothing."""
+    steps = plan(WANTED, registered, URL)
+    for step in steps:
+        if step.existing is not None:
+            assert is_ours(step.existing)
+    assert sorted(s.name for s in steps if s.action != "delete") == sorted(w.name for w in WANTED)
+    assert len({w.name for w in WANTED}) == len(WANTED) == 4 + 1 + 1
+    others = [w for w in registered if not is_ours(w)]
+    after = others + [{**w.request(URL, None), "id": n} for n, w in enumerate(WANTED)]
+    assert {s.action for s in plan(WANTED, after, URL)} == {"keep"}
