@@ -75,6 +75,12 @@ def emulator(
         float, typer.Option(help="Fraction of requests answered 429/500/503 or dropped.")
     ] = 0.0,
     paging_total: Annotated[bool, typer.Option(help="Send paging.total in paged answers.")] = False,
+    webhook_retries: Annotated[
+        int, typer.Option(help="Deliveries retried after a failed webhook delivery.")
+    ] = 3,
+    webhook_retry_seconds: Annotated[
+        float, typer.Option(help="Seconds between webhook deliveries of one event.")
+    ] = 60.0,
     time_clocks: Annotated[int, typer.Option(help="Time clocks.")] = 2,
     time_activities: Annotated[int, typer.Option(help="Time activities in all.")] = 400,
     activity_days: Annotated[int, typer.Option(help="Days the activities spread over.")] = 60,
@@ -122,6 +128,8 @@ def emulator(
         latency=latency,
         fault_rate=fault_rate,
         paging_total=paging_total,
+        webhook_retries=webhook_retries,
+        webhook_retry_seconds=webhook_retry_seconds,
     )
     err.print(
         f"emulator on http://{host}:{port} ({users} users, {shifts} shift rows); "
