@@ -45,16 +45,17 @@ def print_steps(
     table = Table(
         title="webhook subscriptions" + (" (dry run: nothing written)" if dry_run else "")
     )
-    for column in ("action", "name", "feature type", "entity", "events", "version", "changes"):
-        table.add_column(column)
+    table.add_column("action")
+    table.add_column("name", no_wrap=True)
+    table.add_column("events", justify="right")
+    table.add_column("version", justify="right")
+    table.add_column("changes")
     for step in steps:
         source = step.wanted
         existing = step.existing or {}
         table.add_row(
             step.action,
             step.name,
-            source.feature_type if source else str(existing.get("featureType", "")),
-            (source.entity_id if source else existing.get("entityId")) or "(all)",
             str(len(source.event_types) if source else len(existing.get("eventTypes") or [])),
             str(source.webhook_version if source else existing.get("webhookVersion", 1)),
             ", ".join(step.changes),
@@ -147,23 +148,20 @@ def webhooks_list(
     labels = {"keep": "subscribed", "update": "outdated", "create": "missing",
               "delete": "not needed"}  # fmt: skip
     table = Table(title="webhook subscriptions at the provider")
-    for column in ("status", "id", "name", "feature type", "entity", "events", "url"):
-        table.add_column(column)
+    table.add_column("status")
+    table.add_column("id", justify="right")
+    table.add_column("name", no_wrap=True)
+    table.add_column("feature type")
+    table.add_column("url (token: ***)")
     for step in steps:
         hook = step.existing or {}
-        table.add_row(
-            labels[step.action], str(hook.get("id", "")), step.name,
-            step.wanted.feature_type if step.wanted else str(hook.get("featureType", "")),
-            (step.wanted.entity_id if step.wanted else hook.get("entityId")) or "(all)",
-            str(len(hook.get("eventTypes") or [])), redact(str(hook.get("url", ""))),
-        )  # fmt: skip
+        feature = step.wanted.feature_type if step.wanted else str(hook.get("featureType", ""))
+        table.add_row(labels[step.action], str(hook.get("id", "")), step.name, feature,
+                      redact(str(hook.get("url", ""))))  # fmt: skip
     for hook in registered:
-        if not is_ours(hook):
-            table.add_row(
-                "not ours", str(hook.get("id", "")), str(hook.get("name", "")),
-                str(hook.get("featureType", "")), hook.get("entityId") or "(all)",
-                str(len(hook.get("eventTypes") or [])), redact(str(hook.get("url", ""))),
-            )  # fmt: skip
+        if isinstance(hook, dict) and not is_ours(hook):
+            cells = [str(hook.get(k, "")) for k in ("id", "name", "featureType")]
+            table.add_row("not ours", *cells, redact(str(hook.get("url", ""))))
     console.print(table)
     missing = sum(s.action == "create" for s in steps)
     console.print(
