@@ -62,7 +62,7 @@ def test_demo_syncs_twice_and_shows_counts_and_queries(tmp_path):
         "group by 1",
     ))  # fmt: skip
     assert reconciled["webhooks_only"] == 2 and reconciled["api_only"] >= 1
-    assert out.count("dbt build: ") == 3 and out.count("tables to ") == 3
+    assert out.count("dbt build: ") == 2 and out.count("tables to ") == 2  # the two nightlies
     assert "fct_daily_hours" in out and "fct_timesheet_periods" in out  # the closing lines
     for title in ("fct_attendance: who came late", "fct_labour_cost_daily: what the worked",
                   "fct_schedule_changes_weekly: schedule changes"):  # fmt: skip
@@ -72,7 +72,10 @@ def test_demo_syncs_twice_and_shows_counts_and_queries(tmp_path):
     by_webhook = "select count(*) from marts.fct_schedule_changes where detected_by = 'webhook'"
     assert query(warehouse.parent / "analytics.duckdb", by_webhook)[0][0] > 0
     snapshot = warehouse.parent / "analytics.duckdb"
-    assert query(snapshot, "select count(*) from marts.fct_shifts")[0][0] == 3011
+    # the API's 3011 assignments; the burst's random shift events add shifts the API never held
+    of_the_api = ("select count(*) from marts.fct_shifts where shift_id in "
+                  "(select split_part(id, ':', 1) from connecteam.shifts)")  # fmt: skip
+    assert query(snapshot, of_the_api)[0][0] == 3011
     # the moved shift showed from the webhook before run 2
     before_run_2 = out[
         out.index("from the webhook (before run 2)") : out.index("run 2: nightly_sync")

@@ -50,7 +50,7 @@ def test_dbt_build_passes_on_emulator_data_with_every_unit_test(
     summary = build_models(warehouse)
     assert summary.failed == []
     assert summary.passed_by_kind["model"] == 53
-    assert summary.passed_by_kind["unit_test"] == 17  # the hand-computed figures
+    assert summary.passed_by_kind["unit_test"] == 25  # the hand-computed figures
     assert summary.passed_by_kind["test"] >= 60
     # marts agree with the raw data they are built from
     live = query(
@@ -61,9 +61,9 @@ def test_dbt_build_passes_on_emulator_data_with_every_unit_test(
     fct = query(
         warehouse,
         "select count(*), round(sum(scheduled_hours + unpaid_break_minutes / 60.0), 2) "
-        "from marts.fct_shifts where not is_deleted",
+        "from marts.fct_shifts where not is_deleted and data_source = 'api'",
     )[0]
-    assert live == fct
+    assert live == fct  # the burst's shift events name shifts the API does not hold: added
     scheduled = query(
         warehouse,
         "select round(sum(scheduled_hours), 2) from marts.fct_shifts "
