@@ -20,6 +20,7 @@ import orjson
 from fastapi import FastAPI, Path, Query, Request
 from fastapi.responses import Response
 
+from sources.clock import now as clock_now
 from sources.webhooks.events import FEATURE_FAMILIES, feature_event_types
 
 from .auth import requirement
@@ -110,7 +111,7 @@ def add_subscription_routes(app: FastAPI, state: EmulatorState) -> None:
         problem = _event_types_fit(fields)
         if problem is not None:
             return problem
-        now = state.dataset.tick()
+        now = int(clock_now())
         return envelope(public(store.create(fields, now, state.options.webhook_retries)))
 
     @app.get("/settings/v1/webhooks", dependencies=[requirement(state, "settings.read")])
