@@ -1,9 +1,9 @@
 -- One row per form submission, with its form and submitting user, showing its latest version:
---   * the API row, as of the sync that read it (synced_at: the sync re-reads the submissions of the last
---     form_submissions_days_back days (7) before the newest one per form and reloads those
---     whose record changed, so an edit after the sync, or of an older submission, reaches us
---     only by webhook). Its version time is the latest of its load, its submissionTimestamp and
---     its answers' updateTimestamp (at any depth);
+--   * the API row, as of the sync that read it (synced_at; the sync re-reads the submissions
+--     of the last form_submissions_days_back days (7) before the newest one per form and
+--     reloads those whose record changed, so an edit after the sync, or of an older submission,
+--     reaches us only by webhook). Its version time is the latest of synced_at, its
+--     submissionTimestamp and its answers' updateTimestamp (at any depth);
 --   * the latest form_submission_edited event (by event time, duplicates and arrival order
 --     alike) replaces the API row's answers when it happened after that version time (or the
 --     API row has none): an API row reloaded after the edit keeps its own answers;
