@@ -128,17 +128,17 @@ class Deliverer:
     ) -> None:
         timeout, retries, retry_seconds = self.settings()
         headers = {"content-type": "application/json"}
-        if webhook.get("secretKey"):
-            headers.update(
-                signature_headers(
-                    str(webhook["secretKey"]), f"msg_{uuid.uuid4().hex}", int(time.time()), body
-                )
-            )
         try:
+            if webhook.get("secretKey"):
+                headers.update(
+                    signature_headers(
+                        str(webhook["secretKey"]), f"msg_{uuid.uuid4().hex}", int(time.time()), body
+                    )
+                )
             status = client.post(
                 str(webhook["url"]), content=body, headers=headers, timeout=timeout
             ).status_code
-        except httpx.HTTPError:
+        except Exception:  # noqa: BLE001 - a bad URL or secret fails this delivery, never the thread
             status = 0
         if 200 <= status < 300:
             self.stats["delivered"] += 1

@@ -143,6 +143,7 @@ def wanted_subscriptions(
     Raises:
         SubscriptionError: An unknown feature type, or a shift version other than 1 and 2.
     """
+    features = list(dict.fromkeys(features))
     unknown = [f for f in features if f not in FEATURE_FAMILIES]
     if unknown:
         raise SubscriptionError(
@@ -169,16 +170,23 @@ def is_ours(webhook: dict[str, Any]) -> bool:
 
 
 def _differences(wanted: Wanted, existing: dict[str, Any], url: str | None) -> list[str]:
+    """The fields of ``existing`` that differ from ``wanted`` (a value of a type the spec does not
+    allow counts as different)."""
     changes = []
     if url is not None and existing.get("url") != url:
         changes.append("url")
     if existing.get("featureType") != wanted.feature_type:
         changes.append("featureType")
-    if (existing.get("entityId") or None) != wanted.entity_id:
+    entity = existing.get("entityId")
+    if (None if entity in (None, "") else str(entity)) != wanted.entity_id:
         changes.append("entityId")
-    if sorted(existing.get("eventTypes") or []) != sorted(wanted.event_types):
+    events = existing.get("eventTypes")
+    if not isinstance(events, list) or sorted(str(e) for e in events) != sorted(wanted.event_types):
         changes.append("eventTypes")
-    if int(existing.get("webhookVersion") or 1) != wanted.webhook_version:
+    version = existing.get("webhookVersion", 1)
+    if version is None:
+        version = 1
+    if isinstance(version, bool) or version != wanted.webhook_version:
         changes.append("webhookVersion")
     if existing.get("isDisabled"):
         changes.append("isDisabled")
@@ -208,11 +216,25 @@ def _id_order(webhook: dict[str, Any]) -> tuple[bool, int]:
     return (True, 0)
 
 
-def plan(wanted: list[Wanted], registered: list[dict[str, Any]], url: str | None) -> list[Step]:
+def plan(
+    wanted: list[Wanted],
+    registered: list[dict[str, Any]],
+    url: str | None,
+    *,
+    only_features: list[str] | None = None,
+    rotate_secret: bool = False,
+) -> list[Step]:
     """The steps from ``registered`` to ``wanted``: create what is missing, update what differs
     (``url`` ``None``: the URL is not compared, as when only listing), keep what matches,
     delete wfm-sync's own that are no longer needed (another's is never touched). Two of ours
-    with one name: the first is kept or updated, the others deleted."""
+    with one name: the first is kept or updated, the others deleted.
+
+    Args:
+        only_features: Feature types the caller chose (``--features``): wfm-sync's own of other
+            feature types are left as they are, not deleted.
+        rotate_secret: Update every one of ours that would be kept (the provider never answers
+            a ``secretKey``, so a new secret cannot be told from the old one).
+    """
     ours: dict[str, list[dict[str, Any]]] = {}
     for webhook in registered:
         if isinstance(webhook, dict) and is_ours(webhook):
@@ -225,9 +247,14 @@ def plan(wanted: list[Wanted], registered: list[dict[str, Any]], url: str | None
             continue
         first, *spare = sorted(found, key=_id_order)
         changes = _differences(need, first, url)
+        if rotate_secret and not changes:
+            changes = ["secretKey"]
         steps.append(Step("update" if changes else "keep", need.name, need, first, changes))
         steps.extend(Step("delete", need.name, None, w) for w in spare)
     for name, left in sorted(ours.items()):
+        feature = name[len(NAME_PREFIX) :].split(":")[0]
+        if only_features is not None and feature not in only_features:
+            continue
         steps.extend(Step("delete", name, None, w) for w in left)
     return steps
 
@@ -264,9 +291,10 @@ def apply(client: ConnecteamClient, steps: list[Step], url: str, secret: str | N
                 continue
         except ConnecteamAPIError as exc:
             token = dict(parse_qsl(urlsplit(url).query)).get("token")
-            raise ConnecteamAPIError(
-                exc.endpoint, exc.status, redact(exc.detail, secret, token), method=exc.method
-            ) from None
+            detail = redact(exc.detail, secret, token)
+            if secret and "secretKey" in detail:  # an echoed request, perhaps cut mid-secret
+                detail = "(the provider's message repeats the request; not shown)"
+            raise ConnecteamAPIError(exc.endpoint, exc.status, detail, method=exc.method) from None
         outcome.written[step.action] += 1
     return outcome
 

@@ -59,6 +59,7 @@ SOURCE_ADDED: dict[str, str] = {
     "timesheets.time_clock_id": "the time clock listed (path parameter)",
     "timesheets.user_id": "the userId of the user group the day was listed in",
     "tasks.task_board_id": "the task board listed (path parameter)",
+    "shift_coverage.coverage_key": "written by the source (scheduling.SHIFT_COVERAGE_HINTS)",
     "shift_coverage.scheduler_id": "written by the source (scheduling.SHIFT_COVERAGE_HINTS)",
     "shift_coverage.window_from": "written by the source (scheduling.SHIFT_COVERAGE_HINTS)",
     "shift_coverage.window_to": "written by the source (scheduling.SHIFT_COVERAGE_HINTS)",

@@ -122,11 +122,13 @@ def test_subscribe_refuses_a_plain_http_url_elsewhere_and_names_the_fix(env) -> 
 def test_the_emulator_delivers_mutations_to_the_subscribed_receiver_with_retries(
     start_emulator, tmp_path: Path
 ) -> None:
-    """Subscribed with version 2; the receiver is down at first, so the emulator retries (1 s
+    """Subscribed with version 2; the receiver is down at first, so the emulator retries (0.5 s
     apart here, 60 s at the provider) until it answers; every event is stored once."""
     import sqlite3
 
-    server = start_emulator(users=40, schedulers=2, shifts=200, webhook_retry_seconds=1.0)
+    server = start_emulator(
+        users=40, schedulers=2, shifts=200, webhook_retries=120, webhook_retry_seconds=0.5
+    )  # up to a minute for the receiver to start
     environment = cli_env(server, tmp_path / "wh.duckdb")
     environment.update(WEBHOOKS__TOKEN=TOKEN)
     port = free_port()
@@ -141,7 +143,7 @@ def test_the_emulator_delivers_mutations_to_the_subscribed_receiver_with_retries
     inbox = tmp_path / "inbox.sqlite3"
     receiver = start_receiver(port, f"sqlite:///{inbox}", TOKEN)
     try:
-        report = control(server, "webhooks?wait=30")
+        report = control(server, "webhooks?wait=90")
         assert report["pending"] == 0
         assert report["deliveries"]["delivered"] == 4
         assert report["deliveries"]["retried"] >= 4
@@ -178,6 +180,15 @@ ODD = [  # beyond the spec: what a provider may still send
     {"name": None, "id": 1},
     {"name": "wfm-sync:users", "id": "not a number", "url": URL},
     {"id": 2**70, "name": "wfm-sync:gone", "eventTypes": None, "extra": {"x": 1}},
+    {
+        "id": 5,
+        "name": "wfm-sync:forms",
+        "eventTypes": [None, "x"],
+        "webhookVersion": "v2",
+        "entityId": 5,
+        "url": URL,
+    },
+    {"id": 6, "name": "wfm-sync:tasks", "eventTypes": 5, "webhookVersion": 1e400},
     {},
 ]
 
@@ -200,3 +211,32 @@ def test_a_plan_touches_only_its_own_and_a_second_plan_keeps_everything(register
     others = [w for w in registered if not is_ours(w)]
     after = others + [{**w.request(URL, None), "id": n} for n, w in enumerate(WANTED)]
     assert {s.action for s in plan(WANTED, after, URL)} == {"keep"}
+
+
+def test_plan_options_features_and_secret_rotation() -> None:
+    """A feature listed twice is subscribed once; with chosen features, wfm-sync's other
+    subscriptions stay; --rotate-secret updates those that match."""
+    twice = wanted_subscriptions(["users", "users"], {}, 1)
+    assert [w.name for w in twice] == ["wfm-sync:users"]
+    everything = [{**w.request(URL, None), "id": n} for n, w in enumerate(WANTED)]
+    only_shifts = wanted_subscriptions(["shift_scheduler"], {"shift_scheduler": ["9000"]}, 2)
+    steps = plan(only_shifts, everything, URL, only_features=["shift_scheduler"])
+    assert {s.action for s in steps} == {"keep"}  # nothing of users, forms, ... is deleted
+    assert {s.action for s in plan(only_shifts, everything, URL)} == {"keep", "delete"}
+    rotated = plan(WANTED, everything, URL, rotate_secret=True)
+    assert {(s.action, tuple(s.changes)) for s in rotated} == {("update", ("secretKey",))}
+
+
+def test_a_bad_subscription_fails_its_deliveries_and_never_the_others(start_emulator) -> None:
+    server = start_emulator(users=20, schedulers=1, shifts=40, webhook_retry_seconds=0.05)
+    store = server.state.webhook_store
+    for name, url, secret in (("bad secret", f"http://127.0.0.1:{free_port()}/a", "whsec_"),
+                              ("bad url", "http://127.0.0.1/\t", None),
+                              ("fine", f"http://127.0.0.1:{free_port()}/b", None)):  # fmt: skip
+        store.create({"name": name, "url": url, "secretKey": secret, "featureType": "users",
+                      "eventTypes": ["user_updated"], "entityId": None, "isDisabled": False,
+                      "webhookVersion": 1}, 0, 3)  # fmt: skip
+    httpx.post(f"{server.url}/_emulator/mutate", json={"users": 1}, timeout=60)
+    report = control(server, "webhooks?wait=30")
+    assert report["pending"] == 0  # the delivery thread lived through the bad ones
+    assert report["deliveries"]["failed"] == 3

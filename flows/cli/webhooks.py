@@ -86,11 +86,21 @@ def webhooks_subscribe(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the plan; write nothing.")
     ] = False,
+    rotate_secret: Annotated[
+        bool,
+        typer.Option(
+            "--rotate-secret",
+            help="Send WEBHOOKS__SIGNING_SECRET to every subscription, even those that match "
+            "(the provider never shows a secret, so a changed one cannot be detected).",
+        ),
+    ] = False,
 ) -> None:
     """Create or update the provider's webhook subscriptions wfm-sync needs (one per feature type,
     and per time clock and scheduler where the provider scopes them), named wfm-sync:...; a
-    second run writes nothing. The URL gets the receiver token (WEBHOOKS__TOKEN) in its query;
-    WEBHOOKS__SIGNING_SECRET, when set, becomes each webhook's secretKey."""
+    second run writes nothing. With --features, wfm-sync's subscriptions of other feature types
+    are left alone. The URL gets the receiver token (WEBHOOKS__TOKEN) in its query;
+    WEBHOOKS__SIGNING_SECRET, when set, becomes each webhook's secretKey (--rotate-secret sends
+    it to subscriptions that already exist)."""
     from pipelines.subscriptions import SubscriptionError, apply, current, plan, receiver_url
     from sources.webhooks.config import webhooks_configuration
 
@@ -106,8 +116,11 @@ def webhooks_subscribe(
     try:
         full_url = receiver_url(url, str(config.token))
         with _subscription_client() as client:
-            wanted, registered = current(client, _features(features), shift_version)
-            steps = plan(wanted, registered, full_url)
+            chosen = _features(features)
+            wanted, registered = current(client, chosen, shift_version)
+            only = chosen if features.strip() else None
+            steps = plan(wanted, registered, full_url, only_features=only,
+                         rotate_secret=rotate_secret)  # fmt: skip
             if not dry_run:
                 outcome = apply(client, steps, full_url, config.signing_secret or None)
     except SubscriptionError as exc:
@@ -137,14 +150,15 @@ def webhooks_list(
 
     setup_logging(False)
     try:
+        chosen = _features(features)
         with _subscription_client() as client:
-            wanted, registered = current(client, _features(features), shift_version)
+            wanted, registered = current(client, chosen, shift_version)
+        steps = plan(wanted, registered, None, only_features=chosen if features.strip() else None)
     except SubscriptionError as exc:
         err.print(f"[bold red]cannot list:[/] {escape(str(exc))}", highlight=False)
         raise typer.Exit(code=2) from None
     except Exception as exc:  # noqa: BLE001
         fail(exc, "list")
-    steps = plan(wanted, registered, None)
     labels = {"keep": "subscribed", "update": "outdated", "create": "missing",
               "delete": "not needed"}  # fmt: skip
     table = Table(title="webhook subscriptions at the provider")

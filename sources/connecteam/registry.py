@@ -264,8 +264,8 @@ COVERAGE_TABLE = "time_activity_coverage"
 API pull covers."""
 
 SHIFT_COVERAGE_TABLE = "shift_coverage"
-"""A table written with ``shifts`` (no endpoint of its own): per scheduler, the window the last
-run pulled and when."""
+"""A table written with ``shifts`` (no endpoint of its own): per scheduler, each window a run
+pulled and when."""
 
 DEFAULT_BASE_URL = "https://api.connecteam.com"
 """The provider's global host; ``https://api-au.connecteam.com`` serves Australian accounts."""
@@ -327,8 +327,8 @@ def markdown_table() -> str:
         lines.append(f"| `{s.name}` | {endpoint}{maximum} | {key} | {s.loads} | {window} |")
         if s.name == "shifts":
             lines.append(
-                f"| `{SHIFT_COVERAGE_TABLE}` | (written with `shifts`) | `scheduler_id` | "
-                "the window the last run pulled (`window_from`, `window_to`) and when "
+                f"| `{SHIFT_COVERAGE_TABLE}` | (written with `shifts`) | `coverage_key` | "
+                "each window a run pulled per scheduler (`window_from`, `window_to`) and when "
                 "(`pulled_at`): shift webhooks newer than that apply over the API's rows | - |"
             )
         if s.name == "time_activities":

@@ -86,7 +86,14 @@ def form_submissions(
         arrow = ArrowRows("form_submissions", SUBMISSION_COLUMNS, client.stats.untyped_values)
         span = max(0, days_back) * DAY
         synced_at = int(clock_now())
-        for form in form_list()[0]:
+        latest_plausible = (
+            synced_at + DAY
+        )  # a later time (milliseconds, 2**70) never moves a cursor
+        listed, complete = form_list()
+        if complete:  # forms the provider no longer lists take their digests with them
+            for gone in set(cursors) - {str(f["formId"]) for f in listed}:
+                del cursors[gone]
+        for form in listed:
             form_id = int(form["formId"])
             try:
                 cursor = cursors.get(str(form_id), {})
@@ -94,17 +101,17 @@ def form_submissions(
                 known: dict[str, Any] = dict(cursor.get("digests") or {})
                 known.update({sid: None for sid in cursor.get("ids", []) if sid not in known})
                 params = {}
-                if cursor.get("at") is not None:
-                    params["submittingStartTimestamp"] = int(cursor["at"]) - span
+                newest = _plausible(cursor.get("at"), latest_plausible)
+                if newest is not None:
+                    params["submittingStartTimestamp"] = newest - span
                 progress = Progress(f"form_submissions[{form_id}]", logger=logger)
-                newest: int | None = cursor.get("at")
-                seen: dict[str, tuple[int, str]] = {}
+                seen: dict[str, tuple[int | None, str]] = {}
 
                 def rows(
                     params: dict[str, Any] = params,
                     form_id: int = form_id,
                     known: dict[str, Any] = known,
-                    seen: dict[str, tuple[int, str]] = seen,
+                    seen: dict[str, tuple[int | None, str]] = seen,
                     progress: Progress = progress,
                 ) -> Iterator[list[dict[str, Any]]]:
                     nonlocal newest
@@ -115,10 +122,11 @@ def form_submissions(
                         for s in page:
                             sid, at = str(s["formSubmissionId"]), s.get("submissionTimestamp")
                             digest = content_hash(s)
-                            if isinstance(at, int) and not isinstance(at, bool):
-                                newest = at if newest is None else max(newest, at)
-                                seen[sid] = (at, digest)
-                            # no usable time: loaded when new or changed, never moves the cursor
+                            stamp = _plausible(at, latest_plausible)
+                            if stamp is not None:
+                                newest = stamp if newest is None else max(newest, stamp)
+                            # no usable time: its digest is kept all the same; it moves no cursor
+                            seen[sid] = (stamp, digest)
                             if known.get(sid) != digest:
                                 out.append({**submission_row(s), "synced_at": synced_at})
                         yield out
@@ -127,13 +135,22 @@ def form_submissions(
                 keep_from = (newest or 0) - span
                 cursors[str(form_id)] = {
                     "at": newest,
-                    "digests": {sid: d for sid, (at, d) in seen.items() if at >= keep_from},
+                    "digests": {
+                        sid: d for sid, (at, d) in seen.items() if at is None or at >= keep_from
+                    },
                 }
                 progress.done()
             except ParentNotFoundError as exc:
                 client.skip_parent(exc, "form_submissions")
 
     return _form_submissions
+
+
+def _plausible(value: Any, latest: int) -> int | None:
+    """``value`` when it is integer epoch seconds no later than ``latest``, else ``None``."""
+    if isinstance(value, int) and not isinstance(value, bool) and value <= latest:
+        return value
+    return None
 
 
 def submission_row(record: dict[str, Any]) -> dict[str, Any]:

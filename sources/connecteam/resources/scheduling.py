@@ -40,13 +40,14 @@ SHIFT_COLUMNS = {
 
 SHIFT_COVERAGE_HINTS = dlt.mark.make_hints(
     table_name=SHIFT_COVERAGE_TABLE,
-    primary_key="scheduler_id",
+    primary_key="coverage_key",
     write_disposition="merge",
 )
-"""``shift_coverage``: per scheduler, the window the last run pulled (``window_from``,
-``window_to``) and when that pull began (``pulled_at``), epoch seconds (UTC). The models trust
-the API for shifts starting inside that window as of ``pulled_at``; a shift webhook event newer
-than that (or about a shift outside the window) is applied over the API's row."""
+"""``shift_coverage``: one row per scheduler and pulled window: ``window_from``, ``window_to``
+and when that pull began (``pulled_at``), epoch seconds (UTC), keyed by ``coverage_key``
+(``<schedulerId>:<window_from>:<window_to>``; a window pulled again keeps its latest pull). The
+models trust the API for a shift as of the latest pull whose window held its start; a shift
+webhook event newer than that (or about a shift no pull held) is applied over the API's row."""
 
 
 def schedulers(client: ConnecteamClient, scheduler_list: Listing) -> DltResource:
@@ -93,7 +94,7 @@ def shifts(
     with ``is_deleted = true`` and ``deleted_at`` (epoch seconds, UTC) — never kept as live,
     never dropped. Every row loaded (new, changed or marked deleted) is also appended to
     ``shift_versions`` with the run's time (:func:`~.common.versions`): the shift history. Each
-    scheduler's pulled window is written to ``shift_coverage`` (:data:`SHIFT_COVERAGE_HINTS`).
+    scheduler's pulled window is recorded in ``shift_coverage`` (:data:`SHIFT_COVERAGE_HINTS`).
     """
 
     @dlt.resource(
@@ -154,7 +155,8 @@ def shifts(
                     )
                 pulled[str(sid)] = True
                 newest[str(sid)] = max(seen_newest, since or 0)
-                coverage.append({"scheduler_id": sid, "window_from": window.start,
+                coverage.append({"coverage_key": f"{sid}:{window.start}:{window.end}",
+                                 "scheduler_id": sid, "window_from": window.start,
                                  "window_to": window.end, "pulled_at": int(now)})  # fmt: skip
             except ParentNotFoundError as exc:
                 client.skip_parent(exc, "shifts")

@@ -3,9 +3,10 @@
 --
 -- An event speaks for a unit: a V1 event for one slot (its id `<shiftId>:<uuid>`), a V2 event
 -- for a whole shift (its base id), a deletion for the slots or shifts it names. The latest
--- event of a unit applies when the unit's shift starts outside the scheduler's last pulled
--- window, or its event time is later than that pull (shift_coverage.pulled_at); otherwise the
--- API's rows, as new as the event or newer, stand. Applying an event:
+-- event of a unit applies when its event time is later than the latest pull whose window held
+-- the unit's shift (shift_coverage), or no pull held it; otherwise the API's rows, as new as
+-- the event or newer, stand. Where events of both versions name one slot, the newest stands.
+-- Applying an event:
 --   * its assignments replace the unit's API rows (a V2 update lists every assigned user, so a
 --     user it no longer lists was taken off: that row stays, flagged deleted at the event time;
 --     a V1 update of a slot to another user moves the slot, as the API's row will);
@@ -67,16 +68,32 @@ units as (
 
 ),
 
-applied_units as (
+-- the latest pull whose window held the unit's shift
+unit_pulls as (
 
-    select units.*
+    select
+        units.scheduler_id,
+        units.unit_id,
+        max(coverage.pulled_at) as pulled_at
     from units
-    left join coverage
+    inner join coverage
         on
             units.scheduler_id = coverage.scheduler_id
             and units.starts_at >= coverage.window_from
             and units.starts_at < coverage.window_to
-    where coverage.pulled_at is null or units.event_at > coverage.pulled_at
+    group by units.scheduler_id, units.unit_id
+
+),
+
+applied_units as (
+
+    select units.*
+    from units
+    left join unit_pulls
+        on
+            units.scheduler_id = unit_pulls.scheduler_id
+            and units.unit_id = unit_pulls.unit_id
+    where unit_pulls.pulled_at is null or units.event_at > unit_pulls.pulled_at
 
 ),
 
@@ -169,11 +186,12 @@ webhook_rows as (
         round(
             (
                 epoch(event_assignments.ends_at - event_assignments.starts_at) / 60.0
-                - event_assignments.unpaid_break_minutes
+                - coalesce(event_assignments.unpaid_break_minutes, same.unpaid_break_minutes, 0)
             ) / 60.0,
             4
         ) as scheduled_hours,
-        event_assignments.unpaid_break_minutes,
+        coalesce(event_assignments.unpaid_break_minutes, same.unpaid_break_minutes, 0)
+            as unpaid_break_minutes,
         coalesce(event_assignments.is_published, same.is_published, true) as is_published,
         'webhook' as data_source,
         false as is_deleted,
@@ -198,6 +216,18 @@ unioned as (
     union all
     select * from webhook_rows
 
+),
+
+-- a slot named by events of both versions (a V1 slot event and a V2 or shift-wide event of its
+-- shift) is stated by the newest of them
+deduplicated as (
+
+    select * from unioned
+    qualify row_number() over (
+        partition by scheduler_id, shift_id, user_id, slot_id
+        order by changed_at desc nulls last, data_source asc
+    ) = 1
+
 )
 
 select
@@ -210,4 +240,4 @@ select
             then '/' || slot_id
         else ''
     end as shift_assignment_key
-from unioned
+from deduplicated

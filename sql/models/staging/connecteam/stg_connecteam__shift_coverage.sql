@@ -1,5 +1,5 @@
--- Per scheduler, the window the last sync pulled and when: the API's rows of shifts starting in
--- [window_from, window_to) are as of pulled_at.
+-- One row per scheduler and window a sync pulled, with when that pull began: the API's rows of
+-- shifts starting in [window_from, window_to) are as of pulled_at.
 
 with
 
@@ -12,6 +12,7 @@ source as (
 renamed as (
 
     select
+        coverage_key,
         scheduler_id,
         window_from,
         window_to,

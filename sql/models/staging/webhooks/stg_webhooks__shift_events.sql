@@ -94,25 +94,26 @@ changed_rows as (
         {{ json_field('slot_id', 'shift') }} as slot_id,
         {{ json_field('title', 'shift') }} as title,
         {{ json_field('timezone', 'shift') }} as timezone,
-        coalesce({{ json_field('is_open_shift', 'shift') }}, false) as is_open_shift,
+        {{ json_field('is_open_shift', 'shift') }} as is_open_shift,
         {{ json_field('starts_at', 'shift') }} as starts_at,
         {{ json_field('ends_at', 'shift') }} as ends_at,
         {{ json_field('is_published', 'shift') }} as is_published,
         {{ json_field('job_id', 'shift') }} as job_id,
-        coalesce(
-            list_sum(
-                list_transform(
-                    cast(
-                        case when json_type(shift -> 'breaks') = 'ARRAY' then shift -> 'breaks' end
-                        as json[]
+        case
+            when json_type(shift -> 'breaks') = 'ARRAY'
+                then coalesce(
+                    list_sum(
+                        list_transform(
+                            cast(shift -> 'breaks' as json[]),
+                            lambda b: case
+                                when b ->> 'type' = 'unpaid'
+                                    then try_cast(b ->> 'duration' as double)
+                            end
+                        )
                     ),
-                    lambda b: case
-                        when b ->> 'type' = 'unpaid' then try_cast(b ->> 'duration' as double)
-                    end
+                    0
                 )
-            ),
-            0
-        ) as unpaid_break_minutes,
+        end as unpaid_break_minutes,
         false as is_deletion,
         untypable_value_count
         + {{ untypable_item_fields('shift', 'data.shifts') }} as untypable_value_count
@@ -134,7 +135,7 @@ deleted_rows as (
         slot_id,
         cast(null as varchar) as title,
         cast(null as varchar) as timezone,
-        false as is_open_shift,
+        cast(null as boolean) as is_open_shift,
         cast(null as timestamptz) as starts_at,
         cast(null as timestamptz) as ends_at,
         cast(null as boolean) as is_published,
