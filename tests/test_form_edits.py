@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import orjson
 import pytest
-from conftest import point_at, query
+from conftest import NOW, point_at, query
 from test_operations import ops_server
 
 from emulator.server import BackgroundServer
@@ -77,6 +77,7 @@ def test_an_edit_delivered_by_webhook_is_in_fct_form_submissions_after_the_fold(
         with client_from_config(SUBSCRIPTION_SCOPES) as client:
             wanted, registered = current(client, ["forms"], 1)
             apply(client, plan(wanted, registered, url), url, None)
+        monkeypatch.setenv("WFM_SYNC_NOW", str(NOW + 3600))  # edited an hour after the sync
         changed = server.control("mutate", {"edit_submissions": 2})
         assert server.state.deliverer.wait(60)
         assert server.state.deliverer.stats["delivered"] == 2
