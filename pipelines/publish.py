@@ -5,7 +5,8 @@ The snapshot (default ``analytics.duckdb`` beside the warehouse file; setting ``
 tables, built in a temporary file beside it and moved into place with one ``rename``. A reader
 that opened the old snapshot keeps reading the old file until it reconnects; a new reader sees
 the new one; nobody ever sees a half-built state, and an open dashboard never holds a lock on the
-warehouse the next sync writes.
+warehouse the next sync writes. Every mart is also written as Parquet, swapped in the same way
+(:mod:`pipelines.parquet`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import duckdb
 
 from sources import settings
 
+from .parquet import parquet_dir, write_marts
 from .runs import records_run
 from .warehouse import warehouse_path, writes_warehouse
 
@@ -43,12 +45,16 @@ class PublishSummary:
     Attributes:
         snapshot: The published file.
         tables: Rows per published ``schema.table``.
+        parquet_dir: Where the marts were written as Parquet (:mod:`pipelines.parquet`).
+        parquet_tables: Rows per mart written as Parquet.
         published_at: UTC epoch seconds.
         duration_seconds: Wall time.
     """
 
     snapshot: str = ""
     tables: dict[str, int] = field(default_factory=dict)
+    parquet_dir: str = ""
+    parquet_tables: dict[str, int] = field(default_factory=dict)
     published_at: float = 0.0
     duration_seconds: float = 0.0
 
@@ -60,7 +66,9 @@ def publish_snapshot(
     snapshot: Path | None = None,
     schemas: tuple[str, ...] = PUBLISHED_SCHEMAS,
 ) -> PublishSummary:
-    """Copy the published schemas of the warehouse into a new snapshot file, atomically.
+    """Copy the published schemas of the warehouse into a new snapshot file, atomically, then
+    write every mart as Parquet (:func:`pipelines.parquet.write_marts`, under
+    :func:`~pipelines.parquet.parquet_dir`).
 
     Args:
         warehouse: Source DuckDB file (default: the configured warehouse).
@@ -72,11 +80,12 @@ def publish_snapshot(
 
     Raises:
         FileNotFoundError: The warehouse file does not exist.
-        duckdb.Error: The copy failed; the previous snapshot is untouched.
+        duckdb.Error: The copy failed; the previous snapshot (or Parquet folder) is untouched.
     """
     started = time.monotonic()
     source = (warehouse or warehouse_path()).resolve()
     target = (snapshot or snapshot_path()).resolve()
+    parquet = parquet_dir().absolute()
     if not source.exists():
         raise FileNotFoundError(f"no warehouse at {source}: run `wfm-sync sync` first")
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -113,7 +122,9 @@ def publish_snapshot(
             )
             con.execute("checkpoint snapshot")
             con.execute("detach snapshot")
-        os.replace(temporary, target)
+            os.replace(temporary, target)
+            summary.parquet_dir = str(parquet)
+            summary.parquet_tables = write_marts(con, catalog, parquet, summary.published_at)
     finally:
         for leftover in (temporary, temporary.with_name(temporary.name + ".wal")):
             leftover.unlink(missing_ok=True)

@@ -64,6 +64,12 @@ class Settings(BaseSettings):
         None,
         description="the read-only snapshot for BI; default `<warehouse dir>/analytics.duckdb`",
     )
+    parquet_dir: Path | None = Field(
+        None,
+        description="where every publish also writes each mart as `<mart>.parquet` (a link to "
+        "the latest complete folder, with a `_published.json` manifest); default "
+        "`<warehouse dir>/marts`",
+    )
     run_log: Path | None = Field(
         None,
         description="one JSON line per job run, read by `wfm-sync status`; default "

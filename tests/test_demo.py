@@ -71,6 +71,9 @@ def test_demo_syncs_twice_and_shows_counts_and_queries(tmp_path):
     # clock, so both syncs share one second: changes only a sync saw are tests/test_history.py's)
     by_webhook = "select count(*) from marts.fct_schedule_changes where detected_by = 'webhook'"
     assert query(warehouse.parent / "analytics.duckdb", by_webhook)[0][0] > 0
+    assert "marts as Parquet" in out
+    manifest = (warehouse.parent / "marts" / "_published.json").read_text()
+    assert '"fct_shifts"' in manifest
     snapshot = warehouse.parent / "analytics.duckdb"
     # the API's 3011 assignments; the burst's random shift events add shifts the API never held
     of_the_api = ("select count(*) from marts.fct_shifts where shift_id in "

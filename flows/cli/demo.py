@@ -268,7 +268,10 @@ def run_demo(
 
     snapshot = path.parent / "analytics.duckdb"
     console.rule("the published snapshot")
-    console.print(f"warehouse: {path.resolve()}\nsnapshot for BI (read-only): {snapshot.resolve()}")
+    console.print(
+        f"warehouse: {path.resolve()}\nsnapshot for BI (read-only): {snapshot.resolve()}\n"
+        f"marts as Parquet: {(path.parent / 'marts').resolve()}/<mart>.parquet"
+    )
     with duckdb.connect(str(snapshot), read_only=True) as con:
         counts = Table()
         counts.add_column("table")

@@ -92,7 +92,8 @@ def print_models(
             )
     if published is not None:
         console.print(
-            f"published {len(published.tables)} tables to {published.snapshot} "
+            f"published {len(published.tables)} tables to {published.snapshot} and "
+            f"{len(published.parquet_tables)} marts as Parquet to {published.parquet_dir} "
             f"({published.duration_seconds:.1f} s)"
         )
 
