@@ -19,13 +19,7 @@ renamed as (
         event_type,
         event_timestamp as event_at,
         received_at,
-        coalesce(
-            is_event_time_implausible,
-            event_timestamp is null
-            and coalesce(
-                payload ->> 'eventTimestamp', payload ->> 'evnetTimestamp'
-            ) is not null
-        ) as is_event_time_implausible,
+        {{ event_time_implausible() }} as is_event_time_implausible,
         form_submission_id,
         form_id,
         submitting_user_id,

@@ -17,13 +17,7 @@ shift_items as (
         source.event_key,
         source.event_type,
         source.event_timestamp,
-        coalesce(
-            source.is_event_time_implausible,
-            source.event_timestamp is null
-            and coalesce(
-                source.payload ->> 'eventTimestamp', source.payload ->> 'evnetTimestamp'
-            ) is not null
-        ) as is_event_time_implausible,
+        {{ event_time_implausible('source') }} as is_event_time_implausible,
         source.webhook_version,
         source.scheduler_id,
         source.untypable_value_count,
@@ -64,13 +58,7 @@ deleted as (
         source.event_key,
         source.event_type,
         source.event_timestamp,
-        coalesce(
-            source.is_event_time_implausible,
-            source.event_timestamp is null
-            and coalesce(
-                source.payload ->> 'eventTimestamp', source.payload ->> 'evnetTimestamp'
-            ) is not null
-        ) as is_event_time_implausible,
+        {{ event_time_implausible('source') }} as is_event_time_implausible,
         source.webhook_version,
         source.scheduler_id,
         source.untypable_value_count,

@@ -17,11 +17,7 @@ renamed as (
         event_type,
         event_timestamp as event_at,
         received_at,
-        coalesce(
-            is_event_time_implausible,
-            event_timestamp is null
-            and coalesce(payload ->> 'eventTimestamp', payload ->> 'evnetTimestamp') is not null
-        ) as is_event_time_implausible,
+        {{ event_time_implausible() }} as is_event_time_implausible,
         user_id,
         time_clock_id,
         period_start,

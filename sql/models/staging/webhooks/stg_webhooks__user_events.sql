@@ -17,13 +17,7 @@ items as (
         source.event_type,
         source.event_timestamp,
         source.received_at,
-        coalesce(
-            source.is_event_time_implausible,
-            source.event_timestamp is null
-            and coalesce(
-                source.payload ->> 'eventTimestamp', source.payload ->> 'evnetTimestamp'
-            ) is not null
-        ) as is_event_time_implausible,
+        {{ event_time_implausible('source') }} as is_event_time_implausible,
         source.untypable_value_count,
         unnest(json_extract(source.payload, '$.data[*]')) as item,
         generate_subscripts(json_extract(source.payload, '$.data[*]'), 1) as item_number
