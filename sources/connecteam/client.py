@@ -14,6 +14,7 @@ import logging
 import re
 import threading
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from types import TracebackType
 from typing import Any
 
@@ -132,6 +133,17 @@ class ConnecteamClient(TokenAuth):
         self.close()
 
     # -- public API ------------------------------------------------------------------------------
+
+    @contextmanager
+    def sent_once(self) -> Iterator[None]:
+        """Inside the block, send each request once (no retry of its own): for writes a repeat
+        could apply twice, whose caller settles a lost answer by reading back instead."""
+        saved = self.max_attempts
+        self.max_attempts = 1
+        try:
+            yield
+        finally:
+            self.max_attempts = saved
 
     def get(
         self, path: str, params: Mapping[str, Any] | None = None, *, endpoint: str | None = None

@@ -15,8 +15,7 @@ from __future__ import annotations
 import logging
 import mimetypes
 import time
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -213,7 +212,7 @@ def record_entry(
     uncertain: ConnecteamError | None = None
     for attempt in range(1, max(1, attempts) + 1):
         try:
-            with _one_attempt(client):
+            with client.sent_once():
                 answer = put_entry(client, user_id, document_id, file_id, fields, note)
         except ConnecteamAPIError as exc:
             if exc.status is not None and exc.status < 500 and exc.status != 429:
@@ -247,17 +246,6 @@ def record_entry(
         f"PUT {DOCUMENT_ENTRY} for userId {user_id}, documentId {document_id} got no answer "
         f"({uncertain}) and the entry is not listed; the next run checks again"
     )
-
-
-@contextmanager
-def _one_attempt(client: ConnecteamClient) -> Iterator[None]:
-    """Let the client send each request once (no retry of its own) inside the block."""
-    saved = client.max_attempts
-    client.max_attempts = 1
-    try:
-        yield
-    finally:
-        client.max_attempts = saved
 
 
 def answer_result(answer: dict[str, Any]) -> EntryResult:

@@ -11,8 +11,6 @@ webhook); the caller finds out what happened by listing again (:mod:`pipelines.s
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from .client import ConnecteamClient
@@ -60,17 +58,6 @@ def list_webhooks(
         offset += PAGE_LIMIT
 
 
-@contextmanager
-def _sent_once(client: ConnecteamClient) -> Iterator[None]:
-    """Let the client send each request once (no retry of its own) inside the block."""
-    saved = client.max_attempts
-    client.max_attempts = 1
-    try:
-        yield
-    finally:
-        client.max_attempts = saved
-
-
 def create_webhook(client: ConnecteamClient, request: dict[str, Any]) -> dict[str, Any]:
     """Create one webhook (``POST /settings/v1/webhooks``, a ``WebhookCreateRequest``); sent
     once.
@@ -82,7 +69,7 @@ def create_webhook(client: ConnecteamClient, request: dict[str, Any]) -> dict[st
         ConnecteamAPIError: Refused (422 invalid request, 403 missing ``settings.write``) or no
             answer (the webhook may or may not exist: list again).
     """
-    with _sent_once(client):
+    with client.sent_once():
         return dict(client.request("POST", WEBHOOKS_PATH, json=request).get("data") or {})
 
 
@@ -106,7 +93,7 @@ def delete_webhook(client: ConnecteamClient, webhook_id: int) -> None:
         ConnecteamAPIError: Refused (404 no such webhook, 403 missing ``settings.delete``) or
             no answer.
     """
-    with _sent_once(client):
+    with client.sent_once():
         client.request("DELETE", WEBHOOK_PATH.format(webhookId=webhook_id), endpoint=WEBHOOK_PATH)
 
 
