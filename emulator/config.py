@@ -96,3 +96,24 @@ class EmulatorConfig:
         if self.anchor is not None:
             return self.anchor
         return int(clock.now()) // DAY * DAY
+
+
+DEMO_USERS = 3000
+"""Users of the account ``wfm-sync demo`` emulates (its ``--users`` default)."""
+
+DEMO_SHIFTS = 30000
+"""V1 shift rows of the account ``wfm-sync demo`` emulates (its ``--shifts`` default)."""
+
+
+def demo_config(
+    users: int = DEMO_USERS, shifts: int = DEMO_SHIFTS, anchor: int | None = None
+) -> EmulatorConfig:
+    """The account ``wfm-sync demo`` emulates (seed 42, 20 forms, 4 schedulers), with a punch
+    for the past shifts but the no-shows (``time_activities`` a quarter of ``shifts``, at least
+    400) so ``fct_attendance`` has something to match. ``anchor``: as :class:`EmulatorConfig`
+    (UTC epoch seconds; default the clock's midnight)."""
+    operations = OperationsConfig(time_activities=max(400, shifts // 4))
+    return EmulatorConfig(
+        seed=42, users=users, forms=20, schedulers=4, shifts=shifts, operations=operations,
+        anchor=anchor,
+    )  # fmt: skip

@@ -20,6 +20,7 @@ from sources.connecteam import (
     connecteam_source,
     find_connecteam_error,
 )
+from sources.connecteam.arrow_rows import without_nul
 from sources.connecteam.registry import OAUTH_TOKEN_PATH
 from sources.connecteam.registry import STREAMS as REGISTRY
 
@@ -27,6 +28,7 @@ from .runs import records_run
 from .warehouse import (
     DATASET_CONNECTEAM,
     build_pipeline,
+    destination_name,
     finish_pending_loads,
     loader_file_format,
     release_freed_memory,
@@ -235,6 +237,9 @@ def _extract_isolating_failures(
     remaining = list(streams)
     while remaining:
         source = connecteam_source(stats=stats, **source_options).with_resources(*remaining)
+        if destination_name() == "postgres":
+            for resource in source.selected_resources.values():
+                resource.add_map(_replacing_nul(resource.name))
         try:
             pipeline.extract(source, loader_file_format=loader_file_format())
             return failed
@@ -248,6 +253,24 @@ def _extract_isolating_failures(
                 "%s failed: %s; extracting the other streams again without it", stream, reason
             )
     return failed
+
+
+def _replacing_nul(resource: str) -> Any:
+    """A map step for one resource when loading into PostgreSQL, whose ``text`` and ``jsonb``
+    refuse U+0000: every string's U+0000 becomes U+FFFD (:func:`without_nul`); each item that
+    held some is logged with the count, so the value is kept, marked and counted instead of
+    failing the load."""
+
+    def replace(item: Any) -> Any:
+        cleaned, changed = without_nul(item)
+        if changed:
+            logger.warning(
+                "%s: %d provider strings held U+0000, which PostgreSQL cannot store; "
+                "loaded with U+FFFD in its place", resource, changed,
+            )  # fmt: skip
+        return cleaned
+
+    return replace
 
 
 def _failed_stream(exc: BaseException, streams: list[str]) -> tuple[str | None, str]:

@@ -27,6 +27,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from emulator.config import DEMO_SHIFTS, DEMO_USERS, demo_config
+
 from .emulator import print_burst, send_counted
 from .live import live_progress
 from .render import print_fold, print_nightly
@@ -111,8 +113,8 @@ CLOSING_QUERIES = {
 
 
 def demo(
-    users: Annotated[int, typer.Option(help="Users at the emulator.")] = 3000,
-    shifts: Annotated[int, typer.Option(help="V1 shift rows at the emulator.")] = 30000,
+    users: Annotated[int, typer.Option(help="Users at the emulator.")] = DEMO_USERS,
+    shifts: Annotated[int, typer.Option(help="V1 shift rows at the emulator.")] = DEMO_SHIFTS,
     warehouse: Annotated[
         str, typer.Option(help="DuckDB file of the demo.")
     ] = "data/demo/warehouse.duckdb",
@@ -156,8 +158,7 @@ def run_demo(
         console: Where to print.
         webhook_events: Distinct webhook events in the first burst (a tenth as many follow).
     """
-    from emulator import EmulatorConfig, EmulatorServer, ServerOptions
-    from emulator.config import OperationsConfig
+    from emulator import EmulatorServer, ServerOptions
     from emulator.server import BackgroundServer
     from emulator.webhooks import activity_events, build_burst
     from flows.fold import fold_webhooks
@@ -174,11 +175,7 @@ def run_demo(
     if path.parent.exists():
         shutil.rmtree(path.parent)  # a fresh demo warehouse, inbox and state every time
     path.parent.mkdir(parents=True)
-    # enough punches for the past shifts (fct_attendance): a punch per shift but the no-shows
-    operations = OperationsConfig(time_activities=max(400, shifts // 4))
-    config = EmulatorConfig(
-        seed=42, users=users, forms=20, schedulers=4, shifts=shifts, operations=operations
-    )
+    config = demo_config(users, shifts)
     options = ServerOptions(api_key="demo-key", minute_limit=600, day_limit=100_000)
     token = secrets.token_urlsafe(16)
     inbox_url = f"sqlite:///{path.parent / 'inbox.sqlite3'}"

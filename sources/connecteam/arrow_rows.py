@@ -233,3 +233,85 @@ def _fit_value(kind: str, value: Any) -> Any:
     if kind == "bool":
         return value if vtype is bool else _MISFIT
     return _MISFIT
+
+
+NUL, REPLACEMENT_CHARACTER = "\x00", "\ufffd"
+_NUL_ESCAPE = "\\u0000"
+
+
+def without_nul(item: Any) -> tuple[Any, int]:
+    """``item`` (an Arrow table, a row dict, or a list of rows) with U+0000 in every string
+    replaced by U+FFFD, inside JSON text too (its ``\\u0000`` escapes), and how many strings
+    changed. PostgreSQL's ``text`` and ``jsonb`` refuse U+0000, so one such value in a provider
+    record would fail the whole load there; DuckDB keeps it (this is applied for PostgreSQL only,
+    see ``pipelines.sync``). Text that is valid JSON holding a ``\\u0000`` escape is re-encoded
+    with U+FFFD in its place, whatever the column's type."""
+    if isinstance(item, pa.Table):
+        return _table_without_nul(item)
+    if isinstance(item, list):
+        cleaned_rows = [without_nul(row) for row in item]
+        return [row for row, _ in cleaned_rows], sum(n for _, n in cleaned_rows)
+    if isinstance(item, dict):
+        changed = 0
+        out = {}
+        for key, value in item.items():
+            cleaned, n = _value_without_nul(value)
+            out[key] = cleaned
+            changed += n
+        return out, changed
+    return item, 0
+
+
+def _table_without_nul(table: pa.Table) -> tuple[pa.Table, int]:
+    import pyarrow.compute as pc
+
+    changed = 0
+    for index, column in enumerate(table.columns):
+        if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+            continue
+        suspect = pc.or_(pc.match_substring(column, NUL), pc.match_substring(column, _NUL_ESCAPE))
+        if not pc.any(suspect).as_py():
+            continue
+        values = []
+        for value in column.to_pylist():
+            cleaned, n = _text_without_nul(value)
+            values.append(cleaned)
+            changed += n
+        table = table.set_column(index, table.field(index), pa.array(values, column.type))
+    return table, changed
+
+
+def _text_without_nul(text: str | None) -> tuple[str | None, int]:
+    """One string: its U+0000 replaced; JSON text's ``\\u0000`` escapes too."""
+    if text is None:
+        return None, 0
+    original = text
+    if _NUL_ESCAPE in text:
+        try:
+            decoded = json.loads(text)
+        except ValueError:
+            decoded = None
+        else:
+            cleaned, n = _value_without_nul(decoded)
+            if n:
+                text = dumps(cleaned)
+    text = text.replace(NUL, REPLACEMENT_CHARACTER)
+    return text, int(text != original)
+
+
+def _value_without_nul(value: Any) -> tuple[Any, int]:
+    """A decoded JSON value (or a row's value) with U+0000 replaced in its strings and keys."""
+    if isinstance(value, str):
+        return _text_without_nul(value)
+    if isinstance(value, list):
+        items = [_value_without_nul(v) for v in value]
+        return [v for v, _ in items], sum(n for _, n in items)
+    if isinstance(value, dict):
+        changed, out = 0, {}
+        for key, inner in value.items():
+            clean_key = key.replace(NUL, REPLACEMENT_CHARACTER) if isinstance(key, str) else key
+            cleaned, n = _value_without_nul(inner)
+            out[clean_key] = cleaned
+            changed += n + int(clean_key != key)
+        return out, changed
+    return value, 0

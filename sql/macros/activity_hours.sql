@@ -6,7 +6,7 @@
     * any other activity (shift, manual break) counts end minus start;
     null when neither can be computed (an open punch, a time off without duration or end). -#}
 {% macro activity_hours(activity_type, started_at, ended_at, duration_value, duration_units) -%}
-    round(
+    {%- set hours -%}
         case
             when
                 {{ activity_type }} = 'time_off'
@@ -17,8 +17,8 @@
                     else 1
                 end
             when {{ ended_at }} is not null
-                then epoch({{ ended_at }} - {{ started_at }}) / 3600.0
-        end,
-        4
-    )
+                then {{ epoch_seconds(ended_at ~ ' - ' ~ started_at) }} / 3600.0
+        end
+    {%- endset -%}
+    {{ round_to(hours, 4) }}
 {%- endmacro %}

@@ -1,20 +1,45 @@
 {#- Data tests of a raw table that does not exist yet pass: a stream the provider has returned
     no record for (no form, no scheduler yet) has no table, and nothing in no table breaks a key.
-    Overrides dbt's unique, not_null and accepted_values for DuckDB; on an existing relation
-    they are dbt's own. -#}
+    Overrides dbt's unique, not_null and accepted_values on DuckDB and on PostgreSQL (one
+    implementation, reached from each adapter's name); on an existing relation they are dbt's
+    own. -#}
 {% macro duckdb__test_unique(model, column_name) -%}
+    {{ unique_unless_absent(model, column_name) }}
+{%- endmacro %}
+
+{% macro postgres__test_unique(model, column_name) -%}
+    {{ unique_unless_absent(model, column_name) }}
+{%- endmacro %}
+
+{% macro duckdb__test_not_null(model, column_name) -%}
+    {{ not_null_unless_absent(model, column_name) }}
+{%- endmacro %}
+
+{% macro postgres__test_not_null(model, column_name) -%}
+    {{ not_null_unless_absent(model, column_name) }}
+{%- endmacro %}
+
+{% macro duckdb__test_accepted_values(model, column_name, values, quote=True) -%}
+    {{ accepted_values_unless_absent(model, column_name, values, quote) }}
+{%- endmacro %}
+
+{% macro postgres__test_accepted_values(model, column_name, values, quote=True) -%}
+    {{ accepted_values_unless_absent(model, column_name, values, quote) }}
+{%- endmacro %}
+
+{% macro unique_unless_absent(model, column_name) -%}
     {%- if relation_missing(model) -%}{{ no_failures() }}
     {%- else -%}{{ dbt.default__test_unique(model, column_name) }}
     {%- endif -%}
 {%- endmacro %}
 
-{% macro duckdb__test_not_null(model, column_name) -%}
+{% macro not_null_unless_absent(model, column_name) -%}
     {%- if relation_missing(model) -%}{{ no_failures() }}
     {%- else -%}{{ dbt.default__test_not_null(model, column_name) }}
     {%- endif -%}
 {%- endmacro %}
 
-{% macro duckdb__test_accepted_values(model, column_name, values, quote=True) -%}
+{% macro accepted_values_unless_absent(model, column_name, values, quote) -%}
     {%- if relation_missing(model) -%}{{ no_failures() }}
     {%- else -%}{{ dbt.default__test_accepted_values(model, column_name, values, quote) }}
     {%- endif -%}

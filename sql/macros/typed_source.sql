@@ -31,7 +31,7 @@
 {% macro typed_source(source_name, table_name) -%}
     {%- set src = source(source_name, table_name) -%}
     {%- if not execute -%}
-        (select 1 as parsing)
+        (select 1 as parsing) as typed_source
     {%- else -%}
         {%- set declared = staging_declaration(source_name, table_name) -%}
         {%- set kinds = {} -%}
@@ -129,7 +129,7 @@
                 {%- endif %}
                 ) as typed_columns
             ) as typed_fields
-        )
+        ) as typed_source
     {%- endif -%}
 {%- endmacro %}
 
@@ -165,34 +165,23 @@
         {%- do keys.append(spec.field) -%}
     {%- endif -%}
     {%- if keys | length == 1 -%}
-        json_extract_string(untyped_values, '{{ json_path(name) }}')
+        {{ json_text('untyped_values', name) }}
     {%- else -%}
         coalesce(
             {%- for key in keys -%}
-                json_extract_string(untyped_values, '{{ json_path(key) }}')
-                {{- ", " if not loop.last }}
+                {{ json_text('untyped_values', key) }}{{ ", " if not loop.last }}
             {%- endfor -%}
         )
     {%- endif -%}
 {%- endmacro %}
 
-{#- A dotted provider path (`start.timezone`, `items[*].id`) as a DuckDB JSON path, every key
-    quoted. -#}
-{% macro json_path(path) -%}
-    $
-    {%- for part in path.split('.') if part -%}
-        {%- set is_list = part.endswith('[*]') -%}
-        ."{{ part[:-3] if is_list else part }}"{{ '[*]' if is_list }}
-    {%- endfor -%}
-{%- endmacro %}
-
-{#- A value inside JSON: text for scalar types, JSON for the type json (never raises: a path
-    through a value of another shape is null). -#}
+{#- A value inside JSON at a dotted path (`start.timezone`): text for scalar types, JSON for the
+    type json (never raises: a path through a value of another shape is null). -#}
 {% macro json_value(json_expression, path, data_type) -%}
     {%- if data_type == 'json' -%}
-        json_extract({{ json_expression }}, '{{ json_path(path) }}')
+        {{ json_get(json_expression, path) }}
     {%- else -%}
-        json_extract_string({{ json_expression }}, '{{ json_path(path) }}')
+        {{ json_text(json_expression, path) }}
     {%- endif -%}
 {%- endmacro %}
 

@@ -8,32 +8,38 @@
 
     Types a staging model declares (its YAML `meta`, see typed_source):
       bigint    an integer within 64 bits (text must be all digits: '1.5', '1e3' are not)
-      double    a number
-      boolean   true/false (DuckDB's spellings: true, t, 1, yes, ...)
+      double    a finite number within ±1e15 (double_limit: no duration, rate or balance is
+                larger, and sums and products of such numbers never overflow on either
+                database; PostgreSQL raises where DuckDB gives infinity)
+      boolean   true/false (the database's spellings: true, t, 1, yes, ...)
       date      a calendar date in years 1..9999 (ISO text; a time part is ignored)
       epoch     epoch seconds in years 1..9999, as a UTC timestamp; 0 means "never" (null)
-      timezone  a timezone name the database knows (pg_timezone_names(), in any case, as
+      timezone  a timezone name the database knows (timezone_names(), in any case, as
                 `at time zone` takes it; kept as sent)
       json      a JSON value (text must be valid JSON)
       varchar   text as sent: not a cast, never untypable
-      any other DuckDB type: try_cast
+      timestamptz  a timestamp with its offset
+      any other type try_cast (macros/cross_database.sql) supports
     Empty strings (and JSON null) count as absent: null, and not untypable. -#}
 
-{#- The kind of a raw column's DuckDB type: text, integer, number, boolean, json, date,
-    timestamp or other; a typed expression is generated for that kind only. -#}
+{#- The kind of a raw column's type (DuckDB's or PostgreSQL's names): text, integer, number,
+    boolean, json, date, timestamp or other; a typed expression is generated for that kind
+    only. -#}
 {% macro raw_kind(data_type) -%}
     {%- set t = (data_type or 'varchar') | upper -%}
-    {%- if t in ('VARCHAR', 'TEXT', 'STRING', 'CHAR', 'BPCHAR') or t.startswith('VARCHAR') -%}
+    {%- if t in ('VARCHAR', 'TEXT', 'STRING', 'CHAR', 'BPCHAR', 'CHARACTER', 'CHARACTER VARYING')
+        or t.startswith('VARCHAR') -%}
         text
     {%- elif t in ('BIGINT', 'INTEGER', 'SMALLINT', 'TINYINT', 'HUGEINT', 'UBIGINT', 'UINTEGER',
                    'USMALLINT', 'UTINYINT', 'UHUGEINT', 'INT', 'INT8', 'INT4', 'INT2', 'LONG') -%}
         integer
-    {%- elif t in ('DOUBLE', 'FLOAT', 'REAL', 'FLOAT8', 'FLOAT4') or t.startswith('DECIMAL')
+    {%- elif t in ('DOUBLE', 'FLOAT', 'REAL', 'FLOAT8', 'FLOAT4', 'DOUBLE PRECISION')
+             or t.startswith('DECIMAL')
              or t.startswith('NUMERIC') -%}
         number
     {%- elif t in ('BOOLEAN', 'BOOL') -%}
         boolean
-    {%- elif t == 'JSON' -%}
+    {%- elif t in ('JSON', 'JSONB') -%}
         json
     {%- elif t == 'DATE' -%}
         date
@@ -49,7 +55,7 @@
     {%- if kind == 'text' -%}
         nullif(trim({{ expression }}), '')
     {%- elif kind == 'json' -%}
-        nullif(trim(json_extract_string({{ expression }}, '$')), '')
+        nullif(trim({{ json_text(expression, '') }}), '')
     {%- else -%}
         cast({{ expression }} as varchar)
     {%- endif -%}
@@ -65,7 +71,7 @@
     {%- if kind in ('integer', 'number') -%}
         ({{ expression }})
     {%- else -%}
-        try_cast({{ raw_text(expression, kind) }} as double)
+        {{ try_cast(raw_text(expression, kind), 'float8') }}
     {%- endif -%}
 {%- endmacro %}
 
@@ -75,44 +81,45 @@
     {%- set text = raw_text(expression, kind) -%}
     {%- if data_type == 'varchar' -%}
         {%- if kind == 'text' -%}{{ expression }}
-        {%- elif kind == 'json' -%}json_extract_string({{ expression }}, '$')
+        {%- elif kind == 'json' -%}{{ json_text(expression, '') }}
         {%- else -%}cast({{ expression }} as varchar)
         {%- endif -%}
     {%- elif data_type == 'bigint' -%}
         {%- if kind == 'integer' -%}
-            try_cast({{ expression }} as bigint)
+            {{ try_cast(expression, 'bigint') }}
         {%- elif kind == 'number' -%}
             case
-                when isfinite({{ expression }}) and {{ expression }} = trunc({{ expression }})
-                    then try_cast({{ expression }} as bigint)
+                when {{ is_finite_number(expression) }} and {{ expression }} = trunc({{ expression }})
+                    then {{ try_cast(expression, 'bigint') }}
             end
         {%- else -%}
             case
-                when regexp_full_match({{ text }}, '[+-]?[0-9]+')
-                    then try_cast({{ text }} as bigint)
+                when {{ matches_fully(text, '[+-]?[0-9]+') }}
+                    then {{ try_cast(text, 'bigint') }}
             end
         {%- endif -%}
     {%- elif data_type == 'double' -%}
         {%- if kind in ('integer', 'number') -%}
-            cast({{ expression }} as double)
+            {%- set number = 'cast(' ~ expression ~ ' as float8)' -%}
         {%- else -%}
-            try_cast({{ text }} as double)
+            {%- set number = try_cast(text, 'float8') -%}
         {%- endif -%}
+        case when abs({{ number }}) <= {{ double_limit() }} then {{ number }} end
     {%- elif data_type == 'boolean' -%}
         {%- if kind == 'boolean' -%}
             {{ expression }}
         {%- else -%}
-            try_cast({{ text }} as boolean)
+            {{ try_cast(text, 'boolean') }}
         {%- endif -%}
     {%- elif data_type == 'date' -%}
         {%- if kind == 'date' -%}
             {{ expression }}
         {%- elif kind == 'timestamp' -%}
-            try_cast({{ expression }} as date)
+            {{ try_cast(expression, 'date') }}
         {%- else -%}
             case
-                when try_cast({{ text }} as date) between date '0001-01-01' and date '9999-12-31'
-                    then try_cast({{ text }} as date)
+                when {{ try_cast(text, 'date') }} between date '0001-01-01' and date '9999-12-31'
+                    then {{ try_cast(text, 'date') }}
             end
         {%- endif -%}
     {%- elif data_type == 'epoch' -%}
@@ -127,12 +134,12 @@
         {%- if kind == 'json' -%}
             {{ expression }}
         {%- elif kind == 'text' -%}
-            try_cast({{ text }} as json)
+            {{ try_cast(text, 'json') }}
         {%- else -%}
-            to_json({{ expression }})
+            {{ json_of(expression) }}
         {%- endif -%}
     {%- else -%}
-        try_cast({{ expression }} as {{ data_type }})
+        {{ try_cast(expression, data_type) }}
     {%- endif -%}
 {%- endmacro %}
 
@@ -141,7 +148,6 @@
     column read as bigint). A value expected but typed null is untypable. -#}
 {% macro expects_value(expression, data_type, kind='text') -%}
     {%- set always = {
-        'double': ('integer', 'number'),
         'boolean': ('boolean',),
         'date': ('date', 'timestamp'),
         'json': ('json', 'integer', 'number', 'boolean', 'date', 'timestamp'),
@@ -172,18 +178,27 @@
 {% macro sql_type(data_type) -%}
     {%- if data_type in ('timezone', 'varchar') -%}varchar
     {%- elif data_type == 'epoch' -%}timestamp with time zone
+    {%- elif data_type == 'double' -%}float8
+    {%- elif data_type == 'json' -%}{{ type_json() }}
     {%- else -%}{{ data_type }}
     {%- endif -%}
 {%- endmacro %}
 
-{#- A timezone name the database knows (pg_timezone_names(), matched in any case, as DuckDB's
+{#- A timezone name the database knows (timezone_names(), matched in any case, as
     `at time zone` matches it; kept as sent); anything else ('', 'Zoë', 'GMT+25') is null, so
     `at time zone` / timezone() never see a name they would refuse. -#}
 {% macro known_timezone(expression) -%}
     case
-        when lower({{ expression }}) in (select lower(tz.name) from pg_timezone_names() as tz)
+        when lower({{ expression }}) in (
+            select lower(names.name) from {{ timezone_names() }} as names
+        )
             then {{ expression }}
     end
+{%- endmacro %}
+
+{#- The largest magnitude a `double` provider value may have (see the header). -#}
+{% macro double_limit() -%}
+    1e15
 {%- endmacro %}
 
 {#- `numerator / denominator`, null when the denominator is 0 or null (DuckDB raises on an

@@ -41,13 +41,22 @@ events as (
 ),
 
 -- the latest event of each unit (all its rows: a V2 event lists several users)
+ranked_events as (
+
+    select
+        *,
+        dense_rank() over (
+            partition by scheduler_id, slot_id
+            order by event_at desc, is_deletion desc, event_key desc
+        ) as event_rank
+    from events
+
+),
+
 latest as (
 
-    select * from events
-    qualify dense_rank() over (
-        partition by scheduler_id, slot_id
-        order by event_at desc, is_deletion desc, event_key desc
-    ) = 1
+    select * from ranked_events
+    where event_rank = 1
 
 ),
 
@@ -110,7 +119,7 @@ event_assignments as (
 ),
 
 -- API rows inside an applied unit, with what became of them
-claimed as (
+claims as (
 
     select
         api.shift_assignment_key,
@@ -130,9 +139,16 @@ claimed as (
         on
             api.scheduler_id = applied_units.scheduler_id
             and applied_units.unit_id in (api.slot_id, api.shift_id)
-    qualify row_number() over (
-        partition by api.shift_assignment_key order by applied_units.event_at desc
-    ) = 1
+
+),
+
+-- the latest unit event claiming each API row
+claimed as (
+
+    {{ first_row_per(
+        'claims', 'shift_assignment_key',
+        'event_at desc, is_slot_unit desc, is_deletion desc, is_restated desc'
+    ) }}
 
 ),
 
@@ -170,9 +186,11 @@ api_rows as (
 
 ),
 
-webhook_rows as (
+webhook_candidates as (
 
     select
+        event_assignments.shift_event_key,
+        same.slot_id as same_slot_id,
         event_assignments.scheduler_id,
         event_assignments.shift_id,
         coalesce(same.slot_id, event_assignments.slot_id) as slot_id,
@@ -183,13 +201,9 @@ webhook_rows as (
         event_assignments.starts_at,
         event_assignments.ends_at,
         coalesce(event_assignments.timezone, same.timezone) as timezone,
-        round(
-            (
-                epoch(event_assignments.ends_at - event_assignments.starts_at) / 60.0
-                - coalesce(event_assignments.unpaid_break_minutes, same.unpaid_break_minutes, 0)
-            ) / 60.0,
-            4
-        ) as scheduled_hours,
+        {{ epoch_seconds('event_assignments.ends_at - event_assignments.starts_at') }} / 60.0
+        - coalesce(event_assignments.unpaid_break_minutes, same.unpaid_break_minutes, 0)
+            as scheduled_minutes,
         coalesce(event_assignments.unpaid_break_minutes, same.unpaid_break_minutes, 0)
             as unpaid_break_minutes,
         coalesce(event_assignments.is_published, same.is_published, true) as is_published,
@@ -204,9 +218,33 @@ webhook_rows as (
             and event_assignments.shift_id = same.shift_id
             and event_assignments.user_id is not distinct from same.user_id
             and event_assignments.slot_id in (same.slot_id, same.shift_id)
-    qualify row_number() over (
-        partition by event_assignments.shift_event_key order by same.slot_id
-    ) = 1
+
+),
+
+-- an event row matching several API rows of its shift and user: the first by slot id
+webhook_rows as (
+
+    select
+        scheduler_id,
+        shift_id,
+        slot_id,
+        user_id,
+        is_open_shift,
+        title,
+        job_id,
+        starts_at,
+        ends_at,
+        timezone,
+        {{ round_to('scheduled_minutes / 60.0', 4) }} as scheduled_hours,
+        unpaid_break_minutes,
+        is_published,
+        data_source,
+        is_deleted,
+        deleted_at,
+        changed_at
+    from (
+        {{ first_row_per('webhook_candidates', 'shift_event_key', 'same_slot_id') }}
+    ) as chosen
 
 ),
 
@@ -222,11 +260,10 @@ unioned as (
 -- shift) is stated by the newest of them
 deduplicated as (
 
-    select * from unioned
-    qualify row_number() over (
-        partition by scheduler_id, shift_id, user_id, slot_id
-        order by changed_at desc nulls last, data_source asc
-    ) = 1
+    {{ first_row_per(
+        'unioned', 'scheduler_id, shift_id, user_id, slot_id',
+        'changed_at desc nulls last, data_source asc'
+    ) }}
 
 )
 

@@ -126,17 +126,17 @@ carried as (
         is_deleted,
         case
             when is_deleted
-                then coalesce(last_value(starts_at ignore nulls) over assignment_history, starts_at)
-            else coalesce(starts_at, last_value(starts_at ignore nulls) over assignment_history)
+                then coalesce({{ last_non_null('starts_at', 'assignment_history') }}, starts_at)
+            else coalesce(starts_at, {{ last_non_null('starts_at', 'assignment_history') }})
         end as starts_at,
         case
             when is_deleted
-                then coalesce(last_value(ends_at ignore nulls) over assignment_history, ends_at)
-            else coalesce(ends_at, last_value(ends_at ignore nulls) over assignment_history)
+                then coalesce({{ last_non_null('ends_at', 'assignment_history') }}, ends_at)
+            else coalesce(ends_at, {{ last_non_null('ends_at', 'assignment_history') }})
         end as ends_at,
         coalesce(
             is_published,
-            last_value(is_published ignore nulls) over assignment_history,
+            {{ last_non_null('is_published', 'assignment_history') }},
             true
         ) as is_published
     from keyed
@@ -157,15 +157,21 @@ distinct_states as (
 
 ),
 
-changed as (
+previous_states as (
 
-    select * from distinct_states
-    qualify coalesce(
+    select
+        *,
         lag(state_digest) over (
             partition by shift_assignment_key order by version_at asc, detected_by desc
-        ) <> state_digest,
-        true
-    )
+        ) as previous_state_digest
+    from distinct_states
+
+),
+
+changed as (
+
+    select * from previous_states
+    where coalesce(previous_state_digest <> state_digest, true)
 
 ),
 

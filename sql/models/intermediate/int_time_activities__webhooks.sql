@@ -16,9 +16,7 @@ events as (
 
 latest as (
 
-    select *
-    from events
-    {{ latest_event('time_activity_id') }}
+    {{ latest_event('events', 'time_activity_id') }}
 
 ),
 

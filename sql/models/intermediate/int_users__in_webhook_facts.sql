@@ -1,5 +1,6 @@
 -- Every user id the webhooks' facts name (time activities, timesheet periods, availability
--- statuses), so dim_users can add a user no API listing holds as an inferred member.
+-- statuses, shift assignments), so dim_users can add a user no API listing holds as an
+-- inferred member.
 
 with
 
@@ -21,6 +22,12 @@ availability_users as (
 
 ),
 
+shift_users as (
+
+    select user_id from {{ ref('stg_webhooks__shift_events') }}
+
+),
+
 final as (
 
     select user_id from activity_users
@@ -28,6 +35,8 @@ final as (
     select user_id from timesheet_users
     union
     select user_id from availability_users
+    union
+    select user_id from shift_users
 
 )
 

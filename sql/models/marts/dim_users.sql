@@ -28,10 +28,7 @@ newer_events as (
 
 latest_profile as (
 
-    select *
-    from newer_events
-    where has_profile
-    {{ latest_event('user_id') }}
+    {{ latest_event('newer_events', 'user_id', where='has_profile') }}
 
 ),
 
@@ -40,9 +37,11 @@ latest_archival as (
     select
         user_id,
         event_type
-    from newer_events
-    where event_type in ('user_archived', 'user_restored')
-    {{ latest_event('user_id') }}
+    from (
+        {{ latest_event(
+            'newer_events', 'user_id', where="event_type in ('user_archived', 'user_restored')"
+        ) }}
+    ) as latest
 
 ),
 
@@ -51,9 +50,11 @@ latest_role as (
     select
         user_id,
         event_type
-    from newer_events
-    where event_type in ('user_promoted', 'user_demoted')
-    {{ latest_event('user_id') }}
+    from (
+        {{ latest_event(
+            'newer_events', 'user_id', where="event_type in ('user_promoted', 'user_demoted')"
+        ) }}
+    ) as latest
 
 ),
 

@@ -18,16 +18,21 @@ versions as (
 
 ),
 
-changed as (
+compared as (
 
     select
         *,
-        lag(observed_at) over (partition by user_id order by observed_at) as previous_observed_at
+        lag(observed_at) over (partition by user_id order by observed_at) as previous_observed_at,
+        lag(content_digest) over (partition by user_id order by observed_at)
+            as previous_content_digest
     from versions
-    qualify coalesce(
-        lag(content_digest) over (partition by user_id order by observed_at) <> content_digest,
-        true
-    )
+
+),
+
+changed as (
+
+    select * from compared
+    where coalesce(previous_content_digest <> content_digest, true)
 
 ),
 

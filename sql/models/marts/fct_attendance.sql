@@ -27,7 +27,7 @@ assignments as (
         and user_id is not null
         and starts_at is not null
         and ends_at is not null
-        and starts_at <= now()
+        and starts_at <= {{ as_of_time() }}
 
 ),
 
@@ -59,7 +59,9 @@ candidates as (
         case
             when punches.scheduler_shift_id is not null then 'scheduler_shift_id' else 'overlap'
         end as matched_by,
-        abs(epoch(punches.started_at) - epoch(assignments.starts_at)) as distance_seconds
+        abs(
+            {{ epoch_seconds('punches.started_at') }} - {{ epoch_seconds('assignments.starts_at') }}
+        ) as distance_seconds
     from punches
     inner join assignments
         on
@@ -77,11 +79,9 @@ candidates as (
 
 matches as (
 
-    select * from candidates
-    qualify row_number() over (
-        partition by time_activity_id
-        order by distance_seconds, shift_assignment_key
-    ) = 1
+    {{ first_row_per(
+        'candidates', 'time_activity_id', 'distance_seconds, shift_assignment_key'
+    ) }}
 
 ),
 
@@ -93,7 +93,7 @@ per_assignment as (
         max(punches.ended_at) as clock_out_at,
         bool_or(punches.ended_at is null) as has_open_punch,
         count(*) as punch_count,
-        round(sum(coalesce(punches.duration_hours, 0)), 4) as worked_hours,
+        {{ round_to('sum(coalesce(punches.duration_hours, 0))', 4) }} as worked_hours,
         min(matches.matched_by) as matched_by
     from matches
     inner join punches on matches.time_activity_id = punches.time_activity_id
@@ -122,16 +122,18 @@ scheduled as (
         false as is_unscheduled,
         coalesce(per_assignment.punch_count, 0) as punch_count,
         coalesce(per_assignment.worked_hours, 0) as worked_hours,
-        round(
-            (epoch(per_assignment.clock_in_at) - epoch(assignments.starts_at)) / 60, 1
-        ) as minutes_after_start,
+        {{ round_to(
+            epoch_seconds('per_assignment.clock_in_at - assignments.starts_at') ~ ' / 60', 1
+        ) }} as minutes_after_start,
         case
             when not per_assignment.has_open_punch
-                then round(
-                    (epoch(assignments.ends_at) - epoch(per_assignment.clock_out_at)) / 60, 1
-                )
+                then {{ round_to(
+                    epoch_seconds('assignments.ends_at - per_assignment.clock_out_at') ~ ' / 60',
+                    1
+                ) }}
         end as minutes_before_end,
-        per_assignment.shift_assignment_key is null and assignments.ends_at <= now() as no_show
+        per_assignment.shift_assignment_key is null
+        and assignments.ends_at <= {{ as_of_time() }} as no_show
     from assignments
     left join per_assignment
         on assignments.shift_assignment_key = per_assignment.shift_assignment_key
@@ -151,16 +153,16 @@ unscheduled as (
         cast(null as timestamptz) as starts_at,
         cast(null as timestamptz) as ends_at,
         punches.timezone,
-        try_cast(punches.started_at at time zone punches.timezone as date) as local_date,
-        cast(null as double) as scheduled_hours,
+        {{ local_date('punches.started_at', 'punches.timezone') }} as local_date,
+        cast(null as float8) as scheduled_hours,
         punches.started_at as clock_in_at,
         punches.ended_at as clock_out_at,
         cast(null as varchar) as matched_by,
         true as is_unscheduled,
         1 as punch_count,
-        round(coalesce(punches.duration_hours, 0), 4) as worked_hours,
-        cast(null as double) as minutes_after_start,
-        cast(null as double) as minutes_before_end,
+        {{ round_to('coalesce(punches.duration_hours, 0)', 4) }} as worked_hours,
+        cast(null as float8) as minutes_after_start,
+        cast(null as float8) as minutes_before_end,
         false as no_show
     from punches
     left join matches on punches.time_activity_id = matches.time_activity_id

@@ -12,9 +12,7 @@ items as (
 
 latest as (
 
-    select *
-    from items
-    {{ latest_event('availability_key') }}
+    {{ latest_event('items', 'availability_key') }}
 
 ),
 
@@ -33,7 +31,7 @@ final as (
         note,
         is_admin_action,
         event_at as recorded_at,
-        round(epoch(ends_at - starts_at) / 3600.0, 4) as duration_hours
+        {{ round_to(epoch_seconds('ends_at - starts_at') ~ ' / 3600.0', 4) }} as duration_hours
 
     from latest
     where change_type = 'created'

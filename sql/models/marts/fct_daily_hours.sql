@@ -16,7 +16,7 @@ shifts as (
     select
         user_id,
         scheduled_hours,
-        try_cast(starts_at at time zone timezone as date) as local_date
+        {{ local_date('starts_at', 'timezone') }} as local_date
     from {{ ref('fct_shifts') }}
     where not is_deleted and user_id is not null
 
@@ -33,7 +33,7 @@ activities as (
         started_at,
         ended_at,
         timezone,
-        try_cast(started_at at time zone timezone as date) as local_date
+        {{ local_date('started_at', 'timezone') }} as local_date
     from {{ ref('fct_time_activities') }}
     where not is_deleted and user_id is not null
 
@@ -46,16 +46,17 @@ spans as (
         -- a time off with an end: its local days from the start's through the end's
         case
             when ended_at > started_at
-                then datediff(
-                    'day',
-                    local_date,
-                    try_cast((ended_at - interval 1 microsecond) at time zone timezone as date)
-                ) + 1
+                then
+                    {{ local_date("ended_at - interval '1 microsecond'", 'timezone') }}
+                    - local_date + 1
         end as ended_day_count,
         -- without one: the days its hours fill (null, not listable, beyond 64 bits)
-        try_cast(ceil(round(
-            coalesce(duration_hours, 0) / {{ var('time_off_hours_per_day') }}, 6
-        )) as bigint) as filled_day_count
+        {{ try_cast(
+            'ceil(' ~ round_to(
+                'coalesce(duration_hours, 0) / ' ~ var('time_off_hours_per_day'), 6
+            ) ~ ')',
+            'bigint'
+        ) }} as filled_day_count
     from activities
 
 ),
@@ -88,14 +89,15 @@ placed as (
 activity_days as (
 
     select
-        user_id,
-        activity_type,
-        is_open_punch,
-        data_source,
-        local_date + cast(unnest(range(day_count)) as integer) as local_date,
-        duration_hours / day_count as hours
+        placed.user_id,
+        placed.activity_type,
+        placed.is_open_punch,
+        placed.data_source,
+        placed.local_date + cast(day_offsets.day_offset as integer) as local_date,
+        placed.duration_hours / placed.day_count as hours
     from placed
-    where has_listable_days
+    cross join lateral generate_series(0, placed.day_count - 1) as day_offsets (day_offset)
+    where placed.has_listable_days
 
     union all
 
@@ -151,9 +153,9 @@ joined as (
     select
         coalesce(scheduled.user_id, worked.user_id) as user_id,
         coalesce(scheduled.local_date, worked.local_date) as local_date,
-        round(coalesce(scheduled.scheduled_hours, 0), 4) as scheduled_hours,
-        round(coalesce(worked.worked_hours, 0), 4) as worked_hours,
-        round(coalesce(worked.time_off_hours, 0), 4) as time_off_hours,
+        {{ round_to('coalesce(scheduled.scheduled_hours, 0)', 4) }} as scheduled_hours,
+        {{ round_to('coalesce(worked.worked_hours, 0)', 4) }} as worked_hours,
+        {{ round_to('coalesce(worked.time_off_hours, 0)', 4) }} as time_off_hours,
         coalesce(scheduled.shift_count, 0) as shift_count,
         coalesce(worked.punch_count, 0) as punch_count,
         coalesce(worked.open_punch_count, 0) as open_punch_count,
@@ -176,7 +178,7 @@ final as (
 
     select
         *,
-        round(worked_hours - scheduled_hours, 4) as variance_hours,
+        {{ round_to('worked_hours - scheduled_hours', 4) }} as variance_hours,
         {{ readable_key(['user_id', 'local_date']) }} as daily_hours_key
     from joined
 

@@ -45,19 +45,28 @@ users as (
 
 ),
 
-api_answer_stamps as (
+answer_stamps as (
 
     select
         api.form_submission_id,
+        {{ try_cast(json_text('stamps.stamp', ''), 'float8') }} as stamp_seconds
+    from api
+    cross join lateral {{ json_values_under_key('api.answers', 'updateTimestamp') }}
+        as stamps (stamp)
+
+),
+
+api_answer_stamps as (
+
+    select
+        form_submission_id,
         max(
             case
-                when try_cast(stamps.stamp as double) between 1 and 253402300799
-                    then to_timestamp(try_cast(stamps.stamp as double))
+                when stamp_seconds between 1 and 253402300799 then to_timestamp(stamp_seconds)
             end
         ) as answers_updated_at
-    from api,
-        unnest(json_extract_string(api.answers, '$..updateTimestamp')) as stamps (stamp)
-    group by api.form_submission_id
+    from answer_stamps
+    group by form_submission_id
 
 ),
 
@@ -74,37 +83,30 @@ api_versions as (
 
 latest_sent as (
 
-    select *
-    from events
-    where event_type in ('form_submission', 'form_submission_edited')
-    {{ latest_event('form_submission_id') }}
+    {{ latest_event(
+        'events', 'form_submission_id',
+        where="event_type in ('form_submission', 'form_submission_edited')"
+    ) }}
 
 ),
 
 latest_original as (
 
-    select *
-    from events
-    where event_type = 'form_submission'
-    {{ latest_event('form_submission_id') }}
+    {{ latest_event('events', 'form_submission_id', where="event_type = 'form_submission'") }}
 
 ),
 
 latest_edit as (
 
-    select *
-    from events
-    where is_edit
-    {{ latest_event('form_submission_id') }}
+    {{ latest_event('events', 'form_submission_id', where='is_edit') }}
 
 ),
 
 latest_manager as (
 
-    select *
-    from events
-    where event_type = 'manager_field_updated'
-    {{ latest_event('form_submission_id') }}
+    {{ latest_event(
+        'events', 'form_submission_id', where="event_type = 'manager_field_updated'"
+    ) }}
 
 ),
 
@@ -211,9 +213,8 @@ final as (
         combined.submitted_at,
         combined.started_at,
         combined.submission_timezone,
-        try_cast(combined.submitted_at at time zone combined.submission_timezone as date)
-            as local_date,
-        epoch(combined.submitted_at - combined.started_at) as fill_seconds,
+        {{ local_date('combined.submitted_at', 'combined.submission_timezone') }} as local_date,
+        {{ epoch_seconds('combined.submitted_at - combined.started_at') }} as fill_seconds,
         combined.answer_count,
         combined.answers,
         combined.answers_source,

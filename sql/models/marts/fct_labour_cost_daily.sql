@@ -16,7 +16,7 @@ punches as (
         user_id,
         job_id,
         duration_hours,
-        try_cast(started_at at time zone timezone as date) as local_date
+        {{ local_date('started_at', 'timezone') }} as local_date
     from {{ ref('fct_time_activities') }}
     where not is_deleted and activity_type = 'shift' and user_id is not null
 
@@ -29,7 +29,7 @@ worked as (
         local_date,
         job_id,
         count(*) as punch_count,
-        round(sum(coalesce(duration_hours, 0)), 4) as worked_hours
+        {{ round_to('sum(coalesce(duration_hours, 0))', 4) }} as worked_hours
     from punches
     group by user_id, local_date, job_id
 
@@ -178,5 +178,5 @@ final as (
 
 select
     *,
-    round(worked_hours * hourly_rate, 2) as labour_cost
+    {{ round_to('worked_hours * hourly_rate', 2) }} as labour_cost
 from final

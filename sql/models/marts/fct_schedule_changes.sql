@@ -72,12 +72,12 @@ changes as (
 
 ),
 
-reassignments as (
+reassignment_pairs as (
 
     select
         cancelled.shift_assignment_version_key as cancelled_key,
-        min(added.user_id) as new_user_id,
-        list(added.shift_assignment_version_key) as added_keys
+        added.shift_assignment_version_key as added_key,
+        added.user_id as added_user_id
     from changes as cancelled
     inner join changes as added
         on
@@ -86,14 +86,23 @@ reassignments as (
             and cancelled.valid_from = added.valid_from
             and cancelled.user_id is distinct from added.user_id
     where cancelled.raw_change_type = 'cancelled' and added.raw_change_type = 'added'
-    group by cancelled.shift_assignment_version_key
+
+),
+
+reassignments as (
+
+    select
+        cancelled_key,
+        min(added_user_id) as new_user_id
+    from reassignment_pairs
+    group by cancelled_key
 
 ),
 
 absorbed as (
 
-    select distinct unnest(added_keys) as shift_assignment_version_key
-    from reassignments
+    select distinct added_key as shift_assignment_version_key
+    from reassignment_pairs
 
 ),
 
@@ -121,13 +130,11 @@ final as (
             when reassignments.cancelled_key is not null then 'reassigned'
             else changes.raw_change_type
         end as change_type,
-        round(
-            (
-                epoch(coalesce(changes.previous_starts_at, changes.starts_at))
-                - epoch(changes.valid_from)
-            ) / 3600,
+        {{ round_to(
+            epoch_seconds('coalesce(changes.previous_starts_at, changes.starts_at)'
+                ~ ' - changes.valid_from') ~ ' / 3600',
             2
-        ) as notice_hours
+        ) }} as notice_hours
     from changes
     left join reassignments
         on changes.shift_assignment_version_key = reassignments.cancelled_key

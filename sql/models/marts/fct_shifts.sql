@@ -35,7 +35,7 @@ final as (
         assignments.scheduled_hours,
         assignments.unpaid_break_minutes,
         assignments.is_published,
-        try_cast(assignments.starts_at at time zone assignments.timezone as date) as local_date,
+        {{ local_date('assignments.starts_at', 'assignments.timezone') }} as local_date,
         assignments.is_deleted,
         assignments.deleted_at,
         assignments.data_source,

@@ -36,18 +36,13 @@ boards as (
 
 latest_events as (
 
-    select *
-    from events
-    {{ latest_event('task_id') }}
+    {{ latest_event('events', 'task_id') }}
 
 ),
 
 latest_dated_events as (
 
-    select *
-    from events
-    where due_at is not null
-    {{ latest_event('task_id') }}
+    {{ latest_event('events', 'task_id', where='due_at is not null') }}
 
 ),
 
@@ -102,13 +97,13 @@ weekly as (
 
     select
         task_board_id,
-        try_cast(date_trunc('week', due_at) as date) as week_start,
+        cast(date_trunc('week', due_at at time zone 'UTC') as date) as week_start,
         count(*) as tasks_due,
         count(*) filter (where is_completed) as tasks_completed,
         count(*) filter (where is_webhook_only) as webhook_only_tasks,
         count(*) filter (where is_webhook_completion) as webhook_completions
     from tasks
-    group by task_board_id, try_cast(date_trunc('week', due_at) as date)
+    group by task_board_id, cast(date_trunc('week', due_at at time zone 'UTC') as date)
 
 ),
 
@@ -120,7 +115,8 @@ final as (
         weekly.week_start,
         weekly.tasks_due,
         weekly.tasks_completed,
-        round(weekly.tasks_completed / weekly.tasks_due, 4) as completion_rate,
+        {{ round_to('cast(weekly.tasks_completed as float8) / weekly.tasks_due', 4) }}
+            as completion_rate,
         weekly.webhook_only_tasks,
         weekly.webhook_completions,
         {{ readable_key(['weekly.task_board_id', 'weekly.week_start']) }} as board_week_key

@@ -33,7 +33,8 @@ webhooks as (
 
 webhooks_since as (
 
-    select date_trunc('day', min(started_at)) as since
+    -- midnight UTC of the day of the first webhook activity
+    select date_trunc('day', min(started_at) at time zone 'UTC') at time zone 'UTC' as since
     from webhooks
 
 ),
@@ -59,7 +60,7 @@ compared as (
             when webhooks.is_deleted then 'differs'  -- deleted per the webhooks, live in the API
             when
                 api.started_at <> webhooks.started_at
-                or coalesce(epoch(api.ended_at), -1) <> coalesce(epoch(webhooks.ended_at), -1)
+                or not (api.ended_at is not distinct from webhooks.ended_at)
                 then 'differs'
         end as data_source
     from api
@@ -69,7 +70,9 @@ compared as (
 
 in_scope as (
 
-    select compared.*
+    select
+        compared.*,
+        {{ local_date('compared.started_at', 'compared.timezone') }} as local_date
     from compared
     cross join webhooks_since
     left join coverage on compared.time_clock_id = coverage.time_clock_id
@@ -91,17 +94,15 @@ final as (
 
     select
         user_id,
-        try_cast(started_at at time zone timezone as date) as local_date,
+        local_date,
         data_source,
         count(*) as activity_count,
-        list(time_activity_id order by time_activity_id) as time_activity_ids,
-        round(sum(coalesce(api_duration_hours, 0)), 4) as api_hours,
-        round(sum(coalesce(webhook_duration_hours, 0)), 4) as webhook_hours,
-        {{ readable_key([
-            'user_id', 'try_cast(started_at at time zone timezone as date)', 'data_source'
-        ]) }} as reconciliation_key
+        array_agg(time_activity_id order by time_activity_id) as time_activity_ids,
+        {{ round_to('sum(coalesce(api_duration_hours, 0))', 4) }} as api_hours,
+        {{ round_to('sum(coalesce(webhook_duration_hours, 0))', 4) }} as webhook_hours,
+        {{ readable_key(['user_id', 'local_date', 'data_source']) }} as reconciliation_key
     from in_scope
-    group by user_id, try_cast(started_at at time zone timezone as date), data_source
+    group by user_id, local_date, data_source
 
 )
 

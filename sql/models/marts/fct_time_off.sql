@@ -11,7 +11,7 @@ approved as (
 
     select
         *,
-        datediff('day', start_date, end_date) + 1 as day_count
+        end_date - start_date + 1 as day_count
     from {{ ref('stg_connecteam__time_off_requests') }}
     where status = 'approved' and is_deleted is not true
 
@@ -30,16 +30,18 @@ spans as (
 listed_days as (
 
     select
-        user_id,
-        policy_type_id,
-        time_off_request_id,
-        duration_units,
-        {{ safe_divide('duration_amount', 'day_count') }} as amount_per_day,
-        cast(
-            unnest(generate_series(start_date, end_date, interval 1 day)) as date
-        ) as day_off
+        spans.user_id,
+        spans.policy_type_id,
+        spans.time_off_request_id,
+        spans.duration_units,
+        {{ safe_divide('spans.duration_amount', 'spans.day_count') }} as amount_per_day,
+        cast(calendar_days.day_off as date) as day_off
     from spans
-    where has_listable_days
+    cross join
+        lateral generate_series(
+            cast(spans.start_date as timestamp), cast(spans.end_date as timestamp), interval '1 day'
+        ) as calendar_days (day_off)
+    where spans.has_listable_days
 
 ),
 
@@ -71,8 +73,8 @@ final as (
         user_id,
         day_off,
         policy_type_id,
-        any_value(duration_units) as units,
-        round(sum(amount_per_day), 4) as amount,
+        min(duration_units) as units,
+        {{ round_to('sum(amount_per_day)', 4) }} as amount,
         count(*) as request_count,
         {{ readable_key(['user_id', 'day_off', 'policy_type_id']) }} as time_off_day_key
     from days

@@ -66,7 +66,7 @@ final as (
         ordered.balance,
         ordered.previous_as_of_date,
         ordered.synced_at,
-        round(ordered.balance - ordered.previous_balance, 4) as balance_change,
+        {{ round_to('ordered.balance - ordered.previous_balance', 4) }} as balance_change,
         coalesce(taken.hours_taken, 0) as hours_taken,
         coalesce(taken.days_taken, 0) as days_taken
     from ordered

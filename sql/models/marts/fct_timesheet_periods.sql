@@ -17,9 +17,9 @@ latest_status as (
         period_start,
         resulting_status as status,
         event_at as status_changed_at
-    from events
-    where resulting_status is not null
-    {{ latest_event('user_id, period_start') }}
+    from (
+        {{ latest_event('events', 'user_id, period_start', where='resulting_status is not null') }}
+    ) as latest
 
 ),
 
@@ -59,9 +59,11 @@ day_locks as (
         period_start,
         locked_date,
         event_type
-    from events
-    where locked_date is not null
-    {{ latest_event('user_id, period_start, locked_date') }}
+    from (
+        {{ latest_event(
+            'events', 'user_id, period_start, locked_date', where='locked_date is not null'
+        ) }}
+    ) as latest
 
 ),
 
@@ -89,9 +91,11 @@ final as (
         case when latest_status.status = 'approved' then periods.approved_at end as approved_at,
         case
             when latest_status.status = 'approved'
-                then round(
-                    epoch(periods.approved_at - submitted_before_approval.submitted_at) / 3600.0, 4
-                )
+                then {{ round_to(
+                    epoch_seconds('periods.approved_at - submitted_before_approval.submitted_at')
+                    ~ ' / 3600.0',
+                    4
+                ) }}
         end as approval_lag_hours,
         coalesce(locked_days.locked_day_count, 0) as locked_day_count,
         {{ readable_key(['periods.user_id', 'periods.period_start']) }} as timesheet_period_key

@@ -24,8 +24,7 @@ renamed as (
         manager_fields,
         synced_at,
         untypable_value_count,
-        case when json_type(answers) = 'ARRAY' then json_array_length(answers) else 0 end
-            as answer_count
+        {{ json_array_size('answers') }} as answer_count
 
     from source
 

@@ -23,9 +23,7 @@ renamed as (
         deleted_at,
         untypable_value_count,
         coalesce(is_deleted, false) as is_deleted,
-        case
-            when json_type(questions) = 'ARRAY' then json_array_length(questions) else 0
-        end as question_count
+        {{ json_array_size('questions') }} as question_count
 
     from source
 

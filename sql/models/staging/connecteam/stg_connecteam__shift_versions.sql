@@ -26,8 +26,8 @@ renamed as (
         untypable_value_count,
         coalesce(shift_id, split_part(id, ':', 1)) as shift_id,
         case
-            when json_type(assigned_user_ids) = 'ARRAY' and json_array_length(assigned_user_ids) = 1
-                then try_cast(assigned_user_ids ->> 0 as bigint)
+            when {{ json_array_size('assigned_user_ids') }} = 1
+                then {{ try_cast("assigned_user_ids ->> 0", 'bigint') }}
         end as user_id,
         coalesce(is_published, false) as is_published,
         coalesce(is_open_shift, false) as is_open_shift,

@@ -14,9 +14,9 @@ break_items as (
     select
         source.scheduler_id,
         source.id,
-        unnest(cast(source.breaks as json[])) as break_item
+        items.break_item
     from source
-    where json_type(source.breaks) = 'ARRAY'
+    cross join lateral {{ json_items('source.breaks') }} as items (break_item)
 
 ),
 
@@ -46,25 +46,17 @@ breaks as (
 
 assignments as (
 
+    -- one row per distinct user id the row lists (an item that is not an integer id is left
+    -- out); one row with no user when it lists none
     select
         source.*,
-        unnest(
-            coalesce(
-                nullif(
-                    list_distinct(
-                        try_cast(
-                            case
-                                when json_type(source.assigned_user_ids) = 'ARRAY'
-                                    then source.assigned_user_ids
-                            end as bigint[]
-                        )
-                    ),
-                    []
-                ),
-                [cast(null as bigint)]
-            )
-        ) as assigned_user_id
+        assigned.assigned_user_id
     from source
+    left join lateral (
+        select distinct {{ try_cast(json_text('ids.user_id', ''), 'bigint') }} as assigned_user_id
+        from {{ json_items('source.assigned_user_ids') }} as ids (user_id)
+        where {{ try_cast(json_text('ids.user_id', ''), 'bigint') }} is not null
+    ) as assigned on true
 
 ),
 
@@ -87,7 +79,8 @@ renamed as (
         coalesce(assignments.shift_id, split_part(assignments.id, ':', 1)) as shift_id,
         coalesce(assignments.is_open_shift, false) as is_open_shift,
         coalesce(assignments.is_deleted, false) as is_deleted,
-        epoch(assignments.end_time - assignments.start_time) / 60.0 as scheduled_minutes_gross,
+        {{ epoch_seconds('assignments.end_time - assignments.start_time') }} / 60.0
+            as scheduled_minutes_gross,
         coalesce(breaks.unpaid_break_minutes, 0) as unpaid_break_minutes,
         assignments.untypable_value_count + coalesce(breaks.untypable_break_values, 0)
             as untypable_value_count
@@ -114,7 +107,8 @@ final as (
                 then '/' || slot_id
             else ''
         end as shift_assignment_key,
-        round((scheduled_minutes_gross - unpaid_break_minutes) / 60.0, 4) as scheduled_hours
+        {{ round_to('(scheduled_minutes_gross - unpaid_break_minutes) / 60.0', 4) }}
+            as scheduled_hours
 
     from renamed
 

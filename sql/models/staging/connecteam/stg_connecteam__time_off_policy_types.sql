@@ -17,9 +17,7 @@ renamed as (
         policies,
         deleted_at,
         untypable_value_count,
-        case
-            when json_type(policies) = 'ARRAY' then json_array_length(policies) else 0
-        end as policy_count,
+        {{ json_array_size('policies') }} as policy_count,
         coalesce(is_deleted, false) as is_deleted
 
     from source

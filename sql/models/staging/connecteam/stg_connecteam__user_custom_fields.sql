@@ -6,7 +6,6 @@ with
 users as (
 
     select * from {{ typed_source('connecteam', 'users') }}
-    where json_type(custom_fields) = 'ARRAY'
 
 ),
 
@@ -15,16 +14,19 @@ unnested as (
     select
         users.user_id,
         users.untypable_value_count,
-        unnest(cast(users.custom_fields as json[])) as custom_field,
-        generate_subscripts(cast(users.custom_fields as json[]), 1) as item_number
+        items.custom_field,
+        items.item_number
     from users
+    cross join
+        lateral {{ json_items('users.custom_fields') }}
+        with ordinality as items (custom_field, item_number)
 
 ),
 
 objects as (
 
     select * from unnested
-    where json_type(custom_field) = 'OBJECT'
+    where {{ is_json_object('custom_field') }}
 
 ),
 
@@ -32,15 +34,12 @@ renamed as (
 
     select
         user_id,
+        item_number,
         {{ json_field('custom_field_id', 'custom_field') }} as custom_field_id,
         {{ json_field('custom_field_name', 'custom_field') }} as custom_field_name,
         {{ json_field('custom_field_type', 'custom_field') }} as custom_field_type,
         {{ json_field('value_json', 'custom_field') }} as value_json,
-        case
-            when json_type(custom_field -> 'value') in ('ARRAY', 'OBJECT')
-                then cast(custom_field -> 'value' as varchar)
-            else custom_field ->> 'value'
-        end as value_text,
+        {{ json_text('custom_field', 'value') }} as value_text,
         untypable_value_count + {{ untypable_item_fields('custom_field') }}
             as untypable_value_count,
         {{ readable_key([
@@ -48,10 +47,29 @@ renamed as (
         ]) }} as user_custom_field_key
 
     from objects
-    qualify row_number() over (
-        partition by user_custom_field_key order by item_number
-    ) = 1
+
+),
+
+-- a custom field listed twice for one user: its first item
+numbered as (
+
+    select
+        *,
+        row_number() over (
+            partition by user_custom_field_key order by item_number
+        ) as key_rank
+    from renamed
 
 )
 
-select * from renamed
+select
+    user_id,
+    custom_field_id,
+    custom_field_name,
+    custom_field_type,
+    value_json,
+    value_text,
+    untypable_value_count,
+    user_custom_field_key
+from numbered
+where key_rank = 1

@@ -21,10 +21,12 @@ items as (
         source.scheduler_id,
         source.is_admin_action,
         source.untypable_value_count,
-        unnest(json_extract(source.payload, '$.availabilityStatuses[*]')) as item,
-        generate_subscripts(json_extract(source.payload, '$.availabilityStatuses[*]'), 1)
-            as item_number
+        statuses.item,
+        statuses.item_number
     from source
+    cross join
+        lateral {{ json_items("source.payload -> 'availabilityStatuses'") }}
+        with ordinality as statuses (item, item_number)
 
 ),
 

@@ -29,19 +29,18 @@ renamed as (
         event_timestamp as event_at,
         received_at,
         {{ event_time_implausible() }} as is_event_time_implausible,
-        nullif(
-            regexp_extract(event_type, '^(message|conversation)_(created|updated|deleted)$', 1),
-            ''
-        ) as entity,
-        nullif(
-            regexp_extract(event_type, '^(message|conversation)_(created|updated|deleted)$', 2),
-            ''
-        ) as action,  -- noqa: RF04
+        {%- set is_chat_type = matches_fully(
+            'event_type', '(message|conversation)_(created|updated|deleted)'
+        ) %}
+        case when {{ is_chat_type }} then split_part(event_type, '_', 1) end as entity,
+        case
+            when {{ is_chat_type }} then split_part(event_type, '_', 2)
+        end as action,  -- noqa: RF04
         conversation_id,
         message_id,
         user_id,
         {% if allow_text -%}
-            json_extract_string(payload, '$.data.text')
+            {{ json_text('payload', 'data.text') }}
         {%- else -%}
             cast(null as varchar)
         {%- endif %} as message_text,

@@ -34,8 +34,7 @@ renamed as (
         case when event_type = 'manager_field_updated' then manager_fields end as manager_fields,
         case
             when event_type not in ('form_submission', 'form_submission_edited') then null
-            when json_type(answers) = 'ARRAY' then json_array_length(answers)
-            else 0
+            else {{ json_array_size('answers') }}
         end as answer_count,
         event_type = 'form_submission_edited' as is_edit,
         untypable_value_count

@@ -21,34 +21,39 @@ shift_items as (
         source.webhook_version,
         source.scheduler_id,
         source.untypable_value_count,
-        unnest(json_extract(source.payload, '$.data.shifts[*]')) as shift,
-        generate_subscripts(json_extract(source.payload, '$.data.shifts[*]'), 1)
-            as item_number
+        shifts.shift,
+        shifts.item_number
     from source
+    cross join
+        lateral {{ json_items(json_get('source.payload', 'data.shifts')) }}
+        with ordinality as shifts (shift, item_number)
 
 ),
 
 assigned as (
 
+    -- one row per distinct user id the shift lists (an item that is not an integer id is left
+    -- out), one row with no user when it lists none; the unpaid break minutes of its breaks
     select
         shift_items.*,
-        unnest(
-            coalesce(
-                nullif(
-                    list_distinct(
-                        try_cast(
-                            case
-                                when json_type(shift_items.shift -> 'assignedUserIds') = 'ARRAY'
-                                    then shift_items.shift -> 'assignedUserIds'
-                            end as bigint[]
-                        )
-                    ),
-                    []
-                ),
-                [cast(null as bigint)]
-            )
-        ) as user_id
+        assigned_ids.user_id,
+        breaks.unpaid_break_minutes as unpaid_break_sum
     from shift_items
+    left join lateral (
+        select distinct {{ try_cast(json_text('ids.user_id', ''), 'bigint') }} as user_id
+        from {{ json_items("shift_items.shift -> 'assignedUserIds'") }} as ids (user_id)
+        where {{ try_cast(json_text('ids.user_id', ''), 'bigint') }} is not null
+    ) as assigned_ids on true
+    left join lateral (
+        select
+            sum(
+                case
+                    when shift_breaks.item ->> 'type' = 'unpaid'
+                        then {{ typed_value("shift_breaks.item ->> 'duration'", 'double') }}
+                end
+            ) as unpaid_break_minutes
+        from {{ json_items("shift_items.shift -> 'breaks'") }} as shift_breaks (item)
+    ) as breaks on true
 
 ),
 
@@ -62,9 +67,12 @@ deleted as (
         source.webhook_version,
         source.scheduler_id,
         source.untypable_value_count,
-        unnest(json_extract_string(source.payload, '$.data.ids[*]')) as slot_id,
-        generate_subscripts(json_extract(source.payload, '$.data.ids[*]'), 1) as item_number
+        {{ json_text('ids.slot_id', '') }} as slot_id,
+        ids.item_number
     from source
+    cross join
+        lateral {{ json_items(json_get('source.payload', 'data.ids')) }}
+        with ordinality as ids (slot_id, item_number)
 
 ),
 
@@ -88,19 +96,8 @@ changed_rows as (
         {{ json_field('is_published', 'shift') }} as is_published,
         {{ json_field('job_id', 'shift') }} as job_id,
         case
-            when json_type(shift -> 'breaks') = 'ARRAY'
-                then coalesce(
-                    list_sum(
-                        list_transform(
-                            cast(shift -> 'breaks' as json[]),
-                            lambda b: case
-                                when b ->> 'type' = 'unpaid'
-                                    then try_cast(b ->> 'duration' as double)
-                            end
-                        )
-                    ),
-                    0
-                )
+            when {{ is_json_array("shift -> 'breaks'") }}
+                then coalesce(unpaid_break_sum, 0)
         end as unpaid_break_minutes,
         false as is_deletion,
         untypable_value_count
@@ -128,7 +125,7 @@ deleted_rows as (
         cast(null as timestamptz) as ends_at,
         cast(null as boolean) as is_published,
         cast(null as varchar) as job_id,
-        cast(null as double) as unpaid_break_minutes,
+        cast(null as float8) as unpaid_break_minutes,
         true as is_deletion,
         untypable_value_count
     from deleted

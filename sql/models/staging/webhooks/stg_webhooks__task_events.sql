@@ -23,20 +23,16 @@ items as (
         {{ event_time_implausible('source') }} as is_event_time_implausible,
         source.untypable_value_count
         + case
-            when json_type(source.payload -> 'data') not in ('ARRAY', 'NULL') then 1 else 0
+            when {{ json_type_name("source.payload -> 'data'") }} not in ('array', 'null') then 1
+            else 0
         end as untypable_value_count,
-        unnest(
-            coalesce(
-                nullif(json_extract(source.payload, '$.data[*]'), []), [cast(null as json)]
-            )
-        ) as item,
-        generate_subscripts(
-            coalesce(
-                nullif(json_extract(source.payload, '$.data[*]'), []), [cast(null as json)]
-            ),
-            1
-        ) as item_number
+        data_items.item,
+        coalesce(data_items.item_number, 1) as item_number
     from source
+    left join
+        lateral {{ json_items("source.payload -> 'data'") }}
+        with ordinality as data_items (item, item_number)
+        on true
 
 ),
 
@@ -66,19 +62,25 @@ typed as (
 
 user_lists as (
 
+    -- each userIds value typed as typed_value types a bigint: digits only, within 64 bits
     select
-        *,
-        -- each userIds value typed as typed_value types a bigint: digits only, within 64 bits
-        list_transform(
-            json_extract_string(
-                case when json_type(user_ids_json) = 'ARRAY' then user_ids_json end, '$[*]'
-            ),
-            lambda user_id: case
-                when regexp_full_match(trim(user_id), '[+-]?[0-9]+')
-                    then try_cast(trim(user_id) as bigint)
-            end
-        ) as user_id_list
+        typed.*,
+        id_lists.listed_count,
+        id_lists.typed_count,
+        case
+            when {{ is_json_array('typed.user_ids_json') }}
+                then coalesce(id_lists.user_ids, cast(array[] as bigint[]))
+        end as user_ids
     from typed
+    left join lateral (
+        {%- set user_id = typed_value(json_text('ids.item', ''), 'bigint') %}
+        select
+            count({{ json_text('ids.item', '') }}) as listed_count,
+            count({{ user_id }}) as typed_count,
+            array_agg(distinct {{ user_id }} order by {{ user_id }})
+            filter (where {{ user_id }} is not null) as user_ids
+        from {{ json_items('typed.user_ids_json') }} as ids (item)
+    ) as id_lists on true
 
 ),
 
@@ -98,18 +100,15 @@ final as (
         starts_at,
         due_at,
         is_archived,
-        list_sort(list_distinct(user_id_list)) as user_ids,
+        user_ids,
         event_type = 'task_completed' or coalesce(status = 'completed', false) as is_completed,
         case
             when event_type = 'task_completed' or status = 'completed' then event_at
         end as completed_at,
         -- userIds sent (not JSON null) but not a list, or holding a value that is no integer
         untypable_value_count + case
-            when json_type(user_ids_json) not in ('ARRAY', 'NULL') then 1
-            when
-                list_count(json_extract_string(user_ids_json, '$[*]'))
-                > coalesce(list_count(user_id_list), 0)
-                then 1
+            when {{ json_type_name('user_ids_json') }} not in ('array', 'null') then 1
+            when listed_count > typed_count then 1
             else 0
         end as untypable_value_count,
         {{ readable_key(['event_key', 'task_id', 'item_number']) }} as task_event_key

@@ -19,9 +19,12 @@ items as (
         source.received_at,
         {{ event_time_implausible('source') }} as is_event_time_implausible,
         source.untypable_value_count,
-        unnest(json_extract(source.payload, '$.data[*]')) as item,
-        generate_subscripts(json_extract(source.payload, '$.data[*]'), 1) as item_number
+        data_items.item,
+        data_items.item_number
     from source
+    cross join
+        lateral {{ json_items("source.payload -> 'data'") }}
+        with ordinality as data_items (item, item_number)
 
 ),
 
