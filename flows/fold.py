@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from prefect import flow, task
 
-from flows.models import dbt_build, publish
+from flows.models import dbt_build, publish_unless_skipped
 from flows.naming import rename_current_run
 from flows.runner import call_task, run_logger
 from pipelines.fold import DEFAULT_RETENTION_DAYS, FoldSummary, run_fold
@@ -59,12 +59,13 @@ def fold_webhooks(
         retention_days: Days a folded inbox row is kept before it is pruned.
         models: When the fold loaded events, also build the models that read them
             (``dbt build --select source:webhooks+``: ``fct_shifts`` with the day's shift changes,
-            the form, task and chat models, ...) and publish the snapshot, so a dashboard shows
-            the day's changes before the nightly sync. The scheduled deployment sets it.
+            the form, task and chat models, ...) and publish the snapshot (DuckDB only), so a
+            dashboard shows the day's changes before the nightly sync. The scheduled
+            deployment sets it.
     """
     summary = call_task(fold_inbox, batch_size, retention_days)
     rename_current_run(f"fold-webhooks: {summary.events:,} events, backlog {summary.backlog:,}")
     if models and summary.events:
         call_task(dbt_build, WEBHOOK_MODELS)
-        call_task(publish)
+        publish_unless_skipped()
     return summary

@@ -8,7 +8,7 @@ from prefect import flow, task
 
 from flows.runner import call_task, run_logger
 from pipelines.models import ModelsSummary, build_models
-from pipelines.publish import PublishSummary, publish_snapshot
+from pipelines.publish import PublishSummary, publish_skip_reason, publish_snapshot
 
 
 @task(name="dbt_build", task_run_name="dbt-build")
@@ -37,12 +37,24 @@ def publish() -> PublishSummary:
     return summary
 
 
+def publish_unless_skipped() -> tuple[PublishSummary | None, str | None]:
+    """Run the :func:`publish` task, or, where publishing does not apply (a PostgreSQL
+    warehouse), log why and skip it: ``(summary, None)`` or ``(None, note)``."""
+    reason = publish_skip_reason()
+    if reason is not None:
+        run_logger().info(reason)
+        return None, reason
+    return call_task(publish), None
+
+
 @dataclass
 class ModelsResult:
-    """A build and, when it passed and was asked for, the publish that followed."""
+    """A build and, when it passed and was asked for, the publish that followed (or the note
+    saying why it was skipped)."""
 
     models: ModelsSummary
     publish: PublishSummary | None
+    publish_note: str | None = None
 
 
 @flow(name="build_models", flow_run_name="build-models", log_prints=True)
@@ -52,7 +64,10 @@ def build_models_flow(select: str | None = None, publish_after: bool = True) -> 
     Args:
         select: Optional dbt selection.
         publish_after: Publish the read-only snapshot (:func:`pipelines.publish.snapshot_path`)
-            after a successful build.
+            after a successful build (DuckDB only; skipped with a note on PostgreSQL).
     """
     built = call_task(dbt_build, select)
-    return ModelsResult(built, call_task(publish) if publish_after else None)
+    if not publish_after:
+        return ModelsResult(built, None)
+    published, note = publish_unless_skipped()
+    return ModelsResult(built, published, note)

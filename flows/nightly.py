@@ -5,7 +5,8 @@ The API sync runs as one task per task group of the stream registry
 one, so the listing is fetched once), with declared retries, one after another (DuckDB takes one
 writer at a time). A task that fails on a transient problem is retried; one that
 fails on credentials or a refused request is not, because retrying cannot fix it. Then the webhook
-inbox is folded, the dbt models are built and tested, and the read-only snapshot is published.
+inbox is folded, the dbt models are built and tested, and the read-only snapshot is published
+(on a PostgreSQL warehouse, where the models build too, publishing is skipped with a note).
 Secrets are never flow or task parameters (Prefect stores those): the tasks read them from dlt
 config.
 """
@@ -18,7 +19,7 @@ from typing import Any
 from prefect import flow, task
 
 from flows.fold import fold_inbox
-from flows.models import dbt_build, publish
+from flows.models import dbt_build, publish_unless_skipped
 from flows.naming import rename_current_run, rows_text
 from flows.runner import call_task, retry_if, run_logger
 from pipelines import STREAMS, SyncSummary, run_sync
@@ -99,6 +100,8 @@ class NightlyResult:
     fold: FoldSummary | None = None
     models: ModelsSummary | None = None
     publish: PublishSummary | None = None
+    publish_note: str | None = None
+    """Why the publish step was skipped (a PostgreSQL warehouse), else ``None``."""
 
 
 class StreamsFailedError(RuntimeError):
@@ -124,7 +127,8 @@ def nightly_sync(
     source_options: dict[str, Any] | None = None,
     steps: tuple[str, ...] = STEPS,
 ) -> NightlyResult:
-    """Sync the Connecteam account, fold the webhook inbox, build the models, publish.
+    """Sync the Connecteam account, fold the webhook inbox, build the models, publish (DuckDB
+    only: on PostgreSQL the publish step is skipped and ``publish_note`` says so).
 
     Args:
         streams: Streams to sync (default all of :data:`pipelines.sync.STREAMS`).
@@ -161,7 +165,7 @@ def nightly_sync(
     if "models" in steps:
         result.models = call_task(dbt_build)
     if "publish" in steps:
-        result.publish = call_task(publish)
+        result.publish, result.publish_note = publish_unless_skipped()
     rename_current_run(_describe(result))
     if result.sync.failed_streams:
         raise StreamsFailedError(result)
@@ -187,4 +191,6 @@ def _describe(result: NightlyResult) -> str:
         parts.append(f"dbt {result.models.passed} passed")
     if result.publish is not None:
         parts.append("published")
+    elif result.publish_note is not None:
+        parts.append("publish skipped (PostgreSQL)")
     return "nightly-sync: " + ("; ".join(parts) or "nothing to do")

@@ -1,36 +1,62 @@
-"""The ``models`` job: ``dbt build`` of the project in ``sql/`` against the DuckDB warehouse.
+"""The ``models`` job: ``dbt build`` of the project in ``sql/`` against the warehouse, DuckDB
+(default) or PostgreSQL (``WFM_SYNC_DESTINATION=postgres``).
 
-dbt runs in-process through its Python runner (``dbtRunner``), with the project's own
-``sql/profiles.yml`` (no DuckDB extensions to download) pointed at the warehouse file through the
-dbt variable ``warehouse`` (``--vars``). The project's packages are vendored in ``sql/vendor/``
-(``sql/packages.yml``, ``local:``); :func:`run_dbt` links them with ``dbt deps`` the first time,
-offline. dbt runs ``--quiet`` (set ``WFM_SYNC_DBT_VERBOSE=1`` for its per-node log); a failing
-data test, unit test or model is reported by name with a sample of the offending rows. Rows
-holding provider values a staging model could not type are counted per model (the
-``untypable_values`` warn tests) in :attr:`ModelsSummary.untypable_rows`, the run log and
-``wfm-sync status``; what each staging model reads and casts is its YAML declaration
-(:func:`staging_declarations`, :func:`models_casting`). The dbt-project-evaluator package is
-built only with the dbt variable ``evaluate_project`` (never by :func:`build_models`).
+dbt runs in-process through its Python runner (``dbtRunner``) with the project's own
+``sql/profiles.yml``. On DuckDB, target ``warehouse`` (no extensions to download) opens the
+warehouse file named by the dbt variable ``warehouse``. On PostgreSQL, target ``postgres``
+connects to the database dlt loads into (``DESTINATION__POSTGRES__CREDENTIALS``): host, port,
+user and database as the dbt variables ``postgres_host``/``_port``/``_user``/``_dbname``, the
+password only in the environment variable ``DBT_ENV_SECRET_POSTGRES_PASSWORD`` (dbt keeps such
+values out of its logs and artifacts), with ``PGTZ=UTC`` (the session's timezone, so a
+``timestamptz`` cast to a date falls on the UTC day, as on DuckDB); both variables are set for
+the duration of the call only. The models land in the schemas ``staging``, ``intermediate`` and
+``marts`` beside the raw ones. The dbt variable ``now`` is the project's clock
+(:func:`sources.clock.now`, ``WFM_SYNC_NOW`` when pinned).
+
+The project's packages are vendored in ``sql/vendor/`` (``sql/packages.yml``, ``local:``);
+:func:`run_dbt` links them with ``dbt deps`` the first time, offline. dbt runs ``--quiet`` (set
+``WFM_SYNC_DBT_VERBOSE=1`` for its per-node log); a failing data test, unit test or model is
+reported by name with a sample of the offending rows, re-queried from the DuckDB file or with
+psycopg2 from PostgreSQL. Rows holding provider values a staging model could not type are
+counted per model (the ``untypable_values`` warn tests) in :attr:`ModelsSummary.untypable_rows`,
+the run log and ``wfm-sync status``; what each staging model reads and casts is its YAML
+declaration (:func:`staging_declarations`, :func:`models_casting`). The dbt-project-evaluator
+package is built only with the dbt variable ``evaluate_project`` (never by
+:func:`build_models`).
+
+A build on DuckDB holds the warehouse's writer lock (:func:`pipelines.warehouse.writes_warehouse`);
+on PostgreSQL builds take turns through a file lock beside the warehouse path
+(:func:`postgres_build_lock`), and :attr:`ModelsSummary.warehouse` is the database's URL with the
+password hidden.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import yaml  # type: ignore[import-untyped]  # (PyYAML, a dbt dependency; no stubs here)
-from filelock import FileLock
+from filelock import FileLock, Timeout
 
-from sources import settings
+from sources import clock, settings
 from sources.progress import Progress
 
 from .runs import records_run
-from .warehouse import destination_name, warehouse_path, writes_warehouse
+from .warehouse import (
+    WarehouseBusyError,
+    destination_name,
+    postgres_target,
+    warehouse_path,
+    writes_warehouse,
+)
 
 logger = logging.getLogger("pipelines.models")
 
@@ -94,7 +120,8 @@ class ModelsSummary:
         skipped: Nodes skipped after an upstream failure.
         failed: Nodes that failed or errored.
         duration_seconds: Wall time.
-        warehouse: The DuckDB file built.
+        warehouse: The DuckDB file built, or the PostgreSQL database
+            (``postgresql://user:***@host:port/database``).
         untypable_rows: Per staging model, rows holding provider values that could not be typed
             (the ``untypable_values`` warn tests; models with none are left out).
     """
@@ -243,10 +270,16 @@ def run_dbt(
 ) -> Any:
     """Invoke dbt in-process on the project and the warehouse; returns dbt's runner result.
 
-    The warehouse file reaches ``profiles.yml`` as the dbt variable ``warehouse``, with
-    ``variables`` beside it (``--vars``); the process environment is left as it is. Every
-    finished node (model, test, unit test, source) is counted in a
-    :class:`sources.progress.Progress` line ``dbt <command>``.
+    DuckDB: the warehouse file reaches ``profiles.yml`` as the dbt variable ``warehouse``.
+    PostgreSQL (:func:`pipelines.warehouse.postgres_target`): target ``postgres``, its host,
+    port, user and database as dbt variables, and, for the duration of the call only, the
+    password in ``DBT_ENV_SECRET_POSTGRES_PASSWORD`` and ``PGTZ=UTC`` (the session's timezone,
+    UTC as DuckDB's) in the environment. ``variables`` go beside them (``--vars``), and ``now``
+    (the clock, epoch seconds). Every finished node (model, test, unit test, source) is counted
+    in a :class:`sources.progress.Progress` line ``dbt <command>``.
+
+    Raises:
+        ValueError: PostgreSQL credentials missing (:func:`pipelines.warehouse.postgres_target`).
     """
     from dbt.cli.main import dbtRunner
 
@@ -258,32 +291,76 @@ def run_dbt(
         if event.info.name == "NodeFinished":
             progress.page(1)
 
-    path = (warehouse or warehouse_path()).resolve()
-    dbt_vars = json.dumps({"warehouse": str(path), **(variables or {})})
+    target_args, connection, environment = _target(warehouse)
+    dbt_vars = json.dumps({**connection, "now": clock.now(), **(variables or {})})
     verbosity = [] if settings.current().dbt_verbose else ["--quiet"]
     paths = [] if "--target-path" in args else ["--target-path", str(target_dir())]
     configured = settings.current().dbt_target_dir
     if configured and "--log-path" not in args:
         paths += ["--log-path", str(configured / "logs")]
     try:
-        result = dbtRunner(callbacks=[on_event]).invoke(
-            [
-                *verbosity,
-                *args,
-                *paths,
-                "--vars",
-                dbt_vars,
-                "--project-dir",
-                str(project),
-                "--profiles-dir",
-                str(project),
-                "--no-use-colors",
-            ]
-        )
+        with _environment(environment):
+            result = dbtRunner(callbacks=[on_event]).invoke(
+                [
+                    *verbosity,
+                    *args,
+                    *target_args,
+                    *paths,
+                    "--vars",
+                    dbt_vars,
+                    "--project-dir",
+                    str(project),
+                    "--profiles-dir",
+                    str(project),
+                    "--no-use-colors",
+                ]
+            )
         progress.done()
         return result
     finally:
-        _release_warehouse()
+        if destination_name() == "duckdb":
+            _release_warehouse()
+
+
+@contextmanager
+def _environment(values: dict[str, str]) -> Iterator[None]:
+    """Set the environment variables ``values`` for the duration of the block; then restore each
+    to what it was (unset if it was unset), whatever the block raised."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _target(warehouse: Path | None) -> tuple[list[str], dict[str, Any], dict[str, str]]:
+    """What points dbt at the warehouse: ``(target arguments, dbt variables, environment)``.
+
+    DuckDB: ``([], {"warehouse": <absolute path>}, {})``. PostgreSQL: ``(["--target",
+    "postgres"], {"postgres_host", "postgres_port", "postgres_user", "postgres_dbname"},
+    {"DBT_ENV_SECRET_POSTGRES_PASSWORD": <password>, "PGTZ": "UTC"})``; the password is in the
+    environment only, never in the arguments or variables (dbt logs those).
+
+    Raises:
+        ValueError: PostgreSQL credentials missing (:func:`pipelines.warehouse.postgres_target`).
+    """
+    if destination_name() == "postgres":
+        target = postgres_target()
+        connection = {
+            "postgres_host": target.host,
+            "postgres_port": target.port,
+            "postgres_user": target.user,
+            "postgres_dbname": target.database,
+        }
+        environment = {"DBT_ENV_SECRET_POSTGRES_PASSWORD": target.password, "PGTZ": "UTC"}
+        return ["--target", "postgres"], connection, environment
+    path = (warehouse or warehouse_path()).resolve()
+    return [], {"warehouse": str(path)}, {}
 
 
 def _install_packages(project: Path) -> None:
@@ -330,11 +407,13 @@ def _release_warehouse() -> None:
 )
 @writes_warehouse("models")
 def build_models(warehouse: Path | None = None, select: str | None = None) -> ModelsSummary:
-    """Run ``dbt build`` (models, data tests, unit tests) against the warehouse.
+    """Run ``dbt build`` (models, data tests, unit tests) against the warehouse: the DuckDB file,
+    or with ``WFM_SYNC_DESTINATION=postgres`` the PostgreSQL database dlt loads into (models in
+    its schemas ``staging``, ``intermediate``, ``marts``).
 
     Args:
         warehouse: The DuckDB file (default: ``DESTINATION__DUCKDB__CREDENTIALS`` or
-            ``data/warehouse.duckdb``).
+            ``data/warehouse.duckdb``); not used on PostgreSQL.
         select: Optional dbt selection (``--select``).
 
     Returns:
@@ -342,51 +421,71 @@ def build_models(warehouse: Path | None = None, select: str | None = None) -> Mo
 
     Raises:
         ModelsBuildError: A test failed or a model errored; names and sample rows in the message.
-        ValueError: The warehouse is not DuckDB (``WFM_SYNC_DESTINATION=postgres``).
-        FileNotFoundError: The warehouse file does not exist (run ``wfm-sync sync`` first).
+            On PostgreSQL a database dbt could not reach is one too, its message naming the
+            database (password hidden) and ``DESTINATION__POSTGRES__CREDENTIALS``.
+        ValueError: ``WFM_SYNC_DESTINATION=postgres`` without PostgreSQL credentials.
+        FileNotFoundError: The DuckDB warehouse file does not exist (run ``wfm-sync sync``
+            first).
+        WarehouseBusyError: The writer lock (DuckDB) or the build lock (PostgreSQL) stayed
+            taken for the whole wait.
     """
-    if destination_name() != "duckdb":
-        raise ValueError(
-            "the dbt models (dbt-duckdb) build on the DuckDB warehouse; with "
-            "WFM_SYNC_DESTINATION=postgres run `wfm-sync sync --steps sync,fold`"
-        )
+    if destination_name() == "postgres":
+        where = postgres_target().display_url
+        with postgres_build_lock():
+            return _build(None, where, select)
     path = (warehouse or warehouse_path()).resolve()
     if not path.exists():
         raise FileNotFoundError(f"no warehouse at {path}: run `wfm-sync sync` first")
+    return _build(path, str(path), select)
+
+
+@contextmanager
+def postgres_build_lock() -> Iterator[None]:
+    """Hold ``<warehouse path>.models.lock`` while a dbt build runs on PostgreSQL.
+
+    PostgreSQL takes concurrent writers, so :func:`pipelines.warehouse.warehouse_writer` locks
+    nothing there; but two builds at once (the fold's webhook models beside the nightly's) would
+    swap the same ``__dbt_tmp``/``__dbt_backup`` relations under each other. Builds started
+    beside the same warehouse path (the folder that also holds dlt's working directory, one
+    machine) take turns through this OS file lock, released even if the process is killed,
+    waiting up to setting ``writer_timeout`` seconds. Builds on other machines are not seen.
+
+    Raises:
+        WarehouseBusyError: Another build held the lock for the whole wait.
+    """
+    path = Path(f"{warehouse_path()}.models.lock")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    timeout = settings.current().writer_timeout
+    lock = FileLock(str(path), timeout=timeout)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        logger.info("models: waiting for another dbt build to finish (lock file %s)", path)
+        try:
+            lock.acquire()
+        except Timeout:
+            raise WarehouseBusyError(
+                f"models: another dbt build held {path} for more than {timeout:.0f} s; run it "
+                "again later or raise WFM_SYNC_WRITER_TIMEOUT"
+            ) from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def _build(path: Path | None, where: str, select: str | None) -> ModelsSummary:
+    """``dbt build`` on the DuckDB file ``path`` or (``None``) the PostgreSQL warehouse, shown
+    as ``where``; the summary, or :class:`ModelsBuildError` (see :func:`build_models`)."""
     started = time.monotonic()
     args = ["build"] + (["--select", select] if select else [])
     result = run_dbt(args, path)
-    summary = ModelsSummary(warehouse=str(path))
+    summary = ModelsSummary(warehouse=where)
     for node_result in getattr(result.result, "results", None) or []:
-        status = str(node_result.status).lower().rsplit(".", 1)[-1]
-        node = node_result.node
-        kind = str(node.resource_type).rsplit(".", 1)[-1].lower()
-        if status in ("pass", "success"):
-            summary.passed += 1
-            summary.passed_by_kind[kind] = summary.passed_by_kind.get(kind, 0) + 1
-        elif status == "warn":
-            summary.warned += 1
-            if node.name.startswith(UNTYPABLE_TEST):
-                model = str(getattr(node, "attached_node", "") or node.name).rsplit(".", 1)[-1]
-                summary.untypable_rows[model] = int(node_result.failures or 0)
-        elif status == "skipped":
-            summary.skipped += 1
-        else:
-            summary.failed.append(
-                FailedNode(
-                    name=node.name,
-                    kind=kind,
-                    status=status,
-                    message=str(node_result.message or "").strip(),
-                    failures=node_result.failures,
-                )
-            )
-            if summary.failed[-1].kind == "test":
-                _sample(summary.failed[-1], getattr(node, "compiled_code", None), path)
+        _count_node(summary, node_result, path)
     summary.duration_seconds = round(time.monotonic() - started, 2)
     if summary.failed or not result.success:
-        reason = "" if summary.failed else f": {result.exception or 'see the dbt log above'}"
-        raise ModelsBuildError(summary, reason)
+        raise ModelsBuildError(summary, _build_failure_reason(summary, result, path))
     logger.info(
         "dbt build passed: %d nodes, %d warnings, %.1f s",
         summary.passed, summary.warned, summary.duration_seconds,
@@ -394,16 +493,85 @@ def build_models(warehouse: Path | None = None, select: str | None = None) -> Mo
     return summary
 
 
-def _sample(node: FailedNode, compiled_sql: str | None, warehouse: Path) -> None:
-    """Re-run a failed test's compiled query for a few of the rows it complains about."""
+def _count_node(summary: ModelsSummary, node_result: Any, path: Path | None) -> None:
+    """Add one of dbt's node results to ``summary``: passed (by kind), warned (untypable-row
+    counts), skipped, or failed (a failed test's rows sampled, see :func:`_sample`)."""
+    status = str(node_result.status).lower().rsplit(".", 1)[-1]
+    node = node_result.node
+    kind = str(node.resource_type).rsplit(".", 1)[-1].lower()
+    if status in ("pass", "success"):
+        summary.passed += 1
+        summary.passed_by_kind[kind] = summary.passed_by_kind.get(kind, 0) + 1
+    elif status == "warn":
+        summary.warned += 1
+        if node.name.startswith(UNTYPABLE_TEST):
+            model = str(getattr(node, "attached_node", "") or node.name).rsplit(".", 1)[-1]
+            summary.untypable_rows[model] = int(node_result.failures or 0)
+    elif status == "skipped":
+        summary.skipped += 1
+    else:
+        failed = FailedNode(
+            name=node.name,
+            kind=kind,
+            status=status,
+            message=str(node_result.message or "").strip(),
+            failures=node_result.failures,
+        )
+        summary.failed.append(failed)
+        if failed.kind == "test":
+            _sample(failed, getattr(node, "compiled_code", None), path)
+
+
+def _build_failure_reason(summary: ModelsSummary, result: Any, path: Path | None) -> str:
+    """What to add to :class:`ModelsBuildError`'s first line: nothing when nodes failed (they are
+    described), else dbt's exception; when dbt could not connect to PostgreSQL (``path``
+    ``None``), also the database it tried (password hidden) and the setting to correct."""
+    if summary.failed:
+        return ""
+    from dbt.adapters.exceptions import FailedToConnectError
+
+    reason = f": {result.exception or 'see the dbt log above'}"
+    if path is None and isinstance(result.exception, FailedToConnectError):
+        reason += (
+            f"\n(could not connect to the PostgreSQL warehouse {summary.warehouse}: check "
+            "DESTINATION__POSTGRES__CREDENTIALS, its host, port, database, user and password)"
+        )
+    return reason
+
+
+def _sample(node: FailedNode, compiled_sql: str | None, warehouse: Path | None) -> None:
+    """Re-run a failed test's compiled query for a few of the rows it complains about, on the
+    DuckDB file ``warehouse`` or (``None``) the PostgreSQL warehouse."""
     if not compiled_sql:
+        return
+    query = f"select * from ({compiled_sql}) as failing limit {SAMPLE_ROWS}"
+    if warehouse is None:
+        _sample_postgres(node, query)
         return
     try:
         with duckdb.connect(str(warehouse)) as con:
-            relation = con.sql(f"select * from ({compiled_sql}) limit {SAMPLE_ROWS}")
+            relation = con.sql(query)
             node.columns = list(relation.columns)
             node.sample = [tuple(r) for r in relation.fetchall()]
     except duckdb.Error as exc:  # the sample is a courtesy; the failure itself stands
+        logger.warning("could not sample the rows of %s: %s", node.name, exc)
+
+
+def _sample_postgres(node: FailedNode, query: str) -> None:
+    """Run ``query`` on the PostgreSQL warehouse (psycopg2, session timezone UTC as the build's)
+    into ``node.columns`` and ``node.sample``; a query that fails is logged, not raised."""
+    import psycopg2
+
+    target = postgres_target()
+    try:
+        with psycopg2.connect(
+            host=target.host, port=target.port, user=target.user, password=target.password,
+            dbname=target.database, options="-c timezone=UTC",
+        ) as connection, connection.cursor() as cursor:  # fmt: skip
+            cursor.execute(query)
+            node.columns = [d.name for d in cursor.description or ()]
+            node.sample = [tuple(r) for r in cursor.fetchall()]
+    except psycopg2.Error as exc:  # the sample is a courtesy; the failure itself stands
         logger.warning("could not sample the rows of %s: %s", node.name, exc)
 
 

@@ -24,7 +24,7 @@ from sources import settings
 
 from .parquet import parquet_dir, write_marts
 from .runs import records_run
-from .warehouse import warehouse_path, writes_warehouse
+from .warehouse import destination_name, warehouse_path, writes_warehouse
 
 logger = logging.getLogger("pipelines.publish")
 
@@ -57,6 +57,18 @@ class PublishSummary:
     parquet_tables: dict[str, int] = field(default_factory=dict)
     published_at: float = 0.0
     duration_seconds: float = 0.0
+
+
+def publish_skip_reason() -> str | None:
+    """Why publishing does not apply to the configured warehouse, as a one-line note; ``None``
+    on DuckDB. The snapshot and the Parquet marts are copies of a DuckDB file: on PostgreSQL
+    (``WFM_SYNC_DESTINATION=postgres``) readers query its ``marts`` schema instead."""
+    if destination_name() == "duckdb":
+        return None
+    return (
+        "publish skipped: the snapshot and the Parquet marts are DuckDB-only; with "
+        "WFM_SYNC_DESTINATION=postgres the marts are in the PostgreSQL schema marts"
+    )
 
 
 @records_run("publish", lambda s: {"tables": len(s.tables), "snapshot": s.snapshot})

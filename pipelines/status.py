@@ -4,10 +4,11 @@ Reads, never writes: the run log (:mod:`pipelines.runs`), the warehouse (through
 pipeline's SQL client, so DuckDB and PostgreSQL alike), the webhook inbox and the pipelines'
 working directories. The newest provider time of each API table is dbt's ``source freshness``
 of source ``connecteam`` (``loaded_at_field`` in ``sql/models/staging/connecteam/
-_connecteam__sources.yml``), run read-only on a DuckDB warehouse; on PostgreSQL (the dbt project
-is dbt-duckdb), and for a table or column that does not exist or a column that is not a number,
-a table has no newest time. A DuckDB warehouse held by a running job is reported as busy, not as
-an error; everything else is still shown.
+_connecteam__sources.yml``), run read-only on a DuckDB warehouse and through dbt-postgres on a
+PostgreSQL one; for a table or column that does not exist or a column that is not a number, a
+table has no newest time. A DuckDB warehouse held by a running job is reported as busy, not as
+an error; everything else is still shown. On PostgreSQL the warehouse is shown as its URL with
+the password hidden, and the ``publish`` job (DuckDB only) is not listed.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from .warehouse import (
     build_pipeline,
     default_pipelines_dir,
     destination_name,
-    warehouse_location,
+    postgres_target,
     warehouse_path,
 )
 
@@ -164,14 +165,12 @@ def collect_status(
     runs = read_runs()
     status = Status(
         checked_at=iso(now) or "",
-        warehouse=(
-            f"duckdb:{warehouse_path()}" if destination_name() == "duckdb" else destination_name()
-        ),
+        warehouse=_warehouse_label(),
         run_log=str(run_log_path()),
     )
     status.inbox = _inbox_counts()
     webhooks_in_use = any(r.job == "fold" for r in runs) or bool(status.inbox.get("events"))
-    for job in JOBS:
+    for job in _jobs():
         limit = fold_max_age if job == "fold" else max_age
         job_status = _job_status(job, runs, limit, now)
         status.jobs.append(job_status)
@@ -204,6 +203,25 @@ def collect_status(
             **last_sync.details.get("rate_limit_remaining", {}),
         }
     return status
+
+
+def _warehouse_label() -> str:
+    """``duckdb:<path>``, or ``postgresql://user:***@host:port/database`` (``postgres`` when the
+    credentials are missing; the warehouse check then reports why it cannot read)."""
+    if destination_name() == "duckdb":
+        return f"duckdb:{warehouse_path()}"
+    try:
+        return postgres_target().display_url
+    except ValueError:
+        return destination_name()
+
+
+def _jobs() -> tuple[str, ...]:
+    """The jobs whose runs are checked: :data:`pipelines.runs.JOBS`, without ``publish`` on
+    PostgreSQL (the snapshot and the Parquet marts are DuckDB-only; it never runs there)."""
+    if destination_name() == "duckdb":
+        return JOBS
+    return tuple(job for job in JOBS if job != "publish")
 
 
 def _last(runs: list[RunRecord], job: str, succeeded: bool = False) -> RunRecord | None:
@@ -242,7 +260,6 @@ def _warehouse_status(status: Status, runs: list[RunRecord], max_age: float, now
         status.problems.append(f"no warehouse at {warehouse_path()} yet")
         return
     pipeline = build_pipeline()
-    status.warehouse = warehouse_location(pipeline)
     try:
         with pipeline.sql_client() as client:
             existing = _tables(client)
@@ -288,19 +305,20 @@ def _tables(client: Any) -> set[tuple[str, str]]:
 
 
 def _source_freshness() -> dict[str, tuple[str, float | None]]:
-    """``dbt source freshness`` of source ``connecteam`` on the DuckDB warehouse, read-only:
-    per table, dbt's status and ``max_loaded_at`` (epoch seconds, ``None`` when dbt got none).
+    """``dbt source freshness`` of source ``connecteam`` on the warehouse (DuckDB read-only, or
+    PostgreSQL through :func:`pipelines.models.run_dbt`): per table, dbt's status and
+    ``max_loaded_at`` (epoch seconds, ``None`` when dbt got none).
 
     A table dbt could not query (absent, a missing or non-numeric ``loaded_at_field`` column)
-    has status ``runtime error`` and no time. Empty on PostgreSQL. dbt prints nothing (the
-    command's own output stays JSON-clean) and writes its artifacts to ``freshness/`` in
+    has status ``runtime error`` and no time. dbt prints nothing (the command's own output
+    stays JSON-clean) and writes its artifacts to ``freshness/`` in
     :func:`pipelines.models.target_dir`, apart from the build's.
 
     Raises:
-        RuntimeError: The warehouse could not be opened (held by a writer): dbt's message.
+        RuntimeError: The warehouse could not be opened (held by a writer, PostgreSQL not
+            reachable): dbt's message.
+        ValueError: PostgreSQL credentials missing.
     """
-    if destination_name() != "duckdb":
-        return {}
     target = target_dir() / "freshness"
     result = run_dbt(
         ["source", "freshness", "--select", f"source:{DATASET_CONNECTEAM}",

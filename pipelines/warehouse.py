@@ -9,6 +9,7 @@ import logging
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
@@ -275,3 +276,51 @@ def warehouse_location(pipeline: dlt.Pipeline) -> str:
     if destination.destination_name == "duckdb":
         return f"duckdb:{warehouse_path()}"
     return str(destination.destination_name)
+
+
+@dataclass(frozen=True)
+class PostgresTarget:
+    """The PostgreSQL warehouse dlt loads into (``WFM_SYNC_DESTINATION=postgres``).
+
+    Attributes:
+        host, port, user, database: Where it is (``DESTINATION__POSTGRES__CREDENTIALS``).
+        password: The password; never logged or shown (see :attr:`display_url`).
+    """
+
+    host: str
+    port: int
+    user: str
+    database: str
+    password: str = field(repr=False)
+
+    @property
+    def display_url(self) -> str:
+        """``postgresql://user:***@host:port/database``: the password hidden."""
+        return f"postgresql://{self.user}:***@{self.host}:{self.port}/{self.database}"
+
+
+def postgres_target() -> PostgresTarget:
+    """The PostgreSQL warehouse from dlt's ``DESTINATION__POSTGRES__CREDENTIALS`` (a
+    ``postgresql://user:password@host:port/database`` URL, or its parts in
+    ``.dlt/secrets.toml`` under ``[destination.postgres.credentials]``).
+
+    Raises:
+        ValueError: The credentials are missing or incomplete; the message names the setting
+            and never holds a password.
+    """
+    from dlt.common.configuration import resolve_configuration
+    from dlt.common.configuration.exceptions import ConfigurationException
+    from dlt.destinations.impl.postgres.configuration import PostgresCredentials
+
+    try:
+        found = resolve_configuration(PostgresCredentials(), sections=("destination", "postgres"))
+    except (ConfigurationException, ValueError) as exc:
+        raise ValueError(
+            "WFM_SYNC_DESTINATION=postgres needs DESTINATION__POSTGRES__CREDENTIALS "
+            "(postgresql://user:password@host:5432/database) or "
+            f"[destination.postgres.credentials] in .dlt/secrets.toml ({type(exc).__name__})"
+        ) from None
+    return PostgresTarget(
+        host=str(found.host), port=int(found.port or 5432), user=str(found.username),
+        database=str(found.database), password=str(found.password or ""),
+    )  # fmt: skip

@@ -18,12 +18,15 @@ app = typer.Typer(help="The dbt models in sql/: build and test them, publish, do
 def models_build(
     select: Annotated[str, typer.Option(help="dbt selection (default: everything).")] = "",
     publish: Annotated[
-        bool, typer.Option(help="Publish the read-only snapshot after a successful build.")
+        bool,
+        typer.Option(help="Publish the read-only snapshot after a successful build (DuckDB only)."),
     ] = True,
 ) -> None:
     """Run `dbt build` (models, data tests, unit tests) on the warehouse, then publish.
 
-    A failing test is named with a sample of its offending rows, and the command exits 1.
+    On PostgreSQL (WFM_SYNC_DESTINATION=postgres) the models are built in the database of
+    DESTINATION__POSTGRES__CREDENTIALS and publish is skipped with a note. A failing test is
+    named with a sample of its offending rows, and the command exits 1.
     """
     import time
 
@@ -37,16 +40,20 @@ def models_build(
             result = run_flow(build_models_flow, select=select or None, publish_after=publish)
     except Exception as exc:  # noqa: BLE001
         fail(exc, "models build")
-    print_models(result.models, result.publish)
+    print_models(result.models, result.publish, result.publish_note)
     console.print(f"time taken: {time.monotonic() - started:.1f} s")
 
 
 @app.command("publish")
 def models_publish() -> None:
-    """Publish the warehouse as the read-only snapshot (default data/analytics.duckdb)."""
-    from pipelines.publish import publish_snapshot
+    """Publish the warehouse as the read-only snapshot (default data/analytics.duckdb) and the
+    marts as Parquet; DuckDB only."""
+    from pipelines.publish import publish_skip_reason, publish_snapshot
 
     try:
+        reason = publish_skip_reason()
+        if reason is not None:
+            raise ValueError(reason)
         print_models(published=publish_snapshot())
     except Exception as exc:  # noqa: BLE001
         fail(exc, "publish")

@@ -77,9 +77,12 @@ def print_fold(summary: FoldSummary, wall_seconds: float | None = None) -> None:
 
 
 def print_models(
-    models: ModelsSummary | None = None, published: PublishSummary | None = None
+    models: ModelsSummary | None = None,
+    published: PublishSummary | None = None,
+    publish_note: str | None = None,
 ) -> None:
-    """Print the dbt build's outcome, the rows with untypable values, and the snapshot."""
+    """Print the dbt build's outcome, the rows with untypable values, and the snapshot (or why
+    it was not published)."""
     if models is not None:
         console.print(
             f"dbt build: {models.passed} models and tests passed, {models.warned} warnings, "
@@ -96,6 +99,8 @@ def print_models(
             f"{len(published.parquet_tables)} marts as Parquet to {published.parquet_dir} "
             f"({published.duration_seconds:.1f} s)"
         )
+    if publish_note is not None:
+        console.print(publish_note)
 
 
 def print_nightly(result: NightlyResult, wall_seconds: float) -> None:
@@ -104,7 +109,7 @@ def print_nightly(result: NightlyResult, wall_seconds: float) -> None:
         print_summary(result.sync)
     if result.fold is not None:
         print_fold(result.fold)
-    print_models(result.models, result.publish)
+    print_models(result.models, result.publish, result.publish_note)
     console.print(f"time taken: {wall_seconds:.1f} s")
 
 

@@ -29,8 +29,10 @@ def sync(
 
     Reads SOURCES__CONNECTEAM__API_KEY (or CLIENT_ID/CLIENT_SECRET), SOURCES__CONNECTEAM__BASE_URL,
     DESTINATION__DUCKDB__CREDENTIALS (default data/warehouse.duckdb) and WEBHOOKS__INBOX_URL from
-    the environment or .dlt/. Prints rows loaded per table, requests made and time taken; exits
-    non-zero when any step fails (a failing data test is named, with sample rows).
+    the environment or .dlt/. With WFM_SYNC_DESTINATION=postgres the raw tables and the models go
+    to the database in DESTINATION__POSTGRES__CREDENTIALS, and publish (DuckDB-only) is skipped
+    with a note. Prints rows loaded per table, requests made and time taken; exits non-zero when
+    any step fails (a failing data test is named, with sample rows).
     """
     import time
 

@@ -1,12 +1,13 @@
 {#- The SQL that differs between the warehouses the models build on: DuckDB (dbt-duckdb, the
     default) and PostgreSQL (dbt-postgres, WFM_SYNC_DESTINATION=postgres). Each macro here is
-    dispatched (adapter.dispatch) to one duckdb__ and one postgres__ implementation; models and
-    the other macros call only these, so no model carries a dialect of its own.
+    dispatched (adapter.dispatch) to one duckdb__ and one postgres__ implementation; models and the
+    other macros call only these, so no model carries a dialect of its own.
 
-    PostgreSQL has no try_cast: `create_try_cast_functions` (on-run-start, dbt_project.yml)
-    creates, in the schema `wfm_sync_functions`, one function per type that returns null where
-    a cast would raise. PostgreSQL's JSON macros take json or jsonb (dlt loads jsonb; a unit
-    test's given rows may be json). -#}
+    PostgreSQL has no try_cast: `create_try_cast_functions` (on-run-start, dbt_project.yml) creates,
+    in the schema `wfm_sync_functions`, one function per type that returns null where a cast would
+    raise (parallel restricted: the exception block needs a subtransaction, which a parallel worker
+    cannot start). PostgreSQL's JSON macros take json or jsonb (dlt loads jsonb; a unit test's given
+    rows may be json). -#}
 
 {#- `cast(expression as data_type)`, null instead of an error when the value does not convert.
     Types: bigint, float8, boolean, date, json, timestamp with time zone, varchar. -#}
@@ -57,7 +58,7 @@
         ('jsonb', 'jsonb'), ('timestamptz', 'timestamptz'),
     ] %}
     create or replace function wfm_sync_functions.try_cast_{{ name }}(value text)
-    returns {{ sql_type }} language plpgsql immutable parallel safe as $body$
+    returns {{ sql_type }} language plpgsql immutable parallel restricted as $body$
     begin
         return value::{{ sql_type }};
     exception when others then

@@ -22,11 +22,33 @@ items as (
         source.is_admin_action,
         source.untypable_value_count,
         statuses.item,
-        statuses.item_number
+        statuses.item_number,
+        coalesce(
+            nullif(statuses.item ->> 'id', ''),
+            nullif(
+                concat_ws(
+                    '/',
+                    statuses.item ->> 'userId',
+                    statuses.item -> 'start' ->> 'timestamp',
+                    statuses.item ->> 'type'
+                ),
+                ''
+            ),
+            source.event_key || '#' || statuses.item_number
+        ) as availability_key
     from source
     cross join
         lateral {{ json_items("source.payload -> 'availabilityStatuses'") }}
         with ordinality as statuses (item, item_number)
+
+),
+
+keyed as (
+
+    select
+        *,
+        count(*) over (partition by event_key, availability_key) as key_count
+    from items
 
 ),
 
@@ -54,28 +76,13 @@ renamed as (
             when 'availability_status_created' then 'created'
             when 'availability_status_deleted' then 'deleted'
         end as change_type,
-        coalesce(
-            item ->> 'id',
-            nullif(
-                concat_ws(
-                    '/', item ->> 'userId', item -> 'start' ->> 'timestamp', item ->> 'type'
-                ),
-                ''
-            ),
-            event_key || '#' || item_number
-        ) as availability_key
+        availability_key,
+        -- an event listing one status twice: each item keeps a key of its own
+        event_key || '/' || availability_key
+        || case when key_count > 1 then '#' || item_number else '' end as availability_event_key
 
-    from items
-
-),
-
-final as (
-
-    select
-        *,
-        event_key || '/' || availability_key as availability_event_key
-    from renamed
+    from keyed
 
 )
 
-select * from final
+select * from renamed
