@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -299,7 +298,7 @@ def run_dbt(
     if configured and "--log-path" not in args:
         paths += ["--log-path", str(configured / "logs")]
     try:
-        with _environment(environment):
+        with settings.environment(environment):
             result = dbtRunner(callbacks=[on_event]).invoke(
                 [
                     *verbosity,
@@ -320,22 +319,6 @@ def run_dbt(
     finally:
         if destination_name() == "duckdb":
             _release_warehouse()
-
-
-@contextmanager
-def _environment(values: dict[str, str]) -> Iterator[None]:
-    """Set the environment variables ``values`` for the duration of the block; then restore each
-    to what it was (unset if it was unset), whatever the block raised."""
-    saved = {name: os.environ.get(name) for name in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 def _target(warehouse: Path | None) -> tuple[list[str], dict[str, Any], dict[str, str]]:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from pydantic import Field, field_validator
@@ -145,3 +147,19 @@ def markdown_table() -> str:
         default = "unset" if field.default is None else f"`{field.default}`"
         lines.append(f"| `{ENV_PREFIX}{name.upper()}` | {default} | {field.description} |")
     return "\n".join(lines) + "\n"
+
+
+@contextmanager
+def environment(values: dict[str, str]) -> Iterator[None]:
+    """Set ``values`` in the process environment for the block, then restore each variable to
+    what it was (unset if it was unset), whatever the block raised."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value

@@ -112,3 +112,13 @@ def cli_env(server: EmulatorServer, warehouse: Path, key: str = API_KEY) -> dict
 _SCRIPT = Path(sys.executable).with_name("wfm-sync")
 WFM_SYNC = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "flows.cli"]
 """The installed ``wfm-sync`` console script of this environment."""
+
+
+@pytest.fixture(scope="module")
+def postgres() -> Iterator[str]:
+    """A throw-away PostgreSQL server for the test module (:func:`servers.postgres_server`);
+    its URL, ``postgresql://wfm:wfm-test@127.0.0.1:<port>/wfm``."""
+    from servers import postgres_server
+
+    with postgres_server() as url:
+        yield url

@@ -102,6 +102,19 @@ def postgres_server() -> Iterator[str]:
         shutil.rmtree(root, ignore_errors=True)
 
 
+def fresh_database(url: str, name: str) -> str:
+    """A new empty database on the server of ``url`` (a :func:`postgres_server` URL); returns
+    its URL, with the same user and password."""
+    import psycopg2
+
+    connection = psycopg2.connect(url)
+    connection.autocommit = True
+    with connection.cursor() as cursor:
+        cursor.execute(f"create database {name}")
+    connection.close()
+    return url.rsplit("/", 1)[0] + f"/{name}"
+
+
 @contextmanager
 def prefect_server(home: Path) -> Iterator[str]:
     """``prefect server start`` on a free port with its own ``PREFECT_HOME`` (SQLite);

@@ -12,7 +12,6 @@ import math
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator
 from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,7 +22,7 @@ import psycopg2
 import pytest
 import yaml  # type: ignore[import-untyped]
 from conftest import NOW, WFM_SYNC, cli_env
-from servers import free_port, postgres_server, start_receiver
+from servers import free_port, fresh_database, start_receiver
 
 from emulator.config import demo_config
 from emulator.webhooks import build_burst, send_burst
@@ -33,22 +32,6 @@ pytestmark = pytest.mark.slow
 MARTS = Path(__file__).resolve().parent.parent / "sql" / "models" / "marts"
 TOKEN = "compare-token"
 TOLERANCE = 1e-9
-
-
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[str]:
-    with postgres_server() as url:
-        yield url
-
-
-def fresh_database(url: str, name: str) -> str:
-    """A new empty database on the test server; returns its URL."""
-    connection = psycopg2.connect(url)
-    connection.autocommit = True
-    with connection.cursor() as cursor:
-        cursor.execute(f"create database {name}")
-    connection.close()
-    return url.rsplit("/", 1)[0] + f"/{name}"
 
 
 def mart_keys() -> dict[str, str]:
@@ -135,6 +118,21 @@ def passed_unit_tests() -> set[str]:
     }
 
 
+def received(bodies: list[tuple[bytes, str | None, str | None]], inbox: Path) -> Path:
+    """``bodies`` sent to a real receiver (``wfm-sync webhooks serve``) storing into the SQLite
+    ``inbox``; every one answered. Returns ``inbox``."""
+    port = free_port()
+    receiver = start_receiver(port, f"sqlite:///{inbox}", TOKEN)
+    try:
+        url = f"http://127.0.0.1:{port}/webhooks/connecteam"
+        report = asyncio.run(send_burst(url, bodies, token=TOKEN, concurrency=8, retries=3))
+        assert not report.statuses.get(0), report.errors
+    finally:
+        receiver.terminate()
+        receiver.wait(10)
+    return inbox
+
+
 def fold_copy(inbox: Path, env: dict[str, str], name: str) -> dict[str, str]:
     """``env`` folding from its own copy of the received inbox (same bodies, same receipt
     times on both sides)."""
@@ -160,23 +158,14 @@ def test_every_mart_is_the_same_on_duckdb_and_postgresql(
                             operations=config.operations)  # fmt: skip
     # one burst of webhooks (every family, duplicates, malformed bodies, and bodies drawn from
     # the spec's schemas), received once, folded into each warehouse from a copy of the inbox
-    inbox = tmp_path / "inbox.sqlite3"
-    port = free_port()
-    receiver = start_receiver(port, f"sqlite:///{inbox}", TOKEN)
-    try:
-        user_ids = list(range(1000, 1000 + config.users))
-        bodies = build_burst(1500, seed=17, now=NOW, user_ids=user_ids, duplicate_rate=0.1,
-                             malformed_rate=0.02)  # fmt: skip
-        # spec-drawn bodies too, but those holding U+0000: PostgreSQL's jsonb cannot, so its
-        # fold keeps them as text (is_payload_unreadable) and no model reads them there
-        spec = build_burst(300, seed=18, now=NOW, data="spec")
-        bodies += [body for body in spec if b"\\u0000" not in body[0]]
-        url = f"http://127.0.0.1:{port}/webhooks/connecteam"
-        report = asyncio.run(send_burst(url, bodies, token=TOKEN, concurrency=8, retries=3))
-        assert not report.statuses.get(0), report.errors
-    finally:
-        receiver.terminate()
-        receiver.wait(10)
+    user_ids = list(range(1000, 1000 + config.users))
+    bodies = build_burst(1500, seed=17, now=NOW, user_ids=user_ids, duplicate_rate=0.1,
+                         malformed_rate=0.02)  # fmt: skip
+    # spec-drawn bodies too, but those holding U+0000: PostgreSQL's jsonb cannot, so its fold
+    # keeps them as text (is_payload_unreadable) and no model reads them there
+    spec = build_burst(300, seed=18, now=NOW, data="spec")
+    bodies += [body for body in spec if b"\\u0000" not in body[0]]
+    inbox = received(bodies, tmp_path / "inbox.sqlite3")
 
     database = fresh_database(postgres, "compare")
     duck_env = fold_copy(inbox, cli_env(server, warehouse), "duckdb")
@@ -235,17 +224,8 @@ def test_spec_generated_data_syncs_and_builds_on_postgresql(
     overflow on are left untyped and counted, like any value a staging model cannot type."""
     server = start_emulator(data="spec", spec_width=spec_width, seed=11, users=150, forms=3,
                             schedulers=2, shifts=400)  # fmt: skip
-    inbox = tmp_path / "inbox.sqlite3"
-    port = free_port()
-    receiver = start_receiver(port, f"sqlite:///{inbox}", TOKEN)
-    try:
-        bodies = build_burst(400, seed=12, now=NOW, data="spec", malformed_rate=0.05)
-        url = f"http://127.0.0.1:{port}/webhooks/connecteam"
-        report = asyncio.run(send_burst(url, bodies, token=TOKEN, concurrency=8, retries=3))
-        assert not report.statuses.get(0), report.errors
-    finally:
-        receiver.terminate()
-        receiver.wait(10)
+    bodies = build_burst(400, seed=12, now=NOW, data="spec", malformed_rate=0.05)
+    inbox = received(bodies, tmp_path / "inbox.sqlite3")
     database = fresh_database(postgres, f"spec_{spec_width}")
     env = dict(
         cli_env(server, warehouse),

@@ -8,14 +8,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import psycopg2
 import pytest
 from conftest import WFM_SYNC, cli_env
-from servers import free_port, postgres_server
+from servers import free_port, fresh_database
 
 pytestmark = pytest.mark.slow
 
@@ -24,23 +23,6 @@ MARTS = sorted(p.stem for p in MARTS_DIR.glob("*.sql"))
 """Every mart, by its model file's name (sql/models/marts/*.sql)."""
 PASSWORD = "wfm-test"
 """The test server's password (tests/servers.py), carried by every database URL here."""
-
-
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[str]:
-    with postgres_server() as url:
-        assert f":{PASSWORD}@" in url
-        yield url
-
-
-def fresh_database(url: str, name: str) -> str:
-    """A new empty database on the test server; returns its URL (with the password)."""
-    connection = psycopg2.connect(url)
-    connection.autocommit = True
-    with connection.cursor() as cursor:
-        cursor.execute(f"create database {name}")
-    connection.close()
-    return url.rsplit("/", 1)[0] + f"/{name}"
 
 
 def postgres_env(server: Any, side: Path, database: str) -> dict[str, str]:
@@ -87,6 +69,7 @@ def test_sync_builds_every_mart_in_postgresql_and_skips_publish_without_showing_
 ) -> None:
     server = start_emulator(users=60, shifts=400, schedulers=2, forms=3, seed=21)
     database = fresh_database(postgres, "synced")
+    assert f":{PASSWORD}@" in database  # the URL the commands get carries the password
     side = tmp_path / "pg-side"
     env = postgres_env(server, side, database)
 

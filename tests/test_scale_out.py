@@ -17,27 +17,11 @@ import httpx
 import psycopg2
 import pytest
 from conftest import WFM_SYNC, cli_env, query
-from servers import free_port, postgres_server, prefect_server, start_receiver
+from servers import free_port, fresh_database, prefect_server, start_receiver
 
 from emulator.webhooks import build_burst, send_burst
 
 TOKEN = "scale-out-token"
-
-
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[str]:
-    with postgres_server() as url:
-        yield url
-
-
-def fresh_database(url: str, name: str) -> str:
-    """A new empty database on the test server; returns its URL."""
-    connection = psycopg2.connect(url)
-    connection.autocommit = True
-    with connection.cursor() as cursor:
-        cursor.execute(f"create database {name}")
-    connection.close()
-    return url.rsplit("/", 1)[0] + f"/{name}"
 
 
 def test_two_receivers_share_a_postgres_inbox_and_each_event_folds_once(

@@ -12,12 +12,9 @@ snapshot.
 
 from __future__ import annotations
 
-import os
 import secrets
 import shutil
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
@@ -28,6 +25,7 @@ from rich.console import Console
 from rich.table import Table
 
 from emulator.config import DEMO_SHIFTS, DEMO_USERS, demo_config
+from sources import settings
 
 from .emulator import print_burst, send_counted
 from .live import live_progress
@@ -130,22 +128,6 @@ def demo(
         fail(exc, "demo")
 
 
-@contextmanager
-def _environment(values: dict[str, str]) -> Iterator[None]:
-    """Set ``values`` in the environment for the block (the dlt configuration the demo's runs
-    read: the emulator's URL and key, the warehouse, the inbox), then restore what was there."""
-    saved = {k: os.environ.get(k) for k in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for key, old in saved.items():
-            if old is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = old
-
-
 def run_demo(
     users: int, shifts: int, warehouse: str, console: Console, webhook_events: int = 2000
 ) -> None:
@@ -196,7 +178,7 @@ def run_demo(
             "DESTINATION__DUCKDB__CREDENTIALS": str(path),
             "WEBHOOKS__INBOX_URL": inbox_url,
         }
-        with _environment(env):
+        with settings.environment(env):
             console.rule("webhooks: the provider pushes a burst of events")
             bodies = build_burst(
                 webhook_events, seed=7, duplicate_rate=0.05, malformed_rate=0.01, user_ids=user_ids
