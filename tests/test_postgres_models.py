@@ -51,18 +51,33 @@ def mart_keys() -> dict[str, str]:
 
 
 def comparable(value: Any, is_json: bool) -> Any:
-    """A value as both drivers can be compared on: JSON parsed, numbers as float, timestamps
-    in UTC, lists element by element."""
+    """A value as both drivers can be compared on: JSON parsed (its numbers as floats: DuckDB
+    keeps a JSON number's text, PostgreSQL's jsonb a decimal, so -3.631249782973958e+16 and
+    -36312497829739580 are the same number), numbers as float, timestamps in UTC, lists element
+    by element."""
     if value is None:
         return None
     if is_json and isinstance(value, str):
-        return json.loads(value)
+        return json_numbers_as_float(json.loads(value))
+    if isinstance(value, dict):
+        return json_numbers_as_float(value)
     if isinstance(value, decimal.Decimal):
         return float(value)
     if isinstance(value, datetime) and value.tzinfo is not None:
         return value.astimezone(UTC)
+    if isinstance(value, list):  # a SQL list, or a JSON array from jsonb
+        return json_numbers_as_float([comparable(item, False) for item in value])
+    return value
+
+
+def json_numbers_as_float(value: Any) -> Any:
+    """A decoded JSON value with every number as a float."""
+    if isinstance(value, dict):
+        return {k: json_numbers_as_float(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [comparable(item, False) for item in value]
+        return [json_numbers_as_float(v) for v in value]
+    if isinstance(value, int | float | decimal.Decimal) and not isinstance(value, bool):
+        return float(value)
     return value
 
 
