@@ -226,7 +226,10 @@ def test_every_mart_is_the_same_on_duckdb_and_postgresql(
         pg.close()
     assert not differences, f"{len(differences)} differences:\n" + "\n".join(differences[:40])
     assert sum(compared.values()) > 10_000, compared  # the comparison saw the demo's data
-    assert [m for m, rows in compared.items() if rows] == list(compared), compared
+    # every mart held rows to compare; fct_time_activity_reconciliation only when webhook
+    # punches fall inside a pulled window before their receipt, which depends on the wall clock
+    empty = [m for m, rows in compared.items() if not rows]
+    assert set(empty) <= {"fct_time_activity_reconciliation"}, compared
 
 
 @pytest.mark.parametrize("spec_width", ["mixed", "wide"])
