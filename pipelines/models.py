@@ -43,16 +43,16 @@ from typing import Any
 
 import duckdb
 import yaml  # type: ignore[import-untyped]  # (PyYAML, a dbt dependency; no stubs here)
-from filelock import FileLock, Timeout
+from filelock import FileLock
 
 from sources import clock, settings
 from sources.progress import Progress
 
 from .runs import records_run
 from .warehouse import (
-    WarehouseBusyError,
     destination_name,
     postgres_target,
+    taking_turns,
     warehouse_path,
     writes_warehouse,
 )
@@ -437,24 +437,12 @@ def postgres_build_lock() -> Iterator[None]:
         WarehouseBusyError: Another build held the lock for the whole wait.
     """
     path = Path(f"{warehouse_path()}.models.lock")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    timeout = settings.current().writer_timeout
-    lock = FileLock(str(path), timeout=timeout)
-    try:
-        lock.acquire(timeout=0)
-    except Timeout:
-        logger.info("models: waiting for another dbt build to finish (lock file %s)", path)
-        try:
-            lock.acquire()
-        except Timeout:
-            raise WarehouseBusyError(
-                f"models: another dbt build held {path} for more than {timeout:.0f} s; run it "
-                "again later or raise WFM_SYNC_WRITER_TIMEOUT"
-            ) from None
-    try:
+    with taking_turns(
+        path, f"models: waiting for another dbt build to finish (lock file {path})",
+        f"models: another dbt build held {path} for more than {{timeout}} s; run it again "
+        "later or raise WFM_SYNC_WRITER_TIMEOUT",
+    ):  # fmt: skip
         yield
-    finally:
-        lock.release()
 
 
 def _build(path: Path | None, where: str, select: str | None) -> ModelsSummary:

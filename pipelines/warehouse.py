@@ -164,20 +164,35 @@ def warehouse_writer(job: str) -> Iterator[None]:
         yield
         return
     path = warehouse_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    with taking_turns(
+        Path(f"{path}.lock"), f"{job}: waiting for another job to finish writing {path}",
+        f"{job}: another job held the warehouse {path} for more than {{timeout}} s "
+        f"(lock file {path}.lock); run it again later or raise WFM_SYNC_WRITER_TIMEOUT",
+    ):  # fmt: skip
+        yield
+
+
+@contextmanager
+def taking_turns(lock_path: Path, waiting: str, gave_up: str) -> Iterator[None]:
+    """Hold the OS file lock ``lock_path`` (released even if the process is killed) for the
+    block, waiting up to setting ``writer_timeout`` seconds (``WFM_SYNC_WRITER_TIMEOUT``); logs
+    ``waiting`` when it has to wait.
+
+    Raises:
+        WarehouseBusyError: The lock stayed taken for the whole wait: ``gave_up``, its
+            ``{timeout}`` filled with the seconds waited.
+    """
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
     timeout = settings.current().writer_timeout
-    lock = FileLock(f"{path}.lock", timeout=timeout)
+    lock = FileLock(str(lock_path), timeout=timeout)
     try:
         lock.acquire(timeout=0)
     except Timeout:
-        logger.info("%s: waiting for another job to finish writing %s", job, path)
+        logger.info("%s", waiting)
         try:
             lock.acquire()
         except Timeout:
-            raise WarehouseBusyError(
-                f"{job}: another job held the warehouse {path} for more than {timeout:.0f} s "
-                f"(lock file {path}.lock); run it again later or raise WFM_SYNC_WRITER_TIMEOUT"
-            ) from None
+            raise WarehouseBusyError(gave_up.format(timeout=f"{timeout:.0f}")) from None
     try:
         yield
     finally:
