@@ -6,9 +6,12 @@ from dataclasses import dataclass
 
 from prefect import flow, task
 
+from dashboard.report import ReportSummary, write_report
 from flows.runner import call_task, run_logger
 from pipelines.models import ModelsSummary, build_models
-from pipelines.publish import PublishSummary, publish_skip_reason, publish_snapshot
+from pipelines.publish import PublishSummary, publish_skip_reason, publish_snapshot, report_path
+from pipelines.publish import snapshot_path as published_snapshot
+from pipelines.runs import run_log_path
 
 
 @task(name="dbt_build", task_run_name="dbt-build")
@@ -32,6 +35,21 @@ def publish() -> PublishSummary:
         "published %d tables to %s in %.1f s",
         len(summary.tables),
         summary.snapshot,
+        summary.duration_seconds,
+    )
+    return summary
+
+
+@task(name="write_report", task_run_name="write-report", retries=1, retry_delay_seconds=5)
+def report() -> ReportSummary:
+    """Write the static report (``report.html``, :func:`pipelines.publish.report_path`) from the
+    published snapshot: the dashboard notebook run once (:mod:`dashboard.report`)."""
+    summary = write_report(published_snapshot(), report_path(), runs=run_log_path())
+    run_logger().info(
+        "report: %s (%d charts, %.0f kB) in %.1f s",
+        summary.path,
+        summary.charts,
+        summary.bytes / 1000,
         summary.duration_seconds,
     )
     return summary

@@ -18,8 +18,9 @@ from typing import Any
 
 from prefect import flow, task
 
+from dashboard.report import ReportSummary
 from flows.fold import fold_inbox
-from flows.models import dbt_build, publish_unless_skipped
+from flows.models import dbt_build, publish_unless_skipped, report
 from flows.naming import rename_current_run, rows_text
 from flows.runner import call_task, retry_if, run_logger
 from pipelines import STREAMS, SyncSummary, run_sync
@@ -89,7 +90,7 @@ def sync_streams(
     return summary
 
 
-STEPS = ("sync", "fold", "models", "publish")
+STEPS = ("sync", "fold", "models", "publish", "report")
 
 
 @dataclass
@@ -102,6 +103,8 @@ class NightlyResult:
     publish: PublishSummary | None = None
     publish_note: str | None = None
     """Why the publish step was skipped (a PostgreSQL warehouse), else ``None``."""
+    report: ReportSummary | None = None
+    """The static report written after the publish (none when nothing was published)."""
 
 
 class StreamsFailedError(RuntimeError):
@@ -127,14 +130,16 @@ def nightly_sync(
     source_options: dict[str, Any] | None = None,
     steps: tuple[str, ...] = STEPS,
 ) -> NightlyResult:
-    """Sync the Connecteam account, fold the webhook inbox, build the models, publish (DuckDB
-    only: on PostgreSQL the publish step is skipped and ``publish_note`` says so).
+    """Sync the Connecteam account, fold the webhook inbox, build the models, publish and write
+    the static report (DuckDB only: on PostgreSQL the publish and report steps are skipped and
+    ``publish_note`` says so).
 
     Args:
         streams: Streams to sync (default all of :data:`pipelines.sync.STREAMS`).
         streams_label: Shown in the flow run's name.
         source_options: Non-secret options for the source (e.g. ``shifts_days_back``).
-        steps: Which of ``sync``, ``fold``, ``models``, ``publish`` to run, in that order; a step
+        steps: Which of ``sync``, ``fold``, ``models``, ``publish``, ``report`` to run, in that
+            order (``report`` follows a publish of this run only); a step
             that fails stops the run (nothing is published after a failed build). A stream that
             fails in the sync does not: the other streams load and the later steps run.
 
@@ -166,6 +171,8 @@ def nightly_sync(
         result.models = call_task(dbt_build)
     if "publish" in steps:
         result.publish, result.publish_note = publish_unless_skipped()
+    if "report" in steps and result.publish is not None:
+        result.report = call_task(report)
     rename_current_run(_describe(result))
     if result.sync.failed_streams:
         raise StreamsFailedError(result)
@@ -190,7 +197,7 @@ def _describe(result: NightlyResult) -> str:
     if result.models is not None:
         parts.append(f"dbt {result.models.passed} passed")
     if result.publish is not None:
-        parts.append("published")
+        parts.append("published" + (", report written" if result.report is not None else ""))
     elif result.publish_note is not None:
         parts.append("publish skipped (PostgreSQL)")
     return "nightly-sync: " + ("; ".join(parts) or "nothing to do")

@@ -38,6 +38,13 @@ def snapshot_path() -> Path:
     return configured if configured else warehouse_path().parent / "analytics.duckdb"
 
 
+def report_path() -> Path:
+    """Setting ``report`` (``WFM_SYNC_REPORT``), default ``report.html`` beside the warehouse
+    file: where the nightly writes the static report (:mod:`dashboard.report`)."""
+    configured = settings.current().report
+    return configured if configured else warehouse_path().parent / "report.html"
+
+
 @dataclass
 class PublishSummary:
     """What one publish did.

@@ -66,6 +66,11 @@ class Settings(BaseSettings):
         None,
         description="the read-only snapshot for BI; default `<warehouse dir>/analytics.duckdb`",
     )
+    report: Path | None = Field(
+        None,
+        description="the static HTML report the nightly writes after each publish (and `wfm-sync "
+        "report` on demand); default `<warehouse dir>/report.html`",
+    )
     parquet_dir: Path | None = Field(
         None,
         description="where every publish also writes each mart as `<mart>.parquet` (a link to "

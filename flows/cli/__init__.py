@@ -9,6 +9,8 @@ One module per command group, each a thin layer over a flow or a job:
 * :mod:`~flows.cli.documents`: ``documents put-entry`` and ``documents bulk``;
 * :mod:`~flows.cli.emulator`: ``emulator`` (serve), ``emulator mutate``, ``emulator
   send-webhooks``;
+* :mod:`~flows.cli.dashboard`: ``dashboard`` (the marimo app over the snapshot) and ``report``
+  (the static HTML report);
 * :mod:`~flows.cli.demo`: ``demo``, the whole product end to end on this machine.
 
 Shared parts: :mod:`~flows.cli.terminal` (consoles, logging, the failure message and exit code),
@@ -23,7 +25,7 @@ import os
 
 import typer
 
-from . import demo, documents, emulator, models, schedule, sync, webhooks
+from . import dashboard, demo, documents, emulator, models, schedule, sync, webhooks
 
 PREFECT_DEFAULTS = {
     "PREFECT_LOGGING_EXTRA_LOGGERS": "sources,pipelines",
@@ -45,6 +47,8 @@ app.command()(schedule.serve)
 app.command()(schedule.deploy)
 app.command()(sync.status)
 app.command()(demo.demo)
+app.command()(dashboard.dashboard)
+app.command()(dashboard.report)
 app.add_typer(emulator.app, name="emulator")
 app.add_typer(webhooks.app, name="webhooks")
 app.add_typer(models.app, name="models")

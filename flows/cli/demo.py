@@ -273,6 +273,16 @@ def run_demo(
     console.print(
         f'Query it yourself: duckdb -readonly {snapshot} "from marts.fct_daily_hours limit 5"'
     )
+    report = path.parent / "report.html"
+    if not report.exists():
+        raise RuntimeError(f"run 2 published but wrote no report at {report}")
+    console.rule("the dashboard")
+    console.print(
+        f"report (the last 14 days, one HTML file, opens offline; run 2's nightly_sync wrote it):\n"
+        f"  {report.resolve()}\n"
+        "the interactive app (filters: days, scheduler, job, user) on http://127.0.0.1:2718 :\n"
+        f"  .venv/bin/wfm-sync dashboard --snapshot {snapshot} --runs {path.parent / 'runs.jsonl'}"
+    )
 
 
 def _utc(epoch: int) -> str:

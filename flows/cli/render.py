@@ -110,6 +110,12 @@ def print_nightly(result: NightlyResult, wall_seconds: float) -> None:
     if result.fold is not None:
         print_fold(result.fold)
     print_models(result.models, result.publish, result.publish_note)
+    if result.report is not None:
+        report = result.report
+        console.print(
+            f"report: {report.path} ({report.charts} charts, {report.bytes / 1000:,.0f} kB, "
+            f"{report.duration_seconds:.1f} s)"
+        )
     console.print(f"time taken: {wall_seconds:.1f} s")
 
 
