@@ -32,7 +32,9 @@ CHECKS = [
     ["mypy"],
     ["sqlfluff", "lint", "sql"],
     ["lint-imports"],
-    ["pytest", "-n", "2"],  # two workers (pytest-xdist): most tests wait on one core each
+    # two workers (pytest-xdist): most tests wait on one core each; loadgroup keeps the tests
+    # marked xdist_group("demo") on one worker, which runs the demo they share once
+    ["pytest", "-n", "2", "--dist", "loadgroup"],
 ]
 
 

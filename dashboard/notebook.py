@@ -593,6 +593,22 @@ def changes_section(schedule_changes_weekly, views):
 
 @app.cell
 def timesheets_query(con, filters, mo, today, views):
+    # Waiting for approval is a to-do list: every period still waiting, whatever its dates.
+    timesheets_waiting = mo.sql(
+        f"""
+        select
+            period_start,
+            count(*) as waiting_for_approval,
+            round(max(date_diff('minute', submitted_at, {views.end_of_day_sql(today)}) / 60.0), 1)
+                as longest_wait_hours
+        from marts.fct_timesheet_periods
+        where status = 'submitted' and {filters.where(day=None, scheduler=None, job=None)}
+        group by period_start
+        order by period_start
+        """,
+        engine=con,
+        output=False,
+    )
     timesheet_periods = mo.sql(
         f"""
         select
@@ -600,9 +616,7 @@ def timesheets_query(con, filters, mo, today, views):
             count(*) filter (where status = 'open') as open,
             count(*) filter (where status = 'submitted') as waiting_for_approval,
             count(*) filter (where status = 'approved') as approved,
-            round(avg(approval_lag_hours), 2) as mean_approval_lag_hours,
-            round(max(date_diff('minute', submitted_at, {views.end_of_day_sql(today)}) / 60.0)
-                filter (where status = 'submitted'), 1) as longest_wait_hours
+            round(avg(approval_lag_hours), 2) as mean_approval_lag_hours
         from marts.fct_timesheet_periods
         where period_end >= date '{filters.start}' and period_start <= date '{filters.end}'
             and {filters.where(day=None, scheduler=None, job=None)}
@@ -612,22 +626,35 @@ def timesheets_query(con, filters, mo, today, views):
         engine=con,
         output=False,
     )
-    return (timesheet_periods,)
+    return timesheet_periods, timesheets_waiting
 
 
 @app.cell
-def timesheets_section(timesheet_periods, views):
+def timesheets_section(timesheet_periods, timesheets_waiting, views):
     timesheets_section = views.Section(
         key="timesheets",
         title="Timesheets",
         summary=(
-            "Timesheet periods overlapping the range by status (fct_timesheet_periods): how many "
-            "wait for approval, and how long approvals took (submission to approval). The "
-            "scheduler and job filters do not apply: a timesheet is a user's."
+            "Every timesheet period still waiting for approval, whatever its dates; the periods "
+            "overlapping the range by status, and how long approvals took (submission to "
+            "approval), from fct_timesheet_periods. The scheduler and job filters do not apply: "
+            "a timesheet is a user's."
         ),
         views=[
             views.View(
-                "Timesheet periods by status",
+                "Periods waiting for approval",
+                views.bar_chart(
+                    views.days_label(timesheets_waiting, "period_start"),
+                    title="Periods waiting for approval",
+                    x="period_start",
+                    x_title="Period starting",
+                    y="waiting_for_approval",
+                    y_title="Periods waiting (count)",
+                ),
+                timesheets_waiting,
+            ),
+            views.View(
+                "Timesheet periods in the range by status",
                 views.bar_chart(
                     views.days_label(timesheet_periods, "period_start").melt(
                         id_vars="period_start",
@@ -635,7 +662,7 @@ def timesheets_section(timesheet_periods, views):
                         var_name="status",
                         value_name="periods",
                     ),
-                    title="Timesheet periods by status",
+                    title="Timesheet periods in the range by status",
                     x="period_start",
                     x_title="Period starting",
                     y="periods",

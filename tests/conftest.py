@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -122,3 +123,61 @@ def postgres() -> Iterator[str]:
 
     with postgres_server() as url:
         yield url
+
+
+@dataclass(frozen=True)
+class DemoRun:
+    """One ``wfm-sync demo`` run of :func:`small_demo`.
+
+    Attributes:
+        warehouse: The demo's DuckDB warehouse; the snapshot, run log and report are beside it.
+        stdout: What the demo printed.
+        stderr: Its log.
+        env: The environment it ran with (for later ``wfm-sync`` calls on the same files).
+    """
+
+    warehouse: Path
+    stdout: str
+    stderr: str
+    env: dict[str, str]
+
+    @property
+    def snapshot(self) -> Path:
+        return self.warehouse.parent / "analytics.duckdb"
+
+
+@pytest.fixture(scope="session")
+def small_demo(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
+    """``wfm-sync demo`` at 400 users and 3,000 shift rows, run once per worker for the tests
+    that read it (tests/test_demo.py, tests/test_dashboard.py: both marked
+    ``xdist_group("demo")``, so one worker runs them all). The environment is the one
+    :func:`_isolated_env` gives a test, with the project's clock at :data:`NOW`."""
+    import subprocess
+
+    base = tmp_path_factory.mktemp("small-demo")
+    warehouse = base / "demo" / "warehouse.duckdb"
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("SOURCES__", "DESTINATION__", "WFM_SYNC_", "WEBHOOKS__"))
+    }
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    env.update(
+        PREFECT_HOME=str(base / "prefect"),
+        PREFECT_SERVER_ANALYTICS_ENABLED="false",
+        RUNTIME__DLTHUB_TELEMETRY="false",
+        WFM_SYNC_NOW=str(NOW),
+        WFM_SYNC_DBT_TARGET_DIR=str(DBT_TARGETS / worker),
+        WEBHOOKS__INBOX_URL=f"sqlite:///{base / 'default-inbox.sqlite3'}",
+    )
+    command = [*WFM_SYNC, "demo", "--users", "400", "--shifts", "3000", "--webhook-events", "300"]
+    result = subprocess.run(
+        [*command, "--warehouse", str(warehouse)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    env["DESTINATION__DUCKDB__CREDENTIALS"] = str(warehouse)
+    return DemoRun(warehouse=warehouse, stdout=result.stdout, stderr=result.stderr, env=env)

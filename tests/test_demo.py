@@ -2,36 +2,17 @@
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 
-from conftest import WFM_SYNC, query
+import pytest
+from conftest import DemoRun, query
+
+pytestmark = pytest.mark.xdist_group("demo")  # one worker runs the demo once (small_demo)
 
 
-def test_demo_syncs_twice_and_shows_counts_and_queries(tmp_path):
-    warehouse = tmp_path / "demo" / "warehouse.duckdb"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SOURCES__", "DESTINATION__"))}
-    result = subprocess.run(
-        [
-            *WFM_SYNC,
-            "demo",
-            "--users",
-            "400",
-            "--shifts",
-            "3000",
-            "--webhook-events",
-            "300",
-            "--warehouse",
-            str(warehouse),
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    out = result.stdout
+def test_demo_syncs_twice_and_shows_counts_and_queries(small_demo: DemoRun):
+    warehouse = small_demo.warehouse
+    out = small_demo.stdout
     assert "run 1: nightly_sync" in out and "run 2: nightly_sync" in out
     assert re.search(r"users\s+\S+\s+400\b", out)  # run 1 loads every user
     assert re.search(r"users\s+\S+\s+25\b", out)  # run 2 picks up exactly the 25 edited users
@@ -84,3 +65,9 @@ def test_demo_syncs_twice_and_shows_counts_and_queries(tmp_path):
         out.index("from the webhook (before run 2)") : out.index("run 2: nightly_sync")
     ]
     assert "webhook" in before_run_2.split("\n", 3)[3]
+    # the demo ends with the report written by run 2's nightly and how to open the app
+    report = warehouse.parent / "report.html"
+    assert report.exists() and str(report.resolve()) in out
+    # each nightly writes it after its publish: run 1's, then run 2's in its place
+    assert len(re.findall(r"^report: .*report\.html \(15 charts", out, re.MULTILINE)) == 2
+    assert f"wfm-sync dashboard --snapshot {snapshot}" in out

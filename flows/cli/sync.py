@@ -21,18 +21,19 @@ def sync(
         ),
     ] = "all",
     steps: Annotated[
-        str, typer.Option(help="Comma-separated steps: sync, fold, models, publish.")
-    ] = "sync,fold,models,publish",
+        str, typer.Option(help="Comma-separated steps: sync, fold, models, publish, report.")
+    ] = "sync,fold,models,publish,report",
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug logging.")] = False,
 ) -> None:
-    """Run the nightly_sync flow once: sync the API, fold webhooks, build models, publish.
+    """Run the nightly_sync flow once: sync the API, fold webhooks, build models, publish, write
+    the static report.
 
     Reads SOURCES__CONNECTEAM__API_KEY (or CLIENT_ID/CLIENT_SECRET), SOURCES__CONNECTEAM__BASE_URL,
     DESTINATION__DUCKDB__CREDENTIALS (default data/warehouse.duckdb) and WEBHOOKS__INBOX_URL from
     the environment or .dlt/. With WFM_SYNC_DESTINATION=postgres the raw tables and the models go
-    to the database in DESTINATION__POSTGRES__CREDENTIALS, and publish (DuckDB-only) is skipped
-    with a note. Prints rows loaded per table, requests made and time taken; exits non-zero when
-    any step fails (a failing data test is named, with sample rows).
+    to the database in DESTINATION__POSTGRES__CREDENTIALS, and publish and the report
+    (DuckDB-only) are skipped with a note. Prints rows loaded per table, requests made and time
+    taken; exits non-zero when any step fails (a failing data test is named, with sample rows).
     """
     import time
 

@@ -1,0 +1,317 @@
+"""The dashboard (``wfm-sync dashboard``) and the static report (``report.html``) in a real
+browser: Debian's Chromium (``/usr/bin/chromium``, installed by ``.ci/run``) driven by Playwright,
+against the small demo's snapshot (:func:`conftest.small_demo`).
+
+The KPI figures the pages show are compared with queries of the marts written here, from the
+definitions in the notebook's docstring, not with the notebook's own SQL.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from conftest import NOW, WFM_SYNC, DemoRun, query
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("demo")]
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+CHARTS = 15
+"""Charts of the dashboard: 2 hours, 2 attendance, 3 cost, 1 schedule changes, 3 timesheets, 4
+data health."""
+SECTIONS = ("hours", "attendance", "cost", "schedule_changes", "timesheets", "data_health")
+KPIS = ("scheduled_hours", "worked_hours", "no_shows", "labour_cost", "hours_without_rate")
+SCREENSHOT = Path(__file__).resolve().parent.parent / "docs" / "report.png"
+"""The README's picture of the report; `UPDATE_SCREENSHOTS=1 pytest
+tests/test_dashboard.py -k report` writes it anew."""
+
+TODAY = datetime.fromtimestamp(NOW, UTC).date()
+DEFAULT_RANGE = (TODAY - timedelta(days=13), TODAY)
+
+COLOURED_PIXELS = """(canvas) => {
+    const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    let coloured = 0;
+    for (let i = 0; i < data.length; i += 4) {
+        const [r, g, b, a] = [data[i], data[i + 1], data[i + 2], data[i + 3]];
+        if (a > 0 && Math.max(r, g, b) - Math.min(r, g, b) > 40) coloured++;
+    }
+    return coloured;
+}"""
+"""Pixels of a chart's canvas that carry colour: marks (bars); axes and text are grey."""
+
+
+def expected_kpis(
+    snapshot: Path, start: date, end: date, scheduler_id: int | None = None
+) -> dict[str, float]:
+    """The KPI figures for a range (and a scheduler), by queries of the marts."""
+    days = f"local_date between date '{start}' and date '{end}'"
+    scheduler = "" if scheduler_id is None else f" and scheduler_id = {scheduler_id}"
+    cost = "" if scheduler_id is None else (
+        " and exists (select 1 from marts.fct_attendance as a where a.scheduler_id = "
+        f"{scheduler_id} and a.user_id = c.user_id and a.local_date = c.local_date "
+        "and a.job_id is not distinct from c.job_id)"
+    )  # fmt: skip
+    (row,) = query(
+        snapshot,
+        f"""
+        select
+            (select coalesce(sum(scheduled_hours), 0) from marts.fct_shifts
+                where is_published and not is_deleted and {days}{scheduler}),
+            (select coalesce(sum(worked_hours), 0) from marts.fct_attendance
+                where {days}{scheduler}),
+            (select count(*) from marts.fct_attendance where no_show and {days}{scheduler}),
+            (select coalesce(sum(labour_cost), 0) from marts.fct_labour_cost_daily as c
+                where {days}{cost}),
+            (select coalesce(sum(worked_hours), 0) from marts.fct_labour_cost_daily as c
+                where has_no_rate and {days}{cost})
+        """,
+    )
+    return dict(zip(KPIS, (float(v) for v in row), strict=True))
+
+
+def shown_kpis(page: Any) -> dict[str, float]:
+    """The KPI figures a page shows (each card's ``data-value``)."""
+    cards = page.locator("[data-kpi]").evaluate_all(
+        "cards => cards.map(c => [c.dataset.kpi, c.dataset.value])"
+    )
+    return {key: float(value) for key, value in cards}
+
+
+def assert_same(shown: dict[str, float], expected: dict[str, float]) -> None:
+    assert set(shown) == set(KPIS)
+    for key in KPIS:
+        assert shown[key] == pytest.approx(expected[key], rel=1e-9, abs=1e-6), key
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Chromium (Debian's package) under Playwright."""
+    from playwright.sync_api import sync_playwright
+
+    assert CHROMIUM.exists(), "no /usr/bin/chromium: `apt-get install chromium` (.ci/run does)"
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS, headless=True
+        )
+        yield chromium
+        chromium.close()
+
+
+class Page:
+    """A browser page that records console errors and uncaught exceptions."""
+
+    def __init__(self, browser: Any) -> None:
+        self.page = browser.new_page(viewport={"width": 1200, "height": 1400})
+        self.errors: list[str] = []
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda e: self.errors.append(f"page error: {e}"))
+
+    def _console(self, message: Any) -> None:
+        if message.type == "error":
+            self.errors.append(f"console error: {message.text}")
+
+    def __enter__(self) -> Page:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.page.close()
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def served_app(small_demo: DemoRun) -> Iterator[str]:
+    """``wfm-sync dashboard`` on the demo's snapshot, as a real server on 127.0.0.1."""
+    port = free_port()
+    command = [
+        *WFM_SYNC, "dashboard", "--port", str(port), "--snapshot", str(small_demo.snapshot),
+        "--runs", str(small_demo.warehouse.parent / "runs.jsonl"),
+    ]  # fmt: skip
+    server = subprocess.Popen(
+        command, env=small_demo.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            if httpx.get(url, timeout=2).status_code == 200:
+                break
+        except httpx.HTTPError:
+            pass
+        if server.poll() is not None or time.monotonic() > deadline:
+            server.kill()
+            pytest.fail(f"the dashboard did not start: {server.communicate()[0][-3000:]}")
+        time.sleep(0.3)
+    yield url
+    server.terminate()
+    try:
+        server.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        server.kill()
+
+
+def eventually(check: Any, what: str, timeout: float = 120) -> Any:
+    """Call ``check`` until it returns something true (the page renders in its own time); the
+    app's parts live in shadow roots, which Playwright's locators pierce and page scripts'
+    ``querySelector`` does not, so the waiting is done here."""
+    deadline = time.monotonic() + timeout
+    while True:
+        result = check()
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(0.25)
+
+
+def wait_for_app(page: Any, url: str) -> None:
+    """Open the app and wait until all its charts are drawn and every section has marks (a
+    chart whose rows are all empty for the range, such as an approval lag no period has yet,
+    draws its axes only)."""
+    page.goto(url)
+    page.locator("[data-kpi=scheduled_hours]").wait_for(timeout=120_000)
+    eventually(lambda: page.locator("section.wfm-section canvas").count() == CHARTS, "the charts")
+    for key in SECTIONS:
+        eventually(lambda key=key: max(drawn_marks(page, key), default=0) > 0, f"marks in {key}")
+
+
+def drawn_marks(page: Any, key: str) -> list[int]:
+    """Coloured pixels of each chart canvas of a section of the app."""
+    return [
+        int(canvas.evaluate(COLOURED_PIXELS))
+        for canvas in page.locator(f"section#{key} canvas").all()
+    ]
+
+
+def test_the_app_shows_every_section_and_the_marts_figures(
+    browser: Any, served_app: str, small_demo: DemoRun
+) -> None:
+    with Page(browser) as tab:
+        wait_for_app(tab.page, served_app)  # every section's charts have marks
+        assert_same(shown_kpis(tab.page), expected_kpis(small_demo.snapshot, *DEFAULT_RANGE))
+        # every chart has its table view
+        tables = tab.page.locator("section.wfm-section [role=tab]", has_text="Table").count()
+        assert tables == tab.page.locator("section.wfm-section canvas").count() == CHARTS
+        assert tab.errors == []
+
+
+def test_choosing_a_scheduler_changes_the_kpis_to_its_own(
+    browser: Any, served_app: str, small_demo: DemoRun
+) -> None:
+    everyone = expected_kpis(small_demo.snapshot, *DEFAULT_RANGE)
+    name, scheduler_id = query(
+        small_demo.snapshot,
+        "select max(scheduler_name), scheduler_id from marts.fct_shifts "
+        f"where local_date between date '{DEFAULT_RANGE[0]}' and date '{DEFAULT_RANGE[1]}' "
+        "group by scheduler_id order by 1 limit 1",
+    )[0]
+    own = expected_kpis(small_demo.snapshot, *DEFAULT_RANGE, scheduler_id=scheduler_id)
+    assert own["scheduled_hours"] < everyone["scheduled_hours"]
+    with Page(browser) as tab:
+        wait_for_app(tab.page, served_app)
+        assert_same(shown_kpis(tab.page), everyone)
+        tab.page.locator("select").first.select_option(label=name)
+        eventually(
+            lambda: (
+                shown_kpis(tab.page)["scheduled_hours"] == pytest.approx(own["scheduled_hours"])
+            ),
+            f"the KPIs of scheduler {name}",
+        )
+        assert_same(shown_kpis(tab.page), own)
+        assert tab.errors == []
+
+
+def test_the_report_opens_offline_with_every_chart_and_the_marts_figures(
+    browser: Any, small_demo: DemoRun, tmp_path: Path
+) -> None:
+    report = small_demo.warehouse.parent / "report.html"
+    assert report.stat().st_size < 1_000_000  # small enough to mail
+    requests: list[str] = []
+    with Page(browser) as tab:
+        tab.page.route(
+            "**/*",
+            lambda route: (
+                route.continue_()
+                if route.request.url.startswith("file:")
+                else (requests.append(route.request.url), route.abort())
+            ),
+        )
+        tab.page.goto(report.as_uri())
+        for key in SECTIONS:
+            charts = tab.page.locator(f"section#{key} figure svg")
+            assert charts.count() >= 1, key
+            marks = [c.locator(".mark-rect.role-mark path").count() for c in charts.all()]
+            assert max(marks) > 0, (key, marks)
+        assert tab.page.locator("figure svg").count() == CHARTS
+        assert_same(shown_kpis(tab.page), expected_kpis(small_demo.snapshot, *DEFAULT_RANGE))
+        assert tab.page.locator("script").count() == 0
+        assert requests == []  # nothing fetched: it opens offline
+        assert tab.errors == []
+        shot = tmp_path / "report.png"
+        tab.page.set_viewport_size({"width": 900, "height": 1100})
+        tab.page.screenshot(path=str(shot))
+    if os.environ.get("UPDATE_SCREENSHOTS"):
+        shutil.copyfile(shot, SCREENSHOT)
+    assert SCREENSHOT.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert SCREENSHOT.stat().st_size < 300_000
+    readme = (SCREENSHOT.parent.parent / "README.md").read_text()
+    assert "docs/report.png" in readme
+
+
+def test_the_app_keeps_answering_while_a_nightly_publishes(
+    browser: Any, served_app: str, small_demo: DemoRun
+) -> None:
+    published = "select max(published_at) from main._published"
+    before = query(small_demo.snapshot, published)[0][0]
+    expected = expected_kpis(small_demo.snapshot, *DEFAULT_RANGE)
+    nightly = subprocess.Popen(
+        [*WFM_SYNC, "sync", "--steps", "models,publish,report"],
+        env=small_demo.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    answered_during = 0
+    try:
+        while nightly.poll() is None:
+            with Page(browser) as tab:
+                wait_for_app(tab.page, served_app)
+                # the same data is published again: the figures stay the marts' figures
+                assert_same(shown_kpis(tab.page), expected)
+                assert tab.errors == []
+                if nightly.poll() is None:
+                    answered_during += 1
+        output = nightly.communicate(timeout=600)[0]
+    finally:
+        if nightly.poll() is None:
+            nightly.kill()
+    assert nightly.returncode == 0, output[-3000:]
+    assert "report: " in output
+    assert answered_during >= 1
+    assert query(small_demo.snapshot, published)[0][0] > before
+    with Page(browser) as tab:  # and it answers from the new snapshot afterwards
+        wait_for_app(tab.page, served_app)
+        assert_same(shown_kpis(tab.page), expected)
+        assert tab.errors == []
