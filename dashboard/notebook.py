@@ -69,9 +69,17 @@ def options(mo, snapshot_file, views):
         scheduler_options = dict(
             _con.sql(
                 """
-                select coalesce(max(scheduler_name), 'scheduler ' || scheduler_id), scheduler_id
-                from marts.fct_shifts where scheduler_id is not null
-                group by scheduler_id order by 1
+                with named as (
+                    select scheduler_id,
+                        coalesce(max(scheduler_name), 'scheduler ' || scheduler_id) as label
+                    from marts.fct_shifts where scheduler_id is not null
+                    group by scheduler_id
+                )
+                select
+                    case when count(*) over (partition by label) > 1
+                        then label || ' (' || scheduler_id || ')' else label end,
+                    scheduler_id
+                from named order by 1
                 """
             ).fetchall()
         )
@@ -292,33 +300,26 @@ def hours_section(hours_daily, stack_by, variance_leaders, views):
             "schedule."
         ),
         views=[
-            views.View(
-                "Scheduled vs worked hours per local day",
-                views.bar_chart(
-                    views.days_label(hours_daily),
-                    title="Scheduled vs worked hours per local day",
-                    x="local_date",
-                    x_title="Local day",
-                    y="hours",
-                    y_title="Hours (h)",
-                    color="stacked_by",
-                    color_title=stack_by.value.capitalize(),
-                    x_offset="measure",
-                ),
+            views.bar_view(
                 hours_daily,
+                rows=views.days_label(hours_daily),
+                title="Scheduled vs worked hours per local day",
+                x="local_date",
+                x_title="Local day",
+                y="hours",
+                y_title="Hours (h)",
+                color="stacked_by",
+                color_title=stack_by.value.capitalize(),
+                x_offset="measure",
             ),
-            views.View(
-                "Variance leaders: worked minus scheduled hours",
-                views.bar_chart(
-                    variance_leaders,
-                    title="Variance leaders: worked minus scheduled hours",
-                    x="person",
-                    x_title="Person",
-                    y="variance_hours",
-                    y_title="Worked - scheduled (h)",
-                    horizontal=True,
-                ),
+            views.bar_view(
                 variance_leaders,
+                title="Variance leaders: worked minus scheduled hours",
+                x="person",
+                x_title="Person",
+                y="variance_hours",
+                y_title="Worked - scheduled (h)",
+                horizontal=True,
             ),
         ],
     )
@@ -376,41 +377,35 @@ def attendance_section(attendance_daily, attendance_people, views):
             "(fct_attendance), per local day and for the ten people with the most."
         ),
         views=[
-            views.View(
-                "Attendance incidents per local day",
-                views.bar_chart(
-                    views.days_label(attendance_daily).melt(
-                        id_vars="local_date",
-                        value_vars=_kinds,
-                        var_name="incident",
-                        value_name="count",
-                    ),
-                    title="Attendance incidents per local day",
-                    x="local_date",
-                    x_title="Local day",
-                    y="count",
-                    y_title="Incidents (count)",
-                    color="incident",
-                    color_title="Incident",
-                ),
+            views.bar_view(
                 attendance_daily,
-            ),
-            views.View(
-                "Attendance incidents per person (top 10)",
-                views.bar_chart(
-                    attendance_people.melt(
-                        id_vars="person", value_vars=_kinds, var_name="incident", value_name="count"
-                    ),
-                    title="Attendance incidents per person (top 10)",
-                    x="person",
-                    x_title="Person",
-                    y="count",
-                    y_title="Incidents (count)",
-                    color="incident",
-                    color_title="Incident",
-                    horizontal=True,
+                rows=views.days_label(attendance_daily).melt(
+                    id_vars="local_date",
+                    value_vars=_kinds,
+                    var_name="incident",
+                    value_name="count",
                 ),
+                title="Attendance incidents per local day",
+                x="local_date",
+                x_title="Local day",
+                y="count",
+                y_title="Incidents (count)",
+                color="incident",
+                color_title="Incident",
+            ),
+            views.bar_view(
                 attendance_people,
+                rows=attendance_people.melt(
+                    id_vars="person", value_vars=_kinds, var_name="incident", value_name="count"
+                ),
+                title="Attendance incidents per person (top 10)",
+                x="person",
+                x_title="Person",
+                y="count",
+                y_title="Incidents (count)",
+                color="incident",
+                color_title="Incident",
+                horizontal=True,
             ),
         ],
     )
@@ -472,49 +467,39 @@ def cost_section(cost_daily, cost_jobs, views):
             "they are counted apart, so a missing rate never looks like a cheap day."
         ),
         views=[
-            views.View(
-                "Labour cost per local day",
-                views.bar_chart(
-                    views.days_label(cost_daily),
-                    title="Labour cost per local day",
-                    x="local_date",
-                    x_title="Local day",
-                    y="labour_cost",
-                    y_title="Labour cost (account currency)",
-                ),
+            views.bar_view(
                 cost_daily,
+                rows=views.days_label(cost_daily),
+                title="Labour cost per local day",
+                x="local_date",
+                x_title="Local day",
+                y="labour_cost",
+                y_title="Labour cost (account currency)",
             ),
-            views.View(
-                "Worked hours with and without a rate",
-                views.bar_chart(
-                    views.days_label(cost_daily).melt(
-                        id_vars="local_date",
-                        value_vars=["hours_with_rate", "hours_without_rate"],
-                        var_name="rate",
-                        value_name="hours",
-                    ),
-                    title="Worked hours with and without a rate",
-                    x="local_date",
-                    x_title="Local day",
-                    y="hours",
-                    y_title="Worked hours (h)",
-                    color="rate",
-                    color_title="Rate",
-                ),
+            views.bar_view(
                 cost_daily,
-            ),
-            views.View(
-                "Labour cost per job",
-                views.bar_chart(
-                    cost_jobs,
-                    title="Labour cost per job",
-                    x="job",
-                    x_title="Job",
-                    y="labour_cost",
-                    y_title="Labour cost (account currency)",
-                    horizontal=True,
+                rows=views.days_label(cost_daily).melt(
+                    id_vars="local_date",
+                    value_vars=["hours_with_rate", "hours_without_rate"],
+                    var_name="rate",
+                    value_name="hours",
                 ),
+                title="Worked hours with and without a rate",
+                x="local_date",
+                x_title="Local day",
+                y="hours",
+                y_title="Worked hours (h)",
+                color="rate",
+                color_title="Rate",
+            ),
+            views.bar_view(
                 cost_jobs,
+                title="Labour cost per job",
+                x="job",
+                x_title="Job",
+                y="labour_cost",
+                y_title="Labour cost (account currency)",
+                horizontal=True,
             ),
         ],
     )
@@ -571,19 +556,16 @@ def changes_section(schedule_changes_weekly, views):
             "(fct_schedule_changes), per ISO week (Monday, UTC) of the change and scheduler."
         ),
         views=[
-            views.View(
-                "Changes inside the notice window per week",
-                views.bar_chart(
-                    views.days_label(schedule_changes_weekly, "week_start"),
-                    title="Changes inside the notice window per week",
-                    x="week_start",
-                    x_title="Week starting (Monday, UTC)",
-                    y="inside_notice_window",
-                    y_title="Changes inside the notice window (count)",
-                    color="scheduler",
-                    color_title="Scheduler",
-                ),
+            views.bar_view(
                 schedule_changes_weekly,
+                rows=views.days_label(schedule_changes_weekly, "week_start"),
+                title="Changes inside the notice window per week",
+                x="week_start",
+                x_title="Week starting (Monday, UTC)",
+                y="inside_notice_window",
+                y_title="Changes inside the notice window (count)",
+                color="scheduler",
+                color_title="Scheduler",
             ),
         ],
     )
@@ -641,50 +623,41 @@ def timesheets_section(timesheet_periods, timesheets_waiting, views):
             "a timesheet is a user's."
         ),
         views=[
-            views.View(
-                "Periods waiting for approval",
-                views.bar_chart(
-                    views.days_label(timesheets_waiting, "period_start"),
-                    title="Periods waiting for approval",
-                    x="period_start",
-                    x_title="Period starting",
-                    y="waiting_for_approval",
-                    y_title="Periods waiting (count)",
-                ),
+            views.bar_view(
                 timesheets_waiting,
+                rows=views.days_label(timesheets_waiting, "period_start"),
+                title="Periods waiting for approval",
+                x="period_start",
+                x_title="Period starting",
+                y="waiting_for_approval",
+                y_title="Periods waiting (count)",
             ),
-            views.View(
-                "Timesheet periods in the range by status",
-                views.bar_chart(
-                    views.days_label(timesheet_periods, "period_start").melt(
-                        id_vars="period_start",
-                        value_vars=["open", "waiting_for_approval", "approved"],
-                        var_name="status",
-                        value_name="periods",
-                    ),
-                    title="Timesheet periods in the range by status",
-                    x="period_start",
-                    x_title="Period starting",
-                    y="periods",
-                    y_title="Periods (count)",
-                    color="status",
-                    color_title="Status",
-                ),
+            views.bar_view(
                 timesheet_periods,
+                rows=views.days_label(timesheet_periods, "period_start").melt(
+                    id_vars="period_start",
+                    value_vars=["open", "waiting_for_approval", "approved"],
+                    var_name="status",
+                    value_name="periods",
+                ),
+                title="Timesheet periods in the range by status",
+                x="period_start",
+                x_title="Period starting",
+                y="periods",
+                y_title="Periods (count)",
+                color="status",
+                color_title="Status",
             ),
-            views.View(
-                "Mean approval lag per period",
-                views.bar_chart(
-                    views.days_label(timesheet_periods, "period_start").fillna(
-                        {"mean_approval_lag_hours": 0}
-                    ),
-                    title="Mean approval lag per period",
-                    x="period_start",
-                    x_title="Period starting",
-                    y="mean_approval_lag_hours",
-                    y_title="Submission to approval (h)",
-                ),
+            views.bar_view(
                 timesheet_periods,
+                rows=views.days_label(timesheet_periods, "period_start").fillna(
+                    {"mean_approval_lag_hours": 0}
+                ),
+                title="Mean approval lag per period",
+                x="period_start",
+                x_title="Period starting",
+                y="mean_approval_lag_hours",
+                y_title="Submission to approval (h)",
             ),
         ],
     )
@@ -759,58 +732,43 @@ def health_section(freshness, last_runs, quarantine, reconciliation, views):
             "bodies kept in quarantine."
         ),
         views=[
-            views.View(
-                "Hours since each table's last load",
-                views.bar_chart(
-                    freshness,
-                    title="Hours since each table's last load",
-                    x="table_name",
-                    x_title="Table",
-                    y="hours_since_load",
-                    y_title="Hours since last load (h)",
-                    horizontal=True,
-                ),
+            views.bar_view(
                 freshness,
+                title="Hours since each table's last load",
+                x="table_name",
+                x_title="Table",
+                y="hours_since_load",
+                y_title="Hours since last load (h)",
+                horizontal=True,
             ),
-            views.View(
-                "Last runs",
-                views.bar_chart(
-                    last_runs,
-                    title="Last runs",
-                    x="run",
-                    x_title="Run (oldest first)",
-                    y="duration_seconds",
-                    y_title="Duration (s)",
-                    color="outcome",
-                    color_title="Outcome",
-                ),
+            views.bar_view(
                 last_runs,
+                title="Last runs",
+                x="run",
+                x_title="Run (oldest first)",
+                y="duration_seconds",
+                y_title="Duration (s)",
+                color="outcome",
+                color_title="Outcome",
             ),
-            views.View(
-                "Webhook/API reconciliation",
-                views.bar_chart(
-                    reconciliation,
-                    title="Webhook/API reconciliation",
-                    x="data_source",
-                    x_title="Disagreement",
-                    y="activities",
-                    y_title="Time activities (count)",
-                ),
+            views.bar_view(
                 reconciliation,
+                title="Webhook/API reconciliation",
+                x="data_source",
+                x_title="Disagreement",
+                y="activities",
+                y_title="Time activities (count)",
             ),
-            views.View(
-                "Quarantined webhook bodies",
-                views.bar_chart(
-                    views.days_label(quarantine, "received_on"),
-                    title="Quarantined webhook bodies",
-                    x="received_on",
-                    x_title="Received on (UTC)",
-                    y="bodies",
-                    y_title="Bodies (count)",
-                    color="reason",
-                    color_title="Reason",
-                ),
+            views.bar_view(
                 quarantine,
+                rows=views.days_label(quarantine, "received_on"),
+                title="Quarantined webhook bodies",
+                x="received_on",
+                x_title="Received on (UTC)",
+                y="bodies",
+                y_title="Bodies (count)",
+                color="reason",
+                color_title="Reason",
             ),
         ],
     )

@@ -301,3 +301,10 @@ def section_ui(section: Section) -> Any:
     return mo.Html(
         f'<section id="{section.key}" class="wfm-section">{mo.vstack(parts).text}</section>'
     )
+
+
+def bar_view(table: pd.DataFrame, *, rows: pd.DataFrame | None = None, **chart: Any) -> View:
+    """A :class:`View` of a :func:`bar_chart`: ``table`` is what the table view shows, ``rows``
+    what the chart draws (default ``table``; a long form of it for stacked measures), ``chart``
+    the chart's keyword arguments (``title`` names the view too)."""
+    return View(chart["title"], bar_chart(table if rows is None else rows, **chart), table)

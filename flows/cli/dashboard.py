@@ -15,6 +15,24 @@ import typer
 
 from .terminal import console, fail, setup_logging
 
+SnapshotOption = Annotated[
+    Path | None,
+    typer.Option(
+        help="The published snapshot (default: WFM_SYNC_SNAPSHOT or data/analytics.duckdb)."
+    ),
+]
+RunsOption = Annotated[
+    Path | None,
+    typer.Option(
+        help="The run log for the data-health section (default: runs.jsonl beside --snapshot, "
+        "else WFM_SYNC_RUN_LOG or data/runs.jsonl)."
+    ),
+]
+TodayOption = Annotated[
+    str | None,
+    typer.Option(help="Last day of the 14-day range, YYYY-MM-DD (default today, UTC)."),
+]
+
 
 def notebook_file() -> Path:
     """The dashboard notebook's file (:mod:`dashboard.notebook`), found without running it."""
@@ -48,26 +66,18 @@ def _paths(snapshot: Path | None, runs: Path | None) -> tuple[Path, Path]:
             f"no snapshot at {chosen}: run `wfm-sync sync` (or `make demo`, then "
             "--snapshot data/demo/analytics.duckdb) first"
         )
-    return chosen, runs or run_log_path()
+    if runs is not None:
+        return chosen, runs
+    # a snapshot named on the command line (the demo's) has its run log beside it
+    return chosen, chosen.parent / "runs.jsonl" if snapshot is not None else run_log_path()
 
 
 def dashboard(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 2718,
-    snapshot: Annotated[
-        Path | None,
-        typer.Option(
-            help="The published snapshot (default: WFM_SYNC_SNAPSHOT or data/analytics.duckdb)."
-        ),
-    ] = None,
-    runs: Annotated[
-        Path | None,
-        typer.Option(help="The run log for the data-health section (default runs.jsonl)."),
-    ] = None,
-    today: Annotated[
-        str | None,
-        typer.Option(help="Last day of the default 14-day range, YYYY-MM-DD (default today, UTC)."),
-    ] = None,
+    snapshot: SnapshotOption = None,
+    runs: RunsOption = None,
+    today: TodayOption = None,
 ) -> None:
     """Serve the dashboard: hours, attendance, cost, schedule changes, timesheets and data
     health over the published snapshot (read-only: a nightly can publish meanwhile). Runs
@@ -98,20 +108,9 @@ def report(
             "--output", "-o", help="Where to write (default: WFM_SYNC_REPORT or data/report.html)."
         ),
     ] = None,
-    snapshot: Annotated[
-        Path | None,
-        typer.Option(
-            help="The published snapshot (default: WFM_SYNC_SNAPSHOT or data/analytics.duckdb)."
-        ),
-    ] = None,
-    runs: Annotated[
-        Path | None,
-        typer.Option(help="The run log for the data-health section (default runs.jsonl)."),
-    ] = None,
-    today: Annotated[
-        str | None,
-        typer.Option(help="Last day of the 14-day range, YYYY-MM-DD (default today, UTC)."),
-    ] = None,
+    snapshot: SnapshotOption = None,
+    runs: RunsOption = None,
+    today: TodayOption = None,
 ) -> None:
     """Write the static report: the dashboard for the last 14 days as one self-contained HTML
     file (charts as SVG, no script, opens offline; the nightly writes it after each publish)."""

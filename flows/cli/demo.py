@@ -281,7 +281,7 @@ def run_demo(
         f"report (the last 14 days, one HTML file, opens offline; run 2's nightly_sync wrote it):\n"
         f"  {report.resolve()}\n"
         "the interactive app (filters: days, scheduler, job, user) on http://127.0.0.1:2718 :\n"
-        f"  .venv/bin/wfm-sync dashboard --snapshot {snapshot} --runs {path.parent / 'runs.jsonl'}"
+        f"  .venv/bin/wfm-sync dashboard --snapshot {snapshot}"
     )
 
 
