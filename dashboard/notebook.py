@@ -704,19 +704,25 @@ def health_query(con, filters, mo, pd, runs_file, today, views):
         engine=con,
         output=False,
     )
-    quarantine = mo.sql(
-        f"""
-        select
-            cast(received_at as date) as received_on,
-            coalesce(reason, '(none)') as reason,
-            count(*) as bodies
-        from webhooks.quarantine
-        where cast(received_at as date) between date '{filters.start}' and date '{filters.end}'
-        group by all
-        order by received_on, reason
-        """,
-        engine=con,
-        output=False,
+    # webhooks.quarantine exists once a fold has loaded a quarantined body
+    quarantine = (
+        mo.sql(
+            f"""
+            select
+                cast(received_at as date) as received_on,
+                coalesce(reason, '(none)') as reason,
+                count(*) as bodies
+            from webhooks.quarantine
+            where cast(received_at as date)
+                between date '{filters.start}' and date '{filters.end}'
+            group by all
+            order by received_on, reason
+            """,
+            engine=con,
+            output=False,
+        )
+        if ("webhooks.quarantine",) in _tables
+        else pd.DataFrame(columns=["received_on", "reason", "bodies"])
     )
     return freshness, last_runs, quarantine, reconciliation
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -180,6 +181,34 @@ class Section:
     views: Sequence[View]
 
 
+NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+"""Characters XML 1.0 (and so SVG) cannot hold; provider names may carry them."""
+
+
+LABEL_CHARACTERS = 40
+"""Longest label a chart shows; a longer one keeps its start and end (the id in parentheses)."""
+
+
+def label(value: str) -> str:
+    """``value`` fit for a chart label: characters XML cannot hold replaced by U+FFFD and, past
+    :data:`LABEL_CHARACTERS`, the middle cut out (whole characters, so an emoji is never split:
+    vega's own cut by pixel width can split one, and vl-convert then fails on the half)."""
+    value = NOT_XML.sub("\ufffd", value)
+    if len(value) <= LABEL_CHARACTERS:
+        return value
+    return value[: LABEL_CHARACTERS - 13] + "…" + value[-12:]
+
+
+def printable(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every text value made a :func:`label`, so a chart of it renders as SVG
+    (vl-convert aborts the process on a control character in a label)."""
+    frame = frame.copy()
+    for column in frame.columns:
+        if frame[column].dtype == object or pd.api.types.is_string_dtype(frame[column]):
+            frame[column] = frame[column].map(lambda v: label(v) if isinstance(v, str) else v)
+    return frame
+
+
 def bar_chart(
     frame: pd.DataFrame,
     *,
@@ -226,10 +255,13 @@ def bar_chart(
         tooltip.append(alt.Tooltip(f"{x_offset}:N", title="Measure"))
     encoding["tooltip"] = tooltip
     return (
-        alt.Chart(frame, title=title)
+        alt.Chart(printable(frame), title=title)
         .mark_bar()
         .encode(**encoding)
         .properties(width="container", height=260)
+        # labels are already cut to LABEL_CHARACTERS: no second cut by pixel width
+        .configure_axis(labelLimit=0)
+        .configure_legend(labelLimit=0)
     )
 
 
