@@ -32,9 +32,7 @@ CHECKS = [
     ["mypy"],
     ["sqlfluff", "lint", "sql"],
     ["lint-imports"],
-    # two workers (pytest-xdist): most tests wait on one core each; loadgroup keeps the tests
-    # marked xdist_group("demo") on one worker, which runs the demo they share once
-    ["pytest", "-n", "2", "--dist", "loadgroup"],
+    ["pytest", "-n", "2"],  # two workers (pytest-xdist): most tests wait on one core each
 ]
 
 

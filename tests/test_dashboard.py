@@ -14,6 +14,7 @@ import socket
 import subprocess
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ import httpx
 import pytest
 from conftest import NOW, WFM_SYNC, DemoRun, query
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("demo")]
+pytestmark = pytest.mark.slow
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_FLAGS = [
@@ -141,35 +142,42 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def served_app(small_demo: DemoRun) -> Iterator[str]:
-    """``wfm-sync dashboard`` on the demo's snapshot, as a real server on 127.0.0.1."""
+@contextmanager
+def serving(snapshot: Path, env: dict[str, str]) -> Iterator[str]:
+    """``wfm-sync dashboard`` on ``snapshot`` (its run log beside it), as a real server on
+    127.0.0.1; its URL."""
     port = free_port()
-    command = [
-        *WFM_SYNC, "dashboard", "--port", str(port), "--snapshot", str(small_demo.snapshot),
-        "--runs", str(small_demo.warehouse.parent / "runs.jsonl"),
-    ]  # fmt: skip
+    command = [*WFM_SYNC, "dashboard", "--port", str(port), "--snapshot", str(snapshot)]
     server = subprocess.Popen(
-        command, env=small_demo.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 120
-    while True:
-        try:
-            if httpx.get(url, timeout=2).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        if server.poll() is not None or time.monotonic() > deadline:
-            server.kill()
-            pytest.fail(f"the dashboard did not start: {server.communicate()[0][-3000:]}")
-        time.sleep(0.3)
-    yield url
-    server.terminate()
     try:
-        server.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        server.kill()
+        while True:
+            try:
+                if httpx.get(url, timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if server.poll() is not None or time.monotonic() > deadline:
+                server.kill()
+                pytest.fail(f"the dashboard did not start: {server.communicate()[0][-3000:]}")
+            time.sleep(0.3)
+        yield url
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+@pytest.fixture(scope="module")
+def served_app(small_demo: DemoRun) -> Iterator[str]:
+    """The dashboard on the demo's snapshot."""
+    with serving(small_demo.snapshot, small_demo.env) as url:
+        yield url
 
 
 def eventually(check: Any, what: str, timeout: float = 120) -> Any:
@@ -281,37 +289,47 @@ def test_the_report_opens_offline_with_every_chart_and_the_marts_figures(
 
 
 def test_the_app_keeps_answering_while_a_nightly_publishes(
-    browser: Any, served_app: str, small_demo: DemoRun
+    browser: Any, small_demo: DemoRun, tmp_path: Path
 ) -> None:
-    published = "select max(published_at) from main._published"
-    before = query(small_demo.snapshot, published)[0][0]
-    expected = expected_kpis(small_demo.snapshot, *DEFAULT_RANGE)
-    nightly = subprocess.Popen(
-        [*WFM_SYNC, "sync", "--steps", "models,publish,report"],
-        env=small_demo.env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
+    # a copy of the demo's files: the other tests read the demo's warehouse meanwhile
+    folder = tmp_path / "demo"
+    shutil.copytree(small_demo.warehouse.parent, folder)
+    snapshot = folder / "analytics.duckdb"
+    env = dict(
+        small_demo.env,
+        DESTINATION__DUCKDB__CREDENTIALS=str(folder / "warehouse.duckdb"),
+        WFM_SYNC_DBT_TARGET_DIR=str(tmp_path / "dbt-target"),
     )
-    answered_during = 0
-    try:
-        while nightly.poll() is None:
-            with Page(browser) as tab:
-                wait_for_app(tab.page, served_app)
-                # the same data is published again: the figures stay the marts' figures
-                assert_same(shown_kpis(tab.page), expected)
-                assert tab.errors == []
-                if nightly.poll() is None:
-                    answered_during += 1
-        output = nightly.communicate(timeout=600)[0]
-    finally:
-        if nightly.poll() is None:
-            nightly.kill()
-    assert nightly.returncode == 0, output[-3000:]
-    assert "report: " in output
-    assert answered_during >= 1
-    assert query(small_demo.snapshot, published)[0][0] > before
-    with Page(browser) as tab:  # and it answers from the new snapshot afterwards
-        wait_for_app(tab.page, served_app)
-        assert_same(shown_kpis(tab.page), expected)
-        assert tab.errors == []
+    published = "select max(published_at) from main._published"
+    before = query(snapshot, published)[0][0]
+    expected = expected_kpis(snapshot, *DEFAULT_RANGE)
+    with serving(snapshot, env) as app:
+        nightly = subprocess.Popen(
+            [*WFM_SYNC, "sync", "--steps", "models,publish,report"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        answered_during = 0
+        try:
+            while nightly.poll() is None:
+                with Page(browser) as tab:
+                    wait_for_app(tab.page, app)
+                    # the same data is published again: the figures stay the marts' figures
+                    assert_same(shown_kpis(tab.page), expected)
+                    assert tab.errors == []
+                    if nightly.poll() is None:
+                        answered_during += 1
+            output = nightly.communicate(timeout=600)[0]
+        finally:
+            if nightly.poll() is None:
+                nightly.kill()
+        assert nightly.returncode == 0, output[-3000:]
+        assert "report: " in output
+        assert answered_during >= 1
+        assert query(snapshot, published)[0][0] > before
+        with Page(browser) as tab:  # and it answers from the new snapshot afterwards
+            wait_for_app(tab.page, app)
+            assert_same(shown_kpis(tab.page), expected)
+            assert tab.errors == []

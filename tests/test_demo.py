@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from conftest import DemoRun, query
-
-pytestmark = pytest.mark.xdist_group("demo")  # one worker runs the demo once (small_demo)
 
 
 def test_demo_syncs_twice_and_shows_counts_and_queries(small_demo: DemoRun):
