@@ -1,12 +1,12 @@
 """The static report: the dashboard notebook run once, written as one self-contained HTML file.
 
-``marimo export html`` writes a page that loads marimo's front end from a CDN (about 150 script
-URLs on cdn.jsdelivr.net for marimo 0.25): it needs the network to show anything. The report must
-open offline and be small enough to mail, so it runs the same notebook with marimo
-(``app.run``, the default filters: the last 14 days, everything) and writes what its cells built:
-the KPI cards, each section's charts as inline SVG (rendered by vl-convert, the Vega-Lite
-project's converter, with no browser and no network) and the table behind each chart. No script,
-no external resource.
+``marimo export html`` writes a page that loads marimo's front end from a CDN (187 URLs on
+cdn.jsdelivr.net for marimo 0.25, benchmarks/dashboard_report.py): it needs the network to
+show anything. The report must open offline and be small enough to mail, so it runs the same
+notebook with marimo (``app.run``, the default filters: the last 14 days, everything) and
+writes what its cells built: the KPI cards, each section's charts as inline SVG (rendered by
+vl-convert, the Vega-Lite project's converter, with no browser and no network) and the table
+behind each chart. No script, no external resource.
 """
 
 from __future__ import annotations
