@@ -20,7 +20,6 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pandas as pd
-import vl_convert
 
 from . import views
 
@@ -124,6 +123,8 @@ def render(
     published_at: datetime | None,
 ) -> tuple[str, int]:
     """The report page and the number of charts in it."""
+    import vl_convert  # its JavaScript engine loads with it: only when a report is drawn
+
     published = f"{published_at:%Y-%m-%d %H:%M} UTC" if published_at else "unknown"
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",

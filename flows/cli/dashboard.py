@@ -13,6 +13,7 @@ from typing import Annotated
 
 import typer
 
+from .render import print_report
 from .terminal import console, fail, setup_logging
 
 SnapshotOption = Annotated[
@@ -128,7 +129,4 @@ def report(
         )
     except Exception as exc:  # noqa: BLE001
         fail(exc, "report")
-    console.print(
-        f"report: [bold]{summary.path}[/] ({summary.charts} charts, "
-        f"{summary.bytes / 1000:,.0f} kB, {summary.duration_seconds:.1f} s)"
-    )
+    print_report(summary)

@@ -11,6 +11,7 @@ from rich.table import Table
 from .terminal import console, err
 
 if TYPE_CHECKING:
+    from dashboard.report import ReportSummary
     from flows.nightly import NightlyResult
     from pipelines.documents import BulkSummary
     from pipelines.fold import FoldSummary
@@ -103,6 +104,14 @@ def print_models(
         console.print(publish_note)
 
 
+def print_report(report: ReportSummary) -> None:
+    """Print where the static report went, its charts, size and time."""
+    console.print(
+        f"report: {report.path} ({report.charts} charts, {report.bytes / 1000:,.0f} kB, "
+        f"{report.duration_seconds:.1f} s)"
+    )
+
+
 def print_nightly(result: NightlyResult, wall_seconds: float) -> None:
     """Print every step of a nightly_sync run, then the time taken."""
     if result.sync.warehouse:
@@ -111,11 +120,7 @@ def print_nightly(result: NightlyResult, wall_seconds: float) -> None:
         print_fold(result.fold)
     print_models(result.models, result.publish, result.publish_note)
     if result.report is not None:
-        report = result.report
-        console.print(
-            f"report: {report.path} ({report.charts} charts, {report.bytes / 1000:,.0f} kB, "
-            f"{report.duration_seconds:.1f} s)"
-        )
+        print_report(result.report)
     console.print(f"time taken: {wall_seconds:.1f} s")
 
 
