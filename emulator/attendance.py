@@ -1,11 +1,14 @@
 """Tidy data: shift punches tied to the schedule, so attendance has something to measure.
 
 The past, published, single-user shift rows (those that ended before the anchor), newest first,
-get a punch each while shift punches (time activities of kind ``shifts``) last, except a share
-left without one (the no-shows, ``1 - attendance_share``). A punch moved onto a shift takes the
-shift's user, its ``schedulerShiftId`` (the shift's base id) and times near the shift's, in a
-fixed pattern by punch: on time (within five minutes), a few minutes late, 10-30 minutes late, or
-leaving 30-60 minutes early. One punch in twenty, and any left over, match no shift
+get a working pattern each while patterns with shift punches last, except a share left without
+one (the no-shows, ``1 - attendance_share``). A pattern is one shift punch, or the activities of
+one working day that belong together (a shift split by a mobile break: shift, break, shift; a
+shift with an API break inside): it moves as a whole. A pattern moved onto a shift takes the
+shift's user, its shift punches the ``schedulerShiftId`` (the shift's base id), and times near
+the shift's, in a fixed pattern by punch: on time (within five minutes), a few minutes late, 10-30
+minutes late, or leaving 30-60 minutes early; a mobile break stays between its two punches, an
+API break inside its punch. One pattern in twenty, and any left over, match no shift
 (unscheduled). The number of activities is unchanged.
 """
 
@@ -44,8 +47,12 @@ def tie_punches_to_shifts(
          and row["endTime"] <= anchor),
         key=lambda r: (r["startTime"], str(r["id"])),
     )  # fmt: skip
-    punches = [item for items in ops.activities.values() for item in items
-               if item["kind"] == "shifts"]  # fmt: skip
+    patterns: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    for clock, items in ops.activities.items():
+        for item in items:
+            patterns.setdefault((clock, item.get("group", id(item))), []).append(item)
+    punches = [group for group in patterns.values()
+               if any(item["kind"] == "shifts" for item in group)]  # fmt: skip
     punches.reverse()
     del punches[: max(1, len(punches) // 20)]  # one in twenty stays unscheduled
     moved = 0
@@ -53,18 +60,43 @@ def tie_punches_to_shifts(
         shift = past.pop()  # the newest first
         if rng.random() >= share:
             continue  # a no-show
-        item = punches.pop()
+        group = punches.pop()
         start, end = shift["startTime"], shift["endTime"]
         what = PATTERN[moved % len(PATTERN)]
         late = {"late": rng.randint(10, 30), "few_minutes": rng.randint(6, 9)}
         start += late.get(what, rng.randint(-5, 4)) * 60
         end += -rng.randint(30, 60) * 60 if what == "early_leave" else rng.randint(0, 6) * 60
-        record = item["record"]
-        zone = shift.get("timezone") or record["start"]["timezone"]
-        record["start"] = {**record["start"], **activity_point(start, zone)}
-        record["end"] = {**record["end"], **activity_point(end, zone)}
-        record["createdAt"], record["modifiedAt"] = start, end + 60
-        record["schedulerShiftId"] = str(shift["id"]).split(":", 1)[0]
-        item["userId"] = shift["assignedUserIds"][0]
+        zone = shift.get("timezone") or group[0]["record"]["start"]["timezone"]
+        _place(group, start, end, zone)
+        for item in group:
+            item["userId"] = shift["assignedUserIds"][0]
+            if item["kind"] == "shifts":
+                item["record"]["schedulerShiftId"] = str(shift["id"]).split(":", 1)[0]
         moved += 1
     return moved
+
+
+def _place(group: list[dict[str, Any]], start: int, end: int, zone: str) -> None:
+    """Lay a pattern's activities over ``start..end`` (UTC epoch seconds), keeping its shape: a
+    lone punch spans it; a mobile break sits in the middle, its punches either side; an API break
+    lies inside its punch, a third of the way in."""
+    shifts = [item["record"] for item in group if item["kind"] == "shifts"]
+    breaks = [item["record"] for item in group if item["kind"] == "manualBreaks"]
+
+    def put(record: dict[str, Any], lo: int, hi: int) -> None:
+        record["start"] = {**record["start"], **activity_point(lo, zone)}
+        record["end"] = {**record["end"], **activity_point(hi, zone)}
+        record["createdAt"], record["modifiedAt"] = lo, hi + 60
+
+    length = {id(b): b["end"]["timestamp"] - b["start"]["timestamp"] for b in breaks}
+    if len(shifts) == 2 and breaks:  # shift, mobile break, shift
+        pause = start + (end - start) // 2 // 60 * 60
+        back = pause + length[id(breaks[0])]
+        put(shifts[0], start, pause)
+        put(breaks[0], pause, back)
+        put(shifts[1], back, max(back + 60, end))
+        return
+    put(shifts[0], start, end)
+    for brk in breaks:  # inside the punch
+        pause = start + (end - start) // 3 // 60 * 60
+        put(brk, pause, min(end, pause + length[id(brk)]))

@@ -5,6 +5,7 @@
   ``endDate`` required, ``YYYY-MM-DD``, at most 92 days inclusive, per
   ``tests/data/provider-notes.md``)
 * ``GET /time-clock/v1/time-clocks/{timeClockId}/timesheet`` (not paged; at most 45 days)
+* ``GET /time-clock/v1/time-clocks/{timeClockId}/manual-breaks`` (not paged)
 * ``GET /forms/v1/forms/{formId}/form-submissions`` (limit <= 100; ``submittingStartTimestamp``
   inclusive, ``submittingEndTime``), oldest submission first
 * ``GET /jobs/v1/jobs`` (limit <= 500, ``includeDeleted`` default true; sub-jobs nested)
@@ -114,6 +115,16 @@ def add_operations_routes(app: FastAPI, state: EmulatorState) -> None:
             return window
         users = ops().timesheet(timeClockId, *window)
         return envelope({"startDate": startDate, "endDate": endDate, "users": users})
+
+    @app.get(
+        "/time-clock/v1/time-clocks/{timeClockId}/manual-breaks",
+        dependencies=[require("time_clock.read")],
+    )
+    async def get_manual_breaks(timeClockId: Annotated[int, Path()]) -> Response:  # noqa: N803
+        if timeClockId not in ops().time_clocks:
+            return json_response({"detail": f"Time clock {timeClockId} not found"}, 404)
+        policies = ops().manual_breaks.get(timeClockId, [])
+        return envelope({"manualBreaks": policies, "areManualBreaksEnabled": bool(policies)})
 
     @app.get("/forms/v1/forms/{formId}/form-submissions", dependencies=[require("forms.read")])
     async def get_form_submissions(

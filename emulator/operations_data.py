@@ -16,7 +16,6 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from .config import OperationsConfig
 from .operations_records import (
@@ -35,6 +34,7 @@ from .operations_records import (
     time_off_request,
 )
 from .pay_leave_data import PayLeave
+from .timesheet import daily_records, hourly_rate_of
 
 __all__ = ["REMOVABLE_OPERATIONS", "TASK_BOARD_BASE", "TIME_CLOCK_BASE", "Operations",
            "OperationsConfig"]  # fmt: skip
@@ -50,7 +50,11 @@ class Operations:
 
     time_clocks: dict[int, dict[str, Any]] = field(default_factory=dict)
     activities: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
-    """Per time clock: ``{"userId", "kind" (shifts|manualBreaks|timeOffs), "record"}``."""
+    """Per time clock: ``{"userId", "kind" (shifts|manualBreaks|timeOffs), "record"}``, and
+    ``"group"`` (the activity's number) shared by the activities of one working pattern (a shift
+    split by a mobile break: shift, break, shift; an API break inside a shift)."""
+    manual_breaks: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    """Per time clock: its manual-break policies (``ManualBreakResponse``)."""
     form_submissions: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     jobs: list[dict[str, Any]] = field(default_factory=list)
     policy_types: list[dict[str, Any]] = field(default_factory=list)
@@ -88,9 +92,14 @@ class Operations:
                 "isArchived": archived,
             }
             ops.activities[clock_id] = []
-        for n in range(config.time_activities if ops.time_clocks else 0):
+            ops.manual_breaks[clock_id] = [dict(policy) for policy in MANUAL_BREAKS]
+        n = 0
+        while n < (config.time_activities if ops.time_clocks else 0):
             clock_id = TIME_CLOCK_BASE + n % len(ops.time_clocks)
-            ops.activities[clock_id].append(ops._activity(rng, n, anchor, config, users))
+            group = ops._activity(rng, n, anchor, config, users)
+            group = group[: config.time_activities - n]  # exactly config.time_activities
+            ops.activities[clock_id] += group
+            n += len(group)
         for form_id in forms:
             ops.form_submissions[form_id] = [
                 form_submission(rng, form_id, k + 1, anchor, users, forms[form_id])
@@ -160,63 +169,78 @@ class Operations:
 
     def _activity(
         self, rng: random.Random, n: int, anchor: int, config: OperationsConfig, users: list[int]
-    ) -> dict[str, Any]:
+    ) -> list[dict[str, Any]]:
+        """The activities of the ``n``-th pattern, on one clock: a shift (two in three), a shift
+        split by a mobile break (shift, break, shift: ``isSwitchFromShift`` then
+        ``isResumeShift``), an API break inside a shift, a standalone break or a time off."""
         user = rng.choice(users)
         zone = rng.choice(ACTIVITY_ZONES)
         day = anchor - rng.randint(1, max(1, config.activity_days)) * DAY
         roll = rng.random()
-        activity_id = f"ta-{n + 1:06d}"
-        if roll < 0.8:
-            start = day + rng.randint(5, 14) * 3600 + rng.choice([0, 15, 30, 45]) * 60
-            end = start + rng.randint(3, 10) * 3600 + rng.choice([0, 30]) * 60
-            job_id, sub_job_id = rng.choice(self.job_choices() or [("job-001", None)])
-            auto = rng.random() < 0.08
-            end_point = activity_point(end, zone)
-            if auto:
-                end_point["source"] = {
-                    "type": "autoClockOut",
-                    "mode": rng.choice(AUTO_CLOCK_OUT_MODES),
-                }
-            record: dict[str, Any] = {
-                "id": activity_id,
-                "start": activity_point(start, zone),
-                "end": end_point,
-                "createdAt": start,
-                "modifiedAt": end + rng.randint(0, 3600),
-                "jobId": job_id,
-                "isAutoClockOut": auto,
-                "shiftAttachments": [],
-            }
-            if sub_job_id:
-                record["subJobId"] = sub_job_id
-            kind = "shifts"
-        elif roll < 0.9:
-            start = day + rng.randint(10, 15) * 3600
-            end = start + rng.choice([15, 30, 45]) * 60
-            record = {
-                "id": activity_id,
-                "start": activity_point(start, zone),
-                "end": activity_point(end, zone),
-                "createdAt": start,
-                "modifiedAt": end,
-                "manualBreakId": rng.choice(MANUAL_BREAKS)[0],
-                "isAutoClockOut": False,
-            }
-            kind = "manualBreaks"
+        start = day + rng.randint(5, 14) * 3600 + rng.choice([0, 15, 30, 45]) * 60
+        end = start + rng.randint(3, 10) * 3600 + rng.choice([0, 30]) * 60
+        items: list[tuple[str, dict[str, Any]]]
+        if roll < 0.66:
+            items = [("shifts", self._shift(rng, start, end, zone))]
+        elif roll < 0.74:  # a mobile break: the shift closes, the return opens a new one
+            policy = rng.choice(MANUAL_BREAKS)
+            pause = start + (end - start) // 2 // 900 * 900
+            back = pause + int(policy["duration"]) * 60
+            first = self._shift(rng, start, pause, zone)
+            second = {**self._shift(rng, back, end + (back - pause), zone),
+                      "jobId": first.get("jobId")}  # fmt: skip
+            second.pop("subJobId", None)
+            if "subJobId" in first:
+                second["subJobId"] = first["subJobId"]
+            items = [("shifts", first),
+                     ("manualBreaks", _break(pause, back, zone, str(policy["id"]))),
+                     ("shifts", second)]  # fmt: skip
+        elif roll < 0.80:  # an API-created break inside a shift (isSplitShiftOnManualBreak false)
+            policy = rng.choice(MANUAL_BREAKS)
+            pause = start + 2 * 3600
+            items = [("shifts", self._shift(rng, start, end, zone)),
+                     ("manualBreaks", _break(pause, pause + int(policy["duration"]) * 60, zone,
+                                             str(policy["id"])))]  # fmt: skip
+        elif roll < 0.90:  # a break taken while idle (no shift open)
+            pause = day + rng.randint(10, 15) * 3600
+            items = [("manualBreaks", _break(pause, pause + rng.choice([15, 30, 45]) * 60, zone,
+                                             str(rng.choice(MANUAL_BREAKS)["id"])))]  # fmt: skip
         else:
-            start = day
-            record = {
-                "id": activity_id,
-                "start": activity_point(start, zone),
-                "end": activity_point(start + 8 * 3600, zone),
-                "createdAt": start - 7 * DAY,
-                "modifiedAt": start - 6 * DAY,
+            items = [("timeOffs", {
+                "start": activity_point(day, zone),
+                "end": activity_point(day + 8 * 3600, zone),
+                "createdAt": day - 7 * DAY,
+                "modifiedAt": day - 6 * DAY,
                 "policyTypeId": rng.choice(POLICY_TYPES)[0],
                 "duration": {"value": 8, "units": "hours"},
                 "isAllDay": True,
-            }
-            kind = "timeOffs"
-        return {"userId": user, "kind": kind, "record": record}
+            })]  # fmt: skip
+        return [
+            {"userId": user, "kind": kind, "group": n,
+             "record": {"id": f"ta-{n + k + 1:06d}", **record}}
+            for k, (kind, record) in enumerate(items)
+        ]  # fmt: skip
+
+    def _shift(self, rng: random.Random, start: int, end: int, zone: str) -> dict[str, Any]:
+        """A ``ShiftActivityResponse`` (without its id) on a live job, auto clocked out one time
+        in twelve."""
+        job_id, sub_job_id = rng.choice(self.job_choices() or [("job-001", None)])
+        auto = rng.random() < 0.08
+        end_point = activity_point(end, zone)
+        if auto:
+            end_point["source"] = {"type": "autoClockOut", "mode": rng.choice(AUTO_CLOCK_OUT_MODES)}
+        record: dict[str, Any] = {
+            "start": activity_point(start, zone),
+            "end": end_point,
+            "createdAt": start,
+            "modifiedAt": end + rng.randint(0, 3600),
+            "jobId": job_id,
+            "isAutoClockOut": auto,
+            "shiftAttachments": [],
+        }
+        if sub_job_id:
+            record["subJobId"] = sub_job_id
+        return record
 
     def remove(self, stream: str, count: int, rng: random.Random) -> list[Any]:
         """Delete ``count`` records of ``stream`` (one of :data:`REMOVABLE_OPERATIONS`), drawn
@@ -279,72 +303,28 @@ class Operations:
         return [{"userId": user, **by_user[user]} for user in sorted(by_user)]
 
     def timesheet(self, clock_id: int, first: date, last: date) -> list[dict[str, Any]]:
-        """``users`` of the timesheet totals: one daily record per user and local day with a
-        clocked shift (shift hours are work; manual breaks are unpaid break hours); in spec data
-        mode the drawn answers' daily records dated ``first..last``."""
+        """``users`` of the timesheet totals for local days ``first..last``: per user and day,
+        the totals and pay items of the clock's own activities by the provider's rule
+        (:mod:`emulator.timesheet`); in spec data mode the drawn answers' daily records dated
+        ``first..last``."""
         if clock_id in self.spec_timesheets:
             lo, hi = first.isoformat(), last.isoformat()
             return [
                 {**user, "dailyRecords": [d for d in user["dailyRecords"] if lo <= d["date"] <= hi]}
                 for user in self.spec_timesheets[clock_id]
             ]
-        days: dict[tuple[int, str], dict[str, Any]] = {}
-        for item in self.activities.get(clock_id, []):
-            record = item["record"]
-            if item["kind"] == "timeOffs" or "end" not in record:
-                continue
-            start, end = record["start"], record["end"]
-            local = datetime.fromtimestamp(start["timestamp"], ZoneInfo(start["timezone"])).date()
-            if not first <= local <= last:
-                continue
-            day = days.setdefault(
-                (item["userId"], local.isoformat()),
-                {
-                    "date": local.isoformat(),
-                    "dailyTotalHours": 0.0,
-                    "dailyTotalWorkHours": 0.0,
-                    "dailyTotalPaidBreakHours": 0.0,
-                    "dailyTotalUnpaidBreakHours": 0.0,
-                    "isApproved": local.toordinal() % 3 != 0,
-                    "isSubmitted": True,
-                    "isLocked": local.toordinal() % 5 == 0,
-                    "payItems": [],
-                    "records": [],
-                },
-            )
-            hours = round((end["timestamp"] - start["timestamp"]) / 3600, 4)
-            if item["kind"] == "manualBreaks":
-                day["dailyTotalUnpaidBreakHours"] = round(
-                    day["dailyTotalUnpaidBreakHours"] + hours, 4
-                )
-                continue
-            day["dailyTotalWorkHours"] = round(day["dailyTotalWorkHours"] + hours, 4)
-            day["dailyTotalHours"] = round(day["dailyTotalHours"] + hours, 4)
-            day["records"].append(
-                {
-                    "timeActivityId": record["id"],
-                    "start": {"timestamp": start["timestamp"], "timezone": start["timezone"]},
-                    "end": {"timestamp": end["timestamp"], "timezone": end["timezone"]},
-                    "resources": [
-                        {
-                            "resourceId": record.get("jobId"),
-                            **(
-                                {"subResourceId": record["subJobId"]}
-                                if "subJobId" in record
-                                else {}
-                            ),
-                        }
-                    ],
-                }
-            )
-        for day in days.values():
-            day["payItems"] = [
-                {
-                    "hours": day["dailyTotalWorkHours"],
-                    "payRule": {"id": "regular", "code": "REG", "type": "regular"},
-                }
-            ]
-        users: dict[int, list[dict[str, Any]]] = defaultdict(list)
-        for (user, _), day in sorted(days.items()):
-            users[user].append(day)
-        return [{"userId": user, "dailyRecords": records} for user, records in users.items()]
+        paid = {str(p["id"]): bool(p.get("isPaid")) for p in self.manual_breaks.get(clock_id, [])}
+        rate_of = hourly_rate_of(self.pay_leave.pay_rates)
+        return daily_records(self.activities.get(clock_id, []), paid, rate_of, first, last)
+
+
+def _break(start: int, end: int, zone: str, policy: str) -> dict[str, Any]:
+    """A ``ManualBreakActivityResponse`` (without its id) of policy ``policy``."""
+    return {
+        "start": activity_point(start, zone),
+        "end": activity_point(end, zone),
+        "createdAt": start,
+        "modifiedAt": end,
+        "manualBreakId": policy,
+        "isAutoClockOut": False,
+    }

@@ -16,7 +16,11 @@ TIME_CLOCK_BASE = 7100
 TASK_BOARD_BASE = 3100
 """Id of the first task board (the next ones count up)."""
 POLICY_TYPES = [("pt-vacation", "Vacation"), ("pt-sick", "Sick leave"), ("pt-personal", "Personal")]
-MANUAL_BREAKS = [("mb-lunch", "Lunch"), ("mb-rest", "Rest")]
+MANUAL_BREAKS: list[dict[str, Any]] = [
+    {"id": "mb-lunch", "name": "Lunch", "isPaid": False, "duration": 30},
+    {"id": "mb-rest", "name": "Rest", "isPaid": True, "duration": 15},
+]
+"""Every time clock's manual-break policies (``ManualBreakResponse``; ``duration`` in minutes)."""
 AUTO_CLOCK_OUT_MODES = ["dailyLimit", "hourLimit", "schedulerShiftEnded", "geofenceExit"]
 ACTIVITY_ZONES = ["America/New_York", "Europe/London", "Australia/Sydney"]
 TIME_OFF_STATUSES = ["approved", "approved", "approved", "pending", "denied"]

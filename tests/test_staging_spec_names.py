@@ -81,6 +81,8 @@ SOURCE_ADDED: dict[str, str] = {
     "time_off_balances.synced_at": "when the sync read the balance (epoch seconds)",
     "form_submissions.synced_at": "when the sync read the submission's version (epoch seconds)",
     "scheduler_unavailabilities.scheduler_id": "the scheduler listed (path parameter)",
+    "manual_breaks.manual_break_key": "the source's key: time clock and policy id",
+    "manual_breaks.time_clock_id": "the time clock listed (path parameter)",
     "*.observed_at": "the source: when the sync that loaded a version ran (epoch seconds)",
     "*.version_key": "the source: a version's key, the record's key and observed_at",
 }
@@ -123,6 +125,7 @@ BUILT: dict[str, tuple[Builder, list[str]]] = {
         lambda r: availability.unavailability_row(1, r),
         ["SchedulerUnavailabilityResponse"],
     ),
+    "manual_breaks": (lambda r: time_clock.manual_break_row(1, r), ["ManualBreakResponse"]),
 }
 """Tables the source builds with a row builder from one record: the builder and the spec
 schemas of the records it reads (the others are loaded as the provider sends them, named by

@@ -183,6 +183,13 @@ _STREAMS = (
         loads="one row per user × day with hour totals; new and changed, and deletions",
     ),
     Stream(
+        "manual_breaks", "/time-clock/v1/time-clocks/{timeClockId}/manual-breaks",
+        "manualBreaks", None, ("id",), ("manual_break_key",), DIGEST, "time_clocks",
+        "time_clock.read", parent="time_clocks", key_note=" = clock:manual break",
+        loads="each clock's manual-break policies (`name`, `isPaid`, `duration` in minutes) "
+        "whose record changed (digest); a break's `manualBreakId` names its policy",
+    ),
+    Stream(
         "form_submissions", "/forms/v1/forms/{formId}/form-submissions", "formSubmissions", 100,
         ("formSubmissionId",), ("form_submission_id",), SINCE, "forms", "forms.read",
         ("submission_timestamp",), parent="forms",
@@ -278,9 +285,9 @@ def oauth_scopes(streams: Iterable[str]) -> dict[str, list[str]]:
     """The OAuth 2.0 scopes syncing ``streams`` needs, each with the streams that need it.
 
     A stream's scope is its endpoint's (the spec's per-operation ``security``); a child stream's
-    parent listing (schedulers for shifts, forms for submissions, time clocks for activities and
-    timesheets, task boards for tasks) needs the same scope as the child. Streams whose endpoint
-    has no scope in the spec (``user_documents``) add none.
+    parent listing (schedulers for shifts, forms for submissions, time clocks for activities,
+    timesheets and manual-break policies, task boards for tasks) needs the same scope as the
+    child. Streams whose endpoint has no scope in the spec (``user_documents``) add none.
 
     Args:
         streams: Stream names (keys of :data:`STREAMS`).

@@ -7,7 +7,7 @@ module                streams
 :mod:`.forms`         ``forms``, ``form_submissions``
 :mod:`.scheduling`    ``schedulers``, ``shifts``
 :mod:`.time_clock`    ``time_clocks``, ``time_activities`` (+ ``time_activity_coverage``),
-                      ``timesheets``
+                      ``timesheets``, ``manual_breaks``
 :mod:`.jobs`          ``jobs``
 :mod:`.time_off`      ``time_off_requests``, ``time_off_policy_types``, ``time_off_balances``
 :mod:`.tasks`         ``task_boards``, ``tasks``
@@ -93,6 +93,7 @@ def build_resources(
         named_listing(client, "time_clocks", time_clock_list),
         time_clock.time_activities(client, time_clock_list, activities_back, activities_backfill),
         time_clock.timesheets(client, time_clock_list, activities_back, activities_backfill),
+        time_clock.manual_breaks(client, time_clock_list),
         forms.form_submissions(client, form_list, submissions_days_back),
         jobs.jobs(client),
         time_off.time_off_requests(client, *time_off_window, activities_backfill),

@@ -1,7 +1,8 @@
 -- One row per version of a shift assignment (scheduler x shift x user; an open shift: no user):
 -- the API's versions (shift_versions, dated at the sync that loaded them) and the shift webhook
 -- events (V1 and V2 created/updated/deleted, dated at their event time), in time order. A
--- webhook states no publication: it keeps the previous version's (published when none). A
+-- webhook's publication is its shift's isPublished (a draft is not on the schedule); one that
+-- does not say keeps the previous version's (published when none). A
 -- deletion webhook names a V1 slot or a V2 shift: it ends every assignment known for it. A
 -- deletion keeps the times of the version before it (the sync's tombstone holds the last row
 -- the API returned, older than a webhook's change). A version whose state (times, publication,
@@ -44,7 +45,7 @@ webhook_changes as (
         user_id,
         starts_at,
         ends_at,
-        cast(null as boolean) as is_published,
+        is_published,
         false as is_deleted,
         event_at as version_at,
         'webhook' as detected_by

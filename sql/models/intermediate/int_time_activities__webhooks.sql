@@ -38,6 +38,8 @@ final as (
         latest.time_clock_id,
         latest.activity_type,
         latest.job_id,
+        latest.sub_job_id,
+        latest.manual_break_id,
         latest.scheduler_shift_id,
         latest.started_at,
         latest.ended_at,

@@ -1,9 +1,11 @@
 -- One row per published shift assignment that has started, matched to the user's shift punches,
 -- plus one row per shift punch that matched no assignment (is_unscheduled).
 -- A punch matches the assignment of the same user whose shift it names (scheduler_shift_id =
--- the shift's base id); a punch naming no shift matches the same user's assignment its time
--- overlaps (the one starting nearest to the punch when several do). An assignment may hold
--- several punches (a split shift): the first clock-in and the last clock-out count.
+-- the shift's base id); a punch naming no shift, or a shift that is none of the user's
+-- published assignments, matches the same user's assignment its time overlaps (the one
+-- starting nearest to the punch when several do). An assignment may hold several punches (a
+-- shift split by a mobile break): the first clock-in and the last clock-out count, and its
+-- worked hours are the punches' by the provider's rule (int_time_activities__paid_time).
 
 with
 
@@ -41,24 +43,18 @@ punches as (
         started_at,
         ended_at,
         timezone,
-        duration_hours
-    from {{ ref('fct_time_activities') }}
-    where
-        not is_deleted
-        and activity_type = 'shift'
-        and user_id is not null
-        and started_at is not null
+        worked_hours
+    from {{ ref('int_time_activities__paid_time') }}
+    where activity_type = 'shift'
 
 ),
 
-candidates as (
+named as (
 
     select
         punches.time_activity_id,
         assignments.shift_assignment_key,
-        case
-            when punches.scheduler_shift_id is not null then 'scheduler_shift_id' else 'overlap'
-        end as matched_by,
+        'scheduler_shift_id' as matched_by,
         abs(
             {{ epoch_seconds('punches.started_at') }} - {{ epoch_seconds('assignments.starts_at') }}
         ) as distance_seconds
@@ -66,14 +62,34 @@ candidates as (
     inner join assignments
         on
             punches.user_id = assignments.user_id
-            and (
-                punches.scheduler_shift_id = assignments.shift_id
-                or (
-                    punches.scheduler_shift_id is null
-                    and punches.started_at < assignments.ends_at
-                    and coalesce(punches.ended_at, punches.started_at) >= assignments.starts_at
-                )
-            )
+            and punches.scheduler_shift_id = assignments.shift_id
+
+),
+
+overlapping as (
+
+    select
+        punches.time_activity_id,
+        assignments.shift_assignment_key,
+        'overlap' as matched_by,
+        abs(
+            {{ epoch_seconds('punches.started_at') }} - {{ epoch_seconds('assignments.starts_at') }}
+        ) as distance_seconds
+    from punches
+    inner join assignments
+        on
+            punches.user_id = assignments.user_id
+            and punches.started_at < assignments.ends_at
+            and coalesce(punches.ended_at, punches.started_at) >= assignments.starts_at
+    where punches.time_activity_id not in (select named.time_activity_id from named)
+
+),
+
+candidates as (
+
+    select * from named
+    union all
+    select * from overlapping
 
 ),
 
@@ -93,7 +109,7 @@ per_assignment as (
         max(punches.ended_at) as clock_out_at,
         bool_or(punches.ended_at is null) as has_open_punch,
         count(*) as punch_count,
-        {{ round_to('sum(coalesce(punches.duration_hours, 0))', 4) }} as worked_hours,
+        {{ round_to('sum(punches.worked_hours)', 4) }} as worked_hours,
         min(matches.matched_by) as matched_by
     from matches
     inner join punches on matches.time_activity_id = punches.time_activity_id
@@ -160,7 +176,7 @@ unscheduled as (
         cast(null as varchar) as matched_by,
         true as is_unscheduled,
         1 as punch_count,
-        {{ round_to('coalesce(punches.duration_hours, 0)', 4) }} as worked_hours,
+        punches.worked_hours,
         cast(null as float8) as minutes_after_start,
         cast(null as float8) as minutes_before_end,
         false as no_show

@@ -22,6 +22,10 @@ renamed as (
         is_approved,
         is_submitted,
         is_locked,
+        daily_scheduled_hours,
+        daily_scheduled_difference_hours,
+        daily_scheduled_shifts,
+        daily_scheduled_details is not null as has_scheduled_details,
         untypable_value_count,
         coalesce(is_deleted, false) as is_deleted
 

@@ -28,6 +28,8 @@ renamed as (
         end_source_type,
         auto_clock_out_mode,
         job_id,
+        sub_job_id,
+        manual_break_id,
         scheduler_shift_id,
         duration_value,
         duration_units,
