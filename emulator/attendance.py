@@ -9,7 +9,8 @@ shift's user, its shift punches the ``schedulerShiftId`` (the shift's base id), 
 the shift's, in a fixed pattern by punch: on time (within five minutes), a few minutes late, 10-30
 minutes late, or leaving 30-60 minutes early; a mobile break stays between its two punches, an
 API break inside its punch. One pattern in twenty, and any left over, match no shift
-(unscheduled). The number of activities is unchanged.
+(unscheduled). The number of activities is unchanged. Which assignment each moved punch was
+for is kept (``Operations.punch_assignments``): the truth attendance is checked against.
 """
 
 from __future__ import annotations
@@ -42,10 +43,10 @@ def tie_punches_to_shifts(
     """
     rng = random.Random(seed * 31 + 5)
     past = sorted(
-        (row for rows in shifts.values() for row in rows
+        ((sid, row) for sid, rows in shifts.items() for row in rows
          if row.get("isPublished") and len(row.get("assignedUserIds") or []) == 1
          and row["endTime"] <= anchor),
-        key=lambda r: (r["startTime"], str(r["id"])),
+        key=lambda p: (p[1]["startTime"], str(p[1]["id"])),
     )  # fmt: skip
     patterns: dict[tuple[int, int], list[dict[str, Any]]] = {}
     for clock, items in ops.activities.items():
@@ -57,7 +58,7 @@ def tie_punches_to_shifts(
     del punches[: max(1, len(punches) // 20)]  # one in twenty stays unscheduled
     moved = 0
     while past and punches:
-        shift = past.pop()  # the newest first
+        scheduler_id, shift = past.pop()  # the newest first
         if rng.random() >= share:
             continue  # a no-show
         group = punches.pop()
@@ -68,10 +69,16 @@ def tie_punches_to_shifts(
         end += -rng.randint(30, 60) * 60 if what == "early_leave" else rng.randint(0, 6) * 60
         zone = shift.get("timezone") or group[0]["record"]["start"]["timezone"]
         _place(group, start, end, zone)
+        base_id = str(shift["id"]).split(":", 1)[0]
         for item in group:
             item["userId"] = shift["assignedUserIds"][0]
             if item["kind"] == "shifts":
-                item["record"]["schedulerShiftId"] = str(shift["id"]).split(":", 1)[0]
+                item["record"]["schedulerShiftId"] = base_id
+                ops.punch_assignments[item["record"]["id"]] = (
+                    scheduler_id,
+                    base_id,
+                    shift["assignedUserIds"][0],
+                )
         moved += 1
     return moved
 

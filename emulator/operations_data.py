@@ -55,6 +55,9 @@ class Operations:
     split by a mobile break: shift, break, shift; an API break inside a shift)."""
     manual_breaks: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     """Per time clock: its manual-break policies (``ManualBreakResponse``)."""
+    punch_assignments: dict[str, tuple[int, str, int]] = field(default_factory=dict)
+    """Shift punch id -> ``(schedulerId, base shift id, userId)`` of the published assignment
+    the emulator made the punch for (:func:`emulator.attendance.tie_punches_to_shifts`)."""
     form_submissions: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     jobs: list[dict[str, Any]] = field(default_factory=list)
     policy_types: list[dict[str, Any]] = field(default_factory=list)

@@ -7,13 +7,14 @@ parents' ids, the times the endpoints filter on) are set here.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import date, timedelta
 from typing import Any
 
 from .config import DAY, EmulatorConfig, OperationsConfig
 from .operations_data import TASK_BOARD_BASE, TIME_CLOCK_BASE, Operations
 from .spec_data import SpecData
 from .spec_pay_leave import spec_pay_leave
+from .timesheet import daily_records
 from .vocabulary import DOCUMENT_STATUSES, DOCUMENTS
 
 ACTIVITY_KINDS = [("shifts", "shifts_activity"), ("manualBreaks", "manual_breaks_activity"),
@@ -131,9 +132,11 @@ def _spec_operations(
     * time activities: ``config.time_activities`` round-robin over the clocks (70% shifts,
       manual breaks, time offs), unique ``id``, ``start.timestamp`` in the 30 days before the
       anchor, ``userId`` one of the users;
-    * timesheets: per clock up to 8 users, each with 1..4 distinct days in the 30 days before
-      the anchor (``dailyRecords[].date``), served by :meth:`Operations.timesheet
-      <emulator.operations_data.Operations.timesheet>` filtered to the asked window;
+    * manual-break policies: two per clock, ``id`` ``mb-<clock>-<k>``;
+    * timesheets: per clock, one drawn day per user and local day its activities fill, with
+      the totals the provider's rule gives over them (:mod:`emulator.timesheet`), served by
+      :meth:`Operations.timesheet <emulator.operations_data.Operations.timesheet>` filtered to
+      the asked window;
     * form submissions: per form, unique ``formSubmissionId``, ``formId`` of the form,
       ``submissionTimestamp`` increasing within the 200 days before the anchor;
     * jobs ``jobId`` ``job-<n>``, sub-jobs ``job-<n>-<k>``;
@@ -141,7 +144,7 @@ def _spec_operations(
       within 30 days before to 155 days after the anchor;
     * tasks ``id`` ``task-<board>-<k>``; policy types ``id`` ``pt-<k>``.
     """
-    ops, rng = Operations(), gen.rng
+    ops = Operations()
     for i in range(config.time_clocks):
         cid = TIME_CLOCK_BASE + i
         ops.time_clocks[cid] = gen.record(
@@ -154,8 +157,8 @@ def _spec_operations(
             _activity(gen, n, users, config.time_activities)
         )
     for cid in clocks:
-        for user in rng.sample(users, min(len(users), 8)):
-            ops.spec_timesheets[cid].append(_timesheet(gen, cid, user))
+        ops.manual_breaks[cid] = _manual_breaks(gen, cid, len(clocks))
+        ops.spec_timesheets[cid] = _timesheets(gen, cid, ops)
     for fid in forms:
         ops.form_submissions[fid] = _submissions(gen, fid, config.form_submissions)
     for n in range(config.jobs):
@@ -194,15 +197,34 @@ def _activity(gen: SpecData, n: int, users: list[int], needed: int) -> dict[str,
     return {"userId": gen.rng.choice(users), "kind": kind, "record": record}
 
 
-def _timesheet(gen: SpecData, clock_id: int, user: int) -> dict[str, Any]:
-    """A ``UserHoursSummaryResponse`` of ``user``: 1..4 distinct days (see
-    :func:`_spec_operations`), each a drawn ``DailyRecordResponse``."""
-    days = sorted({gen.day(30, 0).isoformat() for _ in range(gen.rng.randint(1, 4))})
-    daily = [
-        gen.record("timesheet_days", "timesheets", f"{clock_id}:{user}:{day}", {"date": day}, 64)
-        for day in days
-    ]
-    return {"userId": user, "dailyRecords": daily}
+def _manual_breaks(gen: SpecData, clock_id: int, clocks: int) -> list[dict[str, Any]]:
+    """The clock's two manual-break policies, drawn ``ManualBreakResponse`` records with ``id``
+    ``mb-<clock>-<k>``."""
+    return [
+        gen.record("manual_breaks", "manual_breaks", f"mb-{clock_id}-{k}",
+                   {"id": f"mb-{clock_id}-{k}"}, 2 * clocks)
+        for k in range(2)
+    ]  # fmt: skip
+
+
+def _timesheets(gen: SpecData, clock_id: int, ops: Operations) -> list[dict[str, Any]]:
+    """``UserHoursSummaryResponse`` items of the clock: one drawn ``DailyRecordResponse`` per user
+    and local day the clock's activities fill, whose totals (``dailyTotal*``) are the provider's
+    rule over those activities (:mod:`emulator.timesheet`); every other field (approval flags,
+    ``payItems``, ``records``, ``dailyScheduledDetails``) as drawn."""
+    paid = {str(p.get("id")): p.get("isPaid") is True for p in ops.manual_breaks[clock_id]}
+    computed = daily_records(ops.activities[clock_id], paid, lambda user, day: None,
+                             date.min, date.max)  # fmt: skip
+    needed = sum(len(user["dailyRecords"]) for user in computed) or 1
+    totals = ("date", "dailyTotalHours", "dailyTotalWorkHours", "dailyTotalPaidBreakHours",
+              "dailyTotalUnpaidBreakHours")  # fmt: skip
+    return [
+        {"userId": user["userId"], "dailyRecords": [
+            gen.record("timesheet_days", "timesheets", f"{clock_id}:{user['userId']}:{day['date']}",
+                       {name: day[name] for name in totals}, needed)
+            for day in user["dailyRecords"]]}
+        for user in computed
+    ]  # fmt: skip
 
 
 def _submissions(gen: SpecData, form_id: int, count: int) -> list[dict[str, Any]]:

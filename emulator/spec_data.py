@@ -108,6 +108,7 @@ RECORDS = {
     "manual_breaks_activity": "ManualBreakActivityResponse",
     "time_offs_activity": "TimeOffActivityResponse",
     "timesheet_days": "DailyRecordResponse",
+    "manual_breaks": "ManualBreakResponse",
     "form_submissions": "FormSubmissionResponse",
     "jobs": "BaseJobResponse",
     "policy_types": "TimeOffPolicyType",

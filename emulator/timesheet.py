@@ -11,14 +11,16 @@ derived from one time clock's own time activities by the provider's rule as the 
   ``manualBreakId``); a break counts on the local day of the shift it overlaps (the earliest
   starting one), else on its own start's;
 * ``dailyTotalWorkHours``, ``dailyTotalPaidBreakHours``, ``dailyTotalUnpaidBreakHours`` sum those
-  per user and local day of the start (the punch's own timezone); ``dailyTotalHours`` is the
-  day's paid time: work plus paid breaks;
+  per user and local day of the start (the punch's own timezone: its start's, else its end's);
+  ``dailyTotalHours`` is the day's paid time: work plus paid breaks;
 * ``payItems``: the day's paid hours at the user's hourly default rate in effect that day, the
   first 8 hours under the regular rule and the rest under daily overtime at 1.5 times the rate
   (``actualPayRate``, ``totalPay`` = hours x rate, to the cent); without an hourly rate the items
   carry hours and rule only (``actualPayRate`` and ``totalPay`` are optional in the spec).
 
-Open activities (no end) and time offs count nowhere. The same rule is what the dbt models apply
+Open activities (no end), activities whose times are not epoch seconds of years 1..9999, time
+offs, and activities whose timezone is no IANA name (their day cannot be placed; they still
+overlap others) count nowhere. The same rule is what the dbt models apply
 (``int_time_activities__paid_time``): the demo reconciles the two.
 """
 
@@ -40,8 +42,32 @@ RateOf = Callable[[int, date], float | None]
 """``(userId, local date) -> hourly rate`` in effect, or ``None`` (no hourly rate)."""
 
 
-def _local_day(point: dict[str, Any]) -> date:
-    return datetime.fromtimestamp(point["timestamp"], ZoneInfo(point["timezone"])).date()
+EPOCH_RANGE = (-62_135_596_800, 253_402_300_799)
+"""Epoch seconds of years 1..9999: the times a timesheet can place (0, "never", is none)."""
+
+
+def _timed(record: dict[str, Any]) -> bool:
+    """Whether an activity has a start and an end the provider could have recorded: integer
+    epoch seconds of years 1..9999, not 0 (drawn spec data may hold anything)."""
+    stamps = [(record.get(p) or {}).get("timestamp") if isinstance(record.get(p), dict) else None
+              for p in ("start", "end")]  # fmt: skip
+    return all(
+        isinstance(t, int) and not isinstance(t, bool) and t != 0
+        and EPOCH_RANGE[0] <= t <= EPOCH_RANGE[1]
+        for t in stamps
+    )  # fmt: skip
+
+
+def _local_day(record: dict[str, Any]) -> date | None:
+    """The local day of an activity's start in its timezone (the start's, else the end's);
+    ``None`` when neither is an IANA zone name."""
+    for point in (record["start"], record["end"]):
+        try:
+            zone = ZoneInfo(str(point.get("timezone")))
+            return datetime.fromtimestamp(record["start"]["timestamp"], zone).date()
+        except (ValueError, OSError, OverflowError, KeyError):  # ZoneInfoNotFound is a KeyError
+            continue
+    return None
 
 
 def _hours(seconds: float) -> float:
@@ -105,14 +131,17 @@ def daily_records(
     Returns:
         ``[{"userId", "dailyRecords": [DailyRecordResponse]}]``, users and days in order.
     """
-    ended = [i for i in items if i["kind"] != "timeOffs" and "end" in i["record"]]
+    ended = [i for i in items if i["kind"] != "timeOffs" and _timed(i["record"])]
     shifts: dict[int, list[dict[str, Any]]] = defaultdict(list)
     breaks: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for item in ended:
         (shifts if item["kind"] == "shifts" else breaks)[item["userId"]].append(item["record"])
     days: dict[tuple[int, date], dict[str, Any]] = {}
+    nowhere: dict[str, Any] = _new_day(date.min, False, False)  # a day no timezone places
 
-    def day_of(user: int, day: date) -> dict[str, Any]:
+    def day_of(user: int, day: date | None) -> dict[str, Any]:
+        if day is None:
+            return nowhere
         key = (user, day)
         if key not in days:
             days[key] = _new_day(day, day.toordinal() % 3 != 0, day.toordinal() % 5 == 0)
@@ -122,7 +151,7 @@ def daily_records(
         for shift in records:
             length = shift["end"]["timestamp"] - shift["start"]["timestamp"]
             off = sum(_overlap(shift, b) for b in breaks.get(user, []))
-            totals = day_of(user, _local_day(shift["start"]))
+            totals = day_of(user, _local_day(shift))
             totals["dailyTotalWorkHours"] += _hours(max(0, length - off))
             totals["records"].append(_entry(shift))
     for user, records in breaks.items():
@@ -131,7 +160,7 @@ def daily_records(
                 (s for s in shifts.get(user, []) if _overlap(s, brk) > 0),
                 key=lambda s: (s["start"]["timestamp"], s["id"]),
             )
-            totals = day_of(user, _local_day((hosts[0] if hosts else brk)["start"]))
+            totals = day_of(user, _local_day(hosts[0] if hosts else brk))
             length = _hours(brk["end"]["timestamp"] - brk["start"]["timestamp"])
             paid = paid_policies.get(str(brk.get("manualBreakId")), False)
             totals["dailyTotalPaidBreakHours" if paid else "dailyTotalUnpaidBreakHours"] += length

@@ -104,8 +104,9 @@ def _time_activity(
             activity["isAutoClockOut"] = True
         activity["end"] = {"timestamp": stamp, "timezone": tz, "source": end_source}
     if kind == "shift":
+        # no schedulerShiftId: a drawn punch is for no shift the API serves (the field is
+        # optional: "the shift from the schedule, if it exists")
         activity["jobId"] = f"job-{rng.randint(1, 8)}"
-        activity["schedulerShiftId"] = _oid(rng)
     elif kind == "manual_break":
         activity["manualBreakId"] = _oid(rng)
     else:

@@ -28,6 +28,7 @@ from .fold import DATASET_WEBHOOKS
 from .models import run_dbt, target_dir
 from .runs import JOBS, RunRecord, read_runs, run_log_path
 from .sync import STREAMS
+from .timesheet_match import read_timesheet_match
 from .warehouse import (
     DATASET_CONNECTEAM,
     build_pipeline,
@@ -131,6 +132,10 @@ class Status:
     deliveries, ``webhooks_only``, ``differs``), from ``marts.fct_time_activity_reconciliation``
     as of the last model build. Shown, not counted as a problem: the marts already take the
     API's version."""
+    timesheet_match: dict[str, Any] = field(default_factory=dict)
+    """User-days whose worked hours match the provider's timesheet, explained, unexplained
+    (:class:`pipelines.timesheet_match.TimesheetMatch`), as of the last model build; with
+    ``line`` in words. Shown, not a problem."""
     untypable_rows: dict[str, int] = field(default_factory=dict)
     """Per staging model, rows holding provider values that could not be typed (left null,
     the raw value kept), as of the last model build; shown, not a problem."""
@@ -287,6 +292,9 @@ def _warehouse_status(status: Status, runs: list[RunRecord], max_age: float, now
                 status.webhook_families = _families(client)
             if ("marts", "fct_time_activity_reconciliation") in existing:
                 status.reconciliation = _reconciliation(client)
+            if ("marts", "fct_daily_hours") in existing:
+                match = read_timesheet_match(lambda sql: _rows(client, sql))
+                status.timesheet_match = {**match.as_dict(), "line": match.line()}
     except Exception as exc:  # noqa: BLE001 - a busy or unreachable warehouse is reported
         reason = str(exc).splitlines()[0]
         if "lock" in reason.lower():
@@ -356,6 +364,11 @@ def _families(client: Any) -> list[FamilyStatus]:
             FamilyStatus(str(f), int(n), iso(t.timestamp()) if t else None)
             for f, n, t in cursor.fetchall()
         ]
+
+
+def _rows(client: Any, sql: str) -> list[tuple[Any, ...]]:
+    with client.execute_query(sql) as cursor:
+        return [tuple(row) for row in cursor.fetchall()]
 
 
 def _reconciliation(client: Any) -> dict[str, int]:

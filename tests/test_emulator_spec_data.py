@@ -177,6 +177,8 @@ def served(account: Account, ds: Dataset) -> dict[str, dict[Any, Any]]:
             for kind in ("shifts", "manualBreaks", "timeOffs"):
                 for activity in user.get(kind) or []:
                     add("time_activities", activity["id"], activity)
+        for policy in account.get(f"{base}/manual-breaks")["data"]["manualBreaks"]:
+            add("manual_breaks", policy["id"], policy)
         sheet = account.get(f"{base}/timesheet", ACTIVITY_WINDOW)["data"]
         for user in sheet["users"]:
             for day in user["dailyRecords"]:
@@ -227,6 +229,7 @@ def held(ds: Dataset) -> dict[str, set[Any]]:
         "timesheets": {f"{clock}:{user['userId']}:{day['date']}"
                        for clock, users in ops.spec_timesheets.items() for user in users
                        for day in user["dailyRecords"]},
+        "manual_breaks": {p["id"] for policies in ops.manual_breaks.values() for p in policies},
         "form_submissions": {s["formSubmissionId"] for subs in ops.form_submissions.values()
                              for s in subs},
         "jobs": {j["jobId"] for job in ops.jobs for j in [job, *(job.get("subJobs") or [])]},
@@ -252,7 +255,7 @@ RECORD_LISTS = {
     "taskBoards": (1, "task_boards"), "tasks": (1, "tasks"),
     "customFields": (1, "user_custom_field_definitions"),
     "unavailabilities": (1, "scheduler_unavailabilities"),
-    "payRulesPolicies": (1, "pay_rule_policies"),
+    "payRulesPolicies": (1, "pay_rule_policies"), "manualBreaks": (1, "manual_breaks"),
 }  # fmt: skip
 
 

@@ -25,6 +25,7 @@ from emulator.spec_data import spec_webhook_bodies
 from emulator.webhooks import send_burst
 from pipelines.model_docs import mart_docs
 from pipelines.models import models_casting
+from pipelines.timesheet_match import read_timesheet_match
 from receiver import ReceiverSettings, create_app
 
 SEEDS = [1, 2, 3, 4, 5]
@@ -104,6 +105,12 @@ def test_the_nightly_holds_on_spec_generated_data(seed, start_emulator, tmp_path
     snapshot = warehouse.parent / "analytics.duckdb"
     for mart in MARTS:
         query(snapshot, f"select count(*) from marts.{mart}")
+    # the emulator's timesheet follows its own activities by the provider's rule: every
+    # user-day it covers reconciles, drawn values and all
+    match = read_timesheet_match(lambda sql: query(snapshot, sql))
+    covered = query(snapshot, "select count(*) from marts.fct_daily_hours where is_in_timesheet "
+                              "and variance_reason is null")[0][0]  # fmt: skip
+    assert match.unexplained == 0 and covered > 0, f"seed {seed}: {match.line()}"
     # and the dashboard notebook ran on it: the static report holds every section's charts
     page = (warehouse.parent / "report.html").read_text()
     assert page.count("<figure class='wfm-chart'><svg") == 15 and "<script" not in page

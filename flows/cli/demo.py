@@ -25,6 +25,7 @@ from rich.console import Console
 from rich.table import Table
 
 from emulator.config import DEMO_SHIFTS, DEMO_USERS, demo_config
+from pipelines.timesheet_match import read_timesheet_match
 from sources import settings
 
 from .emulator import print_burst, send_counted
@@ -75,6 +76,12 @@ CLOSING_QUERIES = {
         "variance_hours as variance, open_punch_count as open_punches from marts.fct_daily_hours "
         "where worked_hours > 0 order by abs(variance_hours) desc, user_id limit 5"
     ),
+    "fct_daily_hours: our worked hours against the provider's timesheet, per reason": (
+        "select coalesce(variance_reason, 'match') as reason, count(*) as user_days, "
+        "round(sum(worked_hours), 1) as worked, round(sum(provider_work_hours), 1) as provider, "
+        "round(sum(hours_variance), 1) as variance from marts.fct_daily_hours "
+        "where punch_count > 0 or is_in_timesheet group by all order by user_days desc"
+    ),
     "fct_attendance: who came late, left early or not at all, per day": (
         "select local_date, count(*) filter (where not is_unscheduled) as assignments, "
         "count(*) filter (where is_late) as late, "
@@ -85,9 +92,10 @@ CLOSING_QUERIES = {
         "from marts.fct_attendance where local_date is not null "
         "group by all order by local_date desc limit 5"
     ),
-    "fct_labour_cost_daily: what the worked hours cost, per day": (
-        "select local_date, round(sum(worked_hours), 1) as hours, "
+    "fct_labour_cost_daily: what the paid hours cost, per day": (
+        "select local_date, round(sum(paid_hours), 1) as hours, "
         "round(sum(labour_cost), 2) as labour_cost, "
+        "count(*) filter (where cost_source = 'provider') as provider_pay, "
         "count(*) filter (where rate_source in ('resource', 'sub_resource')) as at_job_rate, "
         "count(*) filter (where rate_type <> 'hourly') as salaried, "
         "count(*) filter (where has_no_rate) as without_rate "
@@ -270,6 +278,8 @@ def run_demo(
         console.print(counts)
         for title, sql in {**EXAMPLE_QUERIES, **CLOSING_QUERIES}.items():
             _show_on(con, console, title, sql)
+        match = read_timesheet_match(lambda sql: con.sql(sql).fetchall())
+        console.print(f"[bold]{match.line()}[/] (marts.fct_daily_hours)")
     console.print(
         f'Query it yourself: duckdb -readonly {snapshot} "from marts.fct_daily_hours limit 5"'
     )

@@ -164,6 +164,8 @@ def print_status(report: Status) -> None:
             + ", ".join(f"{kind} {n}" for kind, n in report.reconciliation.items())
             + " (marts.fct_time_activity_reconciliation)"
         )
+    if report.timesheet_match:
+        console.print(f"{report.timesheet_match['line']} (marts.fct_daily_hours)")
     if report.untypable_rows:
         console.print(
             "rows with provider values that could not be typed (left null; see each model's "

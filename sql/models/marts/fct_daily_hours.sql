@@ -308,7 +308,7 @@ final as (
             when not is_in_timesheet and is_outside_timesheet_pull then 'not_in_timesheet_yet'
             when has_webhook_activities then 'webhook_only_day'
             when not break_policy_known then 'policy_unknown'
-            when not coalesce(is_timesheet_approved, false) then 'unapproved'
+            when is_in_timesheet and not is_timesheet_approved then 'unapproved'
             else 'unexplained'
         end as variance_reason,
         {{ readable_key([
