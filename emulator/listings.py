@@ -2,7 +2,8 @@
 (``tests/data/connecteam-openapi.json``) describes them:
 
 * ``GET /users/v1/users`` (limit 1..500, offset, ``userStatus`` active|archived|all, default active;
-  ``modifiedAt`` = modified strictly after that epoch second; ``userIds``),
+  ``modifiedAt`` = modified strictly after that epoch second; ``userIds``; ``sort`` created_at
+  with ``order`` asc|desc, else in id order),
 * ``GET /forms/v1/forms`` (limit 1..300),
 * ``GET /scheduler/v1/schedulers`` (not paged),
 * ``GET /scheduler/v1/schedulers/{schedulerId}/shifts`` (required ``startTime``/``endTime``; a
@@ -18,13 +19,16 @@
   status (ApiDocumentStatus), createdAt, updatedAt}`` with epoch-second times.
 
 ``paging.offset`` is the offset of the next page; ``paging.total`` is sent only when configured
-(:attr:`~emulator.state.ServerOptions.paging_total`).
+(:attr:`~emulator.state.ServerOptions.paging_total`). A listing named in
+:attr:`~emulator.state.ServerOptions.delete_while_paging` (``shifts``, ``user_documents``) loses
+the first record of a first page it served, right after serving it, as a concurrent deletion
+would: the next page's offsets shift by one.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import FastAPI, Path, Query
 from fastapi.responses import Response
@@ -52,6 +56,8 @@ def add_listing_routes(app: FastAPI, state: EmulatorState) -> None:
         userStatus: UserStatus = UserStatus.active,  # noqa: N803 - the provider's name
         modifiedAt: Annotated[int | None, Query(ge=1)] = None,  # noqa: N803
         userIds: Annotated[list[int] | None, Query()] = None,  # noqa: N803
+        sort: Literal["created_at"] | None = None,
+        order: SortOrder = SortOrder.asc,
     ) -> Response:
         wanted = set(userIds or [])
         users = [
@@ -64,6 +70,8 @@ def add_listing_routes(app: FastAPI, state: EmulatorState) -> None:
             and (modifiedAt is None or u["modifiedAt"] > modifiedAt)
             and (not wanted or u["userId"] in wanted)
         ]
+        if sort is not None:
+            users.sort(key=lambda u: (u["createdAt"], u["userId"]), reverse=order is SortOrder.desc)
         return paged("users", users, offset, limit, state.options.paging_total)
 
     @app.get("/forms/v1/forms", dependencies=[requirement(state, "forms.read")])
@@ -106,7 +114,13 @@ def add_listing_routes(app: FastAPI, state: EmulatorState) -> None:
                 and (not users or users & set(r.get("assignedUserIds") or []))
                 and (not ids or r["id"] in ids or r["id"].split(":")[0] in ids)
             ]
-        return paged("shifts", rows, offset, limit, state.options.paging_total)
+        answer = paged("shifts", rows, offset, limit, state.options.paging_total)
+        if offset == 0 and len(rows) > limit and state.take_paging_deletion("shifts"):
+            with state.lock:
+                kept = [r for r in state.dataset.shifts[schedulerId] if r["id"] != rows[0]["id"]]
+                state.dataset.shifts[schedulerId] = kept
+                state.dataset.version += 1
+        return answer
 
     @app.get("/documents/v1/user-documents", dependencies=[requirement(state, None)])
     async def get_user_documents(
@@ -120,4 +134,9 @@ def add_listing_routes(app: FastAPI, state: EmulatorState) -> None:
             for d in state.dataset.user_documents.values()
             if not wanted or d.get("userId") in wanted
         ]
-        return paged("userDocuments", docs, offset, limit, state.options.paging_total)
+        answer = paged("userDocuments", docs, offset, limit, state.options.paging_total)
+        if offset == 0 and len(docs) > limit and state.take_paging_deletion("user_documents"):
+            with state.lock:
+                state.dataset.user_documents.pop(docs[0]["id"], None)
+                state.dataset.version += 1
+        return answer

@@ -38,6 +38,9 @@ class ServerOptions:
             listing would be: ``{"/jobs/v1/jobs?offset=500": 503}``. A key is a request path,
             optionally with query parameters the request must carry too (so a listing can
             fail after its first pages).
+        delete_while_paging: Listings (``shifts``, ``user_documents``) that lose the first
+            record of a first page they serve, right after serving it, and how many times: a
+            deletion between two pages, which shifts the later pages' offsets by one.
         webhook_retries: Further deliveries of an event whose delivery failed (the
             provider: 3), also answered as every webhook's ``retryLimit``.
         webhook_retry_seconds: Seconds between deliveries of one event (the provider: 60).
@@ -82,6 +85,7 @@ class ServerOptions:
     fault_seed: int = 7
     paging_total: bool = False
     failing_paths: dict[str, int] = field(default_factory=dict)
+    delete_while_paging: dict[str, int] = field(default_factory=dict)
     webhook_retries: int = 3
     webhook_retry_seconds: float = 60.0
     webhook_timeout: float = 30.0
@@ -144,6 +148,15 @@ class EmulatorState:
                 self.options.webhook_retry_seconds,
             ),
         )
+
+    def take_paging_deletion(self, listing: str) -> bool:
+        """Whether ``listing`` should lose a record now
+        (:attr:`ServerOptions.delete_while_paging`); counts one down if so."""
+        with self.lock:
+            left = self.options.delete_while_paging.get(listing, 0)
+            if left > 0:
+                self.options.delete_while_paging[listing] = left - 1
+            return left > 0
 
     def reset_counters(self) -> None:
         """Forget request counts (not rate-limit windows)."""

@@ -199,10 +199,15 @@ def test_fields_whose_type_varies_or_overflows_are_kept_flagged_and_counted(
     assert summary.untyped_values == {"users": odd + 2 * third}
     rows = query(
         warehouse,
-        "select badge_number, untyped_values, kiosk_code, created_at from connecteam.users "
-        "order by user_id",
+        "select user_id, badge_number, untyped_values, kiosk_code, created_at "
+        "from connecteam.users",
     )
-    by_position = dict(enumerate(rows))
+    # the listing's order: the sync asks for sort=created_at (ascending), ties by id
+    listed = sorted(
+        server.state.dataset.users.values(), key=lambda u: (u["createdAt"], u["userId"])
+    )
+    by_user = {row[0]: row[1:] for row in rows}
+    by_position = {n: by_user[user["userId"]] for n, user in enumerate(listed)}
     assert by_position[0][0] == "B-0" and by_position[0][1] is None
     assert by_position[1][0] is None and orjson.loads(by_position[1][1]) == {"badgeNumber": 1}
     assert json.loads(by_position[3][1]) == {

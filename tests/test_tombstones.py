@@ -11,7 +11,7 @@ from conftest import NOW, point_at, query
 from emulator.operations_data import TASK_BOARD_BASE, OperationsConfig
 from pipelines import run_sync
 from sources.clock import now as clock_now
-from sources.connecteam.listing import complete_listing
+from sources.connecteam.listing import complete_listing, confirmed_gone
 
 WIDE_TIME_OFF = {"time_off_days_back": 182, "time_off_days_ahead": 182}
 """Every seeded time-off request (-150..+124 days) lies inside this window."""
@@ -188,15 +188,31 @@ def test_time_off_requests_outside_the_window_are_not_marked(
     assert marked(warehouse, "time_off_requests", "id") == {}
 
 
-def test_a_listing_is_complete_only_when_its_total_agrees():
+def test_a_listing_is_consistent_only_when_its_total_agrees_or_one_answer_held_it():
     page = [{"id": 1}, {"id": 2}]
-    assert complete_listing([(page, None), ([{"id": 3}], None)]) == ([*page, {"id": 3}], True)
+    # several pages without a total: unknown until a second pass agrees
+    assert complete_listing([(page, None), ([{"id": 3}], None)]) == ([*page, {"id": 3}], None)
+    assert complete_listing([(page, None)])[1] is True  # one answer is one view
+    assert complete_listing([(page, 3)])[1] is False  # one answer, yet a record missing
     assert complete_listing([(page, 3), ([{"id": 3}], 3)])[1] is True
     assert complete_listing([(page, 4), ([{"id": 3}], 4)])[1] is False  # one slipped by
     assert complete_listing([(page, 2), ([{"id": 3}], 3)])[1] is False  # changed while paging
     counted: list[int] = []
     complete_listing([(page, None)], counted.append)
     assert counted == [2]
+
+
+def test_what_looks_gone_is_confirmed_by_a_second_pass_only_when_it_agrees():
+    seen = {"1", "3"}
+    assert confirmed_gone("s", {"2"}, seen, True) == {"2"}
+    assert confirmed_gone("s", {"2"}, seen, False) == set()
+    assert confirmed_gone("s", {"2"}, seen, None) == set()  # no second pass possible
+    assert confirmed_gone("s", {"2"}, seen, None, lambda: {"1", "3"}) == {"2"}
+    # the second pass shows a record the first skipped: the listing moved, nothing is marked
+    assert confirmed_gone("s", {"2"}, seen, None, lambda: {"1", "2", "3"}) == set()
+    asked: list[int] = []
+    assert confirmed_gone("s", set(), seen, None, lambda: asked.append(1) or seen) == set()
+    assert asked == []  # nothing looked gone: no second pass was asked for
 
 
 @pytest.mark.slow  # a dbt build of every model

@@ -211,7 +211,9 @@ class ConnecteamClient(TokenAuth):
     ) -> Iterator[list[dict[str, Any]]]:
         """Yield the pages of one list endpoint, spending the fewest requests the provider allows.
 
-        ``limit`` is the endpoint's maximum; page ``n`` uses ``offset = n * limit``. Paging stops
+        ``limit`` is the endpoint's maximum; page ``n`` uses ``offset = n * limit``; the
+        listing is sorted by the stream's stable key (``sort``, ascending) unless ``params``
+        names a ``sort`` of its own. Paging stops
         at the first page holding fewer than ``limit`` records, and without asking for a page past
         ``paging.total`` when the answer carries it. For ``N`` records that is ``N // limit + 1``
         requests without a total, ``max(1, ceil(N / limit))`` with one. An endpoint that is not
@@ -261,6 +263,8 @@ class ConnecteamClient(TokenAuth):
             return
         limit = endpoint.max_limit
         offset = 0
+        if endpoint.sort and "sort" not in query:
+            query = {**query, "sort": endpoint.sort, "order": "asc"}
         while True:
             body = self.get(
                 path, {**query, "limit": limit, "offset": offset}, endpoint=endpoint.path

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import dlt
 import orjson
 
 from .arrow_rows import UNTYPED_COLUMN
-from .listing import content_hash
+from .listing import confirmed_gone, content_hash
 
 logger = logging.getLogger("sources.connecteam")
 _SQL_CLIENT_LOCK = threading.Lock()
@@ -123,34 +124,34 @@ def live_keys(
 
 
 def vanished(
-    table: str, key: str, seen: set[str], complete: bool, now: int, where: str = "true",
-    args: tuple[Any, ...] = (),
+    table: str, key: str, seen: set[str], consistent: bool | None, now: int, where: str = "true",
+    args: tuple[Any, ...] = (), reread: Callable[[], set[str]] | None = None,
 ) -> list[dict[str, Any]]:  # fmt: skip
     """Tombstones of a full listing: the live loaded rows (within ``where``) whose ``key`` is
-    not in ``seen``, marked deleted at ``now``; none unless the listing was ``complete``.
+    not in ``seen``, marked deleted at ``now``; none unless the listing was consistent
+    (:func:`~sources.connecteam.listing.confirmed_gone`).
 
-    A listing is complete when every page was read and nothing was skipped: ``seen`` then
-    holds every key the provider still returns within ``where``. (A listing that raised never
-    gets here: its stream fails and marks nothing.) The marked keys' digests are dropped from
-    the resource state (:func:`only_changed`), so a record that comes back loads again, live.
+    (A listing that raised never gets here: its stream fails and marks nothing.) The marked
+    keys' digests are dropped from the resource state (:func:`only_changed`), so a record that
+    comes back loads again, live.
 
     Args:
         table: The destination table.
         key: Its key column.
         seen: Keys (as text) the listing returned.
-        complete: Whether the listing was complete (see
-            :func:`~sources.connecteam.listing.complete_listing`).
+        consistent: Whether the listing was consistent (see
+            :attr:`~sources.connecteam.listing.PageCheck.consistent`; ``None``: unknown).
         now: Epoch seconds (UTC) stored in ``deleted_at``.
         where: SQL condition narrowing the rows the listing covers, e.g. a window.
         args: Its parameters.
+        reread: The keys of a second pass of the same listing, asked for only when the first
+            was of unknown consistency and something looks gone.
 
     Returns:
         The rows to merge (warehouse column names), empty when nothing vanished.
     """
-    if not complete:
-        logger.warning("%s: listing incomplete (paging.total disagreed); nothing deleted", table)
-        return []
     gone = {str(r[0]) for r in live_keys(table, key, where=where, args=args)} - seen
+    gone = confirmed_gone(table, gone, seen, consistent, reread)
     if not gone:
         return []
     forget_digests(gone)

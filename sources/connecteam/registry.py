@@ -92,6 +92,9 @@ class Stream:
         parent: The stream whose listing gives this one's path parameter, if any.
         in_spec: Whether the published OpenAPI spec has the endpoint (beta endpoints do not).
         query: Fixed query parameters, as shown in the README (``?userStatus=all``).
+        sort: The spec's ``sort`` key that gives the listing a stable order (sent with
+            ``order=asc`` unless the caller sorts itself), so a record added or changed while
+            paging does not move the others; empty when the endpoint offers none stable.
         loads: What each run loads, as the README's stream table says it.
         key_note: Shown after the key in the README's table.
     """
@@ -110,6 +113,7 @@ class Stream:
     parent: str | None = None
     in_spec: bool = True
     query: str = ""
+    sort: str = ""
     loads: str = ""
     key_note: str = ""
 
@@ -131,7 +135,7 @@ the provider's timestamps do not show (``SOURCES__CONNECTEAM__FORM_SUBMISSIONS_D
 _STREAMS = (
     Stream(
         "users", "/users/v1/users", "users", 500, ("userId",), ("user_id",), SINCE, "users",
-        "users.read", ("modified_at",), query="?userStatus=all",
+        "users.read", ("modified_at",), query="?userStatus=all", sort="created_at",
         loads="users modified from the second of the newest `modifiedAt` already loaded (the "
         "API's own filter)",
     ),
@@ -148,6 +152,7 @@ _STREAMS = (
         "shifts", "/scheduler/v1/schedulers/{schedulerId}/shifts", "shifts", 500,
         ("schedulerId", "id"), ("scheduler_id", "id"), WINDOW, "schedulers", "schedule.read",
         ("update_time", "creation_time"), Window(30, 90, anchor="now"), parent="schedulers",
+        sort="created_at",
         loads="new and changed shift rows in the window, and deletions",
     ),
     # Beta, absent from the spec file: envelope, page maximum and record shape as the emulator
@@ -218,7 +223,7 @@ _STREAMS = (
     ),
     Stream(
         "user_custom_field_definitions", "/users/v1/custom-fields", "customFields", 500, ("id",),
-        ("id",), DIGEST, "users", "users.read",
+        ("id",), DIGEST, "users", "users.read", sort="id",
         loads="definitions whose record changed (digest)",
     ),
     Stream(

@@ -5,11 +5,12 @@ and timesheets per time clock. Times are epoch seconds (UTC); dates are UTC cale
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+from .listing import confirmed_gone
 from .loaded import query_loaded, tombstones
 
 DAY_SECONDS = 86_400
@@ -178,9 +179,15 @@ class WindowDiff:
                 out.append(row)
         return out
 
-    def vanished(self) -> set[str]:
-        """Ids of live rows inside the window that no batch has returned."""
-        return {i for i, (_, inside) in self.live.items() if inside and i not in self.seen}
+    def vanished(
+        self, consistent: bool | None = True, reread: Callable[[], set[str]] | None = None
+    ) -> set[str]:
+        """Ids of live rows inside the window that no batch has returned, when the listing was
+        consistent (:func:`~sources.connecteam.listing.confirmed_gone`; ``reread``: the ids
+        of a second pass, for a listing of unknown consistency); else none."""
+        gone = {i for i, (_, inside) in self.live.items() if inside and i not in self.seen}
+        stream = f"{self.table}[{self.parent_id}]"
+        return confirmed_gone(stream, gone, self.seen, consistent, reread)
 
     def tombstones(self, ids: set[str], json_columns: set[str], now: int) -> list[dict[str, Any]]:
         """The loaded rows of ``ids``, marked ``is_deleted`` at ``now`` (epoch seconds, UTC)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 import dlt
@@ -17,7 +18,7 @@ from ...progress import Progress
 from ..arrow_rows import BIGINT, BOOL, TEXT, ArrowRows, hints
 from ..client import ConnecteamClient
 from ..errors import ParentNotFoundError
-from ..listing import content_hash
+from ..listing import PageCheck, checked_pages, content_hash, second_pass
 from ..registry import STREAMS
 from ..windows import WindowDiff, shift_window, utc_date
 from .common import Listing
@@ -40,12 +41,17 @@ UNAVAILABILITY_COLUMNS: dict[str, str] = {
 }
 
 
+def _record_id(record: dict[str, Any]) -> str:
+    """An unavailability's ``id`` as its row keeps it (:func:`unavailability_row`)."""
+    return str(record.get("id"))
+
+
 def unavailability_row(scheduler_id: int, record: dict[str, Any]) -> dict[str, Any]:
     """One ``SchedulerUnavailabilityResponse`` of a scheduler as a warehouse row (with a digest
     of the record in ``content_hash``)."""
     return {
         "scheduler_id": scheduler_id,
-        "id": str(record.get("id")),
+        "id": _record_id(record),
         "user_id": record.get("userId"),
         "is_all_day": record.get("isAllDay"),
         "unavailability_date": record.get("unavailabilityDate"),
@@ -97,18 +103,19 @@ def scheduler_unavailabilities(
             )  # fmt: skip
             progress = Progress(f"scheduler_unavailabilities[{sid}]", logger=logger)
             params = {"startTime": window.start, "endTime": window.end}
+            endpoint, parent = STREAMS["scheduler_unavailabilities"], {"schedulerId": sid}
+            check = PageCheck()
             try:
-                pages = client.paginate(
-                    STREAMS["scheduler_unavailabilities"], params, {"schedulerId": sid}
-                )
+                pages = checked_pages(client.pages(endpoint, params, parent), check)
                 yield from arrow.batches(
                     diff.changed(unavailability_row(sid, r) for r in page)
                     for page in progress.track(pages)
                 )
+                again = partial(client.pages, endpoint, params, parent)
+                gone = diff.vanished(check.consistent, second_pass(again, _record_id))
             except ParentNotFoundError as exc:
                 client.skip_parent(exc, "scheduler_unavailabilities")
                 continue
-            gone = diff.vanished()
             if gone:
                 yield arrow.to_arrow(diff.tombstones(gone, set(), int(now)))
             progress.done(f" in {window}: {len(gone)} deleted")

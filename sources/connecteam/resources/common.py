@@ -31,17 +31,19 @@ logger = logging.getLogger("sources.connecteam")
 DELETION_MARK: dict[str, str] = {"is_deleted": BOOL, "deleted_at": BIGINT}
 """The sync's deletion mark: ``is_deleted``, and ``deleted_at`` in epoch seconds (UTC)."""
 
-Listing = Callable[[], tuple[list[dict[str, Any]], bool]]
-"""A parent listing fetched once per run: ``(records, complete)``."""
+Listing = Callable[[], tuple[list[dict[str, Any]], bool | None]]
+"""A parent listing fetched once per run: ``(records, consistent)``
+(:func:`~sources.connecteam.listing.complete_listing`)."""
 
 
 def diff_listing(
     table: str,
     key: str,
     rows: list[dict[str, Any]],
-    complete: bool,
+    complete: bool | None,
     field: str | None = None,
     mark: Callable[[dict[str, Any]], dict[str, Any]] = live,
+    reread: Callable[[], set[str]] | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """A full listing compared with what is loaded.
 
@@ -49,19 +51,22 @@ def diff_listing(
         table: The destination table.
         key: Its key column.
         rows: Every row the listing returned.
-        complete: Whether the listing was complete (see
-            :func:`~sources.connecteam.listing.complete_listing`).
+        complete: Whether the listing was consistent (see
+            :func:`~sources.connecteam.listing.complete_listing`; ``None``: unknown).
         field: The rows' key field, when it differs from ``key`` (provider records: ``formId``).
         mark: Applied to each changed row (default: the live mark, :func:`~..listing.live`).
+        reread: A second pass's keys (:func:`~..listing.second_pass`), for a listing whose
+            consistency is unknown.
 
     Returns:
         ``(changed, gone)``: the rows whose digest changed (:func:`~..loaded.only_changed`), and
-        tombstones of the live loaded rows the listing no longer holds (none unless complete).
+        tombstones of the live loaded rows the listing no longer holds (none unless the listing
+        was consistent: :func:`~..listing.confirmed_gone`).
     """
     field = field or key
     changed = [mark(r) for r in only_changed(rows, field)]
     seen = {str(r.get(field)) for r in rows}
-    return changed, vanished(table, key, seen, complete, int(clock_now()))
+    return changed, vanished(table, key, seen, complete, int(clock_now()), reread=reread)
 
 
 def listing_tables(

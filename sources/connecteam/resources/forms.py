@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 import dlt
@@ -17,7 +18,7 @@ from ...progress import Progress
 from ..arrow_rows import BIGINT, JSON, ArrowRows, hints
 from ..client import ConnecteamClient
 from ..errors import ParentNotFoundError
-from ..listing import content_hash
+from ..listing import content_hash, second_pass
 from ..registry import FORM_SUBMISSIONS_DAYS_BACK, STREAMS
 from .common import DELETION_MARK, Listing, diff_listing, listing_tables
 
@@ -28,7 +29,7 @@ FORM_COLUMNS = {"questions": JSON, "settings": JSON, **DELETION_MARK}
 
 def forms(client: ConnecteamClient, form_list: Listing) -> DltResource:
     """``forms``: every form, merged on ``form_id``; only new or changed forms load (a digest of
-    each in the resource state); a form the complete listing no longer holds is marked deleted."""
+    each in the resource state); a form a consistent listing no longer holds is marked deleted."""
 
     @dlt.resource(
         name="forms",
@@ -39,7 +40,8 @@ def forms(client: ConnecteamClient, form_list: Listing) -> DltResource:
     )
     def _forms() -> Iterator[pa.Table]:
         listed, complete = form_list()
-        changed, gone = diff_listing("forms", "form_id", listed, complete, "formId")
+        again = second_pass(partial(client.pages, STREAMS["forms"]), lambda r: str(r.get("formId")))
+        changed, gone = diff_listing("forms", "form_id", listed, complete, "formId", reread=again)
         yield from listing_tables(client, "forms", FORM_COLUMNS, changed, gone)
         logger.info(
             "forms: %d listed, %d changed, %d deleted", len(listed), len(changed), len(gone)

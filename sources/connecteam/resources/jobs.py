@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 import dlt
@@ -48,15 +49,16 @@ def jobs(client: ConnecteamClient) -> DltResource:
     )
     def _jobs() -> Iterator[pa.Table]:
         progress = Progress("jobs", logger=logger)
-        listed, complete = complete_listing(
-            client.pages(STREAMS["jobs"], {"includeDeleted": "true"}), progress.page
-        )
-        rows = []
-        for job in listed:
-            rows.append(job_row(job, None))
-            rows += [job_row(sub, job["jobId"]) for sub in job.get("subJobs") or []]
+        listing = partial(client.pages, STREAMS["jobs"], {"includeDeleted": "true"})
+        listed, complete = complete_listing(listing(), progress.page)
+        rows = [row for job in listed for row in _job_rows(job)]
+        again = lambda: {  # noqa: E731 - a second pass, asked for only if needed
+            str(row["job_id"]) for page, _ in listing() for job in page for row in _job_rows(job)
+        }
         # is_deleted is the provider's own: a changed row only clears deleted_at
-        changed, gone = diff_listing("jobs", "job_id", rows, complete, mark=_undeleted)
+        changed, gone = diff_listing(
+            "jobs", "job_id", rows, complete, mark=_undeleted, reread=again
+        )
         progress.done(
             f" ({len(rows)} with sub-jobs, {len(changed)} new or changed, {len(gone)} deleted)"
         )
@@ -83,6 +85,11 @@ def job_row(job: dict[str, Any], parent: str | None) -> dict[str, Any]:
         "custom_fields": job.get("customFields") or [],
         "instance_ids": job.get("instanceIds") or [],
     }
+
+
+def _job_rows(job: dict[str, Any]) -> list[dict[str, Any]]:
+    """A job's row and its sub-jobs' rows (:func:`job_row`)."""
+    return [job_row(job, None), *(job_row(sub, job["jobId"]) for sub in job.get("subJobs") or [])]
 
 
 def _undeleted(row: dict[str, Any]) -> dict[str, Any]:

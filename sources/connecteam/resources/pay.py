@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from datetime import timedelta
+from itertools import chain
 from typing import Any
 
 import dlt
@@ -17,7 +18,7 @@ from ...clock import now as clock_now
 from ...progress import Progress
 from ..arrow_rows import BIGINT, BOOL, DOUBLE, JSON, TEXT, hints
 from ..client import ConnecteamClient
-from ..listing import complete_listing, live
+from ..listing import all_consistent, complete_listing, live
 from ..loaded import only_changed, vanished
 from ..registry import STREAMS
 from ..windows import date_windows, trailing_dates, utc_date
@@ -127,22 +128,29 @@ def pay_rates(
         last = utc_date(now) + timedelta(days=days_ahead)
         progress = Progress("pay_rates", logger=logger)
         rows: dict[str, dict[str, Any]] = {}
-        complete = True
-        for lo, hi in date_windows(first, last, PAY_RATES_MAX_DAYS):
-            params = {"startDate": lo.isoformat(), "endDate": hi.isoformat(),
-                      "isIncludeHistory": "true"}  # fmt: skip
+        windows = [{"startDate": lo.isoformat(), "endDate": hi.isoformat(),
+                    "isIncludeHistory": "true"}
+                   for lo, hi in date_windows(first, last, PAY_RATES_MAX_DAYS)]  # fmt: skip
+        parts = []
+        for params in windows:
             listed, whole = complete_listing(
                 client.pages(STREAMS["pay_rates"], params), progress.page
             )
-            complete = complete and whole
+            parts.append(whole)
             for item in listed:
                 rows.update((r["pay_rate_key"], r) for r in pay_rate_rows(item))
+
+        def again() -> set[str]:
+            pages = chain(*(client.pages(STREAMS["pay_rates"], p) for p in windows))
+            return {r["pay_rate_key"] for page, _ in pages for i in page for r in pay_rate_rows(i)}
+
         changed = [live(r) for r in only_changed(list(rows.values()), "pay_rate_key")]
         inside = (
             "effective_date >= %s and effective_date <= %s",
             (first.isoformat(), last.isoformat()),
         )
-        gone = vanished("pay_rates", "pay_rate_key", set(rows), complete, int(now), *inside)
+        gone = vanished("pay_rates", "pay_rate_key", set(rows), all_consistent(parts), int(now),
+                        *inside, reread=again)  # fmt: skip
         progress.done(f" in {first}..{last} ({len(changed)} new or changed, {len(gone)} deleted)")
         state["backfilled"] = True
         yield from listing_tables(client, "pay_rates", PAY_RATE_COLUMNS, changed, gone)

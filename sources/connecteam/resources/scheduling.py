@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Generator, Iterator
+from functools import partial
 from typing import Any
 
 import dlt
@@ -17,7 +18,7 @@ from ...progress import Progress
 from ..arrow_rows import BIGINT, BOOL, JSON, TEXT, ArrowRows, hints
 from ..client import ConnecteamClient
 from ..errors import ParentNotFoundError
-from ..listing import content_hash
+from ..listing import PageCheck, content_hash, second_pass
 from ..registry import SHIFT_COVERAGE_TABLE, STREAMS
 from ..windows import Window, WindowDiff, shift_window
 from .common import DELETION_MARK, Listing, diff_listing, listing_tables, versions
@@ -92,7 +93,10 @@ def shifts(
     new or changed (a digest of the provider's record is kept in ``content_hash``). A live row
     lying wholly inside a re-pulled window that the provider no longer returns is loaded again
     with ``is_deleted = true`` and ``deleted_at`` (epoch seconds, UTC) — never kept as live,
-    never dropped. Every row loaded (new, changed or marked deleted) is also appended to
+    never dropped — but only after a consistent listing of the window
+    (:func:`~..listing.confirmed_gone`: ``paging.total`` unchanged and equal to the rows read,
+    or, without a total, a second pass returning the same rows; otherwise a warning, and a later
+    run marks it). Every row loaded (new, changed or marked deleted) is also appended to
     ``shift_versions`` with the run's time (:func:`~.common.versions`): the shift history. Each
     scheduler's pulled window is recorded in ``shift_coverage`` (:data:`SHIFT_COVERAGE_HINTS`).
     """
@@ -178,10 +182,13 @@ def shifts(
         params = {"startTime": window.start, "endTime": window.end,
                   "sort": "created_at", "order": "asc"}  # fmt: skip
         loaded = newest_seen = 0
+        listing = partial(client.pages, STREAMS["shifts"], params, {"schedulerId": sid})
+        check = PageCheck()
 
         def changed_pages() -> Iterator[list[dict[str, Any]]]:
             nonlocal loaded, newest_seen
-            for page, total in client.pages(STREAMS["shifts"], params, {"schedulerId": sid}):
+            for page, total in listing():
+                check.add(len(page), total)
                 progress.page(len(page))
                 totals[str(sid)] = total is not None
                 newest_seen = max([newest_seen, *(_updated(r) for r in page)])
@@ -190,7 +197,8 @@ def shifts(
                 yield changed
 
         yield from arrow.batches(changed_pages())
-        return loaded, diff.vanished(), newest_seen
+        gone = diff.vanished(check.consistent, second_pass(listing, lambda r: str(r["id"])))
+        return loaded, gone, newest_seen
 
     def _changes_pass(
         sid: int,

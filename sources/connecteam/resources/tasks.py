@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 import dlt
@@ -16,8 +17,8 @@ from ...progress import Progress
 from ..arrow_rows import BIGINT, JSON, hints
 from ..client import ConnecteamClient
 from ..errors import ParentNotFoundError
-from ..listing import complete_listing, live
-from ..loaded import only_changed, vanished
+from ..listing import complete_listing, confirmed_gone, live, second_pass
+from ..loaded import live_keys, only_changed, vanished
 from ..registry import STREAMS
 from .common import DELETION_MARK, listing_tables
 
@@ -55,11 +56,20 @@ def tasks(client: ConnecteamClient, board_list: Callable[[], list[dict[str, Any]
             board_id = int(board["id"])
             try:
                 progress = Progress(f"tasks[{board_id}]", logger=logger)
-                listed, complete = complete_listing(
-                    client.pages(STREAMS["tasks"], {"status": "all"}, {"taskBoardId": board_id}),
-                    progress.page,
+                listing = partial(
+                    client.pages, STREAMS["tasks"], {"status": "all"}, {"taskBoardId": board_id}
                 )
-                rows += [task_row(board_id, t) for t in listed]
+                listed, complete = complete_listing(listing(), progress.page)
+                board_rows = [task_row(board_id, t) for t in listed]
+                rows += board_rows
+                if complete is None:  # several pages without a total: confirm what looks gone
+                    seen = {r["id"] for r in board_rows}
+                    loaded = live_keys("tasks", "id", where="task_board_id = %s", args=(board_id,))
+                    missing = {str(row[0]) for row in loaded} - seen
+                    again = second_pass(listing, _task_id)
+                    complete = not missing or bool(
+                        confirmed_gone(f"tasks[{board_id}]", missing, seen, None, again)
+                    )
                 if not complete:
                     unlisted.append(board_id)
                 progress.done()
@@ -79,6 +89,11 @@ def tasks(client: ConnecteamClient, board_list: Callable[[], list[dict[str, Any]
         yield from listing_tables(client, "tasks", TASK_COLUMNS, changed, gone)
 
     return _tasks
+
+
+def _task_id(task: dict[str, Any]) -> str:
+    """A task's key as its row keeps it (:func:`task_row`)."""
+    return str(task_row(0, task)["id"])
 
 
 def task_row(board_id: int, task: dict[str, Any]) -> dict[str, Any]:

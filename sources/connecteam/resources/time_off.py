@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from datetime import timedelta
+from itertools import chain
 from typing import Any
 
 import dlt
@@ -20,7 +21,7 @@ from ...progress import Progress
 from ..arrow_rows import BIGINT, DOUBLE, JSON, TEXT, ArrowRows, hints
 from ..client import ConnecteamClient
 from ..errors import ParentNotFoundError
-from ..listing import complete_listing, live
+from ..listing import all_consistent, complete_listing, live, second_pass
 from ..loaded import only_changed, vanished
 from ..registry import STREAMS
 from ..windows import date_windows, trailing_dates, utc_date
@@ -66,25 +67,33 @@ def time_off_requests(
         last = utc_date(now) + timedelta(days=days_ahead)
         progress = Progress("time_off_requests", logger=logger)
         rows: dict[str, dict[str, Any]] = {}
-        complete = True
-        for lo, hi in date_windows(first, last, TIME_OFF_MAX_DAYS):
-            params = {
+        windows = [
+            {
                 "startDate": lo.isoformat(),
                 "endDate": hi.isoformat(),
                 "statuses": ["approved", "pending", "denied"],  # every status the spec has
             }
+            for lo, hi in date_windows(first, last, TIME_OFF_MAX_DAYS)
+        ]
+        parts = []
+        for params in windows:
             listed, whole = complete_listing(
                 client.pages(STREAMS["time_off_requests"], params), progress.page
             )
-            complete = complete and whole
+            parts.append(whole)
             rows.update((str(r["id"]), time_off_row(r)) for r in listed)
+        again = second_pass(
+            lambda: chain(*(client.pages(STREAMS["time_off_requests"], p) for p in windows)),
+            lambda r: str(r["id"]),
+        )
         changed = [live(r) for r in only_changed(list(rows.values()), "id")]
         # the loaded requests the range covers: the ones the provider would return
         overlapping = (
             "cast(start_date as varchar) <= %s and cast(end_date as varchar) >= %s",
             (last.isoformat(), first.isoformat()),
         )
-        gone = vanished("time_off_requests", "id", set(rows), complete, int(now), *overlapping)
+        gone = vanished("time_off_requests", "id", set(rows), all_consistent(parts), int(now),
+                        *overlapping, reread=again)  # fmt: skip
         progress.done(f" in {first}..{last} ({len(changed)} new or changed, {len(gone)} deleted)")
         state["backfilled"] = True
         yield from listing_tables(client, "time_off_requests", TIME_OFF_COLUMNS, changed, gone)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 import dlt
@@ -15,7 +16,7 @@ from ...clock import now as clock_now
 from ...progress import Progress
 from ..arrow_rows import JSON, ArrowRows, hints
 from ..client import ConnecteamClient
-from ..listing import complete_listing, content_hash
+from ..listing import complete_listing, content_hash, second_pass
 from ..registry import STREAMS
 from .common import DELETION_MARK, diff_listing, versions
 
@@ -111,7 +112,7 @@ def custom_field_row(field: dict[str, Any]) -> dict[str, Any]:
 
 def user_custom_field_definitions(client: ConnecteamClient) -> DltResource:
     """``user_custom_field_definitions``: the account's user custom fields (type, category,
-    dropdown options), merged on ``id``; only changed ones load; one the complete listing no
+    dropdown options), merged on ``id``; only changed ones load; one a consistent listing no
     longer holds is marked deleted."""
 
     @dlt.resource(
@@ -122,11 +123,13 @@ def user_custom_field_definitions(client: ConnecteamClient) -> DltResource:
     )
     def _definitions() -> Iterator[pa.Table]:
         progress = Progress("user_custom_field_definitions", logger=logger)
-        listed, complete = complete_listing(
-            client.pages(STREAMS["user_custom_field_definitions"]), progress.page
-        )
+        listing = partial(client.pages, STREAMS["user_custom_field_definitions"])
+        listed, complete = complete_listing(listing(), progress.page)
         rows = [custom_field_row(f) for f in listed]
-        changed, gone = diff_listing("user_custom_field_definitions", "id", rows, complete)
+        again = second_pass(listing, lambda r: str(custom_field_row(r)["id"]))
+        changed, gone = diff_listing(
+            "user_custom_field_definitions", "id", rows, complete, reread=again
+        )
         progress.done(f" ({len(changed)} new or changed, {len(gone)} deleted)")
         arrow = ArrowRows(
             "user_custom_field_definitions", CUSTOM_FIELD_COLUMNS, client.stats.untyped_values
