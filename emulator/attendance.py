@@ -1,6 +1,6 @@
 """Tidy data: shift punches tied to the schedule, so attendance has something to measure.
 
-The past, published, single-user shift rows (those that ended before the anchor), newest first,
+The past, published, single-user shift rows (those that ended by the emulator's now), newest first,
 get a working pattern each while patterns with shift punches last, except a share left without
 one (the no-shows, ``1 - attendance_share``). A pattern is one shift punch, or the activities of
 one working day that belong together (a shift split by a mobile break: shift, break, shift; a
@@ -34,7 +34,7 @@ def tie_punches_to_shifts(
     Args:
         ops: The operations records; their activities are changed in place.
         shifts: V1 shift rows by scheduler id.
-        anchor: The emulator's now (UTC epoch seconds): only shifts that ended before it.
+        anchor: The emulator's now (UTC epoch seconds): only shifts that ended by then.
         share: Share of the past shifts that get a punch (0..1); the rest are no-shows.
         seed: Seed of the choice.
 

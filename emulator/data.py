@@ -124,7 +124,10 @@ class Dataset:
             config.operations, config.seed, anchor, active, ds.forms, CUSTOM_FIELDS
         )
         ops = ds.operations
-        tie_punches_to_shifts(ops, ds.shifts, anchor, config.operations.attendance_share,
+        # punches for every shift that has ended: by the anchor when one is set (repeatable),
+        # else by the clock at start-up, so a shift that ended this morning is no false no-show
+        ended_by = anchor if config.anchor is not None else max(anchor, int(clock.now()))
+        tie_punches_to_shifts(ops, ds.shifts, ended_by, config.operations.attendance_share,
                               config.seed)  # fmt: skip
         ops.pay_leave = tidy_pay_leave(config.operations, config.seed, anchor, active, ops.jobs,
                                        ops.policy_types, list(ds.schedulers))  # fmt: skip

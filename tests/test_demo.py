@@ -42,7 +42,7 @@ def test_demo_syncs_twice_and_shows_counts_and_queries(small_demo: DemoRun):
     assert reconciled["webhooks_only"] == 2 and reconciled["api_only"] >= 1
     assert out.count("dbt build: ") == 2 and out.count("tables to ") == 2  # the two nightlies
     assert "fct_daily_hours" in out and "fct_timesheet_periods" in out  # the closing lines
-    for title in ("fct_attendance: who came late", "fct_labour_cost_daily: what the worked",
+    for title in ("fct_attendance: who came late", "fct_labour_cost_daily: what the paid",
                   "fct_schedule_changes_weekly: schedule changes"):  # fmt: skip
         assert title in out
     # the webhook burst's shift events add assignments between the syncs (the suite pins the
@@ -50,6 +50,13 @@ def test_demo_syncs_twice_and_shows_counts_and_queries(small_demo: DemoRun):
     by_webhook = "select count(*) from marts.fct_schedule_changes where detected_by = 'webhook'"
     assert query(warehouse.parent / "analytics.duckdb", by_webhook)[0][0] > 0
     assert "marts as Parquet" in out
+    # our hours agree with the provider's own timesheet on every day it covers, or say why not
+    from pipelines.timesheet_match import read_timesheet_match
+
+    match = read_timesheet_match(lambda sql: query(warehouse.parent / "analytics.duckdb", sql))
+    assert match.unexplained == 0 and match.matched > 0.8 * match.user_days, match.line()
+    assert re.search(r"hours match the provider's timesheet on \d+ of \d+ user-days "
+                     r"\(\d+ explained, 0 unexplained\)", out)  # fmt: skip
     manifest = (warehouse.parent / "marts" / "_published.json").read_text()
     assert '"fct_shifts"' in manifest
     snapshot = warehouse.parent / "analytics.duckdb"
@@ -68,3 +75,67 @@ def test_demo_syncs_twice_and_shows_counts_and_queries(small_demo: DemoRun):
     # each nightly writes it after its publish: run 1's, then run 2's in its place
     assert len(re.findall(r"^report: .*report\.html \(15 charts", out, re.MULTILINE)) == 2
     assert f"wfm-sync dashboard --snapshot {snapshot}" in out
+
+
+def test_every_punch_the_emulator_made_for_an_assignment_matches_it_by_api_and_webhook(
+    small_demo: DemoRun,
+):
+    """The emulator's own record of which published assignment each shift punch was for
+    (``Operations.punch_assignments``) is the truth attendance is checked against."""
+    from emulator.config import demo_config
+    from emulator.data import Dataset
+
+    # the account the demo emulated: the suite's clock (NOW) is the demo's, as in its run
+    truth = Dataset.generate(demo_config(400, 3000)).operations.punch_assignments
+    assert len(truth) > 100
+    snapshot = small_demo.snapshot
+    live = {
+        (scheduler, shift, user)
+        for scheduler, shift, user in query(
+            snapshot,
+            "select scheduler_id, shift_id, user_id from marts.fct_shifts "
+            "where not is_deleted and is_published",
+        )
+    }
+    # the demo's day of changes may delete or move an assignment: only those still as made count
+    held = {punch: slot for punch, slot in truth.items() if slot in live}
+    assert len(held) > 0.9 * len(truth)
+    unscheduled = {
+        punch
+        for (punch,) in query(
+            snapshot, "select time_activity_id from marts.fct_attendance where is_unscheduled"
+        )
+    }
+    assert set(held) & unscheduled == set()
+    attended = {
+        (scheduler, shift, user): (no_show, punches)
+        for scheduler, shift, user, no_show, punches in query(
+            snapshot,
+            "select scheduler_id, shift_id, user_id, no_show, punch_count "
+            "from marts.fct_attendance where not is_unscheduled",
+        )
+    }
+    assert all(attended[slot] == (False, attended[slot][1]) for slot in held.values())
+    assert all(attended[slot][1] >= 1 for slot in held.values())
+    # the webhook path names the same shift as the API path for every punch it delivered
+    by_webhook = dict(
+        query(
+            snapshot,
+            "select time_activity_id, scheduler_shift_id "
+            "from staging.stg_webhooks__time_activities "
+            "where activity_type = 'shift'",
+        )
+    )
+    delivered = [punch for punch in held if punch in by_webhook]
+    assert len(delivered) > 50
+    assert all(by_webhook[punch] == held[punch][1] for punch in delivered)
+    # nobody is both a no-show and an unscheduled punch for the same assignment
+    both = query(
+        snapshot,
+        "select count(*) from marts.fct_attendance as shift "
+        "inner join marts.fct_attendance as punch "
+        "on punch.user_id = shift.user_id and punch.is_unscheduled and shift.no_show "
+        "and punch.clock_in_at < shift.ends_at "
+        "and coalesce(punch.clock_out_at, punch.clock_in_at) >= shift.starts_at",
+    )
+    assert both == [(0,)]
