@@ -28,7 +28,7 @@ would: the next page's offsets shift by one.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import FastAPI, Path, Query
 from fastapi.responses import Response
@@ -44,6 +44,14 @@ class UserStatus(StrEnum):
     active = "active"
     archived = "archived"
     all = "all"
+
+
+def _created(user: dict[str, Any]) -> tuple[int | float, str]:
+    """A user's place when sorted by ``created_at``: its ``createdAt`` (a drawn spec record may
+    hold none, or no number: first), then its id."""
+    value = user.get("createdAt")
+    number = value if isinstance(value, int | float) and not isinstance(value, bool) else 0
+    return number, str(user.get("userId"))
 
 
 def add_listing_routes(app: FastAPI, state: EmulatorState) -> None:
@@ -71,7 +79,7 @@ def add_listing_routes(app: FastAPI, state: EmulatorState) -> None:
             and (not wanted or u["userId"] in wanted)
         ]
         if sort is not None:
-            users.sort(key=lambda u: (u["createdAt"], u["userId"]), reverse=order is SortOrder.desc)
+            users.sort(key=_created, reverse=order is SortOrder.desc)
         return paged("users", users, offset, limit, state.options.paging_total)
 
     @app.get("/forms/v1/forms", dependencies=[requirement(state, "forms.read")])
