@@ -99,9 +99,8 @@ def complete_listing(
     """
     records: list[dict[str, Any]] = []
     check = PageCheck()
-    for page, total in pages:
+    for page in checked_pages(pages, check):
         records.extend(page)
-        check.add(len(page), total)
         if on_page is not None:
             on_page(len(page))
     return records, check.consistent

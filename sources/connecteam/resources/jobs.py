@@ -52,9 +52,11 @@ def jobs(client: ConnecteamClient) -> DltResource:
         listing = partial(client.pages, STREAMS["jobs"], {"includeDeleted": "true"})
         listed, complete = complete_listing(listing(), progress.page)
         rows = [row for job in listed for row in _job_rows(job)]
-        again = lambda: {  # noqa: E731 - a second pass, asked for only if needed
-            str(row["job_id"]) for page, _ in listing() for job in page for row in _job_rows(job)
-        }
+
+        def again() -> set[str]:  # a second pass, asked for only if something looks gone
+            jobs = (job for page, _ in listing() for job in page)
+            return {str(row["job_id"]) for job in jobs for row in _job_rows(job)}
+
         # is_deleted is the provider's own: a changed row only clears deleted_at
         changed, gone = diff_listing(
             "jobs", "job_id", rows, complete, mark=_undeleted, reread=again
