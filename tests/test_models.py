@@ -17,7 +17,7 @@ from emulator.server import BackgroundServer
 from emulator.webhooks import build_burst, send_burst
 from pipelines import run_sync
 from pipelines.fold import run_fold
-from pipelines.models import ModelsBuildError, build_models
+from pipelines.models import ModelsBuildError, build_models, run_dbt
 from pipelines.publish import publish_snapshot
 from receiver import ReceiverSettings, create_app
 
@@ -50,7 +50,7 @@ def test_dbt_build_passes_on_emulator_data_with_every_unit_test(
     summary = build_models(warehouse)
     assert summary.failed == []
     assert summary.passed_by_kind["model"] == 57
-    assert summary.passed_by_kind["unit_test"] == 31  # the hand-computed figures
+    assert summary.passed_by_kind["unit_test"] == 32  # the hand-computed figures
     assert summary.passed_by_kind["test"] >= 60
     # marts agree with the raw data they are built from
     live = query(
@@ -171,6 +171,17 @@ def test_odd_provider_values_warn_and_are_counted_while_our_invariants_fail(
     with pytest.raises(ModelsBuildError) as caught:
         build_models(warehouse)
     assert "source_unique_connecteam_users_user_id" in str(caught.value)
+
+
+def test_a_key_with_a_missing_part_is_null_so_its_not_null_test_can_fail(tmp_path: Path) -> None:
+    """readable_key spells no placeholder of its own: a null part makes the key null (a part
+    that may be null by design names its placeholder where the model calls it)."""
+    parts = "['1', 'null', \"'x'\"]"
+    sql = f"select {{{{ readable_key({parts}) }}}} as missing, "
+    sql += "{{ readable_key(['1', \"'a'\"]) }} as whole"
+    result = run_dbt(["show", "--inline", sql], tmp_path / "keys.duckdb")
+    assert result.success
+    assert tuple(result.result.results[0].agate_table.rows[0].values()) == (None, "1/a")
 
 
 def read_observations(path: Path) -> list[dict]:

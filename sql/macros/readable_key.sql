@@ -1,8 +1,9 @@
-{#- A readable key of several columns joined with '/', a missing part spelled 'none', so a row whose
-    provider values were null or untypable keeps a key (and the key stays unique per
-    combination) instead of becoming null. -#}
+{#- A readable key of several columns joined with '/'. A null part makes the whole key null, so a
+    key's not_null test fails when a part the model assumed present is missing: a part that can
+    be null by design names its own placeholder at the call site (coalesce(user_id, 'open'),
+    'unlisted', 'unknown-day', ...), and rows that cannot be keyed are left out before. -#}
 {% macro readable_key(parts) -%}
     {%- for part in parts -%}
-        coalesce(cast({{ part }} as varchar), 'none'){{ " || '/' || " if not loop.last }}
+        cast({{ part }} as varchar){{ " || '/' || " if not loop.last }}
     {%- endfor -%}
 {%- endmacro %}

@@ -119,7 +119,9 @@ final as (
             as completion_rate,
         weekly.webhook_only_tasks,
         weekly.webhook_completions,
-        {{ readable_key(['weekly.task_board_id', 'weekly.week_start']) }} as board_week_key
+        {{ readable_key([
+            "coalesce(cast(weekly.task_board_id as varchar), 'unknown-board')", 'weekly.week_start'
+        ]) }} as board_week_key
     from weekly
     left join boards on weekly.task_board_id = boards.task_board_id
 

@@ -78,6 +78,7 @@ in_scope as (
     left join coverage on compared.time_clock_id = coverage.time_clock_id
     where
         compared.data_source is not null
+        and compared.user_id is not null  -- a punch of no known user stays in staging
         and compared.started_at >= webhooks_since.since
         and not coalesce(compared.webhook_last_event_at > coverage.pulled_at, false)
         and (
@@ -100,7 +101,9 @@ final as (
         array_agg(time_activity_id order by time_activity_id) as time_activity_ids,
         {{ round_to('sum(coalesce(api_duration_hours, 0))', 4) }} as api_hours,
         {{ round_to('sum(coalesce(webhook_duration_hours, 0))', 4) }} as webhook_hours,
-        {{ readable_key(['user_id', 'local_date', 'data_source']) }} as reconciliation_key
+        {{ readable_key([
+            'user_id', "coalesce(cast(local_date as varchar), 'unknown-day')", 'data_source'
+        ]) }} as reconciliation_key
     from in_scope
     group by user_id, local_date, data_source
 

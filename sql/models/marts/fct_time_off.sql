@@ -1,9 +1,10 @@
--- User x day off x policy type: approved time off only (a request the provider stopped
+-- User x day off x policy type x units: approved time off only (a request the provider stopped
 -- returning, is_deleted, is left out), one row per calendar day a request covers; the request's
 -- amount is spread evenly over its days (in its own units). A request whose days cannot be
 -- listed (a date missing or not a date, the end before the start, or more than
 -- var('time_off_max_request_days') days) is kept as one row with day_off null carrying its
--- whole amount.
+-- whole amount. Hours and days are never added together: the units are part of the grain, so
+-- a policy type whose requests came in both units gives a row per unit.
 
 with
 
@@ -13,7 +14,13 @@ approved as (
         *,
         end_date - start_date + 1 as day_count
     from {{ ref('stg_connecteam__time_off_requests') }}
-    where status = 'approved' and is_deleted is not true
+    where
+        status = 'approved'
+        and is_deleted is not true
+        -- a request without a user or policy type has no place in this grain: it stays in
+        -- staging, its untypable value counted
+        and user_id is not null
+        and policy_type_id is not null
 
 ),
 
@@ -73,12 +80,17 @@ final as (
         user_id,
         day_off,
         policy_type_id,
-        min(duration_units) as units,
+        duration_units as units,
         {{ round_to('sum(amount_per_day)', 4) }} as amount,
         count(*) as request_count,
-        {{ readable_key(['user_id', 'day_off', 'policy_type_id']) }} as time_off_day_key
+        {{ readable_key([
+            'user_id',
+            "coalesce(cast(day_off as varchar), 'unlisted')",
+            'policy_type_id',
+            "coalesce(duration_units, 'unknown-units')",
+        ]) }} as time_off_day_key
     from days
-    group by user_id, day_off, policy_type_id
+    group by user_id, day_off, policy_type_id, duration_units
 
 )
 

@@ -167,7 +167,8 @@ final as (
             "coalesce(cast(user_id as varchar), case when is_deletion then 'all' else 'open' end)"
         ]) }} as shift_assignment_key,
         {{ readable_key([
-            'event_key', "coalesce(slot_id, '#' || item_number)", 'user_id'
+            'event_key', "coalesce(slot_id, '#' || item_number)",
+            "coalesce(cast(user_id as varchar), case when is_deletion then 'all' else 'open' end)"
         ]) }} as shift_event_key
     from unioned
 

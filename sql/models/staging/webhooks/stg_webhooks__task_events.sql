@@ -111,7 +111,9 @@ final as (
             when listed_count > typed_count then 1
             else 0
         end as untypable_value_count,
-        {{ readable_key(['event_key', 'task_id', 'item_number']) }} as task_event_key
+        {{ readable_key([
+            'event_key', "coalesce(task_id, 'no-task')", 'item_number'
+        ]) }} as task_event_key
     from user_lists
 
 )
