@@ -71,7 +71,9 @@ def mart_docs(project: Path | None = None) -> list[MartDoc]:
             if not grain or not key:
                 missing = "config.meta.grain" if not grain else "a column tested `unique`"
                 raise MartDocError(f"{path.name}: model {name} needs {missing} for the README")
-            summary = meta.get("summary") or _summary(model.get("description") or "")
+            summary = " ".join(
+                str(meta.get("summary") or _summary(model.get("description") or "")).split()
+            )
             docs.append(MartDoc(name, str(grain), key, summary))
     return sorted(docs, key=lambda d: (not d.name.startswith("dim_"), d.name))
 
