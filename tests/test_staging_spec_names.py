@@ -64,6 +64,8 @@ SOURCE_ADDED: dict[str, str] = {
     "shift_coverage.window_from": "written by the source (scheduling.SHIFT_COVERAGE_HINTS)",
     "shift_coverage.window_to": "written by the source (scheduling.SHIFT_COVERAGE_HINTS)",
     "shift_coverage.pulled_at": "written by the source (scheduling.SHIFT_COVERAGE_HINTS)",
+    "task_coverage.task_board_id": "written by the source (tasks.TASK_COVERAGE_HINTS)",
+    "task_coverage.pulled_at": "written by the source (tasks.TASK_COVERAGE_HINTS)",
     "time_activity_coverage.time_clock_id": "written by the source (time_clock.COVERAGE_HINTS)",
     "time_activity_coverage.covered_from": "written by the source (time_clock.COVERAGE_HINTS)",
     "time_activity_coverage.window_from": "written by the source (time_clock.COVERAGE_HINTS)",

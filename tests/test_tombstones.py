@@ -160,11 +160,16 @@ def test_tasks_of_a_board_whose_listing_failed_stay_live_until_the_board_is_gone
     gone_a = ops.tasks[a].pop(0)["id"]
     ops.tasks[b].pop(0)
     server.state.options.failing_paths = {f"/tasks/v1/taskboards/{b}/tasks": 404}
+    coverage = "select task_board_id, pulled_at from connecteam.task_coverage order by 1"
+    assert query(warehouse, coverage) == [(a, int(NOW)), (b, int(NOW))]
 
+    monkeypatch.setenv("WFM_SYNC_NOW", str(NOW + 3600))  # an hour later
     summary = run_sync(("task_boards", "tasks"))
     assert summary.failed_streams == {}
     assert summary.skipped_parents == [f"tasks: taskBoardId {b}"]
     assert set(marked(warehouse, "tasks", "id")) == {gone_a}  # board b: nothing concluded
+    # the API's rows of board b are still as of the first run: its tasks were not listed
+    assert query(warehouse, coverage) == [(a, int(NOW) + 3600), (b, int(NOW))]
 
     del ops.task_boards[b]  # the board is gone: its listing is complete, without it
     closing = run_sync(("task_boards", "tasks"))
@@ -174,6 +179,7 @@ def test_tasks_of_a_board_whose_listing_failed_stay_live_until_the_board_is_gone
         r[0] for r in query(warehouse, f"select id from connecteam.tasks where task_board_id = {b}")
     }
     assert set(marked(warehouse, "tasks", "id")) == {gone_a} | b_tasks
+    assert query(warehouse, coverage)[0] == (a, int(NOW) + 3600)
 
 
 def test_time_off_requests_outside_the_window_are_not_marked(

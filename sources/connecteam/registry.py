@@ -279,6 +279,10 @@ SHIFT_COVERAGE_TABLE = "shift_coverage"
 """A table written with ``shifts`` (no endpoint of its own): per scheduler, each window a run
 pulled and when."""
 
+TASK_COVERAGE_TABLE = "task_coverage"
+"""A table written with ``tasks`` (no endpoint of its own): per task board, when a run last
+listed its tasks completely."""
+
 DEFAULT_BASE_URL = "https://api.connecteam.com"
 """The provider's global host; ``https://api-au.connecteam.com`` serves Australian accounts."""
 
@@ -322,7 +326,8 @@ SCOPE_BY_PATH = {s.path: s.scope for s in _STREAMS if s.scope}
 
 def markdown_table() -> str:
     """The README's stream table (GitHub Markdown), one row per stream in registry order, with
-    ``shift_coverage`` after ``shifts`` and ``time_activity_coverage`` after ``time_activities``."""
+    ``shift_coverage`` after ``shifts``, ``time_activity_coverage`` after ``time_activities`` and
+    ``task_coverage`` after ``tasks``."""
     lines = [
         "| table | endpoint (page maximum) | key | each run loads | window |",
         "|---|---|---|---|---|",
@@ -342,6 +347,12 @@ def markdown_table() -> str:
                 f"| `{SHIFT_COVERAGE_TABLE}` | (written with `shifts`) | `coverage_key` | "
                 "each window a run pulled per scheduler (`window_from`, `window_to`) and when "
                 "(`pulled_at`): shift webhooks newer than that apply over the API's rows | - |"
+            )
+        if s.name == "tasks":
+            lines.append(
+                f"| `{TASK_COVERAGE_TABLE}` | (written with `tasks`) | `task_board_id` | "
+                "when a run last listed a board's tasks completely (`pulled_at`): a task webhook "
+                "newer than that applies over the API's status | - |"
             )
         if s.name == "time_activities":
             lines.append(

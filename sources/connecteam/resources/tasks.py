@@ -9,7 +9,6 @@ from functools import partial
 from typing import Any
 
 import dlt
-import pyarrow as pa
 from dlt.sources import DltResource
 
 from ...clock import now as clock_now
@@ -19,7 +18,7 @@ from ..client import ConnecteamClient
 from ..errors import ParentNotFoundError
 from ..listing import complete_listing, confirmed_gone, live, second_pass
 from ..loaded import live_keys, only_changed, vanished
-from ..registry import STREAMS
+from ..registry import STREAMS, TASK_COVERAGE_TABLE
 from .common import DELETION_MARK, listing_tables
 
 logger = logging.getLogger("sources.connecteam")
@@ -36,11 +35,23 @@ TASK_COLUMNS: dict[str, str] = {
 }
 
 
+TASK_COVERAGE_HINTS = dlt.mark.make_hints(
+    table_name=TASK_COVERAGE_TABLE,
+    primary_key="task_board_id",
+    write_disposition="merge",
+)
+"""``task_coverage``: one row per task board, ``pulled_at`` (epoch seconds, UTC: the sync's
+clock when the run began) of the latest run that listed its tasks completely. The API's rows
+of a board's tasks are as of then (a task's row loads only when its record changed); a task
+webhook event newer than that is applied over the API's status by the models."""
+
+
 def tasks(client: ConnecteamClient, board_list: Callable[[], list[dict[str, Any]]]) -> DltResource:
     """``tasks``: every task of every board (``status=all``), merged on ``id``; only new or
     changed ones load. A loaded task no longer listed is marked deleted when its board's tasks
     were listed completely, or when its board is no longer listed at all; never when its
-    board's listing failed (404: the board vanished since it was listed)."""
+    board's listing failed (404: the board vanished since it was listed). Each board whose
+    tasks were listed completely gets its ``task_coverage`` row (:data:`TASK_COVERAGE_HINTS`)."""
 
     @dlt.resource(
         name="tasks",
@@ -49,8 +60,10 @@ def tasks(client: ConnecteamClient, board_list: Callable[[], list[dict[str, Any]
         parallelized=True,
         columns=hints(TASK_COLUMNS),
     )
-    def _tasks() -> Iterator[pa.Table]:
+    def _tasks() -> Iterator[Any]:
+        pulled_at = int(clock_now())
         rows = []
+        covered: list[dict[str, Any]] = []  # boards whose tasks were listed completely
         unlisted: list[int] = []  # boards whose tasks were not (completely) listed
         for board in board_list():
             board_id = int(board["id"])
@@ -70,7 +83,9 @@ def tasks(client: ConnecteamClient, board_list: Callable[[], list[dict[str, Any]
                     complete = not missing or bool(
                         confirmed_gone(f"tasks[{board_id}]", missing, seen, None, again)
                     )
-                if not complete:
+                if complete:
+                    covered.append({"task_board_id": board_id, "pulled_at": pulled_at})
+                else:
                     unlisted.append(board_id)
                 progress.done()
             except ParentNotFoundError as exc:
@@ -87,6 +102,8 @@ def tasks(client: ConnecteamClient, board_list: Callable[[], list[dict[str, Any]
         seen = {r["id"] for r in rows}
         gone = vanished("tasks", "id", seen, True, int(clock_now()), where, tuple(unlisted))
         yield from listing_tables(client, "tasks", TASK_COLUMNS, changed, gone)
+        if covered:
+            yield dlt.mark.with_hints(covered, TASK_COVERAGE_HINTS, create_table_variant=True)
 
     return _tasks
 

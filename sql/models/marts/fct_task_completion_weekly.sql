@@ -5,9 +5,12 @@
 -- event by event time wins, whatever order the events arrived in, one of several deliveries
 -- of an event):
 --   * a task the API holds is counted as the API lists it, and completed when the API says so
---     or its latest task event reports it completed (task_completed): the API row is as of
---     the last sync, and a completion after it reaches us only by webhook. A later task event
---     that does not report it completed (published again) undoes an earlier one. Other
+--     or its latest task event, newer than the last complete listing of its board
+--     (stg_connecteam__task_coverage.pulled_at; any event when the board has none), reports it
+--     completed (task_completed): the API row is as of that listing, and a completion after it
+--     reaches us only by webhook, while an older event is what the API already answered (a
+--     task completed at 10:00 and listed as published at 11:00 was reopened). A later task
+--     event that does not report it completed (published again) undoes an earlier one. Other
 --     changes (a draft published, a due date moved) wait for the next sync;
 --   * a task the API does not hold yet (not even deleted) is counted from its latest event
 --     (its status, archived flag and completion) when an event carries its due date (the
@@ -25,6 +28,12 @@ events as (
 
     select * from {{ ref('stg_webhooks__task_events') }}
     where task_id is not null
+
+),
+
+coverage as (
+
+    select * from {{ ref('stg_connecteam__task_coverage') }}
 
 ),
 
@@ -46,18 +55,31 @@ latest_dated_events as (
 
 ),
 
+-- the latest event of a task the API holds, when newer than the API's read of its board
+newer_events as (
+
+    select
+        latest_events.task_id,
+        latest_events.is_completed
+    from latest_events
+    inner join api_tasks on latest_events.task_id = api_tasks.task_id
+    left join coverage on api_tasks.task_board_id = coverage.task_board_id
+    where coverage.pulled_at is null or latest_events.event_at > coverage.pulled_at
+
+),
+
 from_api as (
 
     select
         api_tasks.task_board_id,
         api_tasks.due_at,
-        api_tasks.status = 'completed' or coalesce(latest_events.is_completed, false)
+        api_tasks.status = 'completed' or coalesce(newer_events.is_completed, false)
             as is_completed,
-        coalesce(api_tasks.status <> 'completed' and latest_events.is_completed, false)
+        coalesce(api_tasks.status <> 'completed' and newer_events.is_completed, false)
             as is_webhook_completion,
         false as is_webhook_only
     from api_tasks
-    left join latest_events on api_tasks.task_id = latest_events.task_id
+    left join newer_events on api_tasks.task_id = newer_events.task_id
     where
         api_tasks.status <> 'draft'
         and not api_tasks.is_archived
