@@ -14,6 +14,10 @@ import uvicorn
 
 from .app import create_app
 from .data import EmulatorConfig
+
+START_TIMEOUT = 120.0
+"""Seconds a server may take to start (its app's startup included) before :meth:`start` gives
+up: generous, so a busy machine slows the start down without failing it."""
 from .state import EmulatorState, ServerOptions
 
 
@@ -49,12 +53,19 @@ class BackgroundServer:
         )
 
     def start(self) -> Self:
-        """Start serving and wait until the server answers."""
+        """Start serving and wait until the server answers.
+
+        Raises:
+            RuntimeError: The server stopped while starting, or did not start within
+                :data:`START_TIMEOUT` seconds (the message names its URL).
+        """
         self._thread.start()
-        deadline = time.monotonic() + 15
+        deadline = time.monotonic() + START_TIMEOUT
         while not self._server.started:
-            if time.monotonic() > deadline or not self._thread.is_alive():
-                raise RuntimeError("the server did not start within 15 s")
+            if not self._thread.is_alive():
+                raise RuntimeError(f"the server on {self.url} stopped while starting")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the server on {self.url} did not start within {START_TIMEOUT} s")
             time.sleep(0.02)
         return self
 

@@ -86,7 +86,8 @@ def test_every_punch_the_emulator_made_for_an_assignment_matches_it_by_api_and_w
     from emulator.data import Dataset
 
     # the account the demo emulated: the suite's clock (NOW) is the demo's, as in its run
-    truth = Dataset.generate(demo_config(400, 3000)).operations.punch_assignments
+    operations = Dataset.generate(demo_config(400, 3000)).operations
+    truth = operations.punch_assignments
     assert len(truth) > 100
     snapshot = small_demo.snapshot
     live = {
@@ -107,6 +108,10 @@ def test_every_punch_the_emulator_made_for_an_assignment_matches_it_by_api_and_w
         )
     }
     assert set(held) & unscheduled == set()
+    # and every unscheduled punch is one the emulator made (or one of the 2 it deleted since):
+    # the demo's drawn bursts send no punches for nobody's shift
+    made = {a["record"]["id"] for items in operations.activities.values() for a in items}
+    assert unscheduled <= made | {"deleted-0001", "deleted-0002"}
     attended = {
         (scheduler, shift, user): (no_show, punches)
         for scheduler, shift, user, no_show, punches in query(

@@ -55,6 +55,11 @@ DAY_CHANGES: dict[str, object] = {
     "reassign_shifts": 1, "add_shift_users": 1, "unassign_shift_users": 1, "edit_submissions": 2,
 }  # fmt: skip
 """What changes at the emulator between the two runs (``Dataset.mutate``'s arguments)."""
+BURST_FAMILIES = ("user", "timesheet_period", "chat", "shift", "task", "form", "availability")
+"""The families of the demo's drawn bursts: every one but ``time_activity``. Drawn punches are
+for no assignment (random users and times), so they would fill the attendance mart with
+unscheduled punches nobody made; the punches' events are those of the emulator's own activities
+(:func:`emulator.webhooks.activity_events`)."""
 MOVED_SHIFT_SQL = (
     "select user_id, strftime(starts_at, '%Y-%m-%d %H:%M') as starts_utc, "
     "strftime(ends_at, '%H:%M') as ends_utc, data_source, "
@@ -189,7 +194,12 @@ def run_demo(
         with settings.environment(env):
             console.rule("webhooks: the provider pushes a burst of events")
             bodies = build_burst(
-                webhook_events, seed=7, duplicate_rate=0.05, malformed_rate=0.01, user_ids=user_ids
+                webhook_events,
+                seed=7,
+                families=BURST_FAMILIES,
+                duplicate_rate=0.05,
+                malformed_rate=0.01,
+                user_ids=user_ids,
             )
             print_burst(send_counted(hook_url, bodies, token=token, concurrency=16))
             week_ago = int(clock_now()) - 7 * 86_400
@@ -226,7 +236,9 @@ def run_demo(
                 f"delivered {deliveries['delivered']:,} events to the subscribed receiver "
                 f"({deliveries['failed']} given up)"
             )
-            more = build_burst(max(1, webhook_events // 10), seed=8, user_ids=user_ids)
+            more = build_burst(
+                max(1, webhook_events // 10), seed=8, families=BURST_FAMILIES, user_ids=user_ids
+            )
             print_burst(send_counted(hook_url, more, token=token, concurrency=16))
             moved_slot = changed["moved_shifts"][0]  # type: ignore[index]
             moved = str(moved_slot[1]).split(":")[0]
