@@ -14,11 +14,11 @@ import uvicorn
 
 from .app import create_app
 from .data import EmulatorConfig
+from .state import EmulatorState, ServerOptions
 
 START_TIMEOUT = 120.0
 """Seconds a server may take to start (its app's startup included) before :meth:`start` gives
 up: generous, so a busy machine slows the start down without failing it."""
-from .state import EmulatorState, ServerOptions
 
 
 def serve(
@@ -65,7 +65,9 @@ class BackgroundServer:
             if not self._thread.is_alive():
                 raise RuntimeError(f"the server on {self.url} stopped while starting")
             if time.monotonic() > deadline:
-                raise RuntimeError(f"the server on {self.url} did not start within {START_TIMEOUT} s")
+                raise RuntimeError(
+                    f"the server on {self.url} did not start within {START_TIMEOUT} s"
+                )
             time.sleep(0.02)
         return self
 
