@@ -1,5 +1,5 @@
 -- Every user id the API's facts name (shifts, time activities, form submissions, time-off
--- requests), so dim_users can add a user the users listing does not hold as an inferred member.
+-- requests, scheduler unavailabilities), so dim_users can add a user the users listing does not hold as an inferred member.
 
 with
 
@@ -27,6 +27,12 @@ time_off_users as (
 
 ),
 
+unavailability_users as (
+
+    select user_id from {{ ref('stg_connecteam__scheduler_unavailabilities') }}
+
+),
+
 final as (
 
     select user_id from shift_users
@@ -36,6 +42,8 @@ final as (
     select user_id from submission_users
     union
     select user_id from time_off_users
+    union
+    select user_id from unavailability_users
 
 )
 
