@@ -22,6 +22,9 @@ bad input or configuration.
 from __future__ import annotations
 
 import os
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as package_version
+from typing import Annotated
 
 import typer
 
@@ -41,6 +44,7 @@ app = typer.Typer(
     help="Keep an analytics warehouse in step with a Connecteam account.",
     no_args_is_help=True,
     add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},  # inherited by every command
 )
 app.command()(sync.sync)
 app.command()(schedule.serve)
@@ -53,6 +57,37 @@ app.add_typer(emulator.app, name="emulator")
 app.add_typer(webhooks.app, name="webhooks")
 app.add_typer(models.app, name="models")
 app.add_typer(documents.app, name="documents")
+
+
+def installed_version() -> str:
+    """The installed distribution's version (``pyproject.toml``'s ``version``), or ``unknown``
+    when the package runs from a source tree that was never installed."""
+    try:
+        return package_version("wfm-sync")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"wfm-sync {installed_version()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            "-V",
+            callback=_print_version,
+            is_eager=True,
+            help="Print the version and exit.",
+        ),
+    ] = False,
+) -> None:
+    """Keep an analytics warehouse in step with a Connecteam account."""
 
 
 def set_prefect_defaults() -> None:

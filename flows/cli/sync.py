@@ -38,13 +38,12 @@ def sync(
     import time
 
     setup_logging(verbose)
-    from flows.nightly import StreamsFailedError, nightly_sync
+    from flows.nightly import STEPS, StreamsFailedError, nightly_sync
     from flows.runner import run_flow
     from pipelines import STREAMS
 
-    chosen = tuple(s.strip() for s in streams.split(",") if s.strip())
-    chosen = STREAMS if chosen in ((), ("all",)) else chosen
-    chosen_steps = tuple(s.strip() for s in steps.split(",") if s.strip())
+    chosen = names_from(streams, STREAMS, "--streams", all_word="all")
+    chosen_steps = names_from(steps, STEPS, "--steps")
     started = time.monotonic()
     try:
         with live_progress():
@@ -64,6 +63,28 @@ def sync(
     except Exception as exc:  # noqa: BLE001 - reported as a clean message and exit code
         fail(exc)
     print_nightly(result, time.monotonic() - started)
+
+
+def names_from(
+    text: str, choices: tuple[str, ...], option: str, all_word: str | None = None
+) -> tuple[str, ...]:
+    """The comma-separated names of ``text``, checked against ``choices`` before any work;
+    ``all_word`` (or nothing) means every choice.
+
+    Raises:
+        typer.BadParameter: A name not in ``choices`` (exit 2; the message lists the choices).
+    """
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    if all_word is not None and names in ((), (all_word,)):
+        return choices
+    unknown = [n for n in names if n not in choices]
+    if unknown or not names:
+        raise typer.BadParameter(
+            f"unknown {', '.join(map(repr, unknown)) or 'empty list'}; choose from "
+            + ", ".join(choices),
+            param_hint=option,
+        )
+    return names
 
 
 def status(
