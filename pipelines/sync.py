@@ -188,8 +188,9 @@ def run_sync(
     release_freed_memory()
     pipeline.normalize()
     release_freed_memory()
-    info = pipeline.load()
-    info.raise_on_failed_jobs()
+    info = pipeline.load()  # None when nothing was extracted (every stream failed)
+    if info is not None:
+        info.raise_on_failed_jobs()
     trace = pipeline.last_trace
     normalize = trace.last_normalize_info if trace else None
     rows = {
@@ -205,7 +206,7 @@ def run_sync(
         throttled=stats.throttled,
         paced_seconds=round(stats.paced_seconds, 2),
         duration_seconds=round(time.monotonic() - started, 2),
-        load_ids=list(info.loads_ids),
+        load_ids=list(info.loads_ids) if info is not None else [],
         resumed_packages=resumed,
         warehouse=warehouse_location(pipeline),
         dataset=pipeline.dataset_name,

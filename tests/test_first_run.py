@@ -4,10 +4,14 @@ with exit codes that mean one thing (0 done, 1 the run failed, 2 usage or config
 from __future__ import annotations
 
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
-from conftest import WFM_SYNC, cli_env
+from conftest import API_KEY, WFM_SYNC, cli_env
+
+from sources.connecteam.client import ConnecteamClient
+from sources.connecteam.errors import ConnecteamAPIError, HostUnreachableError
 
 
 class Nowhere:
@@ -47,3 +51,70 @@ def test_an_unknown_name_exits_2_naming_the_choices_before_any_work(
     assert f"unknown {named}; choose from" in message and option in message
     assert "Traceback" not in done.stderr
     assert not warehouse.parent.exists()  # nothing was synced, built or published
+
+
+def test_a_host_that_refuses_ends_the_run_at_once_naming_host_setting_and_cause(
+    tmp_path: Path,
+) -> None:
+    """The client's default attempts, the flow's task retries and every stream group: the run
+    still ends within 90 s (before: 10 min 54 s and an internal AttributeError)."""
+    env = cli_env(Nowhere(), tmp_path / "wh.duckdb")
+    del env["SOURCES__CONNECTEAM__BACKOFF_BASE"]  # the client's defaults: 8 attempts, 1 s base
+    started = time.monotonic()
+    done = run_cli("sync", env=env, cwd=tmp_path)
+    took = time.monotonic() - started
+    assert done.returncode == 2, done.stderr[-2000:]
+    last = done.stderr.strip().splitlines()[-1]
+    assert last == (
+        "sync failed: HostUnreachableError: cannot connect to 127.0.0.1:9 "
+        "(SOURCES__CONNECTEAM__BASE_URL=http://127.0.0.1:9): nothing listens there (a wrong "
+        "host or port, or the service is down)"
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    assert took < 90, took
+
+
+def test_a_tls_failure_on_the_first_request_is_named_as_such(start_emulator, tmp_path: Path):
+    server = start_emulator(users=5)
+    plain = server.url.replace("http://", "https://")  # TLS to a server that speaks HTTP
+
+    class Https:
+        url = plain
+
+    done = run_cli("sync", "--streams", "users", env=cli_env(Https(), tmp_path / "w.duckdb"))
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert f"cannot connect to {plain.removeprefix('https://')}" in done.stderr
+    assert "the TLS handshake failed" in done.stderr
+
+
+def test_missing_credentials_exit_2_naming_the_setting(tmp_path: Path) -> None:
+    env = {k: v for k, v in cli_env(Nowhere(), tmp_path / "w.duckdb").items()
+           if k != "SOURCES__CONNECTEAM__API_KEY"}  # fmt: skip
+    done = run_cli("sync", env=env, cwd=tmp_path)  # no .dlt/secrets.toml here
+    assert done.returncode == 2, done.stderr[-2000:]
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("sync failed: ConnecteamConfigError: No Connecteam credentials: set "
+                           "SOURCES__CONNECTEAM__API_KEY")  # fmt: skip
+
+
+def test_a_refused_key_exits_2(start_emulator, tmp_path: Path) -> None:
+    server = start_emulator(users=5)
+    done = run_cli("sync", "--streams", "users",
+                   env=cli_env(server, tmp_path / "w.duckdb", key="wrong"))  # fmt: skip
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "HTTP 401" in done.stderr and "wrong" not in done.stderr
+
+
+def test_a_host_that_answered_once_is_retried_in_full_when_the_network_drops(start_emulator):
+    """Mid-run, a failed connect is a dropped network: the client's full attempts, then an
+    error naming the endpoint (a transient failure the flow's task retries)."""
+    server = start_emulator(users=5)
+    client = ConnecteamClient(server.url, api_key=API_KEY, max_attempts=5, backoff_base=0.01)
+    with client:
+        assert client.get("/users/v1/users")["data"]["users"]
+        server.stop()
+        with pytest.raises(ConnecteamAPIError) as caught:
+            client.get("/users/v1/users")
+    assert not isinstance(caught.value, HostUnreachableError)
+    assert "ConnectError after 5 attempts" in str(caught.value)
+    assert client.stats.retries == 4

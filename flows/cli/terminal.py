@@ -35,22 +35,67 @@ def setup_logging(verbose: bool) -> None:
     logging.getLogger("httpx").setLevel(logging.WARNING)
 
 
-def fail(exc: BaseException, what: str = "sync") -> NoReturn:
-    """Print a one-paragraph error (no traceback, no secrets) and exit 1.
+EXIT_FAILED = 1
+"""The run failed: the provider, the warehouse, a stream, a step."""
+EXIT_CONFIGURATION = 2
+"""Usage or configuration: an unknown option or name, a missing or malformed setting, refused
+credentials, a host that cannot be reached, an unreachable Prefect API, an unwritable path."""
 
-    The provider's error (:func:`sources.connecteam.find_connecteam_error`) is shown when the
-    exception chain holds one, else ``exc`` itself.
+
+def configuration_error(exc: BaseException) -> BaseException | None:
+    """The configuration error in ``exc``'s chain (``__cause__``/``__context__``), if any: a
+    setting to fix, which retrying or running again cannot."""
+    from dlt.common.configuration.exceptions import ConfigurationException
+
+    from flows.deployments import SchedulerConfigError
+    from receiver import ReceiverConfigError
+    from sources.connecteam.errors import ConnecteamAPIError, ConnecteamConfigError
+    from sources.connecteam.registry import OAUTH_TOKEN_PATH
+
+    kinds = (
+        ConnecteamConfigError,
+        ReceiverConfigError,
+        SchedulerConfigError,
+        ConfigurationException,
+    )
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, kinds):
+            return current
+        if (
+            isinstance(current, ConnecteamAPIError)
+            and current.status is not None
+            and (
+                current.status in (401, 403)
+                or (current.endpoint == OAUTH_TOKEN_PATH and 400 <= current.status < 500)
+            )
+        ):
+            return current  # credentials refused, or a scope the credentials lack
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def fail(exc: BaseException, what: str = "sync") -> NoReturn:
+    """Print a one-paragraph error (no traceback, no secrets) and exit: 2 when it is a
+    configuration error (:func:`configuration_error`), else 1.
+
+    The configuration error, else the provider's error
+    (:func:`sources.connecteam.find_connecteam_error`), is shown when the exception chain holds
+    one, else ``exc`` itself.
 
     Raises:
-        typer.Exit: Always, with code 1.
+        typer.Exit: Always, with :data:`EXIT_CONFIGURATION` or :data:`EXIT_FAILED`.
     """
     from sources.connecteam import find_connecteam_error
 
-    cause: BaseException = find_connecteam_error(exc) or exc
+    setting_error = configuration_error(exc)
+    cause: BaseException = setting_error or find_connecteam_error(exc) or exc
     err.print(
         f"[bold red]{what} failed:[/] {type(cause).__name__}: {escape(str(cause))}", highlight=False
     )
-    raise typer.Exit(code=1)
+    raise typer.Exit(code=EXIT_CONFIGURATION if setting_error is not None else EXIT_FAILED)
 
 
 def setting(name: str) -> object:

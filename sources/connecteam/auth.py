@@ -16,8 +16,14 @@ from collections.abc import Callable, Mapping, Sequence
 import httpx
 import orjson
 
-from .errors import ConnecteamAPIError, OAuthScopeError, RetryableError, validation_detail
-from .pacing import RETRYABLE_STATUS, Pacing
+from .errors import (
+    ConnecteamAPIError,
+    HostUnreachableError,
+    OAuthScopeError,
+    RetryableError,
+    validation_detail,
+)
+from .pacing import ANSWERED_HOSTS, CONNECT_ERRORS, RETRYABLE_STATUS, Pacing
 from .registry import OAUTH_TOKEN_PATH
 
 ScopeNeeds = Mapping[str, Sequence[str]]
@@ -58,6 +64,7 @@ class TokenAuth(Pacing):
         Raises:
             ConnecteamAPIError: The credentials were refused (any other status), the answer
                 held no token, or the endpoint kept failing.
+            HostUnreachableError: No connection could be opened to a host that never answered.
         """
         assert self._client_id and self._client_secret
         attempts = self.retrying()
@@ -69,6 +76,15 @@ class TokenAuth(Pacing):
             raise ConnecteamAPIError(
                 OAUTH_TOKEN_PATH, exc.status, f"still failing after {self.max_attempts} attempts",
                 "the token endpoint is unavailable; run the sync again later", method="POST",
+            ) from None  # fmt: skip
+        except CONNECT_ERRORS as exc:
+            if self.base_url not in ANSWERED_HOSTS:
+                raise HostUnreachableError(
+                    self._http.base_url.netloc.decode(), self.base_url, exc
+                ) from None
+            raise ConnecteamAPIError(
+                OAUTH_TOKEN_PATH, None, f"{type(exc).__name__} after {self.max_attempts} attempts",
+                "could not reach the token endpoint", method="POST",
             ) from None  # fmt: skip
         except httpx.TransportError as exc:
             raise ConnecteamAPIError(
@@ -116,6 +132,7 @@ class TokenAuth(Pacing):
         response = self._http.post(
             OAUTH_TOKEN_PATH, auth=(self._client_id or "", self._client_secret or ""), data=form
         )
+        ANSWERED_HOSTS.add(self.base_url)
         if response.status_code in RETRYABLE_STATUS:
             raise RetryableError(response.status_code, OAUTH_TOKEN_PATH, None)
         return response

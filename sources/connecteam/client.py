@@ -25,11 +25,12 @@ from .auth import Scopes, TokenAuth
 from .errors import (
     ConnecteamAPIError,
     ConnecteamConfigError,
+    HostUnreachableError,
     ParentNotFoundError,
     RetryableError,
     status_hint,
 )
-from .pacing import RETRYABLE_STATUS, ClientStats
+from .pacing import ANSWERED_HOSTS, CONNECT_ERRORS, RETRYABLE_STATUS, ClientStats
 from .registry import DEFAULT_BASE_URL, OAUTH_SCOPES, SCOPE_BY_PATH, Stream
 
 logger = logging.getLogger(__name__)
@@ -106,7 +107,8 @@ class ConnecteamClient(TokenAuth):
         self._in_flight = 0
         self._http = httpx.Client(
             base_url=self.base_url,
-            timeout=httpx.Timeout(timeout),
+            # a connect that takes 10 s will not succeed: a firewall or a wrong region
+            timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
             headers={"accept": "application/json", "user-agent": "wfm-sync"},
             transport=transport,
         )
@@ -180,6 +182,8 @@ class ConnecteamClient(TokenAuth):
             ConnecteamAPIError: A 4xx other than 429 (e.g. 401 wrong key, 403 missing scope,
                 422 invalid parameter), a body that is not a JSON object, or retries exhausted.
             RateLimitExhaustedError: The budget resets later than ``max_rate_limit_wait``.
+            HostUnreachableError: No connection could be opened to the base URL's host, which
+                has not answered any request of this process (after a few quick attempts).
         """
         template = endpoint or path
         retrying = self.retrying()
@@ -193,6 +197,17 @@ class ConnecteamClient(TokenAuth):
                 exc.status,
                 f"still failing after {self.max_attempts} attempts",
                 "the provider is unavailable or over its rate limit; run the sync again later",
+            ) from None
+        except CONNECT_ERRORS as exc:
+            if self.base_url not in ANSWERED_HOSTS:
+                raise HostUnreachableError(
+                    self._http.base_url.netloc.decode(), self.base_url, exc
+                ) from None
+            raise ConnecteamAPIError(
+                template,
+                None,
+                f"{type(exc).__name__} after {self.max_attempts} attempts",
+                f"check SOURCES__CONNECTEAM__BASE_URL ({self.base_url}) and the network",
             ) from None
         except httpx.TransportError as exc:
             raise ConnecteamAPIError(
@@ -354,6 +369,7 @@ class ConnecteamClient(TokenAuth):
                 self._in_flight -= 1
         with self._lock:
             self.stats.rate_limit.update(response.headers, self._in_flight)
+        ANSWERED_HOSTS.add(self.base_url)
         return response
 
     def upload(self, url: str, content: bytes, content_type: str) -> None:

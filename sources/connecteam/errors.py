@@ -19,6 +19,45 @@ class ConnecteamConfigError(ConnecteamError):
     """The client was given no usable credentials or base URL."""
 
 
+class HostUnreachableError(ConnecteamConfigError):
+    """No connection could be opened to the configured host before it ever answered (refused,
+    a name that does not resolve, a TLS failure, a connect that timed out): a setting or the
+    network to fix, not a provider outage, so nothing retries it beyond a few quick attempts.
+
+    Attributes:
+        host: The host (and port) of ``SOURCES__CONNECTEAM__BASE_URL``.
+    """
+
+    def __init__(self, host: str, base_url: str, exc: BaseException) -> None:
+        self.host = host
+        super().__init__(
+            f"cannot connect to {host} (SOURCES__CONNECTEAM__BASE_URL={base_url}): "
+            f"{likely_cause(exc)}"
+        )
+
+
+def likely_cause(exc: BaseException) -> str:
+    """What a failed connect most likely means, from the transport's exception."""
+    text = f"{type(exc).__name__} {exc}".lower()
+    if "ssl" in text or "certificate" in text or "tls" in text:
+        return (
+            "the TLS handshake failed (the host does not speak HTTPS, or its certificate is "
+            "not trusted)"
+        )
+    if (
+        "name or service not known" in text
+        or "nodename nor servname" in text
+        or ("temporary failure in name resolution" in text)
+        or "getaddrinfo" in text
+    ):
+        return "the host name does not resolve (a typo in the URL, or no DNS)"
+    if "refused" in text:
+        return "nothing listens there (a wrong host or port, or the service is down)"
+    if "timeout" in text or "timed out" in text:
+        return "the connection timed out (a firewall, a wrong region, or no network)"
+    return f"{type(exc).__name__} (check the URL and the network)"
+
+
 class ConnecteamAPIError(ConnecteamError):
     """The provider answered with a status that retrying cannot fix (any 4xx but 429), or with a
     body that is not the documented envelope, or kept failing after every retry.

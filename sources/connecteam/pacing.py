@@ -142,12 +142,27 @@ class ClientStats:
         return sum(self.requests.values())
 
 
+CONNECT_ERRORS = (httpx.ConnectError, httpx.ConnectTimeout)
+"""A connection that could not be opened: refused, a name that does not resolve, a TLS
+handshake that failed (``ConnectError``), or no answer to the connect (``ConnectTimeout``)."""
+
+UNREACHABLE_ATTEMPTS = 3
+"""Attempts to open a connection to a host that never answered before the client gives up with
+:class:`~sources.connecteam.errors.HostUnreachableError`: a few, for a blip, not the full
+``max_attempts``."""
+
+ANSWERED_HOSTS: set[str] = set()
+"""Base URLs that answered (any HTTP status) a request of this process: a failed connect to one
+of them later is a dropped network, retried in full."""
+
+
 class Pacing:
     """The pacing and retry policy of :class:`~sources.connecteam.client.ConnecteamClient`
     (a base class: the client sets these attributes).
 
     Attributes:
         stats: Figures of the client's work; ``stats.rate_limit`` is the budget.
+        base_url: The API's base URL (the key of :data:`ANSWERED_HOSTS`).
         max_attempts: Attempts per request on 429, 5xx, timeouts and dropped connections.
         backoff_base: Seconds of the first exponential back-off step (jittered, doubling).
         backoff_max: Longest single back-off wait in seconds.
@@ -155,6 +170,7 @@ class Pacing:
     """
 
     stats: ClientStats
+    base_url: str
     max_attempts: int
     backoff_base: float
     backoff_max: float
@@ -189,14 +205,29 @@ class Pacing:
     def retrying(self, counted: bool = True) -> Retrying:
         """The retry policy of every call: 429, 5xx, timeouts and dropped connections, up to
         ``max_attempts``, with :meth:`backoff`; ``counted`` retries are logged and counted in
-        :attr:`ClientStats.retries`."""
+        :attr:`ClientStats.retries`. A connection that cannot be opened to a host that never
+        answered in this process stops after :data:`UNREACHABLE_ATTEMPTS` (a setting or the
+        network to fix, not an outage to wait out)."""
+        most = stop_after_attempt(self.max_attempts)
+
+        def stop(state: RetryCallState) -> bool:
+            return most(state) or (
+                state.attempt_number >= UNREACHABLE_ATTEMPTS and self.never_connected(state)
+            )
+
         return Retrying(
             retry=retry_if_exception_type((RetryableError, httpx.TransportError)),
-            stop=stop_after_attempt(self.max_attempts),
+            stop=stop,
             wait=self.backoff,
             before_sleep=self._before_retry if counted else None,
             reraise=True,
         )
+
+    def never_connected(self, state: RetryCallState) -> bool:
+        """Whether ``state`` failed to open a connection to a host that has not answered any
+        request of this process (:data:`ANSWERED_HOSTS`)."""
+        exc = state.outcome.exception() if state.outcome else None
+        return isinstance(exc, CONNECT_ERRORS) and self.base_url not in ANSWERED_HOSTS
 
     def backoff(self, state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
