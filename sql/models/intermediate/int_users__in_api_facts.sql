@@ -1,5 +1,6 @@
 -- Every user id the API's facts name (shifts, time activities, form submissions, time-off
--- requests, scheduler unavailabilities), so dim_users can add a user the users listing does not hold as an inferred member.
+-- requests, scheduler unavailabilities), so dim_users can add a user the users listing does not
+-- hold as an inferred member.
 
 with
 
