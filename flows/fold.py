@@ -13,14 +13,30 @@ from prefect import flow, task
 
 from flows.models import dbt_build, publish_unless_skipped
 from flows.naming import rename_current_run
-from flows.runner import call_task, run_logger
+from flows.runner import call_task, retry_if, run_logger
 from pipelines.fold import DEFAULT_RETENTION_DAYS, FoldSummary, run_fold
 
 WEBHOOK_MODELS = "source:webhooks+"
 """The dbt selection a fold rebuilds: every model that reads the webhook events, and theirs."""
 
 
-@task(name="fold_inbox", task_run_name="fold-inbox", retries=2, retry_delay_seconds=[5, 30])
+def is_transient(exc: BaseException) -> bool:
+    """Whether a failed fold is worth retrying: not an unusable inbox setting or a malformed
+    ``[webhooks]`` value (retrying cannot fix those), anything else."""
+    from dlt.common.configuration.exceptions import ConfigurationException
+
+    from sources.webhooks.config import InboxURLError
+
+    return not isinstance(exc, InboxURLError | ConfigurationException)
+
+
+@task(
+    name="fold_inbox",
+    task_run_name="fold-inbox",
+    retries=2,
+    retry_delay_seconds=[5, 30],
+    retry_condition_fn=retry_if(is_transient),
+)
 def fold_inbox(batch_size: int, retention_days: float) -> FoldSummary:
     """Fold every unfolded inbox event into ``webhooks.events``; the task run is renamed after
     the events folded, and a failure is logged with the inbox range it was folding."""

@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sources.webhooks.config import DEFAULT_INBOX_URL, MAX_BODY_BYTES, webhooks_configuration
+from sources.webhooks.config import (
+    DEFAULT_INBOX_URL,
+    MAX_BODY_BYTES,
+    InboxURLError,
+    check_inbox_url,
+    webhooks_configuration,
+)
 
 from .signature import verifier
 
@@ -71,13 +77,19 @@ def settings_from_config(
         allow_open: Accept requests without a token.
 
     Raises:
-        ReceiverConfigError: No token and ``allow_open`` is false.
+        ReceiverConfigError: No token and ``allow_open`` is false, or the inbox URL is not
+            usable (:func:`sources.webhooks.config.check_inbox_url`).
     """
     config = webhooks_configuration()
+    url = inbox_url or config.inbox_url or DEFAULT_INBOX_URL
+    try:
+        check_inbox_url(url, "--inbox-url" if inbox_url else "WEBHOOKS__INBOX_URL")
+    except InboxURLError as exc:
+        raise ReceiverConfigError(str(exc)) from None
     return ReceiverSettings(
         token=config.token or None,
         signing_secret=config.signing_secret or None,
-        inbox_url=inbox_url or config.inbox_url or DEFAULT_INBOX_URL,
+        inbox_url=url,
         max_body_bytes=config.max_body_bytes or MAX_BODY_BYTES,
         allow_open=allow_open,
     )

@@ -118,3 +118,28 @@ def test_a_host_that_answered_once_is_retried_in_full_when_the_network_drops(sta
     assert not isinstance(caught.value, HostUnreachableError)
     assert "ConnectError after 5 attempts" in str(caught.value)
     assert client.stats.retries == 4
+
+
+def test_fold_with_a_malformed_inbox_url_exits_2_at_once_naming_the_variable(tmp_path: Path):
+    env = dict(cli_env(Nowhere(), tmp_path / "w.duckdb"), WEBHOOKS__INBOX_URL="notaurl")
+    started = time.monotonic()
+    done = run_cli("webhooks", "fold", env=env)
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert done.stderr.strip().splitlines()[-1] == (
+        "fold failed: InboxURLError: WEBHOOKS__INBOX_URL='notaurl' is not a database URL; use "
+        "sqlite:///data/inbox.sqlite3 or postgresql://user:password@host:5432/database"
+    )
+    assert "retry" not in done.stderr and time.monotonic() - started < 30  # never retried
+
+
+@pytest.mark.parametrize("inbox", ["notaurl", "sqlite:///{blocked}/inbox.sqlite3"])
+def test_serve_refuses_an_unusable_inbox_before_it_says_receiving(tmp_path: Path, inbox: str):
+    blocked = tmp_path / "a-file"  # a file where the inbox's folder would be
+    blocked.write_text("")
+    env = cli_env(Nowhere(), tmp_path / "w.duckdb")
+    done = run_cli("webhooks", "serve", "--open", "--port", "9",
+                   "--inbox-url", inbox.format(blocked=blocked), env=env, timeout=60)  # fmt: skip
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "receiving" not in done.stderr and "Traceback" not in done.stderr
+    assert done.stderr.startswith("cannot start: --inbox-url")
+    assert len(done.stderr.strip().splitlines()) == 1

@@ -51,12 +51,14 @@ def configuration_error(exc: BaseException) -> BaseException | None:
     from receiver import ReceiverConfigError
     from sources.connecteam.errors import ConnecteamAPIError, ConnecteamConfigError
     from sources.connecteam.registry import OAUTH_TOKEN_PATH
+    from sources.webhooks.config import InboxURLError
 
     kinds = (
         ConnecteamConfigError,
         ReceiverConfigError,
         SchedulerConfigError,
         ConfigurationException,
+        InboxURLError,
     )
     seen: set[int] = set()
     current: BaseException | None = exc

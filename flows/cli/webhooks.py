@@ -262,7 +262,12 @@ def webhooks_fold(
     setup_logging(False)
     from flows.fold import fold_webhooks
     from flows.runner import run_flow
+    from sources.webhooks.config import inbox_url_from_config
 
+    try:
+        inbox_url_from_config()  # checked before any work: a bad setting exits 2 at once
+    except Exception as exc:  # noqa: BLE001
+        fail(exc, "fold")
     started = time.monotonic()
     try:
         with live_progress():

@@ -8,6 +8,10 @@ Each field is found where dlt looks for a setting of section ``webhooks``: the e
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
+import sqlalchemy as sa
 from dlt.common.configuration import configspec, resolve_configuration
 from dlt.common.configuration.specs import BaseConfiguration
 from dlt.common.typing import TSecretStrValue
@@ -50,5 +54,74 @@ def webhooks_configuration() -> WebhooksConfiguration:
 
 def inbox_url_from_config() -> str:
     """``WEBHOOKS__INBOX_URL`` / ``[webhooks] inbox_url``, default
-    ``sqlite:///data/inbox.sqlite3`` (an empty value counts as unset)."""
-    return webhooks_configuration().inbox_url or DEFAULT_INBOX_URL
+    ``sqlite:///data/inbox.sqlite3`` (an empty value counts as unset), checked by
+    :func:`check_inbox_url`.
+
+    Raises:
+        InboxURLError: The URL is not a usable inbox (the message names the setting).
+    """
+    return check_inbox_url(webhooks_configuration().inbox_url or DEFAULT_INBOX_URL)
+
+
+def _can_write(path: Path, folder: Path) -> bool:
+    """Whether ``path`` (if it exists) can be opened for writing and ``folder`` can take a new
+    file: tried, not inferred from permission bits (root, read-only file systems)."""
+    try:
+        if path.exists():
+            with path.open("ab"):
+                pass
+        elif not folder.is_dir():
+            return False
+        else:
+            with tempfile.TemporaryFile(dir=folder):
+                pass
+    except OSError:
+        return False
+    return True
+
+
+class InboxURLError(ValueError):
+    """The inbox URL is not usable: not an SQLAlchemy URL of SQLite or PostgreSQL, or an SQLite
+    file that cannot be written. A setting to fix; retrying cannot help."""
+
+
+def check_inbox_url(url: str, setting: str = "WEBHOOKS__INBOX_URL") -> str:
+    """``url`` when it names an inbox the receiver and the fold can use, before any work.
+
+    Args:
+        url: An SQLAlchemy URL (``sqlite:///path`` or ``postgresql://user:password@host/db``).
+        setting: What the user set it with, named in the message (``--inbox-url``).
+
+    Returns:
+        ``url`` unchanged.
+
+    Raises:
+        InboxURLError: Not a database URL, not SQLite or PostgreSQL, or an SQLite file whose
+            folder (or the file itself) cannot be written. The message names ``setting`` and
+            never shows a password.
+    """
+    shown = repr(url) if "@" not in url else "(a value holding credentials, not shown)"
+    try:
+        parsed = sa.engine.make_url(url)
+    except sa.exc.ArgumentError:
+        raise InboxURLError(
+            f"{setting}={shown} is not a database URL; use sqlite:///data/inbox.sqlite3 or "
+            "postgresql://user:password@host:5432/database"
+        ) from None
+    backend = parsed.get_backend_name()
+    if backend not in ("sqlite", "postgresql", "postgres"):
+        raise InboxURLError(
+            f"{setting} names a {backend!r} database; the inbox is SQLite (sqlite:///path) or "
+            "PostgreSQL (postgresql://...)"
+        )
+    if backend == "sqlite" and parsed.database and parsed.database != ":memory:":
+        path = Path(parsed.database).expanduser()
+        folder = path.parent
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent  # the folder the inbox's folders would be made in
+        if not _can_write(path, folder):
+            raise InboxURLError(
+                f"{setting}: the inbox {path} cannot be written ({folder} is not a folder "
+                "this user can write); choose a path it can write, or fix the permissions"
+            )
+    return url
