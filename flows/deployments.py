@@ -74,8 +74,10 @@ def require_server() -> str:
     """The configured ``PREFECT_API_URL``.
 
     Raises:
-        SchedulerConfigError: None is set; the message says how to start a server.
+        SchedulerConfigError: None is set, or the server there does not answer its health
+            check (``GET <url>/health``) within 10 s; the message says how to start a server.
     """
+    import httpx
     from prefect.settings import PREFECT_API_URL
 
     url = PREFECT_API_URL.value() or os.environ.get("PREFECT_API_URL")
@@ -83,6 +85,19 @@ def require_server() -> str:
         raise SchedulerConfigError(
             "schedules need a Prefect server: start one with `prefect server start` and "
             "export PREFECT_API_URL=http://127.0.0.1:4200/api, then run this again"
+        )
+    shown = str(url).split("@")[-1]  # never a user:password part
+    try:
+        answer = httpx.get(f"{str(url).rstrip('/')}/health", timeout=10.0)
+    except httpx.HTTPError as exc:
+        raise SchedulerConfigError(
+            f"PREFECT_API_URL={shown} does not answer ({type(exc).__name__}): start the server "
+            "with `prefect server start` or correct the URL (it ends in /api)"
+        ) from None
+    if answer.status_code != 200:
+        raise SchedulerConfigError(
+            f"PREFECT_API_URL={shown} answered HTTP {answer.status_code} to GET /health: is it "
+            "a Prefect server's API URL (it ends in /api)?"
         )
     return str(url)
 

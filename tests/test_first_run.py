@@ -143,3 +143,15 @@ def test_serve_refuses_an_unusable_inbox_before_it_says_receiving(tmp_path: Path
     assert "receiving" not in done.stderr and "Traceback" not in done.stderr
     assert done.stderr.startswith("cannot start: --inbox-url")
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("command", [["serve"], ["deploy", "--work-pool", "pool"]])
+def test_an_unreachable_prefect_api_exits_2_in_one_line(tmp_path: Path, command: list[str]):
+    env = dict(cli_env(Nowhere(), tmp_path / "w.duckdb"), PREFECT_API_URL="http://127.0.0.1:9/api")
+    done = run_cli(*command, env=env, timeout=120)
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert done.stderr.strip().splitlines() == [
+        f"cannot {command[0]}: PREFECT_API_URL=http://127.0.0.1:9/api does not answer "
+        "(ConnectError): start the server with `prefect server start` or correct the URL (it "
+        "ends in /api)"
+    ]
