@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from dlt.common.configuration.exceptions import ConfigurationException
 from prefect import flow, task
 
 from dashboard.report import ReportSummary
@@ -46,12 +47,24 @@ def is_transient(exc: BaseException) -> bool:
     """Whether a failed sync is worth retrying: not bad credentials, refused parameters or a
     spent budget (retrying cannot fix those), but 429, 5xx, dropped connections and anything
     that is not a provider answer."""
+    if any(isinstance(e, ConfigurationException) for e in _chain(exc)):
+        return False  # a dlt setting missing, malformed or in the wrong file
     cause = find_connecteam_error(exc)
     if isinstance(cause, ConnecteamConfigError | RateLimitExhaustedError):
         return False
     if isinstance(cause, ConnecteamAPIError):
         return cause.status is None or cause.status >= 500 or cause.status == 429
     return True
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    """``exc`` and its causes (``__cause__``, else ``__context__``), each once."""
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and all(current is not seen for seen in chain):
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    return chain
 
 
 @task(

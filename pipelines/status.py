@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from sources import settings
 from sources.connecteam.registry import STREAMS as REGISTRY
 from sources.webhooks.inbox import Inbox, inbox_url_from_config
 
@@ -120,6 +121,9 @@ class Status:
 
     checked_at: str
     warehouse: str
+    project_dir: str
+    """The project's home (``DLT_PROJECT_DIR`` / ``--project-dir``, else the current directory):
+    ``.dlt/`` is read from it and relative paths resolve from it."""
     run_log: str
     jobs: list[JobStatus] = field(default_factory=list)
     tables: list[TableStatus] = field(default_factory=list)
@@ -171,6 +175,7 @@ def collect_status(
     status = Status(
         checked_at=iso(now) or "",
         warehouse=_warehouse_label(),
+        project_dir=str(settings.project_dir()),
         run_log=str(run_log_path()),
     )
     status.inbox = _inbox_counts()
@@ -381,9 +386,12 @@ def _reconciliation(client: Any) -> dict[str, int]:
 
 def _inbox_counts() -> dict[str, Any]:
     """Backlog and quarantine of the webhook inbox; a missing SQLite inbox is not created."""
-    url = inbox_url_from_config()
+    try:
+        url = inbox_url_from_config()
+    except Exception as exc:  # noqa: BLE001 - reported, not raised (a setting to fix)
+        return {"error": str(exc).splitlines()[0]}
     if url.startswith("sqlite:///") and not Path(url[len("sqlite:///") :]).exists():
-        return {"backlog": 0, "quarantine": 0, "events": 0, "note": "no inbox yet"}
+        return {"inbox": url, "backlog": 0, "quarantine": 0, "events": 0, "note": "no inbox yet"}
     try:
         inbox = Inbox(url)
     except Exception as exc:  # noqa: BLE001 - reported, not raised

@@ -32,8 +32,10 @@ DEFAULT_WAREHOUSE = "data/warehouse.duckdb"
 
 def warehouse_path() -> Path:
     """The DuckDB warehouse file: ``DESTINATION__DUCKDB__CREDENTIALS`` (or
-    ``[destination.duckdb] credentials`` in ``.dlt/config.toml``), default
-    ``data/warehouse.duckdb`` relative to the working directory."""
+    ``[destination.duckdb] credentials`` in ``.dlt/secrets.toml``: dlt refuses a destination's
+    credentials in ``config.toml``), default
+    ``data/warehouse.duckdb``; a relative path is taken from the project's home
+    (:func:`sources.settings.project_dir`), never from the current directory."""
     try:
         configured = dlt.config.get("destination.duckdb.credentials", str)
     except ConfigFieldMissingException:
@@ -41,7 +43,7 @@ def warehouse_path() -> Path:
     value = str(configured or DEFAULT_WAREHOUSE)
     if value.startswith("duckdb:///"):
         value = value[len("duckdb:///") :]
-    return Path(value).expanduser()
+    return settings.in_project(value)
 
 
 def destination_name() -> str:

@@ -83,7 +83,7 @@ def settings_from_config(
     config = webhooks_configuration()
     url = inbox_url or config.inbox_url or DEFAULT_INBOX_URL
     try:
-        check_inbox_url(url, "--inbox-url" if inbox_url else "WEBHOOKS__INBOX_URL")
+        url = check_inbox_url(url, "--inbox-url" if inbox_url else "WEBHOOKS__INBOX_URL")
     except InboxURLError as exc:
         raise ReceiverConfigError(str(exc)) from None
     return ReceiverSettings(

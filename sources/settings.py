@@ -114,6 +114,14 @@ class Settings(BaseSettings):
             )
         return name
 
+    @field_validator(
+        "pipelines_dir", "snapshot", "report", "parquet_dir", "run_log", "dbt_project_dir",
+        "dbt_target_dir",
+    )  # fmt: skip
+    @classmethod
+    def _from_the_project(cls, value: Path | None) -> Path | None:
+        return None if value is None else in_project(value)
+
     @field_validator("now", "duckdb_memory_limit", mode="before")
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
@@ -122,6 +130,26 @@ class Settings(BaseSettings):
 
 DESTINATIONS = ("duckdb", "postgres")
 """The raw warehouses the jobs can load into."""
+
+PROJECT_DIR_VARIABLE = "DLT_PROJECT_DIR"
+"""dlt's own name for the project's home (its run directory): ``.dlt/`` is read from there and
+every relative path of the project resolves from there. ``wfm-sync --project-dir`` sets it."""
+
+
+def project_dir() -> Path:
+    """The project's home: dlt's run directory, ``DLT_PROJECT_DIR`` when set, else the directory
+    the process started in. ``.dlt/config.toml`` and ``.dlt/secrets.toml`` are read from its
+    ``.dlt/``; :func:`in_project` resolves relative paths from it."""
+    from dlt.common.runtime.run_context import active
+
+    return Path(active().run_dir).expanduser().resolve()
+
+
+def in_project(path: str | os.PathLike[str]) -> Path:
+    """``path`` made absolute: ``~`` expanded, a relative path taken from :func:`project_dir`
+    (never from the current directory of a later ``cd``)."""
+    value = Path(path).expanduser()
+    return value if value.is_absolute() else project_dir() / value
 
 
 def current() -> Settings:
@@ -133,7 +161,11 @@ def current() -> Settings:
         pydantic.ValidationError: A ``WFM_SYNC_*`` variable holds a value of the wrong kind.
     """
     variables = tuple(
-        sorted((k, v) for k, v in os.environ.items() if k.upper().startswith(ENV_PREFIX))
+        sorted(
+            (k, v)
+            for k, v in os.environ.items()
+            if k.upper().startswith(ENV_PREFIX) or k == PROJECT_DIR_VARIABLE
+        )
     )
     return _validated(variables)
 

@@ -3,12 +3,13 @@ with exit codes that mean one thing (0 done, 1 the run failed, 2 usage or config
 
 from __future__ import annotations
 
+import json
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
-from conftest import API_KEY, WFM_SYNC, cli_env
+from conftest import API_KEY, WFM_SYNC, cli_env, query
 
 from sources.connecteam.client import ConnecteamClient
 from sources.connecteam.errors import ConnecteamAPIError, HostUnreachableError
@@ -155,3 +156,34 @@ def test_an_unreachable_prefect_api_exits_2_in_one_line(tmp_path: Path, command:
         "(ConnectError): start the server with `prefect server start` or correct the URL (it "
         "ends in /api)"
     ]
+
+
+def test_sync_and_status_from_any_directory_find_the_same_warehouse(start_emulator, tmp_path):
+    """The project's home (``--project-dir`` or dlt's ``DLT_PROJECT_DIR``) holds ``.dlt/``; the
+    relative warehouse path of its config resolves from there, not from the current directory."""
+    server = start_emulator(users=7)
+    home = tmp_path / "project"
+    (home / ".dlt").mkdir(parents=True)
+    # the repository's own .dlt/config.toml (the warehouse at its default, data/warehouse.duckdb)
+    config = (Path(__file__).parents[1] / ".dlt" / "config.toml").read_text()
+    (home / ".dlt" / "config.toml").write_text(config.replace(
+        'base_url = "https://api.connecteam.com"', f'base_url = "{server.url}"'))  # fmt: skip
+    (home / ".dlt" / "secrets.toml").write_text(f'[sources.connecteam]\napi_key = "{API_KEY}"\n')
+    env = {k: v for k, v in cli_env(server, tmp_path / "unused.duckdb").items()
+           if not k.startswith(("SOURCES__", "DESTINATION__", "DLT_PROJECT_DIR"))}  # fmt: skip
+    elsewhere, cron = tmp_path / "elsewhere", tmp_path / "cron"
+    elsewhere.mkdir()
+    cron.mkdir()
+    done = run_cli("--project-dir", str(home), "sync", "--streams", "users",
+                   "--steps", "sync", env=env, cwd=elsewhere)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    warehouse = home / "data" / "warehouse.duckdb"
+    assert query(warehouse, "select count(*) from connecteam.users") == [(7,)]
+    assert not (elsewhere / "data").exists() and not (elsewhere / ".dlt").exists()
+
+    shown = run_cli("status", "--json", env=dict(env, DLT_PROJECT_DIR=str(home)), cwd=cron)
+    report = json.loads(shown.stdout)
+    assert report["project_dir"] == str(home.resolve())
+    assert report["warehouse"] == f"duckdb:{warehouse.resolve()}"
+    users = [t for t in report["tables"] if t["table"] == "users"]
+    assert users and users[0]["rows"] == 7

@@ -24,9 +24,12 @@ from __future__ import annotations
 import os
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as package_version
+from pathlib import Path
 from typing import Annotated
 
 import typer
+
+from sources.settings import PROJECT_DIR_VARIABLE
 
 from . import dashboard, demo, documents, emulator, models, schedule, sync, webhooks
 
@@ -86,8 +89,23 @@ def _root(
             help="Print the version and exit.",
         ),
     ] = False,
+    project_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--project-dir",
+            envvar=PROJECT_DIR_VARIABLE,
+            exists=True,
+            file_okay=False,
+            resolve_path=True,
+            help="The project's home: .dlt/ is read from it and relative paths (the warehouse, "
+            "the inbox) resolve from it, whatever the current directory [default: "
+            f"{PROJECT_DIR_VARIABLE}, else the current directory].",
+        ),
+    ] = None,
 ) -> None:
     """Keep an analytics warehouse in step with a Connecteam account."""
+    if project_dir is not None:
+        os.environ[PROJECT_DIR_VARIABLE] = str(project_dir)  # dlt's own run-directory setting
 
 
 def set_prefect_defaults() -> None:

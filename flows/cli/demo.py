@@ -166,7 +166,7 @@ def run_demo(
     from sources.connecteam.webhook_settings import SUBSCRIPTION_SCOPES
     from sources.webhooks.events import FEATURE_FAMILIES
 
-    path = Path(warehouse)
+    path = settings.in_project(warehouse)
     if path.parent.exists():
         shutil.rmtree(path.parent)  # a fresh demo warehouse, inbox and state every time
     path.parent.mkdir(parents=True)

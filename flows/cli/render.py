@@ -126,7 +126,12 @@ def print_nightly(result: NightlyResult, wall_seconds: float) -> None:
 
 def print_status(report: Status) -> None:
     """Print a :class:`pipelines.status.Status` as tables."""
-    console.print(f"status at {report.checked_at}; warehouse {report.warehouse}")
+    console.print(f"status at {report.checked_at}")
+    console.print(
+        f"project {report.project_dir} (settings {report.project_dir}/.dlt); warehouse "
+        f"{report.warehouse}; inbox {report.inbox.get('inbox', '-')}; run log {report.run_log}",
+        highlight=False,
+    )
     jobs = Table(title="jobs")
     for column in ("job", "last run (UTC)", "outcome", "seconds", "last success (UTC)", "stale"):
         jobs.add_column(column)

@@ -16,6 +16,8 @@ from dlt.common.configuration import configspec, resolve_configuration
 from dlt.common.configuration.specs import BaseConfiguration
 from dlt.common.typing import TSecretStrValue
 
+from sources.settings import in_project
+
 SECTION = "webhooks"
 DEFAULT_INBOX_URL = "sqlite:///data/inbox.sqlite3"
 MAX_BODY_BYTES = 1024 * 1024
@@ -86,14 +88,16 @@ class InboxURLError(ValueError):
 
 
 def check_inbox_url(url: str, setting: str = "WEBHOOKS__INBOX_URL") -> str:
-    """``url`` when it names an inbox the receiver and the fold can use, before any work.
+    """``url`` when it names an inbox the receiver and the fold can use, before any work; a
+    relative SQLite path is made absolute from the project's home
+    (:func:`sources.settings.in_project`), never from the current directory.
 
     Args:
         url: An SQLAlchemy URL (``sqlite:///path`` or ``postgresql://user:password@host/db``).
         setting: What the user set it with, named in the message (``--inbox-url``).
 
     Returns:
-        ``url`` unchanged.
+        ``url``, with an SQLite file's relative path made absolute.
 
     Raises:
         InboxURLError: Not a database URL, not SQLite or PostgreSQL, or an SQLite file whose
@@ -115,7 +119,8 @@ def check_inbox_url(url: str, setting: str = "WEBHOOKS__INBOX_URL") -> str:
             "PostgreSQL (postgresql://...)"
         )
     if backend == "sqlite" and parsed.database and parsed.database != ":memory:":
-        path = Path(parsed.database).expanduser()
+        path = in_project(parsed.database)
+        url = parsed.set(database=str(path)).render_as_string(hide_password=False)
         folder = path.parent
         while not folder.exists() and folder != folder.parent:
             folder = folder.parent  # the folder the inbox's folders would be made in
