@@ -36,6 +36,9 @@ def test_version_and_short_help_everywhere(tmp_path: Path) -> None:
         shown = run_cli(*command, "-h", env=env)
         assert shown.returncode == 0, (command, shown.stderr)
         assert "Usage: wfm-sync" in shown.stdout, command
+        words = " ".join(shown.stdout.replace("│", " ").split())
+        if command:  # each command states the exit codes
+            assert "Exit codes: 0 done; 1 the run failed" in words and "2 usage or" in words
 
 
 @pytest.mark.parametrize(
@@ -187,3 +190,13 @@ def test_sync_and_status_from_any_directory_find_the_same_warehouse(start_emulat
     assert report["warehouse"] == f"duckdb:{warehouse.resolve()}"
     users = [t for t in report["tables"] if t["table"] == "users"]
     assert users and users[0]["rows"] == 7
+
+
+def test_verbose_shows_the_traceback_behind_the_one_line(tmp_path: Path) -> None:
+    env = {k: v for k, v in cli_env(Nowhere(), tmp_path / "w.duckdb").items()
+           if k != "SOURCES__CONNECTEAM__API_KEY"}  # fmt: skip
+    quiet = run_cli("sync", env=env, cwd=tmp_path)
+    loud = run_cli("sync", "-v", env=env, cwd=tmp_path)
+    assert quiet.returncode == loud.returncode == 2
+    assert "Traceback" not in quiet.stderr and "Traceback (most recent call last)" in loud.stderr
+    assert loud.stderr.strip().splitlines()[-1] == quiet.stderr.strip().splitlines()[-1]

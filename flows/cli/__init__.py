@@ -61,6 +61,27 @@ app.add_typer(webhooks.app, name="webhooks")
 app.add_typer(models.app, name="models")
 app.add_typer(documents.app, name="documents")
 
+EXIT_CODES = (
+    "Exit codes: 0 done; 1 the run failed (the provider, the warehouse, a stream, a step); "
+    "2 usage or configuration (an unknown option or name, a missing or malformed setting, "
+    "refused credentials, an unreachable host or PREFECT_API_URL, an unwritable path)."
+)
+"""The exit codes every command shares, shown at the end of each command's ``--help``."""
+
+
+def _state_exit_codes(group: typer.Typer) -> None:
+    """Put :data:`EXIT_CODES` at the end of the help of every command of ``group`` and of its
+    sub-groups (a command's own epilog is kept)."""
+    for command in group.registered_commands:
+        command.epilog = command.epilog or EXIT_CODES
+    for sub in group.registered_groups:
+        sub.epilog = EXIT_CODES  # the group's own help (emulator serves when given no command)
+        if sub.typer_instance is not None:
+            _state_exit_codes(sub.typer_instance)
+
+
+_state_exit_codes(app)
+
 
 def installed_version() -> str:
     """The installed distribution's version (``pyproject.toml``'s ``version``), or ``unknown``

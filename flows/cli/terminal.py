@@ -4,6 +4,7 @@ message and exit code, and defaults taken from the settings."""
 from __future__ import annotations
 
 import logging
+import traceback
 from typing import NoReturn
 
 import typer
@@ -80,7 +81,8 @@ def configuration_error(exc: BaseException) -> BaseException | None:
 
 
 def fail(exc: BaseException, what: str = "sync") -> NoReturn:
-    """Print a one-paragraph error (no traceback, no secrets) and exit: 2 when it is a
+    """Print a one-paragraph error (no secrets; the traceback only with ``-v``, debug logging)
+    and exit: 2 when it is a
     configuration error (:func:`configuration_error`), else 1.
 
     The configuration error, else the provider's error
@@ -94,6 +96,8 @@ def fail(exc: BaseException, what: str = "sync") -> NoReturn:
 
     setting_error = configuration_error(exc)
     cause: BaseException = setting_error or find_connecteam_error(exc) or exc
+    if logging.getLogger().isEnabledFor(logging.DEBUG):  # -v: the whole story first
+        err.print("".join(traceback.format_exception(exc)), markup=False, highlight=False)
     err.print(
         f"[bold red]{what} failed:[/] {type(cause).__name__}: {escape(str(cause))}", highlight=False
     )
