@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SPEC_PATH = Path(__file__).resolve().parents[1] / "tests" / "data" / "connecteam-openapi.json"
+SPEC_PATH = (Path(__file__).parent / "spec" / "connecteam-openapi.json").resolve()
 _DROP = {"discriminator", "format", "example", "examples", "title", "description", "default",
          "deprecated", "readOnly", "writeOnly", "pattern", "allOf", "$ref"}  # fmt: skip
 """Keywords :func:`resolved` leaves out: documentation, and formats and patterns (the spec data

@@ -63,9 +63,11 @@ SAMPLE_ROWS = 5
 
 
 def project_dir() -> Path:
-    """The dbt project: ``WFM_SYNC_DBT_PROJECT_DIR`` or the repository's ``sql/`` folder."""
+    """The dbt project: ``WFM_SYNC_DBT_PROJECT_DIR``, else the one shipped with the package
+    (``pipelines/dbt_project``: in the repository a link to ``sql/``, in an installed wheel its
+    copy, package data)."""
     configured = settings.current().dbt_project_dir
-    return configured or Path(__file__).resolve().parent.parent / "sql"
+    return configured or (Path(__file__).parent / "dbt_project").resolve()
 
 
 def target_dir() -> Path:

@@ -1,0 +1,11 @@
+"""The dashboard over the published snapshot: a marimo app and its static HTML report.
+
+* :mod:`dashboard.notebook`: the marimo notebook (a plain Python file; DuckDB SQL cells on the
+  snapshot, altair charts). ``wfm-sync dashboard`` serves it with ``marimo run``.
+* :mod:`dashboard.views`: what its cells share: the filters as SQL, KPI and chart helpers.
+* :mod:`dashboard.report`: the same notebook run once and written as one self-contained HTML file
+  (``wfm-sync report``, and the nightly after each publish).
+
+Everything here reads the snapshot (:mod:`pipelines.publish`), opened read-only, and the run log
+file; never the warehouse.
+"""

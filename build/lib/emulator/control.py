@@ -1,0 +1,103 @@
+"""The emulator's control endpoints under ``/_emulator/`` (not part of the provider's API: no
+authentication, no rate limit, not counted), for tests, demos and benchmarks:
+
+* ``GET stats``: ``{requests: {path template: n}, total, statuses: {"<status>": n},
+  document_entries, faults: {kind: n}}`` since the last ``stats/reset``;
+* ``POST stats/reset``: forget the request counters (not the rate-limit windows);
+* ``POST mutate``: change the account; the body's keys are
+  :meth:`~emulator.data.Dataset.mutate`'s arguments, the answer the ids it touched and
+  ``webhook_deliveries``, the deliveries queued for the subscribed webhooks
+  (:mod:`emulator.change_events`; 422 for a bad argument);
+* ``GET webhooks?wait=<s>``: ``{deliveries: {queued, delivered, retried, failed,
+  skipped_remote}, pending, writes: [[method, webhook id], ...], subscriptions}``, after waiting
+  up to ``wait`` seconds for pending deliveries to finish;
+* ``POST reset``: generate the account again; the body may override
+  :class:`~emulator.data.EmulatorConfig` and :class:`~emulator.state.ServerOptions` fields (422
+  for an unknown one); answers ``{config, options}``;
+* ``GET config``: ``{config, options}``.
+
+The document write path has control endpoints of its own (:mod:`emulator.documents`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import asdict
+
+import orjson
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, Response
+
+from .change_events import publish_changes
+from .responses import CONTROL_PREFIX, json_response
+from .state import EmulatorState
+
+
+def add_control_routes(app: FastAPI, state: EmulatorState) -> None:
+    """Register the control endpoints on ``app`` (see the module docstring)."""
+
+    @app.get(CONTROL_PREFIX + "/stats")
+    async def stats() -> Response:
+        with state.lock:
+            return json_response(
+                {
+                    "requests": dict(state.requests),
+                    "total": sum(state.requests.values()),
+                    "statuses": {str(k): v for k, v in state.statuses.items()},
+                    "document_entries": len(state.entries),
+                    "faults": dict(state.faults),
+                }
+            )
+
+    @app.post(CONTROL_PREFIX + "/stats/reset")
+    async def stats_reset() -> Response:
+        state.reset_counters()
+        return json_response({"ok": True})
+
+    @app.post(CONTROL_PREFIX + "/mutate")
+    async def mutate(request: Request) -> Response:
+        body = orjson.loads(await request.body() or b"{}")
+        try:
+            with state.lock:
+                touched = state.dataset.mutate(**body)
+                touched["webhook_deliveries"] = publish_changes(  # type: ignore[assignment]
+                    state.dataset, state.deliverer, touched
+                )
+        except (TypeError, ValueError) as exc:
+            return json_response({"detail": f"mutate: {exc}"}, 422)
+        return json_response(touched)
+
+    @app.get(CONTROL_PREFIX + "/webhooks")
+    async def webhooks(wait: float = 0.0) -> Response:
+        if wait > 0:
+            await asyncio.to_thread(state.deliverer.wait, wait)
+        with state.webhook_store.lock:
+            writes = [list(w) for w in state.webhook_store.writes]
+            subscribed = len(state.webhook_store.webhooks)
+        return json_response(
+            {
+                "deliveries": dict(state.deliverer.stats),
+                "pending": state.deliverer.pending(),
+                "writes": writes,
+                "subscriptions": subscribed,
+            }
+        )
+
+    @app.post(CONTROL_PREFIX + "/reset")
+    async def reset(request: Request) -> Response:
+        """Regenerate the account; the body may override config and option fields."""
+        body = orjson.loads(await request.body() or b"{}")
+        config_fields = set(asdict(state.config))
+        with state.lock:
+            for key, value in body.items():
+                target = state.config if key in config_fields else state.options
+                if not hasattr(target, key):
+                    return json_response({"detail": f"unknown setting {key}"}, 422)
+                setattr(target, key, value)
+            state.regenerate()
+        state.reset_counters()
+        return json_response({"config": asdict(state.config), "options": asdict(state.options)})
+
+    @app.get(CONTROL_PREFIX + "/config")
+    async def get_config() -> JSONResponse:
+        return JSONResponse({"config": asdict(state.config), "options": asdict(state.options)})

@@ -1,0 +1,150 @@
+"""The emulator's core listings, as the provider's OpenAPI spec
+(``tests/data/connecteam-openapi.json``) describes them:
+
+* ``GET /users/v1/users`` (limit 1..500, offset, ``userStatus`` active|archived|all, default active;
+  ``modifiedAt`` = modified strictly after that epoch second; ``userIds``; ``sort`` created_at
+  with ``order`` asc|desc, else in id order),
+* ``GET /forms/v1/forms`` (limit 1..300),
+* ``GET /scheduler/v1/schedulers`` (not paged),
+* ``GET /scheduler/v1/schedulers/{schedulerId}/shifts`` (required ``startTime``/``endTime``; a
+  shift is listed when it overlaps ``[startTime, endTime)``; ``sort`` created_at|updated_at;
+  ``order`` asc|desc; limit 1..500; one row per assigned user as V1 does; 404 for an unknown
+  scheduler),
+* ``GET /documents/v1/user-documents`` (beta, absent from the spec file, which defines no
+  ``documents.*`` read scope: any valid API key or Bearer token is served). The interface leaves
+  its shape "not shown"; the emulator's choice, modelled on the provider's other lists:
+  ``limit`` 1..100 (default 10), ``offset``, ``userIds``; envelope
+  ``{requestId, data: {userDocuments: [...]}, paging: {offset}}``; each record
+  ``{id, userId, documentId, documentName, documentType (ApiDocumentType), packId,
+  status (ApiDocumentStatus), createdAt, updatedAt}`` with epoch-second times.
+
+``paging.offset`` is the offset of the next page; ``paging.total`` is sent only when configured
+(:attr:`~emulator.state.ServerOptions.paging_total`). A listing named in
+:attr:`~emulator.state.ServerOptions.delete_while_paging` (``shifts``, ``user_documents``) loses
+the first record of a first page it served, right after serving it, as a concurrent deletion
+would: the next page's offsets shift by one.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from fastapi import FastAPI, Path, Query
+from fastapi.responses import Response
+
+from .auth import requirement
+from .responses import envelope, json_response, paged
+from .state import EmulatorState, ShiftSort, SortOrder
+
+
+class UserStatus(StrEnum):
+    """The users listing's ``userStatus`` parameter."""
+
+    active = "active"
+    archived = "archived"
+    all = "all"
+
+
+def _created(user: dict[str, Any]) -> tuple[int | float, str]:
+    """A user's place when sorted by ``created_at``: its ``createdAt`` (a drawn spec record may
+    hold none, or no number: first), then its id."""
+    value = user.get("createdAt")
+    number = value if isinstance(value, int | float) and not isinstance(value, bool) else 0
+    return number, str(user.get("userId"))
+
+
+def add_listing_routes(app: FastAPI, state: EmulatorState) -> None:
+    """Register the core listings on ``app`` (see the module docstring)."""
+
+    @app.get("/users/v1/users", dependencies=[requirement(state, "users.read")])
+    async def get_users(
+        limit: Annotated[int, Query(ge=1, le=500)] = 10,
+        offset: Annotated[int, Query(ge=0)] = 0,
+        userStatus: UserStatus = UserStatus.active,  # noqa: N803 - the provider's name
+        modifiedAt: Annotated[int | None, Query(ge=1)] = None,  # noqa: N803
+        userIds: Annotated[list[int] | None, Query()] = None,  # noqa: N803
+        sort: Literal["created_at"] | None = None,
+        order: SortOrder = SortOrder.asc,
+    ) -> Response:
+        wanted = set(userIds or [])
+        users = [
+            u
+            for u in state.dataset.users.values()
+            if (
+                userStatus is UserStatus.all
+                or u["isArchived"] == (userStatus is UserStatus.archived)
+            )
+            and (modifiedAt is None or u["modifiedAt"] > modifiedAt)
+            and (not wanted or u["userId"] in wanted)
+        ]
+        if sort is not None:
+            users.sort(key=_created, reverse=order is SortOrder.desc)
+        return paged("users", users, offset, limit, state.options.paging_total)
+
+    @app.get("/forms/v1/forms", dependencies=[requirement(state, "forms.read")])
+    async def get_forms(
+        limit: Annotated[int, Query(ge=1, le=300)] = 10,
+        offset: Annotated[int, Query(ge=0)] = 0,
+    ) -> Response:
+        forms = list(state.dataset.forms.values())
+        return paged("forms", forms, offset, limit, state.options.paging_total)
+
+    @app.get("/scheduler/v1/schedulers", dependencies=[requirement(state, "schedule.read")])
+    async def get_schedulers() -> Response:
+        return envelope({"schedulers": list(state.dataset.schedulers.values())})
+
+    @app.get(
+        "/scheduler/v1/schedulers/{schedulerId}/shifts",
+        dependencies=[requirement(state, "schedule.read")],
+    )
+    async def get_shifts(
+        schedulerId: Annotated[int, Path()],  # noqa: N803
+        startTime: Annotated[int, Query()],  # noqa: N803
+        endTime: Annotated[int, Query()],  # noqa: N803
+        sort: ShiftSort = ShiftSort.created_at,
+        order: SortOrder = SortOrder.asc,
+        limit: Annotated[int, Query(ge=1, le=500)] = 10,
+        offset: Annotated[int, Query(ge=0)] = 0,
+        isOpenShift: bool | None = None,  # noqa: N803
+        assignedUserIds: Annotated[list[int] | None, Query()] = None,  # noqa: N803
+        shiftId: Annotated[list[str] | None, Query()] = None,  # noqa: N803
+    ) -> Response:
+        if schedulerId not in state.dataset.schedulers:
+            return json_response({"detail": f"Scheduler {schedulerId} not found"}, 404)
+        rows = state.shift_listing(schedulerId, startTime, endTime, sort, order)
+        if isOpenShift is not None or assignedUserIds or shiftId:
+            users, ids = set(assignedUserIds or []), set(shiftId or [])
+            rows = [
+                r
+                for r in rows
+                if (isOpenShift is None or r["isOpenShift"] == isOpenShift)
+                and (not users or users & set(r.get("assignedUserIds") or []))
+                and (not ids or r["id"] in ids or r["id"].split(":")[0] in ids)
+            ]
+        answer = paged("shifts", rows, offset, limit, state.options.paging_total)
+        if offset == 0 and len(rows) > limit and state.take_paging_deletion("shifts"):
+            with state.lock:
+                kept = [r for r in state.dataset.shifts[schedulerId] if r["id"] != rows[0]["id"]]
+                state.dataset.shifts[schedulerId] = kept
+                state.dataset.version += 1
+        return answer
+
+    @app.get("/documents/v1/user-documents", dependencies=[requirement(state, None)])
+    async def get_user_documents(
+        limit: Annotated[int, Query(ge=1, le=100)] = 10,
+        offset: Annotated[int, Query(ge=0)] = 0,
+        userIds: Annotated[list[int] | None, Query()] = None,  # noqa: N803
+    ) -> Response:
+        wanted = set(userIds or [])
+        docs = [
+            d
+            for d in state.dataset.user_documents.values()
+            if not wanted or d.get("userId") in wanted
+        ]
+        answer = paged("userDocuments", docs, offset, limit, state.options.paging_total)
+        if offset == 0 and len(docs) > limit and state.take_paging_deletion("user_documents"):
+            with state.lock:
+                state.dataset.user_documents.pop(docs[0]["id"], None)
+                state.dataset.version += 1
+        return answer

@@ -1,0 +1,142 @@
+"""The emulator's pay and leave endpoints (spec paths, parameters, maxima and 422s):
+
+* ``GET /pay-rates/v1/pay-rates`` (limit <= 500; ``startDate``/``endDate`` required,
+  ``YYYY-MM-DD``, at most 365 days inclusive; the rates in effect during the range, including
+  each user's most recent one before ``startDate``; ``userIds``, ``rateType``,
+  ``isIncludeHistory``: ``modifications`` only when true)
+* ``GET /company-policies/v1/pay-rule-policies`` (not paged)
+* ``GET /time-off/v1/policy-types/{policyTypeId}/balances`` (limit <= 100; ``userIds``; 404 for an
+  unknown policy type)
+* ``GET /scheduler/v1/schedulers/{schedulerId}/unavailabilities`` (limit <= 500; ``startTime`` /
+  ``endTime`` epoch seconds required: the unavailabilities whose UTC day overlaps them; 404 for an
+  unknown scheduler)
+
+Records: :mod:`emulator.pay_leave_data`.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any
+
+from fastapi import FastAPI, Path, Query
+from fastapi.responses import Response
+
+from .auth import requirement
+from .operations import parse_window
+from .pay_leave_data import PayLeave, unavailability_epochs
+from .responses import envelope, json_response, paged
+from .state import EmulatorState
+
+PAY_RATES_MAX_DAYS = 365
+"""The spec: "Date range cannot exceed 365 days"."""
+
+
+class RateType(StrEnum):
+    hourly = "hourly"
+    monthly = "monthly"
+    yearly = "yearly"
+
+
+def rates_in_effect(items: list[dict[str, Any]], first: str, last: str) -> list[dict[str, Any]]:
+    """The pay rate items in effect during ``first`` .. ``last`` (ISO dates): effective inside the
+    range, or each user's most recent one effective before ``first``; in the listed order."""
+    latest_before: dict[Any, str] = {}
+    for item in items:
+        effective = str((item.get("payRate") or {}).get("effectiveDate"))
+        if effective < first:
+            user = item.get("userId")
+            latest_before[user] = max(latest_before.get(user, ""), effective)
+    return [
+        item
+        for item in items
+        if (effective := str((item.get("payRate") or {}).get("effectiveDate"))) <= last
+        and (effective >= first or latest_before.get(item.get("userId")) == effective)
+    ]
+
+
+def add_pay_leave_routes(app: FastAPI, state: EmulatorState) -> None:
+    """Register the pay and leave endpoints on ``app`` (see the module docstring)."""
+
+    def records() -> PayLeave:
+        return state.dataset.operations.pay_leave
+
+    def page(key: str, rows: list[dict[str, Any]], offset: int, limit: int) -> Response:
+        return paged(key, rows, offset, limit, state.options.paging_total)
+
+    @app.get("/pay-rates/v1/pay-rates", dependencies=[requirement(state, "pay_rates.read")])
+    async def get_pay_rates(
+        startDate: Annotated[str, Query()],  # noqa: N803
+        endDate: Annotated[str, Query()],  # noqa: N803
+        userIds: Annotated[list[int] | None, Query()] = None,  # noqa: N803
+        rateType: RateType | None = None,  # noqa: N803
+        isIncludeHistory: bool = False,  # noqa: N803
+        limit: Annotated[int, Query(ge=1, le=500)] = 100,
+        offset: Annotated[int, Query(ge=0)] = 0,
+    ) -> Response:
+        window = parse_window(startDate, endDate, PAY_RATES_MAX_DAYS)
+        if isinstance(window, Response):
+            return window
+        first, last = (d.isoformat() for d in window)
+        users = set(userIds or [])
+        rows = [
+            item
+            for item in rates_in_effect(records().pay_rates, first, last)
+            if (not users or item.get("userId") in users)
+            and (rateType is None or (item.get("payRate") or {}).get("rateType") == rateType.value)
+        ]
+        if not isIncludeHistory:
+            rows = [
+                {
+                    **item,
+                    "payRate": {k: v for k, v in item["payRate"].items() if k != "modifications"},
+                }
+                if isinstance(item.get("payRate"), dict)
+                else item
+                for item in rows
+            ]
+        return page("payRatesByUsers", rows, offset, limit)
+
+    @app.get(
+        "/company-policies/v1/pay-rule-policies",
+        dependencies=[requirement(state, "company_policies.read")],
+    )
+    async def get_pay_rule_policies() -> Response:
+        return envelope({"payRulesPolicies": records().pay_rule_policies})
+
+    @app.get(
+        "/time-off/v1/policy-types/{policyTypeId}/balances",
+        dependencies=[requirement(state, "time_off.read")],
+    )
+    async def get_balances(
+        policyTypeId: Annotated[str, Path()],  # noqa: N803
+        userIds: Annotated[list[int] | None, Query()] = None,  # noqa: N803
+        limit: Annotated[int, Query(ge=1, le=100)] = 10,
+        offset: Annotated[int, Query(ge=0)] = 0,
+    ) -> Response:
+        balances = records().balances.get(policyTypeId)
+        if balances is None:
+            return json_response({"detail": f"Policy type {policyTypeId} not found"}, 404)
+        users = set(userIds or [])
+        rows = [b for b in balances if not users or b.get("userId") in users]
+        return page("balances", rows, offset, limit)
+
+    @app.get(
+        "/scheduler/v1/schedulers/{schedulerId}/unavailabilities",
+        dependencies=[requirement(state, "schedule.read")],
+    )
+    async def get_unavailabilities(
+        schedulerId: Annotated[int, Path()],  # noqa: N803
+        startTime: Annotated[int, Query()],  # noqa: N803
+        endTime: Annotated[int, Query()],  # noqa: N803
+        limit: Annotated[int, Query(ge=1, le=500)] = 10,
+        offset: Annotated[int, Query(ge=0)] = 0,
+    ) -> Response:
+        if schedulerId not in state.dataset.schedulers:
+            return json_response({"detail": f"Scheduler {schedulerId} not found"}, 404)
+        rows = []
+        for record in records().unavailabilities.get(schedulerId, []):
+            span = unavailability_epochs(record)
+            if span is not None and span[0] < endTime and span[1] > startTime:
+                rows.append(record)
+        return page("unavailabilities", rows, offset, limit)

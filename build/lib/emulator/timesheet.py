@@ -1,0 +1,216 @@
+"""The emulator's timesheet totals (``GET /time-clock/v1/time-clocks/{timeClockId}/timesheet``),
+derived from one time clock's own time activities by the provider's rule as the spec describes it:
+
+* a shift activity is worked time; a manual break is its own interval. A break taken from the
+  mobile app closes the open shift and the return opens a new one (``ManualBreakClockInResponse
+  .isSwitchFromShift``, ``ManualBreakClockOutRequest.isResumeShift``), so such a break lies
+  *between* two shift activities; a break created through the API with
+  ``isSplitShiftOnManualBreak=false`` (the default) can lie *inside* a shift;
+* a shift's work hours are its length minus the time breaks overlap it (work is never negative);
+* a break's hours are paid or unpaid by its policy (``ManualBreakResponse.isPaid`` of the clock's
+  ``manualBreakId``); a break counts on the local day of the shift it overlaps (the earliest
+  starting one), else on its own start's;
+* ``dailyTotalWorkHours``, ``dailyTotalPaidBreakHours``, ``dailyTotalUnpaidBreakHours`` sum those
+  per user and local day of the start (the punch's own timezone: its start's, else its end's);
+  ``dailyTotalHours`` is the day's paid time: work plus paid breaks;
+* ``payItems``: the day's paid hours at the user's hourly default rate in effect that day, the
+  first 8 hours under the regular rule and the rest under daily overtime at 1.5 times the rate
+  (``actualPayRate``, ``totalPay`` = hours x rate, to the cent); without an hourly rate the items
+  carry hours and rule only (``actualPayRate`` and ``totalPay`` are optional in the spec).
+
+Open activities (no end), activities whose times are not epoch seconds of years 1..9999, time
+offs, and activities whose timezone is no IANA name (their day cannot be placed; they still
+overlap others) count nowhere. The same rule is what the dbt models apply
+(``int_time_activities__paid_time``): the demo reconciles the two.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from datetime import date, datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+REGULAR_HOURS = 8.0
+"""Paid hours a day under the regular pay rule; beyond them, daily overtime."""
+OVERTIME_FACTOR = 1.5
+REGULAR_RULE = {"id": "pr-regular", "code": "REG", "type": "regular"}
+OVERTIME_RULE = {"id": "pr-daily-overtime", "code": "OT", "type": "dailyOvertime"}
+
+RateOf = Callable[[int, date], float | None]
+"""``(userId, local date) -> hourly rate`` in effect, or ``None`` (no hourly rate)."""
+
+
+EPOCH_RANGE = (-62_135_596_800, 253_402_300_799)
+"""Epoch seconds of years 1..9999: the times a timesheet can place (0, "never", is none)."""
+
+
+def _timed(record: dict[str, Any]) -> bool:
+    """Whether an activity has a start and an end the provider could have recorded: integer
+    epoch seconds of years 1..9999, not 0 (drawn spec data may hold anything)."""
+    stamps = [(record.get(p) or {}).get("timestamp") if isinstance(record.get(p), dict) else None
+              for p in ("start", "end")]  # fmt: skip
+    return all(
+        isinstance(t, int) and not isinstance(t, bool) and t != 0
+        and EPOCH_RANGE[0] <= t <= EPOCH_RANGE[1]
+        for t in stamps
+    )  # fmt: skip
+
+
+def _local_day(record: dict[str, Any]) -> date | None:
+    """The local day of an activity's start in its timezone (the start's, else the end's);
+    ``None`` when neither is an IANA zone name."""
+    for point in (record["start"], record["end"]):
+        try:
+            zone = ZoneInfo(str(point.get("timezone")))
+            return datetime.fromtimestamp(record["start"]["timestamp"], zone).date()
+        except (ValueError, OSError, OverflowError, KeyError):  # ZoneInfoNotFound is a KeyError
+            continue
+    return None
+
+
+def _hours(seconds: float) -> float:
+    return seconds / 3600.0
+
+
+def _overlap(a: dict[str, Any], b: dict[str, Any]) -> int:
+    """Seconds two ended activity records overlap."""
+    lo = max(a["start"]["timestamp"], b["start"]["timestamp"])
+    hi = min(a["end"]["timestamp"], b["end"]["timestamp"])
+    return max(0, hi - lo)
+
+
+def _new_day(day: date, approved: bool, locked: bool) -> dict[str, Any]:
+    return {
+        "date": day.isoformat(),
+        "dailyTotalHours": 0.0,
+        "dailyTotalWorkHours": 0.0,
+        "dailyTotalPaidBreakHours": 0.0,
+        "dailyTotalUnpaidBreakHours": 0.0,
+        "isApproved": approved,
+        "isSubmitted": True,
+        "isLocked": locked,
+        "payItems": [],
+        "records": [],
+    }
+
+
+def pay_items(paid_hours: float, rate: float | None) -> list[dict[str, Any]]:
+    """A day's ``payItems`` for ``paid_hours`` at hourly ``rate`` (see the module docstring)."""
+    parts = [(min(paid_hours, REGULAR_HOURS), REGULAR_RULE, 1.0)]
+    if paid_hours > REGULAR_HOURS:
+        parts.append((paid_hours - REGULAR_HOURS, OVERTIME_RULE, OVERTIME_FACTOR))
+    items = []
+    for hours, rule, factor in parts:
+        item: dict[str, Any] = {"hours": round(hours, 4), "payRule": dict(rule)}
+        if rate is not None:
+            item["actualPayRate"] = round(rate * factor, 4)
+            item["totalPay"] = round(hours * rate * factor, 2)
+        items.append(item)
+    return items
+
+
+def daily_records(
+    items: list[dict[str, Any]],
+    paid_policies: dict[str, bool],
+    rate_of: RateOf,
+    first: date,
+    last: date,
+) -> list[dict[str, Any]]:
+    """``users`` of one clock's timesheet answer for local days ``first..last``.
+
+    Args:
+        items: The clock's activities, ``{"userId", "kind", "record"}``.
+        paid_policies: ``manualBreakId -> isPaid`` of the clock's policies (a break naming no
+            policy counts as unpaid).
+        rate_of: The hourly rate in effect per user and day.
+        first: First local day (inclusive).
+        last: Last local day (inclusive).
+
+    Returns:
+        ``[{"userId", "dailyRecords": [DailyRecordResponse]}]``, users and days in order.
+    """
+    ended = [i for i in items if i["kind"] != "timeOffs" and _timed(i["record"])]
+    shifts: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    breaks: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for item in ended:
+        (shifts if item["kind"] == "shifts" else breaks)[item["userId"]].append(item["record"])
+    days: dict[tuple[int, date], dict[str, Any]] = {}
+    nowhere: dict[str, Any] = _new_day(date.min, False, False)  # a day no timezone places
+
+    def day_of(user: int, day: date | None) -> dict[str, Any]:
+        if day is None:
+            return nowhere
+        key = (user, day)
+        if key not in days:
+            days[key] = _new_day(day, day.toordinal() % 3 != 0, day.toordinal() % 5 == 0)
+        return days[key]
+
+    for user, records in shifts.items():
+        for shift in records:
+            length = shift["end"]["timestamp"] - shift["start"]["timestamp"]
+            off = sum(_overlap(shift, b) for b in breaks.get(user, []))
+            totals = day_of(user, _local_day(shift))
+            totals["dailyTotalWorkHours"] += _hours(max(0, length - off))
+            totals["records"].append(_entry(shift))
+    for user, records in breaks.items():
+        for brk in records:
+            hosts = sorted(
+                (s for s in shifts.get(user, []) if _overlap(s, brk) > 0),
+                key=lambda s: (s["start"]["timestamp"], s["id"]),
+            )
+            totals = day_of(user, _local_day(hosts[0] if hosts else brk))
+            length = _hours(brk["end"]["timestamp"] - brk["start"]["timestamp"])
+            paid = paid_policies.get(str(brk.get("manualBreakId")), False)
+            totals["dailyTotalPaidBreakHours" if paid else "dailyTotalUnpaidBreakHours"] += length
+    users: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for (user, local), record in sorted(days.items()):
+        if not first <= local <= last:
+            continue
+        for name in ("dailyTotalWorkHours", "dailyTotalPaidBreakHours",
+                     "dailyTotalUnpaidBreakHours"):  # fmt: skip
+            record[name] = round(record[name], 4)
+        paid_hours = round(record["dailyTotalWorkHours"] + record["dailyTotalPaidBreakHours"], 4)
+        record["dailyTotalHours"] = paid_hours
+        record["payItems"] = pay_items(paid_hours, rate_of(user, local)) if paid_hours > 0 else []
+        users[user].append(record)
+    return [{"userId": user, "dailyRecords": records} for user, records in users.items()]
+
+
+def _entry(shift: dict[str, Any]) -> dict[str, Any]:
+    """A ``ShiftEntryResponse`` of one shift activity."""
+    resource = {"resourceId": shift.get("jobId")}
+    if shift.get("subJobId"):
+        resource["subResourceId"] = shift["subJobId"]
+    return {
+        "timeActivityId": shift["id"],
+        "start": {"timestamp": shift["start"]["timestamp"], "timezone": shift["start"]["timezone"]},
+        "end": {"timestamp": shift["end"]["timestamp"], "timezone": shift["end"]["timezone"]},
+        "resources": [resource],
+    }
+
+
+def hourly_rate_of(pay_rates: list[dict[str, Any]]) -> RateOf:
+    """``rate_of`` over ``PayRateByUserResponse`` items: the user's default rate of the latest
+    ``effectiveDate`` on or before the day, when that record is hourly with a default rate."""
+    by_user: dict[int, list[tuple[str, dict[str, Any]]]] = defaultdict(list)
+    for item in pay_rates:
+        rate = item.get("payRate") or {}
+        if isinstance(item.get("userId"), int) and isinstance(rate.get("effectiveDate"), str):
+            by_user[item["userId"]].append((rate["effectiveDate"], rate))
+    for versions in by_user.values():
+        versions.sort(key=lambda v: v[0])
+
+    def rate_of(user: int, day: date) -> float | None:
+        today = day.isoformat()
+        current = [rate for effective, rate in by_user.get(user, []) if effective <= today]
+        if not current:
+            return None
+        rate = current[-1]
+        value = rate.get("defaultRate")
+        if rate.get("rateType") != "hourly" or not isinstance(value, int | float):
+            return None
+        return float(value)
+
+    return rate_of

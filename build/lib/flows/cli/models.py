@@ -1,0 +1,73 @@
+"""``wfm-sync models``: build and test the dbt models in ``sql/`` (the ``build_models`` flow
+once), publish the read-only snapshot, generate the docs."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from .live import live_progress
+from .render import print_models
+from .terminal import console, fail, setup_logging
+
+app = typer.Typer(help="The dbt models in sql/: build and test them, publish, document.")
+
+
+@app.command("build")
+def models_build(
+    select: Annotated[str, typer.Option(help="dbt selection (default: everything).")] = "",
+    publish: Annotated[
+        bool,
+        typer.Option(help="Publish the read-only snapshot after a successful build (DuckDB only)."),
+    ] = True,
+) -> None:
+    """Run `dbt build` (models, data tests, unit tests) on the warehouse, then publish.
+
+    On PostgreSQL (WFM_SYNC_DESTINATION=postgres) the models are built in the database of
+    DESTINATION__POSTGRES__CREDENTIALS and publish is skipped with a note. A failing test is
+    named with a sample of its offending rows, and the command exits 1.
+    """
+    import time
+
+    setup_logging(False)
+    from flows.models import build_models_flow
+    from flows.runner import run_flow
+
+    started = time.monotonic()
+    try:
+        with live_progress():
+            result = run_flow(build_models_flow, select=select or None, publish_after=publish)
+    except Exception as exc:  # noqa: BLE001
+        fail(exc, "models build")
+    print_models(result.models, result.publish, result.publish_note)
+    console.print(f"time taken: {time.monotonic() - started:.1f} s")
+
+
+@app.command("publish")
+def models_publish() -> None:
+    """Publish the warehouse as the read-only snapshot (default data/analytics.duckdb) and the
+    marts as Parquet; DuckDB only."""
+    from pipelines.publish import publish_skip_reason, publish_snapshot
+
+    try:
+        reason = publish_skip_reason()
+        if reason is not None:
+            raise ValueError(reason)
+        print_models(published=publish_snapshot())
+    except Exception as exc:  # noqa: BLE001
+        fail(exc, "publish")
+
+
+@app.command("docs")
+def models_docs() -> None:
+    """Generate the dbt docs offline as one HTML file (sql/target/static_index.html)."""
+    from pipelines.models import generate_docs
+
+    setup_logging(False)
+    try:
+        with live_progress():
+            path = generate_docs()
+    except Exception as exc:  # noqa: BLE001
+        fail(exc, "docs")
+    console.print(f"docs: {path} (open it in a browser; no server or internet needed)")

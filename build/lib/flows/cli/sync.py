@@ -1,0 +1,131 @@
+"""``wfm-sync sync`` (the ``nightly_sync`` flow once) and ``wfm-sync status`` (health, for
+alerts)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from .live import live_progress
+from .render import print_nightly, print_status
+from .terminal import err, fail, setting, setting_default, setup_logging
+
+
+def sync(
+    streams: Annotated[
+        str,
+        typer.Option(
+            help="Comma-separated streams (default all; see README, What lands in the warehouse)."
+        ),
+    ] = "all",
+    steps: Annotated[
+        str, typer.Option(help="Comma-separated steps: sync, fold, models, publish, report.")
+    ] = "sync,fold,models,publish,report",
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug logging.")] = False,
+) -> None:
+    """Run the nightly_sync flow once: sync the API, fold webhooks, build models, publish, write
+    the static report.
+
+    Reads SOURCES__CONNECTEAM__API_KEY (or CLIENT_ID/CLIENT_SECRET), SOURCES__CONNECTEAM__BASE_URL,
+    DESTINATION__DUCKDB__CREDENTIALS (default data/warehouse.duckdb) and WEBHOOKS__INBOX_URL from
+    the environment or .dlt/. With WFM_SYNC_DESTINATION=postgres the raw tables and the models go
+    to the database in DESTINATION__POSTGRES__CREDENTIALS, and publish and the report
+    (DuckDB-only) are skipped with a note. Prints rows loaded per table, requests made and time
+    taken; exits non-zero when any step fails (a failing data test is named, with sample rows).
+    """
+    import time
+
+    setup_logging(verbose)
+    from flows.nightly import STEPS, StreamsFailedError, nightly_sync
+    from flows.runner import run_flow
+    from pipelines import STREAMS
+
+    chosen = names_from(streams, STREAMS, "--streams", all_word="all")
+    chosen_steps = names_from(steps, STEPS, "--steps")
+    started = time.monotonic()
+    try:
+        with live_progress():
+            result = run_flow(
+                nightly_sync,
+                streams=chosen,
+                streams_label="all" if chosen == STREAMS else "+".join(chosen),
+                steps=chosen_steps,
+            )
+    except StreamsFailedError as exc:
+        print_nightly(exc.result, time.monotonic() - started)
+        err.print(f"[bold red]sync failed for {len(exc.result.sync.failed_streams)} stream(s):[/]")
+        for stream, reason in exc.result.sync.failed_streams.items():
+            err.print(f"  - {stream}: {escape(reason)}", highlight=False)
+        err.print("the other streams loaded; run the sync again once the cause is fixed")
+        raise typer.Exit(code=1) from None
+    except Exception as exc:  # noqa: BLE001 - reported as a clean message and exit code
+        fail(exc)
+    print_nightly(result, time.monotonic() - started)
+
+
+def names_from(
+    text: str, choices: tuple[str, ...], option: str, all_word: str | None = None
+) -> tuple[str, ...]:
+    """The comma-separated names of ``text``, checked against ``choices`` before any work;
+    ``all_word`` (or nothing) means every choice.
+
+    Raises:
+        typer.BadParameter: A name not in ``choices`` (exit 2; the message lists the choices).
+    """
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    if all_word is not None and names in ((), (all_word,)):
+        return choices
+    unknown = [n for n in names if n not in choices]
+    if unknown or not names:
+        raise typer.BadParameter(
+            f"unknown {', '.join(map(repr, unknown)) or 'empty list'}; choose from "
+            + ", ".join(choices),
+            param_hint=option,
+        )
+    return names
+
+
+def status(
+    *,
+    json_: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+    max_age: Annotated[
+        str,
+        typer.Option(
+            default_factory=lambda: setting("max_age"),
+            show_default=setting_default("max_age"),
+            help="API tables and the sync/models/publish jobs are stale after this (e.g. 26h).",
+        ),
+    ],
+    fold_max_age: Annotated[
+        str,
+        typer.Option(
+            default_factory=lambda: setting("fold_max_age"),
+            show_default=setting_default("fold_max_age"),
+            help="The webhook fold is stale after this (e.g. 1h), once webhooks are in use.",
+        ),
+    ],
+) -> None:
+    """Show the last run of each job, rows and freshness per table, webhook freshness per
+    family, inbox backlog and quarantine, pending load packages and the rate-limit budget left.
+
+    Exits 1 when something is stale beyond the thresholds, a job's last run failed, or the sync
+    never ran (so it can back an alert); 2 on a bad threshold.
+    """
+    import json
+
+    from pipelines.status import collect_status, parse_age
+
+    try:
+        limits = parse_age(max_age), parse_age(fold_max_age)
+    except ValueError as exc:
+        err.print(f"[bold red]bad threshold:[/] {escape(str(exc))}")
+        raise typer.Exit(code=2) from None
+    report = collect_status(*limits)
+    if json_:
+        typer.echo(json.dumps(report.as_dict(), indent=2, default=str))
+    else:
+        print_status(report)
+    if report.problems:
+        raise typer.Exit(code=1)

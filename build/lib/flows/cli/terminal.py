@@ -1,0 +1,127 @@
+"""What every ``wfm-sync`` command shares: the two consoles, logging set-up, the clean failure
+message and exit code, and defaults taken from the settings."""
+
+from __future__ import annotations
+
+import logging
+import traceback
+from typing import NoReturn
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+from rich.markup import escape
+
+from sources import settings
+
+console = Console(soft_wrap=True)
+"""Standard output: what a command reports (tables, counts)."""
+err = Console(stderr=True, soft_wrap=True)
+"""Standard error: logs, the live display, errors."""
+
+
+def setup_logging(verbose: bool) -> None:
+    """Plain timestamped lines; on a terminal through rich, so they print above live progress."""
+    level = logging.DEBUG if verbose else logging.INFO
+    if err.is_terminal:
+        from rich.logging import RichHandler
+
+        handler: logging.Handler = RichHandler(console=err, show_path=False, markup=False)
+        logging.basicConfig(level=level, format="%(name)s: %(message)s", handlers=[handler])
+    else:
+        logging.basicConfig(
+            level=level, format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
+            datefmt="%H:%M:%S",
+        )  # fmt: skip
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+
+
+EXIT_FAILED = 1
+"""The run failed: the provider, the warehouse, a stream, a step."""
+EXIT_CONFIGURATION = 2
+"""Usage or configuration: an unknown option or name, a missing or malformed setting, refused
+credentials, a host that cannot be reached, an unreachable Prefect API, an unwritable path."""
+
+
+def configuration_error(exc: BaseException) -> BaseException | None:
+    """The configuration error in ``exc``'s chain (``__cause__``/``__context__``), if any: a
+    setting to fix, which retrying or running again cannot."""
+    from dlt.common.configuration.exceptions import ConfigurationException
+
+    from flows.deployments import SchedulerConfigError
+    from receiver import ReceiverConfigError
+    from sources.connecteam.errors import ConnecteamAPIError, ConnecteamConfigError
+    from sources.connecteam.registry import OAUTH_TOKEN_PATH
+    from sources.webhooks.config import InboxURLError
+
+    kinds = (
+        ConnecteamConfigError,
+        ReceiverConfigError,
+        SchedulerConfigError,
+        ConfigurationException,
+        InboxURLError,
+    )
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, kinds):
+            return current
+        if (
+            isinstance(current, ConnecteamAPIError)
+            and current.status is not None
+            and (
+                current.status in (401, 403)
+                or (current.endpoint == OAUTH_TOKEN_PATH and 400 <= current.status < 500)
+            )
+        ):
+            return current  # credentials refused, or a scope the credentials lack
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def fail(exc: BaseException, what: str = "sync") -> NoReturn:
+    """Print a one-paragraph error (no secrets; the traceback only with ``-v``, debug logging)
+    and exit: 2 when it is a
+    configuration error (:func:`configuration_error`), else 1.
+
+    The configuration error, else the provider's error
+    (:func:`sources.connecteam.find_connecteam_error`), is shown when the exception chain holds
+    one, else ``exc`` itself.
+
+    Raises:
+        typer.Exit: Always, with :data:`EXIT_CONFIGURATION` or :data:`EXIT_FAILED`.
+    """
+    from sources.connecteam import find_connecteam_error
+
+    setting_error = configuration_error(exc)
+    cause: BaseException = setting_error or find_connecteam_error(exc) or exc
+    if logging.getLogger().isEnabledFor(logging.DEBUG):  # -v: the whole story first
+        err.print("".join(traceback.format_exception(exc)), markup=False, highlight=False)
+    err.print(
+        f"[bold red]{what} failed:[/] {type(cause).__name__}: {escape(str(cause))}", highlight=False
+    )
+    raise typer.Exit(code=EXIT_CONFIGURATION if setting_error is not None else EXIT_FAILED)
+
+
+def setting(name: str) -> object:
+    """The current value of :class:`sources.settings.Settings` field ``name``, as an option's
+    default (read when the command runs, so ``WFM_SYNC_<NAME>`` set in the environment counts).
+
+    Raises:
+        typer.BadParameter: A ``WFM_SYNC_*`` variable holds a value of the wrong kind (exit 2).
+    """
+    try:
+        return getattr(settings.current(), name)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{settings.ENV_PREFIX}{str(e['loc'][0]).upper()}={e['input']!r}: {e['msg']}"
+            for e in exc.errors()
+        )
+        raise typer.BadParameter(problems, param_hint="the environment") from None
+
+
+def setting_default(name: str) -> str:
+    """An option's ``[default: ...]`` text: the variable, then the built-in default."""
+    field = settings.Settings.model_fields[name]
+    return f"{settings.ENV_PREFIX}{name.upper()}, else {field.default}"

@@ -1,0 +1,279 @@
+"""``wfm-sync webhooks``: register the receiver at the provider (``subscribe``, ``list``,
+``unsubscribe``), receive the provider's webhooks (``serve``) and fold them into the warehouse
+(``fold``, the ``fold_webhooks`` flow once)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from .live import live_progress
+from .render import print_fold
+from .terminal import console, err, fail, setup_logging
+
+app = typer.Typer(
+    help="Subscribe the receiver at the provider, receive the webhooks, fold them into the "
+    "warehouse."
+)
+
+FEATURES_HELP = (
+    "Feature types to subscribe, comma-separated (default: all the models read: users, forms, "
+    "time_activity, tasks, shift_scheduler, chat)."
+)
+
+
+def _features(value: str) -> list[str]:
+    from sources.webhooks.events import FEATURE_FAMILIES
+
+    return [f.strip() for f in value.split(",") if f.strip()] or list(FEATURE_FAMILIES)
+
+
+def print_steps(
+    steps: list[Any], url: str | None, dry_run: bool = False, out: Console = console
+) -> None:
+    """The subscription plan or its outcome as a table on ``out`` (the URL's token shown as
+    ***)."""
+    from rich.table import Table
+
+    from pipelines.subscriptions import redact
+
+    if url is not None:
+        out.print(f"receiver URL: {redact(url)}", highlight=False)
+    table = Table(
+        title="webhook subscriptions" + (" (dry run: nothing written)" if dry_run else "")
+    )
+    table.add_column("action")
+    table.add_column("name", no_wrap=True)
+    table.add_column("events", justify="right")
+    table.add_column("version", justify="right")
+    table.add_column("changes")
+    for step in steps:
+        source = step.wanted
+        existing = step.existing or {}
+        table.add_row(
+            step.action,
+            step.name,
+            str(len(source.event_types) if source else len(existing.get("eventTypes") or [])),
+            str(source.webhook_version if source else existing.get("webhookVersion", 1)),
+            ", ".join(step.changes),
+        )
+    out.print(table)
+
+
+def _subscription_client() -> Any:
+    from sources.connecteam.config import client_from_config
+    from sources.connecteam.webhook_settings import SUBSCRIPTION_SCOPES
+
+    return client_from_config(SUBSCRIPTION_SCOPES)
+
+
+@app.command("subscribe")
+def webhooks_subscribe(
+    url: Annotated[
+        str,
+        typer.Option(
+            help="The receiver's public https URL, e.g. https://host/webhooks/connecteam."
+        ),
+    ],
+    features: Annotated[str, typer.Option(help=FEATURES_HELP)] = "",
+    shift_version: Annotated[
+        int,
+        typer.Option(help="Shift webhook payload version: 1 (per assignment) or 2 (per shift)."),
+    ] = 1,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the plan; write nothing.")
+    ] = False,
+    rotate_secret: Annotated[
+        bool,
+        typer.Option(
+            "--rotate-secret",
+            help="Send WEBHOOKS__SIGNING_SECRET to every subscription, even those that match "
+            "(the provider never shows a secret, so a changed one cannot be detected).",
+        ),
+    ] = False,
+) -> None:
+    """Create or update the provider's webhook subscriptions wfm-sync needs (one per feature type,
+    and per time clock and scheduler where the provider scopes them), named wfm-sync:...; a
+    second run writes nothing. With --features, wfm-sync's subscriptions of other feature types
+    are left alone. The URL gets the receiver token (WEBHOOKS__TOKEN) in its query;
+    WEBHOOKS__SIGNING_SECRET, when set, becomes each webhook's secretKey (--rotate-secret sends
+    it to subscriptions that already exist)."""
+    from pipelines.subscriptions import SubscriptionError, apply, current, plan, receiver_url
+    from sources.webhooks.config import webhooks_configuration
+
+    setup_logging(False)
+    config = webhooks_configuration()
+    if not config.token:
+        err.print(
+            "[bold red]cannot subscribe:[/] no webhook token: set WEBHOOKS__TOKEN (the receiver "
+            "checks it on every delivery)",
+            highlight=False,
+        )
+        raise typer.Exit(code=2)
+    try:
+        full_url = receiver_url(url, str(config.token))
+        with _subscription_client() as client:
+            chosen = _features(features)
+            wanted, registered = current(client, chosen, shift_version)
+            only = chosen if features.strip() else None
+            steps = plan(wanted, registered, full_url, only_features=only,
+                         rotate_secret=rotate_secret)  # fmt: skip
+            if not dry_run:
+                outcome = apply(client, steps, full_url, config.signing_secret or None)
+    except SubscriptionError as exc:
+        err.print(f"[bold red]cannot subscribe:[/] {escape(str(exc))}", highlight=False)
+        raise typer.Exit(code=2) from None
+    except Exception as exc:  # noqa: BLE001
+        fail(exc, "subscribe")
+    print_steps(steps, full_url, dry_run)
+    if not dry_run:
+        written = outcome.written
+        console.print(
+            f"created {written['create']}, updated {written['update']}, deleted "
+            f"{written['delete']}, unchanged {sum(s.action == 'keep' for s in steps)}"
+        )
+
+
+@app.command("list")
+def webhooks_list(
+    features: Annotated[str, typer.Option(help=FEATURES_HELP)] = "",
+    shift_version: Annotated[int, typer.Option(help="Shift webhook version expected.")] = 1,
+) -> None:
+    """Show the provider's webhook subscriptions: wfm-sync's own (kept, outdated or no longer
+    needed), those missing, and others' (never touched)."""
+    from rich.table import Table
+
+    from pipelines.subscriptions import SubscriptionError, current, is_ours, plan, redact
+
+    setup_logging(False)
+    try:
+        chosen = _features(features)
+        with _subscription_client() as client:
+            wanted, registered = current(client, chosen, shift_version)
+        steps = plan(wanted, registered, None, only_features=chosen if features.strip() else None)
+    except SubscriptionError as exc:
+        err.print(f"[bold red]cannot list:[/] {escape(str(exc))}", highlight=False)
+        raise typer.Exit(code=2) from None
+    except Exception as exc:  # noqa: BLE001
+        fail(exc, "list")
+    labels = {"keep": "subscribed", "update": "outdated", "create": "missing",
+              "delete": "not needed"}  # fmt: skip
+    table = Table(title="webhook subscriptions at the provider")
+    table.add_column("status")
+    table.add_column("id", justify="right")
+    table.add_column("name", no_wrap=True)
+    table.add_column("feature type")
+    table.add_column("url (token: ***)")
+    for step in steps:
+        hook = step.existing or {}
+        feature = step.wanted.feature_type if step.wanted else str(hook.get("featureType", ""))
+        table.add_row(labels[step.action], str(hook.get("id", "")), step.name, feature,
+                      redact(str(hook.get("url", ""))))  # fmt: skip
+    for hook in registered:
+        if isinstance(hook, dict) and not is_ours(hook):
+            cells = [str(hook.get(k, "")) for k in ("id", "name", "featureType")]
+            table.add_row("not ours", *cells, redact(str(hook.get("url", ""))))
+    console.print(table)
+    missing = sum(s.action == "create" for s in steps)
+    console.print(
+        f"{missing} missing" + (": run `wfm-sync webhooks subscribe --url ...`" if missing else "")
+    )
+
+
+@app.command("unsubscribe")
+def webhooks_unsubscribe(
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the plan; write nothing.")
+    ] = False,
+) -> None:
+    """Delete wfm-sync's own webhook subscriptions (named wfm-sync:...) and no other."""
+    from pipelines.subscriptions import apply, unsubscribe_plan
+    from sources.connecteam.webhook_settings import list_webhooks
+
+    setup_logging(False)
+    try:
+        with _subscription_client() as client:
+            steps = unsubscribe_plan(list_webhooks(client))
+            if not dry_run:
+                apply(client, steps, "", None)
+    except Exception as exc:  # noqa: BLE001
+        fail(exc, "unsubscribe")
+    print_steps(steps, None, dry_run)
+    console.print(f"{'would delete' if dry_run else 'deleted'} {len(steps)}")
+
+
+@app.command("serve")
+def webhooks_serve(
+    host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    inbox_url: Annotated[
+        str, typer.Option(help="Inbox database URL (default WEBHOOKS__INBOX_URL).")
+    ] = "",
+    open_: Annotated[
+        bool, typer.Option("--open", help="Accept requests without a token (local tests only).")
+    ] = False,
+) -> None:
+    """Receive the provider's webhooks on POST /webhooks/connecteam (GET /healthz for checks).
+
+    Needs WEBHOOKS__TOKEN (or [webhooks] token in .dlt/secrets.toml) unless --open; the provider
+    can be given the URL with ?token=... . Each event is committed to the inbox before the 200.
+    """
+    import uvicorn
+
+    from receiver import ReceiverConfigError, create_app, settings_from_config
+
+    setup_logging(False)
+    try:
+        settings = settings_from_config(inbox_url or None, allow_open=open_)
+    except ReceiverConfigError as exc:
+        err.print(f"[bold red]cannot start:[/] {escape(str(exc))}", highlight=False)
+        raise typer.Exit(code=2) from None
+    receiver = create_app(settings)
+    err.print(
+        f"receiving on http://{host}:{port}/webhooks/connecteam, inbox "
+        f"{receiver.state.inbox.describe()}"
+        + (" [bold yellow](open: no token checked)[/]" if settings.token is None else "")
+    )
+    # No access log: a sender may put the token in the query string.
+    uvicorn.run(receiver, host=host, port=port, log_level="warning", access_log=False)
+
+
+@app.command("fold")
+def webhooks_fold(
+    batch_size: Annotated[int, typer.Option(help="Inbox rows per batch.")] = 100_000,
+    retention_days: Annotated[
+        float, typer.Option(help="Days folded inbox rows are kept before pruning.")
+    ] = 7.0,
+    models: Annotated[
+        bool,
+        typer.Option(
+            "--models/--no-models",
+            help="Also rebuild the models that read webhooks (fct_shifts, ...) and publish.",
+        ),
+    ] = False,
+) -> None:
+    """Run the fold_webhooks flow once: load received events into webhooks.events (with
+    --models, then rebuild the models that read them and publish the snapshot)."""
+    import time
+
+    setup_logging(False)
+    from flows.fold import fold_webhooks
+    from flows.runner import run_flow
+    from sources.webhooks.config import inbox_url_from_config
+
+    try:
+        inbox_url_from_config()  # checked before any work: a bad setting exits 2 at once
+    except Exception as exc:  # noqa: BLE001
+        fail(exc, "fold")
+    started = time.monotonic()
+    try:
+        with live_progress():
+            summary = run_flow(
+                fold_webhooks, batch_size=batch_size, retention_days=retention_days, models=models
+            )
+    except Exception as exc:  # noqa: BLE001
+        fail(exc, "fold")
+    print_fold(summary, time.monotonic() - started)

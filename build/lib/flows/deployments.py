@@ -1,0 +1,178 @@
+"""Prefect deployments of wfm-sync: ``nightly_sync`` on a cron, ``fold_webhooks`` on an interval.
+
+Two ways to run them, both against a Prefect server (``PREFECT_API_URL``; schedules live on the
+server, so without one nothing is scheduled):
+
+* :func:`serve_deployments` (``wfm-sync serve``): this process registers both deployments and
+  runs their scheduled flow runs itself, as subprocesses. One machine, nothing else to install.
+* :func:`deploy_to_work_pool` (``wfm-sync deploy --work-pool NAME``): registers both deployments
+  on a work pool; any number of ``prefect worker start --pool NAME`` processes, on any machine
+  with this project installed, pick the runs up.
+
+Secrets are never deployment parameters: the runs read them from the environment or ``.dlt/``
+of the process that executes them.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from prefect.schedules import Cron, Interval
+
+from flows.fold import fold_webhooks
+from flows.nightly import nightly_sync
+from sources.settings import Settings
+
+DEFAULT_NIGHTLY_CRON: str = Settings.model_fields["nightly_cron"].default
+DEFAULT_TIMEZONE: str = Settings.model_fields["timezone"].default
+DEFAULT_FOLD_EVERY_SECONDS: int = Settings.model_fields["fold_every"].default
+NIGHTLY_DEPLOYMENT = "nightly"
+FOLD_DEPLOYMENT = "every-5-minutes"
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+
+
+class SchedulerConfigError(RuntimeError):
+    """No Prefect server configured, or a schedule that cannot be used."""
+
+
+@dataclass(frozen=True)
+class Schedules:
+    """When the jobs run (``wfm-sync serve``/``deploy`` fill it from the settings and options).
+
+    Attributes:
+        nightly_cron: Cron expression of ``nightly_sync`` (default ``0 2 * * *``, 02:00).
+        timezone: IANA timezone the cron is read in, e.g. ``Europe/Berlin`` (default UTC).
+        fold_every_seconds: Interval of ``fold_webhooks`` in seconds (default 300).
+    """
+
+    nightly_cron: str = DEFAULT_NIGHTLY_CRON
+    timezone: str = DEFAULT_TIMEZONE
+    fold_every_seconds: int = DEFAULT_FOLD_EVERY_SECONDS
+
+    def check(self) -> None:
+        """Raise :class:`SchedulerConfigError` for an unknown timezone or a bad interval/cron."""
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+        try:
+            ZoneInfo(self.timezone)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise SchedulerConfigError(
+                f"unknown timezone {self.timezone!r}: use an IANA name such as Europe/Berlin"
+            ) from None
+        if self.fold_every_seconds < 1:
+            raise SchedulerConfigError("the fold interval must be at least 1 second")
+        try:
+            Cron(self.nightly_cron, timezone=self.timezone)
+        except ValueError as exc:
+            raise SchedulerConfigError(f"bad cron {self.nightly_cron!r}: {exc}") from None
+
+
+def require_server() -> str:
+    """The configured ``PREFECT_API_URL``.
+
+    Raises:
+        SchedulerConfigError: None is set, or the server there does not answer its health
+            check (``GET <url>/health``) within 10 s; the message says how to start a server.
+    """
+    import httpx
+    from prefect.settings import PREFECT_API_URL
+
+    url = PREFECT_API_URL.value() or os.environ.get("PREFECT_API_URL")
+    if not url:
+        raise SchedulerConfigError(
+            "schedules need a Prefect server: start one with `prefect server start` and "
+            "export PREFECT_API_URL=http://127.0.0.1:4200/api, then run this again"
+        )
+    shown = str(url).split("@")[-1]  # never a user:password part
+    try:
+        answer = httpx.get(f"{str(url).rstrip('/')}/health", timeout=10.0)
+    except httpx.HTTPError as exc:
+        raise SchedulerConfigError(
+            f"PREFECT_API_URL={shown} does not answer ({type(exc).__name__}): start the server "
+            "with `prefect server start` or correct the URL (it ends in /api)"
+        ) from None
+    if answer.status_code != 200:
+        raise SchedulerConfigError(
+            f"PREFECT_API_URL={shown} answered HTTP {answer.status_code} to GET /health: is it "
+            "a Prefect server's API URL (it ends in /api)?"
+        )
+    return str(url)
+
+
+def _definitions(schedules: Schedules) -> list[tuple[Any, dict[str, Any]]]:
+    description = "wfm-sync: {} (see README)."
+    return [
+        (
+            nightly_sync,
+            {
+                "name": NIGHTLY_DEPLOYMENT,
+                "schedule": Cron(schedules.nightly_cron, timezone=schedules.timezone),
+                "description": description.format("sync the API, fold, build models, publish"),
+                "tags": ["wfm-sync"],
+                "concurrency_limit": 1,
+            },
+        ),
+        (
+            fold_webhooks,
+            {
+                "name": FOLD_DEPLOYMENT,
+                "schedule": Interval(schedules.fold_every_seconds, timezone=schedules.timezone),
+                "description": description.format(
+                    "fold received webhook events, rebuild the models that read them, publish"
+                ),
+                "parameters": {"models": True},
+                "tags": ["wfm-sync"],
+                "concurrency_limit": 1,
+            },
+        ),
+    ]
+
+
+def serve_deployments(schedules: Schedules) -> None:
+    """Register both deployments on the Prefect server and run their scheduled runs here.
+
+    Blocks until interrupted (Ctrl-C pauses the schedules of served deployments, as Prefect's
+    ``serve`` does).
+
+    Raises:
+        SchedulerConfigError: No ``PREFECT_API_URL``, or a bad schedule.
+    """
+    from prefect import serve
+
+    require_server()
+    schedules.check()
+    deployments = [flow.to_deployment(**options) for flow, options in _definitions(schedules)]
+    serve(*deployments, print_starting_message=True)
+
+
+def deploy_to_work_pool(
+    schedules: Schedules, work_pool: str, source: Path = PROJECT_DIR
+) -> list[str]:
+    """Register both deployments on ``work_pool``, with the code taken from ``source``.
+
+    Workers of the pool (``prefect worker start --pool NAME``; type ``process``) run them in a
+    subprocess started in ``source``, so the machine running a worker needs this project
+    installed at that path.
+
+    Returns:
+        The deployment names, ``<flow>/<deployment>``.
+
+    Raises:
+        SchedulerConfigError: No ``PREFECT_API_URL``, or a bad schedule.
+    """
+    require_server()
+    schedules.check()
+    entrypoints = {
+        nightly_sync.name: "flows/nightly.py:nightly_sync",
+        fold_webhooks.name: "flows/fold.py:fold_webhooks",
+    }
+    names = []
+    for flow, options in _definitions(schedules):
+        remote = flow.from_source(source=str(source), entrypoint=entrypoints[flow.name])
+        remote.deploy(work_pool_name=work_pool, build=False, push=False, print_next_steps=False,
+                      **options)  # fmt: skip
+        names.append(f"{flow.name}/{options['name']}")
+    return names

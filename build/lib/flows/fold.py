@@ -1,0 +1,87 @@
+"""Prefect flow ``fold_webhooks``: move received webhook events into the warehouse.
+
+Meant to run every few minutes; the deployment also rebuilds the models that read webhooks and
+publishes the snapshot after a fold that loaded events. One fold task with declared retries; a
+retry (or the next scheduled run) resumes an interrupted load, and the insert-only load never
+counts an event twice. The inbox URL is read from dlt config inside the task, never passed as a
+parameter.
+"""
+
+from __future__ import annotations
+
+from prefect import flow, task
+
+from flows.models import dbt_build, publish_unless_skipped
+from flows.naming import rename_current_run
+from flows.runner import call_task, retry_if, run_logger
+from pipelines.fold import DEFAULT_RETENTION_DAYS, FoldSummary, run_fold
+
+WEBHOOK_MODELS = "source:webhooks+"
+"""The dbt selection a fold rebuilds: every model that reads the webhook events, and theirs."""
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether a failed fold is worth retrying: not an unusable inbox setting or a malformed
+    ``[webhooks]`` value (retrying cannot fix those), anything else."""
+    from dlt.common.configuration.exceptions import ConfigurationException
+
+    from sources.webhooks.config import InboxURLError
+
+    return not isinstance(exc, InboxURLError | ConfigurationException)
+
+
+@task(
+    name="fold_inbox",
+    task_run_name="fold-inbox",
+    retries=2,
+    retry_delay_seconds=[5, 30],
+    retry_condition_fn=retry_if(is_transient),
+)
+def fold_inbox(batch_size: int, retention_days: float) -> FoldSummary:
+    """Fold every unfolded inbox event into ``webhooks.events``; the task run is renamed after
+    the events folded, and a failure is logged with the inbox range it was folding."""
+    try:
+        summary = run_fold(batch_size=batch_size, retention_days=retention_days)
+    except Exception as exc:
+        run_logger().error("%s", exc)  # names the inbox ids and families it was loading
+        raise
+    families = ", ".join(f"{f} {n:,}" for f, n in summary.families.items())
+    rename_current_run(
+        f"fold {summary.events:,} events into webhooks" + (f" ({families})" if families else ""),
+        task=True,
+    )
+    run_logger().info(
+        "folded %d events (%s), %d quarantined bodies, %d pruned, backlog %d, %.1f s",
+        summary.events,
+        ", ".join(f"{f}={n}" for f, n in summary.families.items()) or "none",
+        summary.quarantined,
+        summary.pruned,
+        summary.backlog,
+        summary.duration_seconds,
+    )
+    return summary
+
+
+@flow(name="fold_webhooks", flow_run_name="fold-webhooks", log_prints=True)
+def fold_webhooks(
+    batch_size: int = 100_000,
+    retention_days: float = DEFAULT_RETENTION_DAYS,
+    models: bool = False,
+) -> FoldSummary:
+    """Fold the webhook inbox into dataset ``webhooks`` (tables ``events``, ``quarantine``).
+
+    Args:
+        batch_size: Inbox rows per Arrow batch.
+        retention_days: Days a folded inbox row is kept before it is pruned.
+        models: When the fold loaded events, also build the models that read them
+            (``dbt build --select source:webhooks+``: ``fct_shifts`` with the day's shift changes,
+            the form, task and chat models, ...) and publish the snapshot (DuckDB only), so a
+            dashboard shows the day's changes before the nightly sync. The scheduled
+            deployment sets it.
+    """
+    summary = call_task(fold_inbox, batch_size, retention_days)
+    rename_current_run(f"fold-webhooks: {summary.events:,} events, backlog {summary.backlog:,}")
+    if models and summary.events:
+        call_task(dbt_build, WEBHOOK_MODELS)
+        publish_unless_skipped()
+    return summary

@@ -1,0 +1,216 @@
+"""Prefect flow ``nightly_sync``: sync -> fold -> models -> publish.
+
+The API sync runs as one task per task group of the stream registry
+(:data:`sources.connecteam.registry.TASK_GROUPS`: six tasks, streams sharing a parent listing in
+one, so the listing is fetched once), with declared retries, one after another (DuckDB takes one
+writer at a time). A task that fails on a transient problem is retried; one that
+fails on credentials or a refused request is not, because retrying cannot fix it. Then the webhook
+inbox is folded, the dbt models are built and tested, and the read-only snapshot is published
+(on a PostgreSQL warehouse, where the models build too, publishing is skipped with a note).
+Secrets are never flow or task parameters (Prefect stores those): the tasks read them from dlt
+config.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from dlt.common.configuration.exceptions import ConfigurationException
+from prefect import flow, task
+
+from dashboard.report import ReportSummary
+from flows.fold import fold_inbox
+from flows.models import dbt_build, publish_unless_skipped, report
+from flows.naming import rename_current_run, rows_text
+from flows.runner import call_task, retry_if, run_logger
+from pipelines import STREAMS, SyncSummary, run_sync
+from pipelines.fold import DEFAULT_RETENTION_DAYS, FoldSummary
+from pipelines.models import ModelsSummary
+from pipelines.publish import PublishSummary
+from sources import clock
+from sources.connecteam import (
+    ConnecteamAPIError,
+    ConnecteamConfigError,
+    RateLimitExhaustedError,
+    find_connecteam_error,
+)
+from sources.connecteam.config import ConnecteamSourceConfiguration
+from sources.connecteam.registry import TASK_GROUPS as REGISTRY_GROUPS
+from sources.connecteam.windows import shift_window
+
+TASK_GROUPS: tuple[tuple[str, ...], ...] = REGISTRY_GROUPS
+"""The sync's tasks, in order: the registry's task groups (each stream's ``group``)."""
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether a failed sync is worth retrying: not bad credentials, refused parameters or a
+    spent budget (retrying cannot fix those), but 429, 5xx, dropped connections and anything
+    that is not a provider answer."""
+    if any(isinstance(e, ConfigurationException) for e in _chain(exc)):
+        return False  # a dlt setting missing, malformed or in the wrong file
+    cause = find_connecteam_error(exc)
+    if isinstance(cause, ConnecteamConfigError | RateLimitExhaustedError):
+        return False
+    if isinstance(cause, ConnecteamAPIError):
+        return cause.status is None or cause.status >= 500 or cause.status == 429
+    return True
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    """``exc`` and its causes (``__cause__``, else ``__context__``), each once."""
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and all(current is not seen for seen in chain):
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    return chain
+
+
+@task(
+    name="sync_streams",
+    task_run_name="sync-{label}",
+    retries=2,
+    retry_delay_seconds=[10, 60],
+    retry_condition_fn=retry_if(is_transient),
+)
+def sync_streams(
+    streams: tuple[str, ...], label: str, source_options: dict[str, Any]
+) -> SyncSummary:
+    """Load ``streams`` into dataset ``connecteam``; resumes an interrupted load on retry.
+
+    The task run is renamed after what it did (rows per table, dataset, shift window); a
+    failure is logged with the endpoint and status the provider answered.
+    """
+    logger = run_logger()
+    try:
+        summary = run_sync(streams, **source_options)
+    except Exception as exc:
+        cause = find_connecteam_error(exc) or exc
+        logger.error("sync of %s failed: %s: %s", label, type(cause).__name__, cause)
+        raise
+    window = f", shift window {_window(source_options)}" if "shifts" in streams else ""
+    rename_current_run(
+        f"sync {label}: {rows_text(summary.rows)} into {summary.dataset}{window}", task=True
+    )
+    logger.info(
+        "%s: %s rows loaded, %d requests, %.1f s",
+        label,
+        ", ".join(f"{t}={n}" for t, n in summary.rows.items()),
+        summary.total_requests,
+        summary.duration_seconds,
+    )
+    return summary
+
+
+STEPS = ("sync", "fold", "models", "publish", "report")
+
+
+@dataclass
+class NightlyResult:
+    """What each step of one ``nightly_sync`` run did (``None``: the step was not asked for)."""
+
+    sync: SyncSummary
+    fold: FoldSummary | None = None
+    models: ModelsSummary | None = None
+    publish: PublishSummary | None = None
+    publish_note: str | None = None
+    """Why the publish step was skipped (a PostgreSQL warehouse), else ``None``."""
+    report: ReportSummary | None = None
+    """The static report written after the publish (none when nothing was published)."""
+
+
+class StreamsFailedError(RuntimeError):
+    """Some streams failed while the others loaded, and the later steps ran on what loaded.
+
+    Attributes:
+        result: The run's :class:`NightlyResult` (``result.sync.failed_streams`` says which and
+            why).
+    """
+
+    def __init__(self, result: NightlyResult) -> None:
+        self.result = result
+        failed = ", ".join(sorted(result.sync.failed_streams))
+        super().__init__(
+            f"streams failed: {failed}; the other streams loaded and the later steps ran"
+        )
+
+
+@flow(name="nightly_sync", flow_run_name="nightly-sync-{streams_label}", log_prints=True)
+def nightly_sync(
+    streams: tuple[str, ...] = STREAMS,
+    streams_label: str = "all",
+    source_options: dict[str, Any] | None = None,
+    steps: tuple[str, ...] = STEPS,
+) -> NightlyResult:
+    """Sync the Connecteam account, fold the webhook inbox, build the models, publish and write
+    the static report (DuckDB only: on PostgreSQL the publish and report steps are skipped and
+    ``publish_note`` says so).
+
+    Args:
+        streams: Streams to sync (default all of :data:`pipelines.sync.STREAMS`).
+        streams_label: Shown in the flow run's name.
+        source_options: Non-secret options for the source (e.g. ``shifts_days_back``).
+        steps: Which of ``sync``, ``fold``, ``models``, ``publish``, ``report`` to run, in that
+            order (``report`` follows a publish of this run only); a step
+            that fails stops the run (nothing is published after a failed build). A stream that
+            fails in the sync does not: the other streams load and the later steps run.
+
+    Returns:
+        A :class:`NightlyResult`.
+
+    Raises:
+        StreamsFailedError: Some streams failed (after every asked-for step ran).
+    """
+    unknown = sorted(set(steps) - set(STEPS))
+    if unknown:
+        raise ValueError(f"unknown step(s) {unknown}; choose from {list(STEPS)}")
+    result = NightlyResult(sync=SyncSummary())
+    if "sync" in steps:
+        for group in TASK_GROUPS:
+            selected = tuple(s for s in group if s in streams)
+            if selected:
+                result.sync = result.sync.merge(
+                    call_task(
+                        sync_streams,
+                        selected,
+                        label="+".join(selected),
+                        source_options=source_options or {},
+                    )
+                )
+    if "fold" in steps:
+        result.fold = call_task(fold_inbox, 100_000, DEFAULT_RETENTION_DAYS)
+    if "models" in steps:
+        result.models = call_task(dbt_build)
+    if "publish" in steps:
+        result.publish, result.publish_note = publish_unless_skipped()
+    if "report" in steps and result.publish is not None:
+        result.report = call_task(report)
+    rename_current_run(_describe(result))
+    if result.sync.failed_streams:
+        raise StreamsFailedError(result)
+    return result
+
+
+def _window(source_options: dict[str, Any]) -> str:
+    """The shift window a sync with these options pulls (UTC), as in the source."""
+    defaults = ConnecteamSourceConfiguration()
+    back = source_options.get("shifts_days_back", defaults.shifts_days_back)
+    ahead = source_options.get("shifts_days_ahead", defaults.shifts_days_ahead)
+    return str(shift_window(clock.now(), back, ahead))
+
+
+def _describe(result: NightlyResult) -> str:
+    """A flow run name that says what the run did."""
+    parts = []
+    if result.sync.warehouse:
+        parts.append(f"{result.sync.dataset} {rows_text(result.sync.rows)}")
+    if result.fold is not None:
+        parts.append(f"webhooks {result.fold.events:,} events")
+    if result.models is not None:
+        parts.append(f"dbt {result.models.passed} passed")
+    if result.publish is not None:
+        parts.append("published" + (", report written" if result.report is not None else ""))
+    elif result.publish_note is not None:
+        parts.append("publish skipped (PostgreSQL)")
+    return "nightly-sync: " + ("; ".join(parts) or "nothing to do")

@@ -1,0 +1,218 @@
+-- One row per live shift punch and manual break (fct_time_activities) with the hours it adds to
+-- its user's day, by the provider's rule (the spec: ManualBreakClockInResponse.isSwitchFromShift,
+-- ManualBreakClockOutRequest.isResumeShift, TimeActivitiesCreateRequestList
+-- .isSplitShiftOnManualBreak, ManualBreakResponse.isPaid):
+--   * a shift punch is worked time; a manual break is its own interval. A mobile break closes
+--     the open shift and the return opens a new one, so it lies between two punches and takes
+--     nothing from them; a break created through the API may lie inside a punch, and only the
+--     time a break overlaps a punch is taken from that punch (never below zero);
+--   * a break's hours are paid or unpaid by its policy (stg_connecteam__manual_breaks: the
+--     break's time clock and manualBreakId); a break whose policy is not known counts in
+--     unknown_policy_break_hours, neither paid nor unpaid, and break_policy_known is false;
+--   * paid_hours = worked_hours + paid_break_hours.
+-- A punch counts on the local day of its start; a break on the day of the punch it overlaps
+-- (the earliest starting one; its job too), else on its own start's day, so a break after
+-- midnight inside an overnight punch never makes a day negative. Overlaps are taken within one
+-- user and time clock (a webhook without timeClockId matches any of the user's clocks).
+
+with
+
+activities as (
+
+    select
+        time_activity_id,
+        user_id,
+        time_clock_id,
+        activity_type,
+        job_id,
+        sub_job_id,
+        scheduler_shift_id,
+        manual_break_id,
+        started_at,
+        ended_at,
+        timezone,
+        data_source,
+        is_open_punch,
+        coalesce(duration_hours, 0) as duration_hours
+    from {{ ref('fct_time_activities') }}
+    where
+        not is_deleted
+        and user_id is not null
+        and started_at is not null
+        and activity_type in ('shift', 'manual_break')
+
+),
+
+shifts as (
+
+    select * from activities
+    where activity_type = 'shift'
+
+),
+
+breaks as (
+
+    select * from activities
+    where activity_type = 'manual_break'
+
+),
+
+policies as (
+
+    select
+        time_clock_id,
+        manual_break_id,
+        is_paid
+    from {{ ref('stg_connecteam__manual_breaks') }}
+    where not is_deleted
+
+),
+
+break_overlaps as (
+
+    select
+        breaks.time_activity_id as break_activity_id,
+        shifts.time_activity_id as shift_activity_id,
+        shifts.started_at as shift_started_at,
+        {{ epoch_seconds(
+            'least(breaks.ended_at, shifts.ended_at) - greatest(breaks.started_at, shifts.started_at)'
+        ) }} / 3600.0 as overlap_hours
+    from breaks
+    inner join shifts
+        on
+            breaks.user_id = shifts.user_id
+            and (
+                breaks.time_clock_id = shifts.time_clock_id
+                or breaks.time_clock_id is null
+                or shifts.time_clock_id is null
+            )
+            and breaks.started_at < shifts.ended_at
+            and breaks.ended_at > shifts.started_at
+
+),
+
+hosts as (
+
+    {{ first_row_per(
+        'break_overlaps', 'break_activity_id', 'shift_started_at, shift_activity_id'
+    ) }}
+
+),
+
+shift_breaks as (
+
+    select
+        shift_activity_id,
+        sum(overlap_hours) as break_overlap_hours
+    from break_overlaps
+    group by shift_activity_id
+
+),
+
+shift_rows as (
+
+    select
+        shifts.time_activity_id,
+        shifts.user_id,
+        shifts.time_clock_id,
+        shifts.activity_type,
+        shifts.job_id,
+        shifts.sub_job_id,
+        shifts.scheduler_shift_id,
+        shifts.manual_break_id,
+        cast(null as varchar) as host_time_activity_id,
+        shifts.started_at,
+        shifts.ended_at,
+        shifts.timezone,
+        shifts.data_source,
+        shifts.is_open_punch,
+        {{ local_date('shifts.started_at', 'shifts.timezone') }} as local_date,
+        greatest(shifts.duration_hours - coalesce(shift_breaks.break_overlap_hours, 0), 0)
+            as worked_hours,
+        0.0 as paid_break_hours,
+        0.0 as unpaid_break_hours,
+        0.0 as unknown_policy_break_hours,
+        true as break_policy_known
+    from shifts
+    left join shift_breaks on shifts.time_activity_id = shift_breaks.shift_activity_id
+
+),
+
+break_rows as (
+
+    select
+        breaks.time_activity_id,
+        breaks.user_id,
+        breaks.time_clock_id,
+        breaks.activity_type,
+        host_shifts.job_id,
+        host_shifts.sub_job_id,
+        host_shifts.scheduler_shift_id,
+        breaks.manual_break_id,
+        host_shifts.time_activity_id as host_time_activity_id,
+        breaks.started_at,
+        breaks.ended_at,
+        breaks.timezone,
+        breaks.data_source,
+        breaks.is_open_punch,
+        case
+            when host_shifts.time_activity_id is not null
+                then {{ local_date('host_shifts.started_at', 'host_shifts.timezone') }}
+            else {{ local_date('breaks.started_at', 'breaks.timezone') }}
+        end as local_date,
+        0.0 as worked_hours,
+        case when policies.is_paid then breaks.duration_hours else 0.0 end as paid_break_hours,
+        case when not policies.is_paid then breaks.duration_hours else 0.0 end
+            as unpaid_break_hours,
+        case when policies.is_paid is null then breaks.duration_hours else 0.0 end
+            as unknown_policy_break_hours,
+        policies.is_paid is not null as break_policy_known
+    from breaks
+    left join hosts on breaks.time_activity_id = hosts.break_activity_id
+    left join shifts as host_shifts
+        on hosts.shift_activity_id = host_shifts.time_activity_id
+    left join policies
+        on
+            breaks.manual_break_id = policies.manual_break_id
+            and coalesce(breaks.time_clock_id, host_shifts.time_clock_id)
+            = policies.time_clock_id
+
+),
+
+unioned as (
+
+    select * from shift_rows
+    union all
+    select * from break_rows
+
+),
+
+final as (
+
+    select
+        time_activity_id,
+        user_id,
+        time_clock_id,
+        activity_type,
+        job_id,
+        sub_job_id,
+        scheduler_shift_id,
+        manual_break_id,
+        host_time_activity_id,
+        started_at,
+        ended_at,
+        timezone,
+        local_date,
+        data_source,
+        is_open_punch,
+        break_policy_known,
+        {{ round_to('worked_hours', 4) }} as worked_hours,
+        {{ round_to('paid_break_hours', 4) }} as paid_break_hours,
+        {{ round_to('unpaid_break_hours', 4) }} as unpaid_break_hours,
+        {{ round_to('unknown_policy_break_hours', 4) }} as unknown_policy_break_hours,
+        {{ round_to('worked_hours + paid_break_hours', 4) }} as paid_hours
+    from unioned
+
+)
+
+select * from final

@@ -1,0 +1,49 @@
+-- One row per shift assignment (open shifts: one row with no user) as of now: the API's rows
+-- with the shift webhook events since its last pull applied (int_shift_assignments__current),
+-- with scheduled hours and the local day in the shift's own timezone. Deleted assignments stay,
+-- flagged.
+
+with
+
+assignments as (
+
+    select * from {{ ref('int_shift_assignments__current') }}
+
+),
+
+schedulers as (
+
+    select * from {{ ref('stg_connecteam__schedulers') }}
+
+),
+
+final as (
+
+    select
+        assignments.shift_assignment_key,
+        assignments.scheduler_id,
+        schedulers.scheduler_name,
+        assignments.shift_id,
+        assignments.slot_id,
+        assignments.user_id,
+        assignments.is_open_shift,
+        assignments.title,
+        assignments.job_id,
+        assignments.starts_at,
+        assignments.ends_at,
+        assignments.timezone,
+        assignments.scheduled_hours,
+        assignments.unpaid_break_minutes,
+        assignments.is_published,
+        {{ local_date('assignments.starts_at', 'assignments.timezone') }} as local_date,
+        assignments.is_deleted,
+        assignments.deleted_at,
+        assignments.data_source,
+        assignments.changed_at
+
+    from assignments
+    left join schedulers on assignments.scheduler_id = schedulers.scheduler_id
+
+)
+
+select * from final

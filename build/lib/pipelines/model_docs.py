@@ -1,0 +1,87 @@
+"""The README's marts table, generated from the marts' YAML (``sql/models/marts/<mart>.yml``).
+
+Each mart's YAML declares its grain (``config.meta.grain``: what one row is), its key (the column
+whose ``data_tests`` include ``unique``) and its description (or a shorter
+``config.meta.summary``); :func:`marts_table` renders them, and ``tests/test_model_docs.py``
+checks that the README holds exactly that table.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml  # type: ignore[import-untyped]  # (PyYAML, a dbt dependency; no stubs here)
+
+from .models import project_dir
+
+
+@dataclass(frozen=True)
+class MartDoc:
+    """What the README says of one mart.
+
+    Attributes:
+        name: The model (``dim_*`` / ``fct_*``), a table in schema ``marts``.
+        grain: What one row is (``config.meta.grain``).
+        key: The column tested ``unique``.
+        summary: ``config.meta.summary``, else the description's first sentence.
+    """
+
+    name: str
+    grain: str
+    key: str
+    summary: str
+
+
+class MartDocError(ValueError):
+    """A mart's YAML lacks what the README needs (its grain or its unique key)."""
+
+
+def _summary(description: str) -> str:
+    """The first sentence of a description, whitespace collapsed."""
+    text = " ".join(description.split())
+    match = re.match(r"(.+?[.;])(\s|$)", text)
+    return (match.group(1) if match else text).rstrip(";.") + "."
+
+
+def _key(model: dict[str, Any]) -> str | None:
+    for column in model.get("columns") or []:
+        tests = column.get("data_tests") or []
+        if "unique" in tests or any(isinstance(t, dict) and "unique" in t for t in tests):
+            return str(column["name"])
+    return None
+
+
+def mart_docs(project: Path | None = None) -> list[MartDoc]:
+    """Every mart of ``<project>/models/marts``, dimensions first, then facts, by name.
+
+    Raises:
+        MartDocError: A mart without ``config.meta.grain`` or without a column tested ``unique``
+            (the message names the YAML file and what to add).
+    """
+    marts = (project or project_dir()) / "models" / "marts"
+    docs = []
+    for path in sorted(marts.glob("*.yml")):
+        for model in (yaml.safe_load(path.read_text()) or {}).get("models") or []:
+            name = model["name"]
+            meta = (model.get("config") or {}).get("meta") or {}
+            grain, key = meta.get("grain"), _key(model)
+            if not grain or not key:
+                missing = "config.meta.grain" if not grain else "a column tested `unique`"
+                raise MartDocError(f"{path.name}: model {name} needs {missing} for the README")
+            summary = " ".join(
+                str(meta.get("summary") or _summary(model.get("description") or "")).split()
+            )
+            docs.append(MartDoc(name, str(grain), key, summary))
+    return sorted(docs, key=lambda d: (not d.name.startswith("dim_"), d.name))
+
+
+def marts_table(project: Path | None = None) -> str:
+    """The README's marts table (GitHub Markdown): mart, one row per, key, what it holds."""
+    lines = ["| mart | one row per | key | what it holds |", "|---|---|---|---|"]
+    for doc in mart_docs(project):
+        summary = doc.summary.replace("|", "\\|")
+        lines.append(f"| `{doc.name}` | {doc.grain} | `{doc.key}` | {summary} |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,562 @@
+"""The ``models`` job: ``dbt build`` of the project in ``sql/`` against the warehouse, DuckDB
+(default) or PostgreSQL (``WFM_SYNC_DESTINATION=postgres``).
+
+dbt runs in-process through its Python runner (``dbtRunner``) with the project's own
+``sql/profiles.yml``. On DuckDB, target ``warehouse`` (no extensions to download) opens the
+warehouse file named by the dbt variable ``warehouse``. On PostgreSQL, target ``postgres``
+connects to the database dlt loads into (``DESTINATION__POSTGRES__CREDENTIALS``): host, port,
+user and database as the dbt variables ``postgres_host``/``_port``/``_user``/``_dbname``, the
+password only in the environment variable ``DBT_ENV_SECRET_POSTGRES_PASSWORD`` (dbt keeps such
+values out of its logs and artifacts), with ``PGTZ=UTC`` (the session's timezone, so a
+``timestamptz`` cast to a date falls on the UTC day, as on DuckDB); both variables are set for
+the duration of the call only. The models land in the schemas ``staging``, ``intermediate`` and
+``marts`` beside the raw ones. The dbt variable ``now`` is the project's clock
+(:func:`sources.clock.now`, ``WFM_SYNC_NOW`` when pinned).
+
+The project's packages are vendored in ``sql/vendor/`` (``sql/packages.yml``, ``local:``);
+:func:`run_dbt` links them with ``dbt deps`` the first time, offline. dbt runs ``--quiet`` (set
+``WFM_SYNC_DBT_VERBOSE=1`` for its per-node log); a failing data test, unit test or model is
+reported by name with a sample of the offending rows, re-queried from the DuckDB file or with
+psycopg2 from PostgreSQL. Rows holding provider values a staging model could not type are
+counted per model (the ``untypable_values`` warn tests) in :attr:`ModelsSummary.untypable_rows`,
+the run log and ``wfm-sync status``; what each staging model reads and casts is its YAML
+declaration (:func:`staging_declarations`, :func:`models_casting`). The dbt-project-evaluator
+package is built only with the dbt variable ``evaluate_project`` (never by
+:func:`build_models`).
+
+A build on DuckDB holds the warehouse's writer lock (:func:`pipelines.warehouse.writes_warehouse`);
+on PostgreSQL builds take turns through a file lock beside the warehouse path
+(:func:`postgres_build_lock`), and :attr:`ModelsSummary.warehouse` is the database's URL with the
+password hidden.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import yaml  # type: ignore[import-untyped]  # (PyYAML, a dbt dependency; no stubs here)
+from filelock import FileLock
+
+from sources import clock, settings
+from sources.progress import Progress
+
+from .runs import records_run
+from .warehouse import (
+    destination_name,
+    postgres_target,
+    taking_turns,
+    warehouse_path,
+    writes_warehouse,
+)
+
+logger = logging.getLogger("pipelines.models")
+
+SAMPLE_ROWS = 5
+
+
+def project_dir() -> Path:
+    """The dbt project: ``WFM_SYNC_DBT_PROJECT_DIR``, else the one shipped with the package
+    (``pipelines/dbt_project``: in the repository a link to ``sql/``, in an installed wheel its
+    copy, package data)."""
+    configured = settings.current().dbt_project_dir
+    return configured or (Path(__file__).parent / "dbt_project").resolve()
+
+
+def target_dir() -> Path:
+    """Where dbt writes its artifacts: ``WFM_SYNC_DBT_TARGET_DIR`` or the project's ``target/``.
+
+    Two dbt runs at once (``wfm-sync status`` beside a nightly, or parallel test workers) each
+    need their own: dbt rewrites its manifest and parse cache there on every run.
+    """
+    return settings.current().dbt_target_dir or project_dir() / "target"
+
+
+@dataclass
+class FailedNode:
+    """One model or test that did not pass.
+
+    Attributes:
+        name: The dbt node name, e.g. ``unique_dim_users_user_id``.
+        kind: ``test``, ``unit_test``, ``model``, ...
+        status: ``fail`` or ``error``.
+        message: dbt's message.
+        failures: Failing rows counted by dbt (tests).
+        columns: Column names of ``sample``.
+        sample: Up to five offending rows (tests whose SQL could be re-run).
+    """
+
+    name: str
+    kind: str
+    status: str
+    message: str
+    failures: int | None = None
+    columns: list[str] = field(default_factory=list)
+    sample: list[tuple[Any, ...]] = field(default_factory=list)
+
+    def describe(self) -> str:
+        """One paragraph: name, status, message, and the sample rows."""
+        text = f"{self.kind} {self.name} {self.status}: {self.message}"
+        if self.sample:
+            text += f"\n    offending rows ({', '.join(self.columns)}):"
+            text += "".join(f"\n      {row}" for row in self.sample)
+        return text
+
+
+@dataclass
+class ModelsSummary:
+    """What one ``dbt build`` did.
+
+    Attributes:
+        passed: Nodes that succeeded (models built, tests passed).
+        passed_by_kind: ``passed`` split by node kind (``model``, ``test``, ``unit_test``).
+        warned: Tests that warned.
+        skipped: Nodes skipped after an upstream failure.
+        failed: Nodes that failed or errored.
+        duration_seconds: Wall time.
+        warehouse: The DuckDB file built, or the PostgreSQL database
+            (``postgresql://user:***@host:port/database``).
+        untypable_rows: Per staging model, rows holding provider values that could not be typed
+            (the ``untypable_values`` warn tests; models with none are left out).
+    """
+
+    passed: int = 0
+    passed_by_kind: dict[str, int] = field(default_factory=dict)
+    warned: int = 0
+    skipped: int = 0
+    failed: list[FailedNode] = field(default_factory=list)
+    duration_seconds: float = 0.0
+    warehouse: str = ""
+    untypable_rows: dict[str, int] = field(default_factory=dict)
+
+
+STAGING_MODELS_YAML = "models/staging/*/_*__models.yml"
+"""Where the staging models' YAML is, relative to the project: one file per source folder."""
+
+PACKAGES = ("dbt_utils", "dbt_project_evaluator")
+"""The project's dbt packages (``sql/packages.yml``), vendored in ``sql/vendor/``."""
+
+UNTYPABLE_TEST = "untypable_values_"
+"""Name prefix of the warn tests counting rows with untypable provider values, per model."""
+
+
+@dataclass(frozen=True)
+class DeclaredColumn:
+    """One provider value a staging model reads (``config.meta`` in ``_<source>__models.yml``).
+
+    Attributes:
+        name: The raw column, or for a value inside a JSON raw column the name the model gives it.
+        type: What it is cast to (``bigint``, ``double``, ``boolean``, ``date``, ``epoch``,
+            ``timezone``, ``json``, ...); ``varchar`` is read as sent, not a cast.
+        column: The raw column it is read from (``name`` itself for a raw column).
+        field: The provider's field path it holds, dotted, ``[*]`` for the items of an array
+            (``start.timezone``, ``customFields[*].customFieldId``); ``None`` for a column our
+            source adds (keys, deletion marks, ...).
+    """
+
+    name: str
+    type: str
+    column: str
+    field: str | None
+
+    @property
+    def is_cast(self) -> bool:
+        """Whether the model casts it (and counts it in ``untypable_value_count``)."""
+        return self.type != "varchar"
+
+
+@dataclass(frozen=True)
+class StagingDeclaration:
+    """What one staging model reads from its raw table, as its YAML ``meta`` declares it.
+
+    Attributes:
+        model: The staging model, e.g. ``stg_connecteam__time_off_requests``.
+        raw_table: ``<dataset>.<table>``, e.g. ``connecteam.time_off_requests``.
+        columns: Every raw column it reads, then every value it reads inside a JSON column.
+    """
+
+    model: str
+    raw_table: str
+    columns: tuple[DeclaredColumn, ...]
+
+    @property
+    def casts(self) -> tuple[DeclaredColumn, ...]:
+        """The values the model casts: a present (not null, not empty) value that cannot be
+        typed is null and makes the row count in the model's untypable-row count."""
+        return tuple(c for c in self.columns if c.is_cast)
+
+    @property
+    def raw_columns(self) -> tuple[str, ...]:
+        """The raw columns the model reads (it reads no other)."""
+        return tuple(c.name for c in self.columns if c.name == c.column)
+
+
+def staging_declarations(project: Path | None = None) -> dict[str, StagingDeclaration]:
+    """Every staging model's declaration, by model name, from the YAML of each source's staging
+    folder (``models/staging/<source>/_<source>__models.yml``).
+
+    The same ``meta`` drives the ``typed_source`` macro, so this is exactly what the models read
+    and cast.
+    """
+    found = {}
+    for entry in (
+        model
+        for path in sorted((project or project_dir()).glob(STAGING_MODELS_YAML))
+        for model in yaml.safe_load(path.read_text())["models"]
+    ):
+        meta = (entry.get("config") or {}).get("meta") or {}
+        if "raw_table" not in meta:
+            continue
+        raw = meta.get("raw_columns") or {}
+        columns = [
+            DeclaredColumn(name, spec["type"], name, spec.get("field"))
+            for name, spec in raw.items()
+        ]
+        for name, spec in (meta.get("json_fields") or {}).items():
+            base = raw[spec["column"]].get("field")
+            path_in = spec["path"] if spec["path"].startswith("[") else "." + spec["path"]
+            field_path = f"{base}{path_in}" if base else path_in.lstrip(".")
+            columns.append(DeclaredColumn(name, spec["type"], spec["column"], field_path))
+        found[entry["name"]] = StagingDeclaration(entry["name"], meta["raw_table"], tuple(columns))
+    return found
+
+
+def models_casting(raw_table: str, field_path: str | list[str]) -> list[str]:
+    """The staging models that cast the provider field ``field_path`` of ``raw_table``.
+
+    Args:
+        raw_table: ``time_off_requests`` or ``connecteam.time_off_requests`` (a bare name is
+            taken in dataset ``connecteam``).
+        field_path: Dotted (``start.timezone``) or a list of parts as a record is walked
+            (``["customFields", 0, "value"]``; list positions become ``[*]``).
+
+    Returns:
+        Model names, sorted; empty when no model casts that field.
+    """
+    table = raw_table if "." in raw_table else f"connecteam.{raw_table}"
+    if isinstance(field_path, str):
+        wanted = field_path
+    else:
+        wanted = ""
+        for part in field_path:
+            text = str(part)
+            wanted += "[*]" if text.isdigit() else ("." if wanted else "") + text
+    return sorted(
+        d.model
+        for d in staging_declarations().values()
+        if d.raw_table == table and any(c.field == wanted for c in d.casts)
+    )
+
+
+class ModelsBuildError(Exception):
+    """``dbt build`` failed; the message names every failing node with sample rows."""
+
+    def __init__(self, summary: ModelsSummary, reason: str = "") -> None:
+        self.summary = summary
+        names = ", ".join(n.name for n in summary.failed) or "none"
+        lines = [f"dbt build failed ({len(summary.failed)} failing: {names}){reason}"]
+        lines += [node.describe() for node in summary.failed]
+        super().__init__("\n".join(lines))
+
+
+def run_dbt(
+    args: list[str], warehouse: Path | None = None, variables: dict[str, Any] | None = None
+) -> Any:
+    """Invoke dbt in-process on the project and the warehouse; returns dbt's runner result.
+
+    DuckDB: the warehouse file reaches ``profiles.yml`` as the dbt variable ``warehouse``.
+    PostgreSQL (:func:`pipelines.warehouse.postgres_target`): target ``postgres``, its host,
+    port, user and database as dbt variables, and, for the duration of the call only, the
+    password in ``DBT_ENV_SECRET_POSTGRES_PASSWORD`` and ``PGTZ=UTC`` (the session's timezone,
+    UTC as DuckDB's) in the environment. ``variables`` go beside them (``--vars``), and ``now``
+    (the clock, epoch seconds). Every finished node (model, test, unit test, source) is counted
+    in a :class:`sources.progress.Progress` line ``dbt <command>``.
+
+    Raises:
+        ValueError: PostgreSQL credentials missing (:func:`pipelines.warehouse.postgres_target`).
+    """
+    from dbt.cli.main import dbtRunner
+
+    project = project_dir()
+    _install_packages(project)
+    progress = Progress(f"dbt {args[0]}", unit="nodes", pages_unit="nodes", logger=logger)
+
+    def on_event(event: Any) -> None:
+        if event.info.name == "NodeFinished":
+            progress.page(1)
+
+    target_args, connection, environment = _target(warehouse)
+    dbt_vars = json.dumps({**connection, "now": clock.now(), **(variables or {})})
+    verbosity = [] if settings.current().dbt_verbose else ["--quiet"]
+    paths = [] if "--target-path" in args else ["--target-path", str(target_dir())]
+    configured = settings.current().dbt_target_dir
+    if configured and "--log-path" not in args:
+        paths += ["--log-path", str(configured / "logs")]
+    try:
+        with settings.environment(environment):
+            result = dbtRunner(callbacks=[on_event]).invoke(
+                [
+                    *verbosity,
+                    *args,
+                    *target_args,
+                    *paths,
+                    "--vars",
+                    dbt_vars,
+                    "--project-dir",
+                    str(project),
+                    "--profiles-dir",
+                    str(project),
+                    "--no-use-colors",
+                ]
+            )
+        progress.done()
+        return result
+    finally:
+        if destination_name() == "duckdb":
+            _release_warehouse()
+
+
+def _target(warehouse: Path | None) -> tuple[list[str], dict[str, Any], dict[str, str]]:
+    """What points dbt at the warehouse: ``(target arguments, dbt variables, environment)``.
+
+    DuckDB: ``([], {"warehouse": <absolute path>}, {})``. PostgreSQL: ``(["--target",
+    "postgres"], {"postgres_host", "postgres_port", "postgres_user", "postgres_dbname"},
+    {"DBT_ENV_SECRET_POSTGRES_PASSWORD": <password>, "PGTZ": "UTC"})``; the password is in the
+    environment only, never in the arguments or variables (dbt logs those).
+
+    Raises:
+        ValueError: PostgreSQL credentials missing (:func:`pipelines.warehouse.postgres_target`).
+    """
+    if destination_name() == "postgres":
+        target = postgres_target()
+        connection = {
+            "postgres_host": target.host,
+            "postgres_port": target.port,
+            "postgres_user": target.user,
+            "postgres_dbname": target.database,
+        }
+        environment = {"DBT_ENV_SECRET_POSTGRES_PASSWORD": target.password, "PGTZ": "UTC"}
+        return ["--target", "postgres"], connection, environment
+    path = (warehouse or warehouse_path()).resolve()
+    return [], {"warehouse": str(path)}, {}
+
+
+def _install_packages(project: Path) -> None:
+    """``dbt deps`` when a package of :data:`PACKAGES` is not linked in ``dbt_packages/`` yet
+    (a fresh clone). Every package is a ``local:`` copy in ``sql/vendor/``: no network.
+
+    Raises:
+        RuntimeError: dbt could not install them.
+    """
+    installed = project / "dbt_packages"
+    if all((installed / name).exists() for name in PACKAGES):
+        return
+    from dbt.cli.main import dbtRunner
+
+    # dbt deps empties dbt_packages/ first: two processes starting on a fresh clone take turns
+    with FileLock(str(project / ".dbt_packages.lock")):
+        if all((installed / name).exists() for name in PACKAGES):
+            return
+        result = dbtRunner().invoke(
+            ["--quiet", "deps", "--project-dir", str(project), "--profiles-dir", str(project)]
+        )
+    if not result.success:
+        raise RuntimeError(f"dbt deps failed: {result.exception}")
+
+
+def _release_warehouse() -> None:
+    """Close dbt-duckdb's cached database handle.
+
+    dbt-duckdb keeps the DuckDB file open in the process after ``invoke`` returns; a long-lived
+    process (a Prefect worker, this job followed by others) would then hold the file's lock, and
+    even read-only connections from the same process would be refused.
+    """
+    from dbt.adapters.duckdb.connections import DuckDBConnectionManager
+
+    environment = DuckDBConnectionManager._ENV
+    if environment is not None:
+        environment.close()
+    DuckDBConnectionManager.close_all_connections()
+
+
+@records_run(
+    "models",
+    lambda s: {"passed": s.passed, "warned": s.warned, "untypable_rows": s.untypable_rows},
+)
+@writes_warehouse("models")
+def build_models(warehouse: Path | None = None, select: str | None = None) -> ModelsSummary:
+    """Run ``dbt build`` (models, data tests, unit tests) against the warehouse: the DuckDB file,
+    or with ``WFM_SYNC_DESTINATION=postgres`` the PostgreSQL database dlt loads into (models in
+    its schemas ``staging``, ``intermediate``, ``marts``).
+
+    Args:
+        warehouse: The DuckDB file (default: ``DESTINATION__DUCKDB__CREDENTIALS`` or
+            ``data/warehouse.duckdb``); not used on PostgreSQL.
+        select: Optional dbt selection (``--select``).
+
+    Returns:
+        A :class:`ModelsSummary` when everything passed (warnings allowed).
+
+    Raises:
+        ModelsBuildError: A test failed or a model errored; names and sample rows in the message.
+            On PostgreSQL a database dbt could not reach is one too, its message naming the
+            database (password hidden) and ``DESTINATION__POSTGRES__CREDENTIALS``.
+        ValueError: ``WFM_SYNC_DESTINATION=postgres`` without PostgreSQL credentials.
+        FileNotFoundError: The DuckDB warehouse file does not exist (run ``wfm-sync sync``
+            first).
+        WarehouseBusyError: The writer lock (DuckDB) or the build lock (PostgreSQL) stayed
+            taken for the whole wait.
+    """
+    if destination_name() == "postgres":
+        where = postgres_target().display_url
+        with postgres_build_lock():
+            return _build(None, where, select)
+    path = (warehouse or warehouse_path()).resolve()
+    if not path.exists():
+        raise FileNotFoundError(f"no warehouse at {path}: run `wfm-sync sync` first")
+    return _build(path, str(path), select)
+
+
+@contextmanager
+def postgres_build_lock() -> Iterator[None]:
+    """Hold ``<warehouse path>.models.lock`` while a dbt build runs on PostgreSQL.
+
+    PostgreSQL takes concurrent writers, so :func:`pipelines.warehouse.warehouse_writer` locks
+    nothing there; but two builds at once (the fold's webhook models beside the nightly's) would
+    swap the same ``__dbt_tmp``/``__dbt_backup`` relations under each other. Builds started
+    beside the same warehouse path (the folder that also holds dlt's working directory, one
+    machine) take turns through this OS file lock, released even if the process is killed,
+    waiting up to setting ``writer_timeout`` seconds. Builds on other machines are not seen.
+
+    Raises:
+        WarehouseBusyError: Another build held the lock for the whole wait.
+    """
+    path = Path(f"{warehouse_path()}.models.lock")
+    with taking_turns(
+        path, f"models: waiting for another dbt build to finish (lock file {path})",
+        f"models: another dbt build held {path} for more than {{timeout}} s; run it again "
+        "later or raise WFM_SYNC_WRITER_TIMEOUT",
+    ):  # fmt: skip
+        yield
+
+
+def _build(path: Path | None, where: str, select: str | None) -> ModelsSummary:
+    """``dbt build`` on the DuckDB file ``path`` or (``None``) the PostgreSQL warehouse, shown
+    as ``where``; the summary, or :class:`ModelsBuildError` (see :func:`build_models`)."""
+    started = time.monotonic()
+    args = ["build"] + (["--select", select] if select else [])
+    result = run_dbt(args, path)
+    summary = ModelsSummary(warehouse=where)
+    for node_result in getattr(result.result, "results", None) or []:
+        _count_node(summary, node_result, path)
+    summary.duration_seconds = round(time.monotonic() - started, 2)
+    if summary.failed or not result.success:
+        raise ModelsBuildError(summary, _build_failure_reason(summary, result, path))
+    logger.info(
+        "dbt build passed: %d nodes, %d warnings, %.1f s",
+        summary.passed, summary.warned, summary.duration_seconds,
+    )  # fmt: skip
+    return summary
+
+
+def _count_node(summary: ModelsSummary, node_result: Any, path: Path | None) -> None:
+    """Add one of dbt's node results to ``summary``: passed (by kind), warned (untypable-row
+    counts), skipped, or failed (a failed test's rows sampled, see :func:`_sample`)."""
+    status = str(node_result.status).lower().rsplit(".", 1)[-1]
+    node = node_result.node
+    kind = str(node.resource_type).rsplit(".", 1)[-1].lower()
+    if status in ("pass", "success"):
+        summary.passed += 1
+        summary.passed_by_kind[kind] = summary.passed_by_kind.get(kind, 0) + 1
+    elif status == "warn":
+        summary.warned += 1
+        if node.name.startswith(UNTYPABLE_TEST):
+            model = str(getattr(node, "attached_node", "") or node.name).rsplit(".", 1)[-1]
+            summary.untypable_rows[model] = int(node_result.failures or 0)
+    elif status == "skipped":
+        summary.skipped += 1
+    else:
+        failed = FailedNode(
+            name=node.name,
+            kind=kind,
+            status=status,
+            message=str(node_result.message or "").strip(),
+            failures=node_result.failures,
+        )
+        summary.failed.append(failed)
+        if failed.kind == "test":
+            _sample(failed, getattr(node, "compiled_code", None), path)
+
+
+def _build_failure_reason(summary: ModelsSummary, result: Any, path: Path | None) -> str:
+    """What to add to :class:`ModelsBuildError`'s first line: nothing when nodes failed (they are
+    described), else dbt's exception; when dbt could not connect to PostgreSQL (``path``
+    ``None``), also the database it tried (password hidden) and the setting to correct."""
+    if summary.failed:
+        return ""
+    from dbt.adapters.exceptions import FailedToConnectError
+
+    reason = f": {result.exception or 'see the dbt log above'}"
+    if path is None and isinstance(result.exception, FailedToConnectError):
+        reason += (
+            f"\n(could not connect to the PostgreSQL warehouse {summary.warehouse}: check "
+            "DESTINATION__POSTGRES__CREDENTIALS, its host, port, database, user and password)"
+        )
+    return reason
+
+
+def _sample(node: FailedNode, compiled_sql: str | None, warehouse: Path | None) -> None:
+    """Re-run a failed test's compiled query for a few of the rows it complains about, on the
+    DuckDB file ``warehouse`` or (``None``) the PostgreSQL warehouse."""
+    if not compiled_sql:
+        return
+    query = f"select * from ({compiled_sql}) as failing limit {SAMPLE_ROWS}"
+    if warehouse is None:
+        _sample_postgres(node, query)
+        return
+    try:
+        with duckdb.connect(str(warehouse)) as con:
+            relation = con.sql(query)
+            node.columns = list(relation.columns)
+            node.sample = [tuple(r) for r in relation.fetchall()]
+    except duckdb.Error as exc:  # the sample is a courtesy; the failure itself stands
+        logger.warning("could not sample the rows of %s: %s", node.name, exc)
+
+
+def _sample_postgres(node: FailedNode, query: str) -> None:
+    """Run ``query`` on the PostgreSQL warehouse (psycopg2, session timezone UTC as the build's)
+    into ``node.columns`` and ``node.sample``; a query that fails is logged, not raised."""
+    import psycopg2
+
+    target = postgres_target()
+    try:
+        with psycopg2.connect(
+            host=target.host, port=target.port, user=target.user, password=target.password,
+            dbname=target.database, options="-c timezone=UTC",
+        ) as connection, connection.cursor() as cursor:  # fmt: skip
+            cursor.execute(query)
+            node.columns = [d.name for d in cursor.description or ()]
+            node.sample = [tuple(r) for r in cursor.fetchall()]
+    except psycopg2.Error as exc:  # the sample is a courtesy; the failure itself stands
+        logger.warning("could not sample the rows of %s: %s", node.name, exc)
+
+
+def generate_docs(warehouse: Path | None = None) -> Path:
+    """``dbt docs generate --static``: a single offline HTML file of models, columns, tests and
+    lineage. Returns its path (``static_index.html`` in :func:`target_dir`, by default
+    ``sql/target/``).
+
+    Raises:
+        RuntimeError: dbt could not generate the docs.
+    """
+    result = run_dbt(["docs", "generate", "--static"], warehouse)
+    if not result.success:
+        raise RuntimeError(f"dbt docs generate failed: {result.exception}")
+    return target_dir() / "static_index.html"

@@ -1,0 +1,158 @@
+"""The ``publish`` job: an atomic, read-only snapshot of the warehouse for BI tools.
+
+The snapshot (default ``analytics.duckdb`` beside the warehouse file; setting ``snapshot``,
+``WFM_SYNC_SNAPSHOT``, to change) holds every table and view of the published schemas as plain
+tables, built in a temporary file beside it and moved into place with one ``rename``. A reader
+that opened the old snapshot keeps reading the old file until it reconnects; a new reader sees
+the new one; nobody ever sees a half-built state, and an open dashboard never holds a lock on the
+warehouse the next sync writes. Every mart is also written as Parquet, swapped in the same way
+(:mod:`pipelines.parquet`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from sources import settings
+
+from .parquet import parquet_dir, write_marts
+from .runs import records_run
+from .warehouse import destination_name, warehouse_path, writes_warehouse
+
+logger = logging.getLogger("pipelines.publish")
+
+PUBLISHED_SCHEMAS = ("marts", "staging", "connecteam", "webhooks")
+
+
+def snapshot_path() -> Path:
+    """Setting ``snapshot`` (``WFM_SYNC_SNAPSHOT``), default ``analytics.duckdb`` beside the
+    warehouse file."""
+    configured = settings.current().snapshot
+    return configured if configured else warehouse_path().parent / "analytics.duckdb"
+
+
+def report_path() -> Path:
+    """Setting ``report`` (``WFM_SYNC_REPORT``), default ``report.html`` beside the warehouse
+    file: where the nightly writes the static report (:mod:`dashboard.report`)."""
+    configured = settings.current().report
+    return configured if configured else warehouse_path().parent / "report.html"
+
+
+@dataclass
+class PublishSummary:
+    """What one publish did.
+
+    Attributes:
+        snapshot: The published file.
+        tables: Rows per published ``schema.table``.
+        parquet_dir: Where the marts were written as Parquet (:mod:`pipelines.parquet`).
+        parquet_tables: Rows per mart written as Parquet.
+        published_at: UTC epoch seconds.
+        duration_seconds: Wall time.
+    """
+
+    snapshot: str = ""
+    tables: dict[str, int] = field(default_factory=dict)
+    parquet_dir: str = ""
+    parquet_tables: dict[str, int] = field(default_factory=dict)
+    published_at: float = 0.0
+    duration_seconds: float = 0.0
+
+
+def publish_skip_reason() -> str | None:
+    """Why publishing does not apply to the configured warehouse, as a one-line note; ``None``
+    on DuckDB. The snapshot and the Parquet marts are copies of a DuckDB file: on PostgreSQL
+    (``WFM_SYNC_DESTINATION=postgres``) readers query its ``marts`` schema instead."""
+    if destination_name() == "duckdb":
+        return None
+    return (
+        "publish skipped: the snapshot and the Parquet marts are DuckDB-only; with "
+        "WFM_SYNC_DESTINATION=postgres the marts are in the PostgreSQL schema marts"
+    )
+
+
+@records_run("publish", lambda s: {"tables": len(s.tables), "snapshot": s.snapshot})
+@writes_warehouse("publish")
+def publish_snapshot(
+    warehouse: Path | None = None,
+    snapshot: Path | None = None,
+    schemas: tuple[str, ...] = PUBLISHED_SCHEMAS,
+) -> PublishSummary:
+    """Copy the published schemas of the warehouse into a new snapshot file, atomically, then
+    write every mart as Parquet (:func:`pipelines.parquet.write_marts`, under
+    :func:`~pipelines.parquet.parquet_dir`).
+
+    Args:
+        warehouse: Source DuckDB file (default: the configured warehouse).
+        snapshot: Target file (default :func:`snapshot_path`).
+        schemas: Schemas to publish; dlt's bookkeeping tables (``_dlt_*``) are left out.
+
+    Returns:
+        A :class:`PublishSummary`.
+
+    Raises:
+        FileNotFoundError: The warehouse file does not exist.
+        duckdb.Error: The copy failed; the previous snapshot (or Parquet folder) is untouched.
+    """
+    started = time.monotonic()
+    source = (warehouse or warehouse_path()).resolve()
+    target = (snapshot or snapshot_path()).resolve()
+    parquet = parquet_dir().absolute()
+    if not source.exists():
+        raise FileNotFoundError(f"no warehouse at {source}: run `wfm-sync sync` first")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
+    summary = PublishSummary(snapshot=str(target))
+    try:
+        # Connect to the warehouse (sharing the database instance if this process already has it
+        # open, as after an in-process dbt build) and write into the attached temporary file.
+        with duckdb.connect(str(source)) as con:
+            (catalog,) = con.execute("select current_database()").fetchone() or ("",)
+            con.execute(f"attach '{_quote(temporary)}' as snapshot")
+            placeholders = ", ".join("?" for _ in schemas)
+            relations = con.execute(
+                "select table_schema, table_name from information_schema.tables "
+                f"where table_catalog = ? and table_schema in ({placeholders}) "
+                "and not starts_with(table_name, '_dlt') order by table_schema, table_name",
+                [catalog, *schemas],
+            ).fetchall()
+            for schema in sorted({s for s, _ in relations}):
+                con.execute(f'create schema snapshot."{schema}"')
+            for schema, name in relations:
+                con.execute(
+                    f'create table snapshot."{schema}"."{name}" as '
+                    f'select * from "{catalog}"."{schema}"."{name}"'
+                )
+                row = con.execute(f'select count(*) from snapshot."{schema}"."{name}"').fetchone()
+                summary.tables[f"{schema}.{name}"] = int(row[0]) if row else 0
+            summary.published_at = time.time()
+            stamp = time.strftime("%Y-%m-%d %H:%M:%S+00", time.gmtime(summary.published_at))
+            con.execute(
+                "create table snapshot.main._published as select ?::timestamptz as published_at, "
+                "? as source_warehouse",
+                [stamp, str(source)],
+            )
+            con.execute("checkpoint snapshot")
+            con.execute("detach snapshot")
+            os.replace(temporary, target)
+            summary.parquet_dir = str(parquet)
+            summary.parquet_tables = write_marts(con, catalog, parquet, summary.published_at)
+    finally:
+        for leftover in (temporary, temporary.with_name(temporary.name + ".wal")):
+            leftover.unlink(missing_ok=True)
+    summary.duration_seconds = round(time.monotonic() - started, 2)
+    logger.info(
+        "published %d tables to %s in %.1f s", len(summary.tables), target, summary.duration_seconds
+    )
+    return summary
+
+
+def _quote(path: Path) -> str:
+    return str(path).replace("'", "''")

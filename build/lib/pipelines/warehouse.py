@@ -1,0 +1,343 @@
+"""Build the dlt pipeline for the configured warehouse, and finish interrupted loads."""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import gc
+import logging
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ParamSpec, TypeVar
+
+import dlt
+import pyarrow as pa
+from dlt.common.configuration.exceptions import ConfigFieldMissingException
+from dlt.common.destination import TLoaderFileFormat
+from filelock import FileLock, Timeout
+
+from sources import settings
+
+logger = logging.getLogger("pipelines.warehouse")
+P = ParamSpec("P")
+R = TypeVar("R")
+
+DATASET_CONNECTEAM = "connecteam"
+PIPELINE_NAME = "connecteam"
+DEFAULT_WAREHOUSE = "data/warehouse.duckdb"
+
+
+def warehouse_path() -> Path:
+    """The DuckDB warehouse file: ``DESTINATION__DUCKDB__CREDENTIALS`` (or
+    ``[destination.duckdb] credentials`` in ``.dlt/secrets.toml``: dlt refuses a destination's
+    credentials in ``config.toml``), default
+    ``data/warehouse.duckdb``; a relative path is taken from the project's home
+    (:func:`sources.settings.project_dir`), never from the current directory."""
+    try:
+        configured = dlt.config.get("destination.duckdb.credentials", str)
+    except ConfigFieldMissingException:
+        configured = None
+    value = str(configured or DEFAULT_WAREHOUSE)
+    if value.startswith("duckdb:///"):
+        value = value[len("duckdb:///") :]
+    return settings.in_project(value)
+
+
+def destination_name() -> str:
+    """The raw warehouse's kind (setting ``destination``): ``duckdb`` (default) or ``postgres``.
+
+    ``postgres`` reads dlt's own ``DESTINATION__POSTGRES__CREDENTIALS`` (a
+    ``postgresql://user:password@host:port/database`` URL or its parts in ``.dlt/secrets.toml``).
+
+    Raises:
+        pydantic.ValidationError: ``WFM_SYNC_DESTINATION`` names another kind (a ``ValueError``;
+            the message names the variable and the kinds supported).
+    """
+    return settings.current().destination
+
+
+def loader_file_format() -> TLoaderFileFormat:
+    """The load file format: Parquet for DuckDB (its native reader), dlt's default
+    ``insert_values`` for PostgreSQL."""
+    return "parquet" if destination_name() == "duckdb" else "insert_values"
+
+
+def default_pipelines_dir() -> Path:
+    """dlt's working directory: setting ``pipelines_dir``, default ``pipelines`` beside the
+    warehouse file."""
+    configured = settings.current().pipelines_dir
+    return configured if configured else warehouse_path().parent / "pipelines"
+
+
+def build_pipeline(
+    pipeline_name: str = PIPELINE_NAME,
+    dataset_name: str = DATASET_CONNECTEAM,
+    pipelines_dir: str | os.PathLike[str] | None = None,
+) -> dlt.Pipeline:
+    """The dlt pipeline that loads into the warehouse (:func:`destination_name`).
+
+    The pipeline's working directory (state, pending load packages) lives beside the warehouse
+    file in ``<warehouse dir>/pipelines`` unless ``pipelines_dir`` (the argument, else the setting
+    of that name) says otherwise, so removing the warehouse folder resets both together.
+
+    Args:
+        pipeline_name: dlt pipeline name (one per dataset).
+        dataset_name: Target dataset (DuckDB schema).
+        pipelines_dir: dlt working directory.
+
+    Returns:
+        The pipeline (not yet run).
+    """
+    path = warehouse_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Arrow tables get dlt's _dlt_load_id like rows do, so every raw row says which load wrote it.
+    dlt.config["normalize.parquet_normalizer.add_dlt_load_id"] = True
+    working = pipelines_dir or default_pipelines_dir()
+    credentials = {"database": str(path), "global_config": duckdb_load_settings(path)}
+    destination = (
+        dlt.destinations.duckdb(credentials)
+        if destination_name() == "duckdb"
+        else dlt.destinations.postgres()
+    )
+    return dlt.pipeline(
+        pipeline_name=pipeline_name,
+        destination=destination,
+        dataset_name=dataset_name,
+        pipelines_dir=str(working),
+    )
+
+
+def duckdb_load_settings(path: Path) -> dict[str, str]:
+    """DuckDB's memory limit and spill folder for loads into ``path``.
+
+    Setting ``duckdb_memory_limit`` (e.g. ``2GB``) when set; otherwise a quarter of the memory
+    available when the pipeline is built (at least 256 MB, at most 8 GB), so wide records get the
+    room a merge needs while other processes keep theirs. Beyond the limit DuckDB spills to
+    ``<warehouse>.tmp`` beside the file. What keeps the sync's own process small is the
+    streaming in the source (Arrow batches, page-by-page diffs), not this limit
+    (benchmarks/README.md).
+    """
+    configured = settings.current().duckdb_memory_limit
+    if configured:
+        limit = configured.strip()
+    else:
+        quarter_mib = available_memory_bytes() // 4 // 2**20
+        limit = f"{min(max(quarter_mib, 256), 8192)}MB"
+    return {"memory_limit": limit, "temp_directory": f"{path}.tmp"}
+
+
+def available_memory_bytes() -> int:
+    """Memory available to new work (Linux ``MemAvailable``; elsewhere free physical pages),
+    in bytes; 2 GiB when the system does not say."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 2 * 2**30
+
+
+class WarehouseBusyError(RuntimeError):
+    """Another job kept the DuckDB warehouse's writer lock longer than the wait allowed."""
+
+
+@contextmanager
+def warehouse_writer(job: str) -> Iterator[None]:
+    """Hold the DuckDB warehouse's writer lock while ``job`` writes to it.
+
+    DuckDB allows one writing process per file: the nightly sync, the fold every five minutes,
+    the model build and the publish take turns through ``<warehouse>.lock`` (an OS file lock,
+    released even if the process is killed) instead of failing on each other; so does the document
+    bulk while it writes its outcomes. Waits up to setting ``writer_timeout`` seconds
+    (``WFM_SYNC_WRITER_TIMEOUT``, default 3600). Nothing to do for PostgreSQL.
+
+    Raises:
+        WarehouseBusyError: The lock stayed taken for the whole wait; the message names the file.
+    """
+    if destination_name() != "duckdb":
+        yield
+        return
+    path = warehouse_path()
+    with taking_turns(
+        Path(f"{path}.lock"), f"{job}: waiting for another job to finish writing {path}",
+        f"{job}: another job held the warehouse {path} for more than {{timeout}} s "
+        f"(lock file {path}.lock); run it again later or raise WFM_SYNC_WRITER_TIMEOUT",
+    ):  # fmt: skip
+        yield
+
+
+@contextmanager
+def taking_turns(lock_path: Path, waiting: str, gave_up: str) -> Iterator[None]:
+    """Hold the OS file lock ``lock_path`` (released even if the process is killed) for the
+    block, waiting up to setting ``writer_timeout`` seconds (``WFM_SYNC_WRITER_TIMEOUT``); logs
+    ``waiting`` when it has to wait.
+
+    Raises:
+        WarehouseBusyError: The lock stayed taken for the whole wait: ``gave_up``, its
+            ``{timeout}`` filled with the seconds waited.
+    """
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    timeout = settings.current().writer_timeout
+    lock = FileLock(str(lock_path), timeout=timeout)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        logger.info("%s", waiting)
+        try:
+            lock.acquire()
+        except Timeout:
+            raise WarehouseBusyError(gave_up.format(timeout=f"{timeout:.0f}")) from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def writes_warehouse(job: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Decorate a job function so it runs inside :func:`warehouse_writer`."""
+
+    def decorate(function: Callable[P, R]) -> Callable[P, R]:
+        @functools.wraps(function)
+        def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+            with warehouse_writer(job):
+                return function(*args, **kwargs)
+
+        return wrapper
+
+    return decorate
+
+
+def release_freed_memory() -> None:
+    """Hand the memory a finished step freed back to the operating system, for the next step.
+
+    Arrow's pool (mimalloc) holds freed buffers for reuse, and glibc's allocator keeps freed
+    pages of the extract's records and pages in its arenas; between extract and load that is
+    ~250 MiB on a sync of wide records (``benchmarks/README.md``) that DuckDB can use instead.
+    ``malloc_trim`` is called only where glibc provides it.
+    """
+    gc.collect()
+    pa.default_memory_pool().release_unused()
+    if _malloc_trim is not None:
+        _malloc_trim(0)
+
+
+def _glibc_malloc_trim() -> Callable[[int], int] | None:
+    """glibc's ``malloc_trim``, or ``None`` on other C libraries (musl, macOS, Windows)."""
+    try:
+        return ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+_malloc_trim = _glibc_malloc_trim()
+
+
+def finish_pending_loads(pipeline: dlt.Pipeline) -> int:
+    """Normalize and load what an interrupted run left in the pipeline's working directory.
+
+    ``Pipeline.run`` would load pending packages and then *skip* the new extract, so jobs call
+    this first and then run normally.
+
+    Returns:
+        The number of load packages finished.
+    """
+    if not pipeline.has_pending_data:
+        return 0
+    _drop_committed_extracts(pipeline)
+    extracted = len(pipeline.list_extracted_load_packages())
+    normalized = len(pipeline.list_normalized_load_packages())
+    logger.warning(
+        "finishing %d load package(s) left by an interrupted run", extracted + normalized
+    )
+    if extracted:
+        pipeline.normalize()
+    info = pipeline.load()
+    info.raise_on_failed_jobs()
+    return max(len(info.loads_ids), extracted + normalized)
+
+
+def _drop_committed_extracts(pipeline: dlt.Pipeline) -> None:
+    """Delete extracted packages whose normalized twin was already committed.
+
+    dlt's normalize step commits a package by renaming it into ``load/normalized`` (atomic) and
+    *then* deletes the extracted copy; a process killed between the two leaves both, and the next
+    normalize fails with "Directory not empty". The committed twin is complete, so the extracted
+    copy is removed, as dlt would have done next.
+    """
+    twins = set(pipeline.list_extracted_load_packages()) & set(
+        pipeline.list_normalized_load_packages()
+    )
+    if not twins:
+        return
+    storage = pipeline._get_normalize_storage()  # dlt's own storage: knows the folder layout
+    for load_id in sorted(twins):
+        logger.warning(
+            "load package %s was normalized before the interruption; reusing it", load_id
+        )
+        storage.extracted_packages.delete_package(load_id)
+
+
+def warehouse_location(pipeline: dlt.Pipeline) -> str:
+    """Where the pipeline loads, without credentials: ``duckdb:<path>`` or the destination type."""
+    destination = pipeline.destination
+    if destination is None:
+        return "none"
+    if destination.destination_name == "duckdb":
+        return f"duckdb:{warehouse_path()}"
+    return str(destination.destination_name)
+
+
+@dataclass(frozen=True)
+class PostgresTarget:
+    """The PostgreSQL warehouse dlt loads into (``WFM_SYNC_DESTINATION=postgres``).
+
+    Attributes:
+        host, port, user, database: Where it is (``DESTINATION__POSTGRES__CREDENTIALS``).
+        password: The password; never logged or shown (see :attr:`display_url`).
+    """
+
+    host: str
+    port: int
+    user: str
+    database: str
+    password: str = field(repr=False)
+
+    @property
+    def display_url(self) -> str:
+        """``postgresql://user:***@host:port/database``: the password hidden."""
+        return f"postgresql://{self.user}:***@{self.host}:{self.port}/{self.database}"
+
+
+def postgres_target() -> PostgresTarget:
+    """The PostgreSQL warehouse from dlt's ``DESTINATION__POSTGRES__CREDENTIALS`` (a
+    ``postgresql://user:password@host:port/database`` URL, or its parts in
+    ``.dlt/secrets.toml`` under ``[destination.postgres.credentials]``).
+
+    Raises:
+        ValueError: The credentials are missing or incomplete; the message names the setting
+            and never holds a password.
+    """
+    from dlt.common.configuration import resolve_configuration
+    from dlt.common.configuration.exceptions import ConfigurationException
+    from dlt.destinations.impl.postgres.configuration import PostgresCredentials
+
+    try:
+        found = resolve_configuration(PostgresCredentials(), sections=("destination", "postgres"))
+    except (ConfigurationException, ValueError) as exc:
+        raise ValueError(
+            "WFM_SYNC_DESTINATION=postgres needs DESTINATION__POSTGRES__CREDENTIALS "
+            "(postgresql://user:password@host:5432/database) or "
+            f"[destination.postgres.credentials] in .dlt/secrets.toml ({type(exc).__name__})"
+        ) from None
+    return PostgresTarget(
+        host=str(found.host), port=int(found.port or 5432), user=str(found.username),
+        database=str(found.database), password=str(found.password or ""),
+    )  # fmt: skip

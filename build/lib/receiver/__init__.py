@@ -1,0 +1,26 @@
+"""The webhook receiver: the HTTP server the provider posts its webhook events to.
+
+``wfm-sync webhooks serve`` runs it (uvicorn); each event is committed to the inbox
+(:class:`sources.webhooks.Inbox`) before the 200, and the fold job (``wfm-sync webhooks fold``)
+later loads the inbox into the warehouse. The receiver never opens the warehouse.
+
+Modules: :mod:`~receiver.app` (the FastAPI application and its answers), :mod:`~receiver.writer`
+(the group-commit writer thread), :mod:`~receiver.signature` (Standard Webhooks verification by
+the ``standardwebhooks`` package), :mod:`~receiver.settings` (token, signing secret, inbox, body
+limit, from the ``[webhooks]`` configuration).
+"""
+
+from __future__ import annotations
+
+from .app import PATH, create_app
+from .settings import ReceiverConfigError, ReceiverSettings, settings_from_config
+from .writer import GroupCommitWriter
+
+__all__ = [
+    "PATH",
+    "GroupCommitWriter",
+    "ReceiverConfigError",
+    "ReceiverSettings",
+    "create_app",
+    "settings_from_config",
+]

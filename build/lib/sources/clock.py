@@ -1,0 +1,43 @@
+"""The project's notion of "now": the real clock, or the instant ``WFM_SYNC_NOW`` names.
+
+Every window the sync pulls (shifts, time activities, timesheets, time off) and the emulator's
+generated data are placed relative to :func:`now`, so a test (or a replay of a past night) can move
+both to the same instant: ``WFM_SYNC_NOW=2026-12-20T00:00:00Z`` or epoch seconds. Rate-limit
+pacing, token expiry and timeouts always use the real clock.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+
+from . import settings
+
+NOW_VARIABLE = "WFM_SYNC_NOW"
+
+
+def now() -> float:
+    """Epoch seconds (UTC): ``WFM_SYNC_NOW`` (:attr:`sources.settings.Settings.now`) when set,
+    else the real time.
+
+    Raises:
+        ValueError: ``WFM_SYNC_NOW`` is neither epoch seconds nor an ISO 8601 date or datetime
+            (the message names the variable and the value).
+    """
+    raw = (settings.current().now or "").strip()
+    if not raw:
+        return time.time()
+    try:
+        return float(raw)
+    except ValueError:
+        pass
+    try:
+        moment = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(
+            f"{NOW_VARIABLE}={raw!r} is not epoch seconds or an ISO date/datetime such as "
+            "2026-12-20T00:00:00Z; unset it to use the real clock"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()

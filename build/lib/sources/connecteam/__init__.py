@@ -1,0 +1,138 @@
+"""The ``connecteam`` dlt source: every stream of the registry
+(:data:`~sources.connecteam.registry.STREAMS`) of one Connecteam account.
+
+The streams, their endpoints, keys and incremental rules are declared once in
+:mod:`.registry`; their resources live by domain in :mod:`.resources`; the HTTP client
+(:mod:`.client`: paging; :mod:`.auth`, :mod:`.pacing`, :mod:`.errors`) follows the provider's
+spec (``tests/data/connecteam-openapi.json``). With OAuth 2.0 the token asks only for the scopes
+of the streams selected (:func:`selected_scopes`).
+
+Configuration, the dlt way (:mod:`.config`; ``.dlt/config.toml``, ``.dlt/secrets.toml`` or
+environment variables): ``SOURCES__CONNECTEAM__API_KEY`` or ``SOURCES__CONNECTEAM__CLIENT_ID`` +
+``SOURCES__CONNECTEAM__CLIENT_SECRET``; ``SOURCES__CONNECTEAM__BASE_URL`` (default the global
+host); ``SOURCES__CONNECTEAM__SHIFTS_DAYS_BACK`` / ``..._DAYS_AHEAD`` / ``..._BACKFILL_START``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import dlt
+import pandas  # noqa: F401 - dlt imports it lazily; parallel extract threads would race on that
+from dlt.common.typing import TSecretStrValue
+from dlt.sources import DltResource
+
+from .client import ConnecteamClient
+from .config import ConnecteamClientConfiguration, ConnecteamSourceConfiguration
+from .errors import (
+    ConnecteamAPIError,
+    ConnecteamConfigError,
+    ConnecteamError,
+    OAuthScopeError,
+    ParentNotFoundError,
+    RateLimitExhaustedError,
+    find_connecteam_error,
+)
+from .pacing import ClientStats
+from .registry import DEFAULT_BASE_URL, STREAMS, oauth_scopes
+from .resources import build_resources
+from .windows import to_epoch
+
+__all__ = [
+    "ClientStats",
+    "ConnecteamAPIError",
+    "ConnecteamClient",
+    "ConnecteamConfigError",
+    "ConnecteamError",
+    "OAuthScopeError",
+    "ParentNotFoundError",
+    "RateLimitExhaustedError",
+    "connecteam_source",
+    "find_connecteam_error",
+]
+
+_DEFAULTS = ConnecteamSourceConfiguration()
+
+
+@dlt.source(name="connecteam", max_table_nesting=0, spec=ConnecteamSourceConfiguration)
+def connecteam_source(
+    api_key: TSecretStrValue | None = None,
+    base_url: str = DEFAULT_BASE_URL,
+    client_id: str | None = None,
+    client_secret: TSecretStrValue | None = None,
+    shifts_days_back: int = _DEFAULTS.shifts_days_back,
+    shifts_days_ahead: int = _DEFAULTS.shifts_days_ahead,
+    shifts_backfill_start: str | None = None,
+    activities_days_back: int = _DEFAULTS.activities_days_back,
+    activities_backfill_start: str | None = None,
+    time_off_days_back: int = _DEFAULTS.time_off_days_back,
+    time_off_days_ahead: int = _DEFAULTS.time_off_days_ahead,
+    form_submissions_days_back: int = _DEFAULTS.form_submissions_days_back,
+    max_attempts: int = _DEFAULTS.max_attempts,
+    backoff_base: float = _DEFAULTS.backoff_base,
+    stats: ClientStats | None = None,
+) -> list[DltResource]:
+    """Every stream of the registry, one resource each, in registry order.
+
+    Arguments are the fields of :class:`~.config.ConnecteamSourceConfiguration` (resolved by dlt
+    from ``sources.connecteam``), plus ``stats``.
+
+    Args:
+        api_key: The account's API key (secret). Alternatively ``client_id`` and ``client_secret``.
+        base_url: API host: ``https://api.connecteam.com`` (default) or
+            ``https://api-au.connecteam.com``.
+        client_id: OAuth 2.0 client id (client-credentials grant).
+        client_secret: OAuth 2.0 client secret (secret).
+        shifts_days_back: Days before now that every run re-pulls shifts for (default 30).
+        shifts_days_ahead: Days after now that every run re-pulls shifts for (default 90).
+        shifts_backfill_start: Where the first run of a scheduler starts instead: epoch seconds or
+            an ISO date such as ``2024-01-01`` (UTC). Default: the window's start.
+        activities_days_back: Days before today that every run re-pulls time activities and
+            timesheets for (default 35).
+        activities_backfill_start: Where the first run of a time clock starts instead (as
+            ``shifts_backfill_start``).
+        time_off_days_back: Days before today of the time-off window (default 35).
+        time_off_days_ahead: Days after today of the time-off window (default 180).
+        form_submissions_days_back: Days before the newest loaded submission that every run
+            re-reads per form, to pick up edited submissions (default 7).
+        max_attempts: Attempts per request on 429, 5xx, timeouts and dropped connections.
+        backoff_base: First back-off step in seconds (doubling, jittered).
+        stats: Optional :class:`ClientStats` the client fills (requests per endpoint, retries).
+
+    Returns:
+        The resources named as the keys of :data:`~sources.connecteam.registry.STREAMS`.
+
+    Raises:
+        ConnecteamConfigError: No credentials, or a bad ``base_url``.
+        ValueError: A backfill start that is neither epoch seconds nor an ISO date.
+    """
+    config = ConnecteamClientConfiguration(
+        api_key=api_key,
+        client_id=client_id,
+        client_secret=client_secret,
+        base_url=base_url,
+        max_attempts=max_attempts,
+        backoff_base=backoff_base,
+    )
+    client = config.client(scopes=selected_scopes)
+    if stats is not None:
+        client.stats = stats
+    activities_backfill = to_epoch(activities_backfill_start)
+    return build_resources(
+        client,
+        (shifts_days_back, shifts_days_ahead, to_epoch(shifts_backfill_start)),
+        (activities_days_back, activities_backfill),
+        (time_off_days_back, time_off_days_ahead),
+        form_submissions_days_back,
+    )
+
+
+def selected_scopes() -> dict[str, list[str]]:
+    """The OAuth 2.0 scopes of the streams the running extract selected
+    (``source.with_resources``), each with the streams needing it; every stream's outside an
+    extract. Called by the client at its first token request, inside the extract."""
+    try:
+        streams: Iterable[str] = dlt.current.source().selected_resources
+    except Exception:  # noqa: BLE001 - no source being extracted: ask for every stream's scope
+        streams = STREAMS
+    return oauth_scopes(streams)

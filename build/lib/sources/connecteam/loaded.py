@@ -1,0 +1,197 @@
+"""What the warehouse already holds, as resources need it to load only what changed.
+
+Two mechanisms, both committed together with the load they describe:
+
+* :func:`query_loaded` reads the destination table itself (through the running pipeline's SQL
+  client), for streams whose rows can vanish: the windowed ones (shifts, time activities,
+  timesheets) and the full-list ones (:func:`vanished`);
+* :func:`only_changed` keeps a digest per record in the resource's dlt state, for endpoints
+  without a modified-since filter or timestamp (schedulers, jobs, tasks, ...).
+
+A row the provider stopped returning is never dropped: it is merged again with
+``is_deleted = true`` and ``deleted_at`` (epoch seconds, UTC), its data kept (:func:`tombstones`).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import dlt
+import orjson
+
+from .arrow_rows import UNTYPED_COLUMN
+from .listing import confirmed_gone, content_hash
+
+logger = logging.getLogger("sources.connecteam")
+_SQL_CLIENT_LOCK = threading.Lock()
+
+
+def query_loaded(table: str, sql: str, *args: Any) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """Run ``sql`` (``{table}`` is replaced by the qualified table) on the current pipeline's
+    destination.
+
+    Returns:
+        ``(column names, rows)``; ``([], [])`` outside a pipeline or before the table exists.
+    """
+    from dlt.destinations.exceptions import DatabaseUndefinedRelation
+
+    try:
+        pipeline = dlt.current.pipeline()
+    except Exception:  # noqa: BLE001 - iterated outside a pipeline: nothing loaded yet
+        return [], []
+    if pipeline.destination is None or not pipeline.default_schema_name:
+        return [], []
+    try:
+        # dlt injects config sections into one shared container: two parallel resources opening
+        # SQL clients at once trip over each other's section ("ContainerInjectableContextMangled")
+        with _SQL_CLIENT_LOCK, pipeline.sql_client() as sql_client:
+            qualified = sql_client.make_qualified_table_name(table)
+            with sql_client.execute_query(sql.format(table=qualified), *args) as cursor:
+                columns = [d[0] for d in cursor.description]
+                return columns, [tuple(r) for r in cursor.fetchall()]
+    except DatabaseUndefinedRelation:
+        return [], []
+
+
+def tombstones(
+    table: str, key_filter: str, key_args: tuple[Any, ...], ids: set[str],
+    json_columns: set[str] | None, now: int, key: str = "id",
+) -> list[dict[str, Any]]:  # fmt: skip
+    """The loaded rows of ``ids`` (within ``key_filter``), marked ``is_deleted`` at ``now``.
+
+    Args:
+        table: The destination table.
+        key_filter: SQL condition narrowing the rows, e.g. ``time_clock_id = %s``.
+        key_args: Its parameters.
+        ids: Values of the ``key`` column to mark (compared as text).
+        json_columns: Columns holding JSON, decoded again so they reload as JSON; ``None``: the
+            table's ``json`` columns in the running pipeline's schema.
+        now: Epoch seconds (UTC) stored in ``deleted_at``.
+        key: The table's key column.
+
+    Returns:
+        Rows with the warehouse's (snake_case) column names, dlt's own columns left out.
+    """
+    if not ids:
+        return []
+    if json_columns is None:
+        json_columns = _json_columns(table)
+    placeholders = ", ".join(["%s"] * len(ids))
+    columns, rows = query_loaded(
+        table,
+        f"select * from {{table}} where {key_filter} "
+        f"and cast({key} as varchar) in ({placeholders})",
+        *key_args,
+        *sorted(ids),
+    )
+    out = []
+    for values in rows:
+        row = {}
+        for column, value in zip(columns, values, strict=True):
+            if column.startswith("_dlt"):
+                continue
+            if column in (*json_columns, UNTYPED_COLUMN) and isinstance(value, str | bytes):
+                value = orjson.loads(value)
+            row[column] = value
+        row["is_deleted"] = True
+        row["deleted_at"] = now
+        out.append(row)
+    return out
+
+
+def live_keys(
+    table: str, key: str, columns: tuple[str, ...] = (), where: str = "true",
+    args: tuple[Any, ...] = (),
+) -> list[tuple[Any, ...]]:  # fmt: skip
+    """``(key as text, *columns)`` of the loaded rows not marked deleted (``is_deleted`` null or
+    false; every row when the table has no such column yet), within ``where``.
+
+    Returns:
+        The rows; empty before the table exists.
+    """
+    names, _ = query_loaded(table, "select * from {table} limit 0")
+    if not names:
+        return []
+    live = "not coalesce(is_deleted, false)" if "is_deleted" in names else "true"
+    selected = ", ".join((f"cast({key} as varchar)", *columns))
+    _, rows = query_loaded(
+        table, f"select {selected} from {{table}} where {live} and ({where})", *args
+    )
+    return rows
+
+
+def vanished(
+    table: str, key: str, seen: set[str], consistent: bool | None, now: int, where: str = "true",
+    args: tuple[Any, ...] = (), reread: Callable[[], set[str]] | None = None,
+) -> list[dict[str, Any]]:  # fmt: skip
+    """Tombstones of a full listing: the live loaded rows (within ``where``) whose ``key`` is
+    not in ``seen``, marked deleted at ``now``; none unless the listing was consistent
+    (:func:`~sources.connecteam.listing.confirmed_gone`).
+
+    (A listing that raised never gets here: its stream fails and marks nothing.) The marked
+    keys' digests are dropped from the resource state (:func:`only_changed`), so a record that
+    comes back loads again, live.
+
+    Args:
+        table: The destination table.
+        key: Its key column.
+        seen: Keys (as text) the listing returned.
+        consistent: Whether the listing was consistent (see
+            :attr:`~sources.connecteam.listing.PageCheck.consistent`; ``None``: unknown).
+        now: Epoch seconds (UTC) stored in ``deleted_at``.
+        where: SQL condition narrowing the rows the listing covers, e.g. a window.
+        args: Its parameters.
+        reread: The keys of a second pass of the same listing, asked for only when the first
+            was of unknown consistency and something looks gone.
+
+    Returns:
+        The rows to merge (warehouse column names), empty when nothing vanished.
+    """
+    gone = {str(r[0]) for r in live_keys(table, key, where=where, args=args)} - seen
+    gone = confirmed_gone(table, gone, seen, consistent, reread)
+    if not gone:
+        return []
+    forget_digests(gone)
+    return tombstones(table, where, args, gone, None, now, key=key)
+
+
+def forget_digests(keys: set[str]) -> None:
+    """Drop ``keys`` from this resource's digests (see :func:`only_changed`)."""
+    digests: dict[str, str] = dlt.current.resource_state().setdefault("digests", {})
+    for key in keys:
+        digests.pop(key, None)
+
+
+def _json_columns(table: str) -> set[str]:
+    """The ``json`` columns of ``table`` in the running pipeline's schema."""
+    try:
+        schema = dlt.current.source_schema()
+    except Exception:  # noqa: BLE001 - outside a running pipeline: nothing is known
+        return set()
+    if table not in schema.tables:
+        return set()
+    return {
+        name
+        for name, column in schema.get_table_columns(table).items()
+        if column.get("data_type") == "json"
+    }
+
+
+def only_changed(records: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
+    """The records whose digest differs from the one this resource loaded last.
+
+    For endpoints without a modified-since filter or timestamp: the digests of loaded records are
+    kept in the resource's dlt state, which commits with the load (an interrupted load leaves
+    them unchanged).
+    """
+    digests: dict[str, str] = dlt.current.resource_state().setdefault("digests", {})
+    changed = []
+    for record in records:
+        digest = content_hash(record)
+        if digests.get(str(record[key])) != digest:
+            digests[str(record[key])] = digest
+            changed.append(record)
+    return changed

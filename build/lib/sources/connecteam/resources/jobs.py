@@ -1,0 +1,98 @@
+"""Jobs resource: ``jobs`` (``GET /jobs/v1/jobs?includeDeleted=true``), jobs and sub-jobs merged
+on ``job_id``."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from functools import partial
+from typing import Any
+
+import dlt
+import pyarrow as pa
+from dlt.sources import DltResource
+
+from ...progress import Progress
+from ..arrow_rows import BIGINT, JSON, TEXT, hints
+from ..client import ConnecteamClient
+from ..listing import complete_listing
+from ..registry import STREAMS
+from .common import DELETION_MARK, diff_listing, listing_tables
+
+logger = logging.getLogger("sources.connecteam")
+
+
+JOB_COLUMNS: dict[str, str] = {
+    "parent_job_id": TEXT,
+    "custom_fields": JSON,
+    "assign": JSON,
+    "gps": JSON,
+    "instance_ids": JSON,
+    "fence_size": BIGINT,
+    **DELETION_MARK,
+}
+
+
+def jobs(client: ConnecteamClient) -> DltResource:
+    """``jobs``: every job including deleted ones (``includeDeleted=true``), sub-jobs flattened
+    beside their parent (``parent_job_id``), merged on ``job_id``; only changed ones load.
+
+    ``is_deleted`` is the provider's ``isDeleted``; a job (or sub-job) the complete listing no
+    longer holds at all is marked ``is_deleted`` too, with ``deleted_at`` set."""
+
+    @dlt.resource(
+        name="jobs",
+        primary_key="job_id",
+        write_disposition="merge",
+        parallelized=True,
+        columns=hints(JOB_COLUMNS),
+    )
+    def _jobs() -> Iterator[pa.Table]:
+        progress = Progress("jobs", logger=logger)
+        listing = partial(client.pages, STREAMS["jobs"], {"includeDeleted": "true"})
+        listed, complete = complete_listing(listing(), progress.page)
+        rows = [row for job in listed for row in _job_rows(job)]
+
+        def again() -> set[str]:  # a second pass, asked for only if something looks gone
+            jobs = (job for page, _ in listing() for job in page)
+            return {str(row["job_id"]) for job in jobs for row in _job_rows(job)}
+
+        # is_deleted is the provider's own: a changed row only clears deleted_at
+        changed, gone = diff_listing(
+            "jobs", "job_id", rows, complete, mark=_undeleted, reread=again
+        )
+        progress.done(
+            f" ({len(rows)} with sub-jobs, {len(changed)} new or changed, {len(gone)} deleted)"
+        )
+        yield from listing_tables(client, "jobs", JOB_COLUMNS, changed, gone)
+
+    return _jobs
+
+
+def job_row(job: dict[str, Any], parent: str | None) -> dict[str, Any]:
+    """One job or sub-job (``BaseJobResponse``) as a warehouse row; ``parent`` is the id of the
+    job a sub-job is listed under."""
+    return {
+        "job_id": str(job["jobId"]),
+        "parent_job_id": parent or job.get("parentId"),
+        "title": job.get("title"),
+        "code": job.get("code"),
+        "color": job.get("color"),
+        "description": job.get("description"),
+        "is_deleted": bool(job.get("isDeleted", False)),
+        "use_parent_data": job.get("useParentData"),
+        "fence_size": job.get("fenceSize"),
+        "gps": job.get("gps"),
+        "assign": job.get("assign"),
+        "custom_fields": job.get("customFields") or [],
+        "instance_ids": job.get("instanceIds") or [],
+    }
+
+
+def _job_rows(job: dict[str, Any]) -> list[dict[str, Any]]:
+    """A job's row and its sub-jobs' rows (:func:`job_row`)."""
+    return [job_row(job, None), *(job_row(sub, job["jobId"]) for sub in job.get("subJobs") or [])]
+
+
+def _undeleted(row: dict[str, Any]) -> dict[str, Any]:
+    return {**row, "deleted_at": None}

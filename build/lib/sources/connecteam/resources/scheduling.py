@@ -1,0 +1,269 @@
+"""Scheduling resources: ``schedulers`` (``GET /scheduler/v1/schedulers``, merged on
+``scheduler_id``) and ``shifts`` (``GET /scheduler/v1/schedulers/{schedulerId}/shifts``, merged
+on ``scheduler_id`` + ``id``)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Generator, Iterator
+from functools import partial
+from typing import Any
+
+import dlt
+import pyarrow as pa
+from dlt.sources import DltResource
+
+from ...clock import now as clock_now
+from ...progress import Progress
+from ..arrow_rows import BIGINT, BOOL, JSON, TEXT, ArrowRows, hints
+from ..client import ConnecteamClient
+from ..errors import ParentNotFoundError
+from ..listing import PageCheck, content_hash, second_pass
+from ..registry import SHIFT_COVERAGE_TABLE, STREAMS
+from ..windows import Window, WindowDiff, shift_window
+from .common import DELETION_MARK, Listing, diff_listing, listing_tables, versions
+
+logger = logging.getLogger("sources.connecteam")
+
+SHIFT_JSON_COLUMNS = (
+    "assigned_user_ids", "location_data", "notes", "statuses", "breaks", "shift_details",
+    "custom_fields",
+)  # fmt: skip
+SHIFT_COLUMNS = {
+    **dict.fromkeys(SHIFT_JSON_COLUMNS, JSON),
+    "scheduler_id": "bigint!",
+    "user_id": BIGINT,
+    "is_deleted": BOOL,
+    "deleted_at": BIGINT,
+    "content_hash": TEXT,
+}
+
+
+SHIFT_COVERAGE_HINTS = dlt.mark.make_hints(
+    table_name=SHIFT_COVERAGE_TABLE,
+    primary_key="coverage_key",
+    write_disposition="merge",
+)
+"""``shift_coverage``: one row per scheduler and pulled window: ``window_from``, ``window_to``
+and when that pull began (``pulled_at``), epoch seconds (UTC), keyed by ``coverage_key``
+(``<schedulerId>:<window_from>:<window_to>``; a window pulled again keeps its latest pull). The
+models trust the API for a shift as of the latest pull whose window held its start; a shift
+webhook event newer than that (or about a shift no pull held) is applied over the API's row."""
+
+
+def schedulers(client: ConnecteamClient, scheduler_list: Listing) -> DltResource:
+    """``schedulers``: every scheduler, merged on ``scheduler_id``; only changed ones are loaded
+    (the endpoint has no timestamps, so a digest of each record is kept in the resource state);
+    one the listing no longer holds is marked deleted."""
+
+    @dlt.resource(
+        name="schedulers",
+        primary_key="scheduler_id",
+        write_disposition="merge",
+        columns=hints(DELETION_MARK),
+    )
+    def _schedulers() -> Iterator[pa.Table]:
+        listed, complete = scheduler_list()
+        changed, gone = diff_listing("schedulers", "scheduler_id", listed, complete, "schedulerId")
+        yield from listing_tables(client, "schedulers", DELETION_MARK, changed, gone)
+        logger.info(
+            "schedulers: %d listed, %d changed, %d deleted", len(listed), len(changed), len(gone)
+        )
+
+    return _schedulers
+
+
+def shifts(
+    client: ConnecteamClient,
+    scheduler_list: Listing,
+    days_back: int,
+    days_ahead: int,
+    backfill_start: int | None,
+) -> DltResource:
+    """``shifts``: one row per V1 shift row (per assigned user; open shifts with no user), merged
+    on ``scheduler_id`` + ``id``.
+
+    The window is ``[now - days_back, now + days_ahead)`` per scheduler (the first run of a
+    scheduler from ``backfill_start`` when earlier). When the provider's answers carry
+    ``paging.total``, a later run first asks for the rows updated since its last pass (sorted by
+    ``updated_at``, newest first, stopping at the first older row: one request when little
+    changed), and accepts that as complete only if ``paging.total`` equals the rows already known
+    plus the new ones. Otherwise (no total, a deletion, an old row entering the window) it
+    re-pulls the whole window sorted by creation, so paging is stable. Rows are loaded only when
+    new or changed (a digest of the provider's record is kept in ``content_hash``). A live row
+    lying wholly inside a re-pulled window that the provider no longer returns is loaded again
+    with ``is_deleted = true`` and ``deleted_at`` (epoch seconds, UTC) — never kept as live,
+    never dropped — but only after a consistent listing of the window
+    (:func:`~..listing.confirmed_gone`: ``paging.total`` unchanged and equal to the rows read,
+    or, without a total, a second pass returning the same rows; otherwise a warning, and a later
+    run marks it). Every row loaded (new, changed or marked deleted) is also appended to
+    ``shift_versions`` with the run's time (:func:`~.common.versions`): the shift history. Each
+    scheduler's pulled window is recorded in ``shift_coverage`` (:data:`SHIFT_COVERAGE_HINTS`).
+    """
+
+    @dlt.resource(
+        name="shifts",
+        parallelized=True,
+        primary_key=("scheduler_id", "id"),
+        write_disposition="merge",
+        columns=hints(SHIFT_COLUMNS),
+    )
+    def _shifts() -> Iterator[Any]:
+        now = int(clock_now())
+        coverage: list[dict[str, Any]] = []
+        for batch in _shift_tables(coverage):
+            yield batch
+            yield versions(batch, "shifts", ("scheduler_id", "id"), SHIFT_COLUMNS, now)
+        if coverage:
+            yield dlt.mark.with_hints(coverage, SHIFT_COVERAGE_HINTS, create_table_variant=True)
+
+    def _shift_tables(coverage: list[dict[str, Any]]) -> Iterator[pa.Table]:
+        state = dlt.current.resource_state()
+        pulled: dict[str, bool] = state.setdefault("backfilled", {})
+        newest: dict[str, int] = state.setdefault("newest_update", {})
+        # whether the provider's shift answers carried paging.total in the last full pass: without
+        # it the changes pass cannot prove completeness, so it is not even tried
+        totals: dict[str, bool] = state.setdefault("has_total", {})
+        now = clock_now()
+        arrow = ArrowRows("shifts", SHIFT_COLUMNS, client.stats.untyped_values)
+        for scheduler in scheduler_list()[0]:
+            sid = int(scheduler["schedulerId"])
+            try:
+                first = not pulled.get(str(sid))
+                window = shift_window(now, days_back, days_ahead, backfill_start if first else None)
+                progress = Progress(f"shifts[{sid}]", logger=logger)
+                diff = _loaded_shifts(sid, window)
+                since = newest.get(str(sid))
+                cheap = (
+                    None
+                    if first or since is None or not totals.get(str(sid))
+                    else _changes_pass(sid, window, since, diff, progress)
+                )
+                if cheap is not None:
+                    changed, seen_newest = cheap
+                    if changed:
+                        yield arrow.to_arrow(changed)
+                    loaded, vanished = len(changed), set[str]()
+                    note = "changes only (paging.total matched)"
+                else:
+                    loaded, vanished, seen_newest = yield from _full_pass(
+                        sid, window, diff, progress, totals, arrow
+                    )
+                    note = "full window"
+                progress.done(
+                    f" in {window} ({note}): {loaded} new or changed, {len(vanished)} deleted"
+                )
+                if vanished:
+                    yield arrow.to_arrow(
+                        diff.tombstones(vanished, set(SHIFT_JSON_COLUMNS), int(now))
+                    )
+                pulled[str(sid)] = True
+                newest[str(sid)] = max(seen_newest, since or 0)
+                coverage.append({"coverage_key": f"{sid}:{window.start}:{window.end}",
+                                 "scheduler_id": sid, "window_from": window.start,
+                                 "window_to": window.end, "pulled_at": int(now)})  # fmt: skip
+            except ParentNotFoundError as exc:
+                client.skip_parent(exc, "shifts")
+
+    def _full_pass(
+        sid: int,
+        window: Window,
+        diff: WindowDiff,
+        progress: Progress,
+        totals: dict[str, bool],
+        arrow: ArrowRows,
+    ) -> Generator[pa.Table, None, tuple[int, set[str], int]]:
+        """The whole window sorted by creation (stable paging), diffed page by page.
+
+        Yields Arrow tables of new or changed rows (:meth:`ArrowRows.batches`), keeping only the
+        ids seen between pages; records in ``totals`` whether the answers carried
+        ``paging.total``. Returns ``(rows yielded, vanished ids, newest updateTime)``.
+        """
+        params = {"startTime": window.start, "endTime": window.end,
+                  "sort": "created_at", "order": "asc"}  # fmt: skip
+        loaded = newest_seen = 0
+        listing = partial(client.pages, STREAMS["shifts"], params, {"schedulerId": sid})
+        check = PageCheck()
+
+        def changed_pages() -> Iterator[list[dict[str, Any]]]:
+            nonlocal loaded, newest_seen
+            for page, total in listing():
+                check.add(len(page), total)
+                progress.page(len(page))
+                totals[str(sid)] = total is not None
+                newest_seen = max([newest_seen, *(_updated(r) for r in page)])
+                changed = diff.changed(shift_row(sid, r) for r in page)
+                loaded += len(changed)
+                yield changed
+
+        yield from arrow.batches(changed_pages())
+        gone = diff.vanished(check.consistent, second_pass(listing, lambda r: str(r["id"])))
+        return loaded, gone, newest_seen
+
+    def _changes_pass(
+        sid: int,
+        window: Window,
+        since: int,
+        diff: WindowDiff,
+        progress: Progress,
+    ) -> tuple[list[dict[str, Any]], int] | None:
+        """Rows updated since the last pass, newest first, stopping at the first older row.
+
+        Returns ``None`` (a full window pass is needed) unless the answer carries
+        ``paging.total`` and it equals the rows already known plus the new ones, which rules out
+        deletions and old rows that entered the window since the last run.
+        """
+        params = {"startTime": window.start, "endTime": window.end,
+                  "sort": "updated_at", "order": "desc"}  # fmt: skip
+        records: list[dict[str, Any]] = []
+        total: int | None = None
+        for page, page_total in client.pages(STREAMS["shifts"], params, {"schedulerId": sid}):
+            progress.page(len(page))
+            total = page_total if total is None else total
+            records.extend(r for r in page if _updated(r) >= since)
+            if page_total is None or any(_updated(r) < since for r in page):
+                break
+        if total is None:
+            return None
+        known = set(diff.live) | {str(r["id"]) for r in records}
+        if total != len(known):
+            return None
+        changed = diff.changed(shift_row(sid, r) for r in records)
+        return changed, max((_updated(r) for r in records), default=since)
+
+    return _shifts
+
+
+def _updated(record: dict[str, Any]) -> int:
+    """A shift row's last change (``updateTime``, else ``creationTime``), epoch seconds."""
+    value = record.get("updateTime") or record.get("creationTime")
+    return int(value) if isinstance(value, int | float) and abs(value) < 2**63 else 0
+
+
+def _loaded_shifts(scheduler_id: int, window: Window) -> WindowDiff:
+    """The diff of one scheduler's window with its live loaded shift rows overlapping it (a row
+    lies inside when it starts and ends within the window)."""
+    return WindowDiff.of_loaded(
+        "shifts",
+        "scheduler_id",
+        scheduler_id,
+        inside=("start_time >= %s and end_time <= %s", (window.start, window.end)),
+        overlap=("end_time > %s and start_time < %s", (window.start, window.end)),
+    )
+
+
+def shift_row(scheduler_id: int, record: dict[str, Any]) -> dict[str, Any]:
+    """One V1 shift record as a warehouse row: the provider's fields plus the row's keys.
+
+    V1 answers hold one record per assigned user (ids ``<shiftId>:<slot uuid>``) and one record
+    per open shift (no assignee). ``shift_id`` is the base shift id, ``user_id`` the assignee.
+    """
+    assigned = record.get("assignedUserIds") or []
+    row = dict(record)
+    row["scheduler_id"] = scheduler_id
+    row["shift_id"] = str(record["id"]).split(":", 1)[0]
+    row["user_id"] = assigned[0] if len(assigned) == 1 else None
+    row["content_hash"] = content_hash(record)
+    row["is_deleted"] = False
+    row["deleted_at"] = None
+    return row

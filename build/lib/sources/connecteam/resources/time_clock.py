@@ -1,0 +1,376 @@
+"""Time clock resources: ``time_clocks`` (``GET /time-clock/v1/time-clocks``), and per time
+clock ``time_activities`` (``.../time-clocks/{timeClockId}/time-activities``, one row per shift
+punch, manual break or time off), ``timesheets`` (``.../time-clocks/{timeClockId}/timesheet``,
+one row per user and day, ``id`` = clock:user:date), each merged on ``id``, and
+``manual_breaks`` (``.../time-clocks/{timeClockId}/manual-breaks``, the clock's manual-break
+policies, merged on ``manual_break_key`` = clock:id).
+
+Time activities and timesheets have no modified-since filter, so every run re-pulls a trailing
+window (default 35 days back, through tomorrow's UTC date, as a time clock east of UTC may
+already be there) in ``startDate``/``endDate`` requests of at most 92 and 45 days (inclusive, UTC
+dates); a row loaded earlier whose start (or date) lies inside the re-pulled window, at least a
+day from its edges, and that the provider no longer returns is merged again with
+``is_deleted = true`` (:class:`~sources.connecteam.windows.WindowDiff`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from datetime import date, timedelta
+from typing import Any
+
+import dlt
+import pyarrow as pa
+from dlt.sources import DltResource
+
+from ...clock import now as clock_now
+from ...progress import Progress
+from ..arrow_rows import BATCH_ROWS, BIGINT, BOOL, DOUBLE, JSON, TEXT, ArrowRows, hints
+from ..client import ConnecteamClient
+from ..errors import ParentNotFoundError
+from ..listing import content_hash, live
+from ..loaded import only_changed, vanished
+from ..registry import STREAMS
+from ..windows import DAY_SECONDS, WindowDiff, date_windows, day_start, trailing_dates
+from .common import DELETION_MARK, listing_tables
+
+logger = logging.getLogger("sources.connecteam")
+
+ACTIVITY_KINDS = {"shifts": "shift", "manualBreaks": "manual_break", "timeOffs": "time_off"}
+ONE_DAY = timedelta(days=1)
+
+
+def _max_days(stream: str) -> int:
+    """The widest request window of a windowed stream, days inclusive (:data:`STREAMS`)."""
+    window = STREAMS[stream].window
+    assert window is not None and window.max_days is not None
+    return window.max_days
+
+
+ACTIVITY_MAX_DAYS = _max_days("time_activities")
+"""Widest ``startDate``..``endDate`` time-activities window, days inclusive (provider notes)."""
+TIMESHEET_MAX_DAYS = _max_days("timesheets")
+"""Widest timesheet-totals window, days inclusive (spec: "limited to 45 days")."""
+DELETION_COLUMNS: dict[str, str] = {**DELETION_MARK, "content_hash": TEXT}
+TIMESHEET_JSON_COLUMNS = {"pay_items", "records", "daily_scheduled_details"}
+
+
+def activity_row(time_clock_id: int, user_id: int, kind: str, record: dict[str, Any]) -> dict:
+    """One time activity (shift, manual break or time off) as a warehouse row.
+
+    Start and end are kept as epoch seconds (UTC) with their timezone names; an open activity
+    has no end. ``auto_clock_out_mode`` is the end punch's ``AutoClockOutModeType``.
+    """
+    start, end = record.get("start") or {}, record.get("end") or {}
+    end_source = end.get("source") or {}
+    duration = record.get("duration") or {}
+    return {
+        "id": str(record["id"]),
+        "time_clock_id": time_clock_id,
+        "user_id": user_id,
+        "activity_type": ACTIVITY_KINDS[kind],
+        "start_timestamp": start.get("timestamp"),
+        "start_timezone": start.get("timezone"),
+        "end_timestamp": end.get("timestamp"),
+        "end_timezone": end.get("timezone"),
+        "job_id": record.get("jobId"),
+        "sub_job_id": record.get("subJobId"),
+        "scheduler_shift_id": record.get("schedulerShiftId"),
+        "manual_break_id": record.get("manualBreakId"),
+        "policy_type_id": record.get("policyTypeId"),
+        "is_all_day": record.get("isAllDay"),
+        "duration_value": duration.get("value"),
+        "duration_units": duration.get("units"),
+        "is_auto_clock_out": record.get("isAutoClockOut"),
+        "auto_clock_out_mode": end_source.get("mode"),
+        "start_source_type": (start.get("source") or {}).get("type"),
+        "end_source_type": end_source.get("type"),
+        "manager_note": record.get("managerNote"),
+        "employee_note": record.get("employeeNote"),
+        "created_at": record.get("createdAt"),
+        "modified_at": record.get("modifiedAt"),
+        "shift_attachments": record.get("shiftAttachments") or [],
+        "content_hash": content_hash({"user": user_id, "kind": kind, **record}),
+        "is_deleted": False,
+        "deleted_at": None,
+    }
+
+
+ACTIVITY_COLUMNS: dict[str, str] = {
+    "time_clock_id": "bigint!",
+    "user_id": BIGINT,
+    "start_timestamp": BIGINT,
+    "end_timestamp": BIGINT,
+    "start_timezone": TEXT,
+    "end_timezone": TEXT,
+    "job_id": TEXT,
+    "sub_job_id": TEXT,
+    "scheduler_shift_id": TEXT,
+    "manual_break_id": TEXT,
+    "policy_type_id": TEXT,
+    "is_all_day": BOOL,
+    "duration_value": DOUBLE,
+    "duration_units": TEXT,
+    "is_auto_clock_out": BOOL,
+    "auto_clock_out_mode": TEXT,
+    "start_source_type": TEXT,
+    "end_source_type": TEXT,
+    "manager_note": TEXT,
+    "employee_note": TEXT,
+    "created_at": BIGINT,
+    "modified_at": BIGINT,
+    "shift_attachments": JSON,
+    **DELETION_COLUMNS,
+}
+
+
+def timesheet_row(time_clock_id: int, user_id: int, record: dict[str, Any]) -> dict[str, Any]:
+    """One user's timesheet totals for one day (hours are decimal)."""
+    return {
+        "id": f"{time_clock_id}:{user_id}:{record['date']}",
+        "time_clock_id": time_clock_id,
+        "user_id": user_id,
+        "date": record["date"],
+        "daily_total_hours": record.get("dailyTotalHours"),
+        "daily_total_work_hours": record.get("dailyTotalWorkHours"),
+        "daily_total_paid_break_hours": record.get("dailyTotalPaidBreakHours"),
+        "daily_total_unpaid_break_hours": record.get("dailyTotalUnpaidBreakHours"),
+        "is_approved": record.get("isApproved"),
+        "is_submitted": record.get("isSubmitted"),
+        "is_locked": record.get("isLocked"),
+        "pay_items": record.get("payItems") or [],
+        "records": record.get("records") or [],
+        "daily_scheduled_details": record.get("dailyScheduledDetails"),
+        "content_hash": content_hash({"user": user_id, **record}),
+        "is_deleted": False,
+        "deleted_at": None,
+    }
+
+
+TIMESHEET_COLUMNS: dict[str, str] = {
+    "time_clock_id": "bigint!",
+    "user_id": BIGINT,
+    "date": TEXT,
+    "daily_total_hours": DOUBLE,
+    "daily_total_work_hours": DOUBLE,
+    "daily_total_paid_break_hours": DOUBLE,
+    "daily_total_unpaid_break_hours": DOUBLE,
+    "is_approved": BOOL,
+    "is_submitted": BOOL,
+    "is_locked": BOOL,
+    "pay_items": JSON,
+    "records": JSON,
+    "daily_scheduled_details": JSON,
+    **DELETION_COLUMNS,
+}
+
+
+COVERAGE_HINTS = dlt.mark.make_hints(
+    table_name="time_activity_coverage",
+    primary_key="time_clock_id",
+    write_disposition="merge",
+)
+"""``time_activity_coverage``: per time clock, the earliest start any run pulled
+(``covered_from``), the start of the window the last run re-pulled (``window_from``) and when it
+ran (``pulled_at``), epoch seconds (UTC). The models trust the API's current view for activities
+starting in ``[window_from, pulled_at)``; older API rows are as of their last pull, so a newer
+webhook event about one of them wins, and activities after the pull come from webhooks."""
+
+
+def time_activities(
+    client: ConnecteamClient,
+    time_clock_list: Callable[[], list[dict[str, Any]]],
+    days_back: int,
+    backfill_start: int | None,
+) -> DltResource:
+    """``time_activities``: one row per activity, merged on the activity ``id``; the trailing
+    window is re-pulled every run (windows of at most 92 days), vanished ones marked deleted.
+    Also writes ``time_activity_coverage`` (see :data:`COVERAGE_HINTS`)."""
+
+    # not parallelized: an unpaged window answer is large; the two windowed resources take
+    # turns in the main thread instead of holding two such answers at once
+    @dlt.resource(
+        name="time_activities",
+        primary_key="id",
+        write_disposition="merge",
+        columns=hints(ACTIVITY_COLUMNS),
+    )
+    def _time_activities() -> Iterator[pa.Table]:
+        state = dlt.current.resource_state()
+        pulled: dict[str, bool] = state.setdefault("backfilled", {})
+        coverage: dict[str, int] = state.setdefault("covered_from", {})
+        now = clock_now()
+        arrow = ArrowRows("time_activities", ACTIVITY_COLUMNS, client.stats.untyped_values)
+        for clock in time_clock_list():
+            clock_id = int(clock["id"])
+            try:
+                first_run = not pulled.get(str(clock_id))
+                first, last = trailing_dates(now, days_back, backfill_start if first_run else None)
+                inside = (day_start(first) + DAY_SECONDS, day_start(last))
+                diff = WindowDiff.of_loaded(
+                    "time_activities", "time_clock_id", clock_id,
+                    ("start_timestamp >= %s and start_timestamp < %s", inside),
+                )  # fmt: skip
+                progress = Progress(f"time_activities[{clock_id}]", logger=logger)
+
+                def pages(
+                    diff: WindowDiff = diff,
+                    clock_id: int = clock_id,
+                    first: date = first,
+                    last: date = last,
+                    progress: Progress = progress,
+                ) -> Iterator[list[dict[str, Any]]]:
+                    # through tomorrow: a clock east of UTC already lives on the next date
+                    for lo, hi in date_windows(first, last + ONE_DAY, ACTIVITY_MAX_DAYS):
+                        params = {"startDate": lo.isoformat(), "endDate": hi.isoformat()}
+                        for page in client.paginate(
+                            STREAMS["time_activities"], params, {"timeClockId": clock_id}
+                        ):
+                            # flattened a batch at a time: the answer is one unpaged window
+                            rows: list[dict[str, Any]] = []
+                            for user in page:
+                                rows += [
+                                    activity_row(clock_id, int(user["userId"]), kind, record)
+                                    for kind in ACTIVITY_KINDS
+                                    for record in user.get(kind) or []
+                                ]
+                                if len(rows) >= BATCH_ROWS:
+                                    progress.page(len(rows))
+                                    yield diff.changed(rows)
+                                    rows = []
+                            progress.page(len(rows))
+                            yield diff.changed(rows)
+
+                yield from arrow.batches(pages())
+                gone = diff.tombstones(diff.vanished(), {"shift_attachments"}, int(now))
+                if gone:
+                    yield arrow.to_arrow(gone)
+                progress.done(f" in {first}..{last} ({len(gone)} deleted)")
+                pulled[str(clock_id)] = True
+                covered = min(day_start(first), int(coverage.get(str(clock_id), day_start(first))))
+                coverage[str(clock_id)] = covered
+                row = {"time_clock_id": clock_id, "covered_from": covered,
+                       "window_from": day_start(first), "pulled_at": int(now)}  # fmt: skip
+                yield dlt.mark.with_hints([row], COVERAGE_HINTS, create_table_variant=True)
+            except ParentNotFoundError as exc:
+                client.skip_parent(exc, "time_activities")
+
+    return _time_activities
+
+
+def timesheets(
+    client: ConnecteamClient,
+    time_clock_list: Callable[[], list[dict[str, Any]]],
+    days_back: int,
+    backfill_start: int | None,
+) -> DltResource:
+    """``timesheets``: timesheet totals, one row per time clock, user and day (``id`` =
+    ``clock:user:date``); the trailing window is re-pulled in windows of at most 45 days."""
+
+    @dlt.resource(
+        name="timesheets",
+        primary_key="id",
+        write_disposition="merge",
+        columns=hints(TIMESHEET_COLUMNS),
+    )
+    def _timesheets() -> Iterator[pa.Table]:
+        pulled: dict[str, bool] = dlt.current.resource_state().setdefault("backfilled", {})
+        now = clock_now()
+        arrow = ArrowRows("timesheets", TIMESHEET_COLUMNS, client.stats.untyped_values)
+        for clock in time_clock_list():
+            clock_id = int(clock["id"])
+            try:
+                first_run = not pulled.get(str(clock_id))
+                first, last = trailing_dates(now, days_back, backfill_start if first_run else None)
+                inside = ((first + timedelta(days=1)).isoformat(), last.isoformat())
+                diff = WindowDiff.of_loaded(
+                    "timesheets", "time_clock_id", clock_id, ("date >= %s and date < %s", inside)
+                )
+                progress = Progress(f"timesheets[{clock_id}]", logger=logger)
+                for lo, hi in date_windows(first, last + ONE_DAY, TIMESHEET_MAX_DAYS):
+                    params = {"startDate": lo.isoformat(), "endDate": hi.isoformat(),
+                              "includePlanVsActual": "true"}  # fmt: skip
+                    for page in client.paginate(
+                        STREAMS["timesheets"], params, {"timeClockId": clock_id}
+                    ):
+                        rows: list[dict[str, Any]] = []
+                        for n, user in enumerate(page, 1):
+                            rows += [timesheet_row(clock_id, int(user["userId"]), day)
+                                     for day in user.get("dailyRecords") or []]  # fmt: skip
+                            if len(rows) >= BATCH_ROWS or n == len(page):
+                                progress.page(len(rows))
+                                changed = diff.changed(rows)
+                                rows = []
+                                if changed:
+                                    yield arrow.to_arrow(changed)
+                gone = diff.tombstones(diff.vanished(), TIMESHEET_JSON_COLUMNS, int(now))
+                if gone:
+                    yield arrow.to_arrow(gone)
+                progress.done(f" in {first}..{last} ({len(gone)} deleted)")
+                pulled[str(clock_id)] = True
+            except ParentNotFoundError as exc:
+                client.skip_parent(exc, "timesheets")
+
+    return _timesheets
+
+
+MANUAL_BREAK_COLUMNS: dict[str, str] = {
+    "time_clock_id": "bigint!",
+    "is_paid": BOOL,
+    "duration": BIGINT,
+    **DELETION_MARK,
+}
+
+
+def manual_break_row(time_clock_id: int, record: dict[str, Any]) -> dict[str, Any]:
+    """One manual-break policy (``ManualBreakResponse``: ``id``, ``name``, ``isPaid``,
+    ``duration`` in minutes) of time clock ``time_clock_id``; ``manual_break_key`` =
+    ``clock:id``."""
+    return {
+        "manual_break_key": f"{time_clock_id}:{record['id']}",
+        "time_clock_id": time_clock_id,
+        "id": str(record["id"]),
+        "name": record.get("name"),
+        "is_paid": record.get("isPaid"),
+        "duration": record.get("duration"),
+    }
+
+
+def manual_breaks(
+    client: ConnecteamClient, time_clock_list: Callable[[], list[dict[str, Any]]]
+) -> DltResource:
+    """``manual_breaks``: every time clock's manual-break policies, merged on
+    ``manual_break_key``; only new or changed ones load. Whether a break is paid is the
+    policy's (``isPaid``): the models read it to split break hours into paid and unpaid. A loaded
+    policy no longer listed is marked deleted, unless its clock's listing failed (404: the clock
+    vanished since it was listed)."""
+
+    @dlt.resource(
+        name="manual_breaks",
+        primary_key="manual_break_key",
+        write_disposition="merge",
+        columns=hints(MANUAL_BREAK_COLUMNS),
+    )
+    def _manual_breaks() -> Iterator[pa.Table]:
+        rows: list[dict[str, Any]] = []
+        unlisted: list[int] = []  # clocks whose policies could not be listed
+        for clock in time_clock_list():
+            clock_id = int(clock["id"])
+            try:
+                for page in client.paginate(
+                    STREAMS["manual_breaks"], None, {"timeClockId": clock_id}
+                ):
+                    rows += [manual_break_row(clock_id, record) for record in page]
+            except ParentNotFoundError as exc:
+                client.skip_parent(exc, "manual_breaks")
+                unlisted.append(clock_id)
+        changed = [live(r) for r in only_changed(rows, "manual_break_key")]
+        marks = ", ".join(["%s"] * len(unlisted))
+        where = f"time_clock_id not in ({marks})" if unlisted else "true"
+        seen = {r["manual_break_key"] for r in rows}
+        now, args = int(clock_now()), tuple(unlisted)
+        gone = vanished("manual_breaks", "manual_break_key", seen, True, now, where, args)
+        yield from listing_tables(client, "manual_breaks", MANUAL_BREAK_COLUMNS, changed, gone)
+
+    return _manual_breaks

@@ -1,0 +1,141 @@
+"""Users resources: ``users`` (``GET /users/v1/users?userStatus=all``, merged on ``user_id``)
+and ``user_custom_field_definitions`` (``GET /users/v1/custom-fields``, merged on ``id``)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from functools import partial
+from typing import Any
+
+import dlt
+import pyarrow as pa
+from dlt.sources import DltResource
+
+from ...clock import now as clock_now
+from ...progress import Progress
+from ..arrow_rows import JSON, ArrowRows, hints
+from ..client import ConnecteamClient
+from ..listing import complete_listing, content_hash, second_pass
+from ..registry import STREAMS
+from .common import DELETION_MARK, diff_listing, versions
+
+logger = logging.getLogger("sources.connecteam")
+
+USER_COLUMNS = {"custom_fields": JSON, "smart_groups_ids": JSON}
+CUSTOM_FIELD_COLUMNS = {"dropdown_options": JSON, **DELETION_MARK}
+
+
+def users(client: ConnecteamClient) -> DltResource:
+    """``users``: every user (active and archived), merged on ``user_id``.
+
+    The first run lists all users. A later run asks for users modified after the second before
+    the newest ``modifiedAt`` already loaded (the API's ``modifiedAt`` filter is exclusive), so
+    a user changed within that same second after the last pull comes back too. Of the users at
+    that second, the ones loaded last time with the same content (a digest per user of that
+    second, in the resource state) are skipped; any other is loaded, and the merge on
+    ``user_id`` replaces the earlier row. An unchanged account costs one request and loads
+    nothing. Every user loaded is also appended to ``user_versions`` with the run's time
+    (:func:`~.common.versions`): the user history.
+    """
+
+    @dlt.resource(
+        name="users",
+        parallelized=True,
+        primary_key="user_id",
+        write_disposition="merge",
+        columns=hints(USER_COLUMNS),
+    )
+    def _users() -> Iterator[Any]:
+        now = int(clock_now())
+        for batch in _user_tables():
+            yield batch
+            yield versions(batch, "users", ("userId",), USER_COLUMNS, now)
+
+    def _user_tables() -> Iterator[pa.Table]:
+        state = dlt.current.resource_state()
+        cursor: dict[str, Any] = state.setdefault("cursor", {})
+        if "modified_at" not in cursor:  # a warehouse loaded with dlt's incremental cursor
+            earlier = state.get("incremental", {}).get("modifiedAt", {}).get("last_value")
+            cursor.update(modified_at=earlier, at_newest={})
+        newest, at_newest = cursor["modified_at"], dict(cursor["at_newest"])
+        params: dict[str, Any] = {"userStatus": "all"}
+        if isinstance(newest, int) and newest > 1:
+            params["modifiedAt"] = newest - 1  # the boundary second again
+        progress = Progress("users", logger=logger)
+        arrow = ArrowRows("users", USER_COLUMNS, client.stats.untyped_values)
+        seen: dict[str, str] = {}  # digests of the users at the newest second of this listing
+        top = newest
+
+        def fresh(pages: Iterator[list[dict[str, Any]]]) -> Iterator[list[dict[str, Any]]]:
+            nonlocal top, seen
+            for page in pages:
+                out = []
+                for user in page:
+                    at = user.get("modifiedAt")
+                    digest = content_hash(user)
+                    if isinstance(at, int) and not isinstance(at, bool):
+                        if top is None or at > top:
+                            top, seen = at, {}
+                        if at == top:
+                            seen[str(user.get("userId"))] = digest
+                        if at == newest and at_newest.get(str(user.get("userId"))) == digest:
+                            continue  # loaded last run, unchanged since
+                    out.append(user)
+                yield out
+
+        yield from arrow.batches(fresh(progress.track(client.paginate(STREAMS["users"], params))))
+        if top != newest:
+            cursor.update(modified_at=top, at_newest=seen)
+        elif top is not None:
+            cursor["at_newest"] = {**at_newest, **seen}
+        since = f" modified from {newest}" if "modifiedAt" in params else ""
+        progress.done(since)
+
+    return _users
+
+
+def custom_field_row(field: dict[str, Any]) -> dict[str, Any]:
+    """One user custom field definition (``CustomFieldSettingsResponse``) as a warehouse row."""
+    return {
+        "id": field["id"],
+        "name": field.get("name"),
+        "type": field.get("type", "dropdown"),
+        "category_id": field.get("categoryId"),
+        "is_required": field.get("isRequired"),
+        "is_multi_select": field.get("isMultiSelect"),
+        "dropdown_options": field.get("dropdownOptions") or [],
+        "is_visible_to_users": field.get("isVisibleToUsers"),
+        "is_editable_for_users": field.get("isEditableForUsers"),
+    }
+
+
+def user_custom_field_definitions(client: ConnecteamClient) -> DltResource:
+    """``user_custom_field_definitions``: the account's user custom fields (type, category,
+    dropdown options), merged on ``id``; only changed ones load; one a consistent listing no
+    longer holds is marked deleted."""
+
+    @dlt.resource(
+        name="user_custom_field_definitions",
+        primary_key="id",
+        write_disposition="merge",
+        columns=hints(CUSTOM_FIELD_COLUMNS),
+    )
+    def _definitions() -> Iterator[pa.Table]:
+        progress = Progress("user_custom_field_definitions", logger=logger)
+        listing = partial(client.pages, STREAMS["user_custom_field_definitions"])
+        listed, complete = complete_listing(listing(), progress.page)
+        rows = [custom_field_row(f) for f in listed]
+        again = second_pass(listing, lambda r: str(custom_field_row(r)["id"]))
+        changed, gone = diff_listing(
+            "user_custom_field_definitions", "id", rows, complete, reread=again
+        )
+        progress.done(f" ({len(changed)} new or changed, {len(gone)} deleted)")
+        arrow = ArrowRows(
+            "user_custom_field_definitions", CUSTOM_FIELD_COLUMNS, client.stats.untyped_values
+        )
+        for batch in (changed, gone):
+            if batch:
+                yield arrow.to_arrow(batch)
+
+    return _definitions

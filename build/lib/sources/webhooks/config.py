@@ -1,0 +1,132 @@
+"""The ``[webhooks]`` configuration, the dlt way: one typed spec read by the receiver, the fold and
+the ``webhooks`` source.
+
+Each field is found where dlt looks for a setting of section ``webhooks``: the environment
+(``WEBHOOKS__<FIELD>``, e.g. ``WEBHOOKS__INBOX_URL``), then ``[webhooks]`` in
+``.dlt/secrets.toml`` and ``.dlt/config.toml`` (secret fields only in the first two).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import sqlalchemy as sa
+from dlt.common.configuration import configspec, resolve_configuration
+from dlt.common.configuration.specs import BaseConfiguration
+from dlt.common.typing import TSecretStrValue
+
+from sources.settings import in_project
+
+SECTION = "webhooks"
+DEFAULT_INBOX_URL = "sqlite:///data/inbox.sqlite3"
+MAX_BODY_BYTES = 1024 * 1024
+
+
+@configspec
+class WebhooksConfiguration(BaseConfiguration):
+    """The settings of section ``[webhooks]``.
+
+    Attributes:
+        inbox_url: SQLAlchemy URL of the inbox (``WEBHOOKS__INBOX_URL``); SQLite by default, a
+            ``postgresql://`` URL works unchanged.
+        token: The shared token senders must present (``WEBHOOKS__TOKEN``, secret); unset or
+            empty means none.
+        signing_secret: Standard Webhooks secret, ``whsec_<base64>`` or plain text
+            (``WEBHOOKS__SIGNING_SECRET``, secret); when set, the receiver requires signatures.
+        max_body_bytes: Largest body the receiver accepts, in bytes
+            (``WEBHOOKS__MAX_BODY_BYTES``, default 1 MiB).
+    """
+
+    inbox_url: str = DEFAULT_INBOX_URL
+    token: TSecretStrValue | None = None
+    signing_secret: TSecretStrValue | None = None
+    max_body_bytes: int = MAX_BODY_BYTES
+
+
+def webhooks_configuration() -> WebhooksConfiguration:
+    """The ``[webhooks]`` settings as configured now (resolved on every call).
+
+    Raises:
+        dlt.common.configuration.exceptions.ConfigValueCannotBeCoercedException: A value has
+            the wrong kind (e.g. ``WEBHOOKS__MAX_BODY_BYTES=lots``).
+    """
+    return resolve_configuration(WebhooksConfiguration(), sections=(SECTION,))
+
+
+def inbox_url_from_config() -> str:
+    """``WEBHOOKS__INBOX_URL`` / ``[webhooks] inbox_url``, default
+    ``sqlite:///data/inbox.sqlite3`` (an empty value counts as unset), checked by
+    :func:`check_inbox_url`.
+
+    Raises:
+        InboxURLError: The URL is not a usable inbox (the message names the setting).
+    """
+    return check_inbox_url(webhooks_configuration().inbox_url or DEFAULT_INBOX_URL)
+
+
+def _can_write(path: Path, folder: Path) -> bool:
+    """Whether ``path`` (if it exists) can be opened for writing and ``folder`` can take a new
+    file: tried, not inferred from permission bits (root, read-only file systems)."""
+    try:
+        if path.exists():
+            with path.open("ab"):
+                pass
+        elif not folder.is_dir():
+            return False
+        else:
+            with tempfile.TemporaryFile(dir=folder):
+                pass
+    except OSError:
+        return False
+    return True
+
+
+class InboxURLError(ValueError):
+    """The inbox URL is not usable: not an SQLAlchemy URL of SQLite or PostgreSQL, or an SQLite
+    file that cannot be written. A setting to fix; retrying cannot help."""
+
+
+def check_inbox_url(url: str, setting: str = "WEBHOOKS__INBOX_URL") -> str:
+    """``url`` when it names an inbox the receiver and the fold can use, before any work; a
+    relative SQLite path is made absolute from the project's home
+    (:func:`sources.settings.in_project`), never from the current directory.
+
+    Args:
+        url: An SQLAlchemy URL (``sqlite:///path`` or ``postgresql://user:password@host/db``).
+        setting: What the user set it with, named in the message (``--inbox-url``).
+
+    Returns:
+        ``url``, with an SQLite file's relative path made absolute.
+
+    Raises:
+        InboxURLError: Not a database URL, not SQLite or PostgreSQL, or an SQLite file whose
+            folder (or the file itself) cannot be written. The message names ``setting`` and
+            never shows a password.
+    """
+    shown = repr(url) if "@" not in url else "(a value holding credentials, not shown)"
+    try:
+        parsed = sa.engine.make_url(url)
+    except sa.exc.ArgumentError:
+        raise InboxURLError(
+            f"{setting}={shown} is not a database URL; use sqlite:///data/inbox.sqlite3 or "
+            "postgresql://user:password@host:5432/database"
+        ) from None
+    backend = parsed.get_backend_name()
+    if backend not in ("sqlite", "postgresql", "postgres"):
+        raise InboxURLError(
+            f"{setting} names a {backend!r} database; the inbox is SQLite (sqlite:///path) or "
+            "PostgreSQL (postgresql://...)"
+        )
+    if backend == "sqlite" and parsed.database and parsed.database != ":memory:":
+        path = in_project(parsed.database)
+        url = parsed.set(database=str(path)).render_as_string(hide_password=False)
+        folder = path.parent
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent  # the folder the inbox's folders would be made in
+        if not _can_write(path, folder):
+            raise InboxURLError(
+                f"{setting}: the inbox {path} cannot be written ({folder} is not a folder "
+                "this user can write); choose a path it can write, or fix the permissions"
+            )
+    return url

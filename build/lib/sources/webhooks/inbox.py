@@ -1,0 +1,293 @@
+"""The durable webhook inbox: SQLAlchemy Core over SQLite by default, PostgreSQL unchanged.
+
+:class:`Inbox` opens the database and creates its tables (:mod:`sources.webhooks.tables`),
+stores what the receiver accepted or refused in one durable transaction per group
+(:mod:`sources.webhooks.writes` keys and inserts the events), and hands the fold its unfolded
+rows, marks them folded and prunes folded rows older than the retention.
+
+SQLite runs in WAL mode with ``synchronous=FULL``: a commit is on disk before the receiver answers.
+Each write transaction takes the write lock first (``BEGIN IMMEDIATE``) and waits for a busy
+writer up to the busy timeout (30 s, or the URL's ``?timeout=<seconds>``).
+
+Rows stored before ``inbox_events`` had its newer columns keep their keys (the ``requestId``
+alone), and a re-delivery of such an event is recognised by that key (``Envelope.legacy_key``).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, cast
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from .config import DEFAULT_INBOX_URL, inbox_url_from_config
+from .tables import add_missing_columns, events_table, metadata, quarantine_table, sqlite_pragmas
+from .writes import (
+    ReceivedEvent,
+    RefusedBody,
+    StoredEvent,
+    caused_by_body,
+    quarantine_row,
+    store_events,
+)
+
+__all__ = [  # the inbox and what its callers hand it or get back
+    "DEFAULT_INBOX_URL",
+    "Inbox",
+    "ReceivedEvent",
+    "RefusedBody",
+    "StoredEvent",
+    "caused_by_body",
+    "inbox_url_from_config",
+]
+
+logger = logging.getLogger("sources.webhooks.inbox")
+
+DEADLOCK_ATTEMPTS = 3
+"""Tries of one write transaction that PostgreSQL aborts as a deadlock or serialization victim."""
+
+
+class Inbox:
+    """The inbox database.
+
+    Args:
+        url: SQLAlchemy URL: ``sqlite:///data/inbox.sqlite3`` (default) or
+            ``postgresql://user:password@host/db`` (driven by psycopg2, the driver dlt's
+            postgres destination uses too, unless the URL names another). SQLite folders are
+            created as needed.
+
+    Raises:
+        sqlalchemy.exc.ArgumentError: The URL is not a database URL.
+    """
+
+    def __init__(self, url: str = DEFAULT_INBOX_URL) -> None:
+        self.url = sa.engine.make_url(url)
+        if self.url.drivername in ("postgresql", "postgres"):
+            self.url = self.url.set(drivername="postgresql+psycopg2")
+        database = self.url.database
+        if self.url.get_backend_name() == "sqlite" and database and database != ":memory:":
+            Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        self.engine: Engine = sa.create_engine(self.url, pool_pre_ping=True)
+        if self.dialect == "sqlite":
+            busy_ms = 30_000 if "timeout" not in self.url.query else None
+            sa.event.listen(self.engine, "connect", sqlite_pragmas(busy_ms))
+        metadata.create_all(self.engine)
+        add_missing_columns(self.engine)
+
+    @property
+    def dialect(self) -> str:
+        """``sqlite`` or ``postgresql``."""
+        return self.engine.dialect.name
+
+    def describe(self) -> str:
+        """The URL without its password."""
+        return self.url.render_as_string(hide_password=True)
+
+    def close(self) -> None:
+        """Dispose of the connection pool."""
+        self.engine.dispose()
+
+    # -- receiving -------------------------------------------------------------------------------
+
+    def insert_events(self, events: Sequence[ReceivedEvent]) -> list[StoredEvent]:
+        """Insert events in one durable transaction (see :meth:`store`).
+
+        Returns:
+            One :class:`StoredEvent` per event, in order.
+        """
+        return self.store(events, ())
+
+    def insert_quarantine(self, refused: Sequence[RefusedBody]) -> None:
+        """Keep refused bodies, in one durable transaction."""
+        self.store((), refused)
+
+    def store(
+        self, events: Sequence[ReceivedEvent], refused: Sequence[RefusedBody]
+    ) -> list[StoredEvent]:
+        """Store events and refused bodies in one durable transaction.
+
+        An event whose key is new is stored under it. One whose key is stored with the same
+        body (or whose ``legacy_key`` is) is a re-delivery: nothing is written. One whose key
+        is stored with a different body is stored under ``<key>#<16 hex of its body>`` with
+        ``conflict_of`` = the key, and logged (:func:`sources.webhooks.writes.store_events`).
+
+        Returns:
+            One :class:`StoredEvent` per event, in order.
+
+        Raises:
+            sqlalchemy.exc.OperationalError: The database is unreachable, or locked past its
+                busy timeout (transient: retry). A transaction PostgreSQL aborts to break a
+                deadlock is run again first (:data:`DEADLOCK_ATTEMPTS`).
+            KeyCollisionError: A body collides with another under both its keys (not
+                storable: refuse the body).
+            InboxRaceError: Other writers kept taking the batch's keys (transient: retry).
+            Exception: What the driver raised for a value it cannot store
+                (:func:`~sources.webhooks.writes.caused_by_body` tells which).
+        """
+        if not events and not refused:
+            return []
+        for attempt in range(1, DEADLOCK_ATTEMPTS + 1):
+            try:
+                with self.engine.begin() as conn:
+                    if self.dialect == "sqlite":  # take the write lock now, not at the insert
+                        conn.exec_driver_sql("BEGIN IMMEDIATE")
+                    if refused:
+                        rows = [quarantine_row(r) for r in refused]
+                        conn.execute(quarantine_table.insert(), rows)
+                    results = store_events(conn, events) if events else []
+                break
+            except sa.exc.OperationalError as exc:  # PostgreSQL chose this one as a victim
+                if attempt == DEADLOCK_ATTEMPTS or not _lost_a_deadlock(exc):
+                    raise
+                logger.info("inbox: transaction lost a deadlock (attempt %d); retrying", attempt)
+        for result in results:
+            if result.outcome == "key_conflict":
+                logger.warning(
+                    "inbox: event key %s was stored with another body; this one is stored as %s",
+                    result.conflict_of, result.event_key,
+                )  # fmt: skip
+        return results
+
+    # -- folding ---------------------------------------------------------------------------------
+
+    def unfolded_events(
+        self, batch_size: int, upto_id: int | None = None
+    ) -> Iterator[list[tuple[Any, ...]]]:
+        """Batches of rows not yet folded, in ``inbox_id`` order.
+
+        Each row: ``(inbox_id, event_key, event_type, family, is_known_type, event_timestamp,
+        activity_type, company, webhook_version, received_at, body, request_id,
+        is_event_time_implausible, conflict_of)``; the last three are ``None`` in rows stored
+        before those columns existed.
+
+        Args:
+            batch_size: Rows per batch.
+            upto_id: Read no row with a larger ``inbox_id`` (a snapshot bound, so a fold ends
+                while events keep arriving).
+        """
+        c = events_table.c
+        columns = [c.inbox_id, c.event_key, c.event_type, c.family, c.is_known_type,
+                   c.event_timestamp, c.activity_type, c.company, c.webhook_version,
+                   c.received_at, c.body, c.request_id, c.is_event_time_implausible,
+                   c.conflict_of]  # fmt: skip
+        last: int = 0
+        while True:
+            query = sa.select(*columns).where(c.folded_at.is_(None), c.inbox_id > last)
+            if upto_id is not None:
+                query = query.where(c.inbox_id <= upto_id)
+            query = query.order_by(c.inbox_id).limit(batch_size)
+            with self.engine.connect() as conn:
+                rows = [tuple(r) for r in conn.execute(query)]
+            if not rows:
+                return
+            yield rows
+            last = int(cast(int, rows[-1][0]))
+            if len(rows) < batch_size:
+                return
+
+    def unfolded_quarantine(self) -> list[tuple[Any, ...]]:
+        """Quarantined bodies not yet folded: ``(quarantine_id, received_at, status_code, reason,
+        content_type, body_bytes, is_truncated, body)``."""
+        c = quarantine_table.c
+        query = (
+            sa.select(
+                c.quarantine_id,
+                c.received_at,
+                c.status_code,
+                c.reason,
+                c.content_type,
+                c.body_bytes,
+                c.is_truncated,
+                c.body,
+            )
+            .where(c.folded_at.is_(None))
+            .order_by(c.quarantine_id)
+        )
+        with self.engine.connect() as conn:
+            return [tuple(r) for r in conn.execute(query)]
+
+    def max_unfolded_id(self) -> int | None:
+        """The largest ``inbox_id`` not yet folded (the snapshot bound of one fold)."""
+        c = events_table.c
+        with self.engine.connect() as conn:
+            value = conn.execute(
+                sa.select(sa.func.max(c.inbox_id)).where(c.folded_at.is_(None))
+            ).scalar()
+        return int(value) if value is not None else None
+
+    def mark_folded(
+        self, inbox_ids: Sequence[int], quarantine_ids: Sequence[int] = (), *, chunk: int = 10_000
+    ) -> None:
+        """Record that these rows are in the warehouse.
+
+        One short transaction per ``chunk`` ids, so receivers writing at the same time wait
+        milliseconds, not seconds. Marking need not be atomic: a row left unmarked is read again
+        by the next fold and skipped by the insert-only load.
+        """
+        now = time.time()
+        for table, column, ids in (
+            (events_table, events_table.c.inbox_id, inbox_ids),
+            (quarantine_table, quarantine_table.c.quarantine_id, quarantine_ids),
+        ):
+            for start in range(0, len(ids), chunk):
+                part = list(ids[start : start + chunk])
+                with self.engine.begin() as conn:
+                    conn.execute(sa.update(table).where(column.in_(part)).values(folded_at=now))
+
+    def prune(self, retention_seconds: float, *, chunk: int = 10_000) -> int:
+        """Delete rows folded longer ago than ``retention_seconds``; returns rows deleted."""
+        cutoff = time.time() - retention_seconds
+        deleted = 0
+        for table, key in (
+            (events_table, events_table.c.inbox_id),
+            (quarantine_table, quarantine_table.c.quarantine_id),
+        ):
+            while True:
+                doomed = sa.select(key).where(table.c.folded_at < cutoff).limit(chunk)
+                with self.engine.begin() as conn:
+                    result = conn.execute(sa.delete(table).where(key.in_(doomed.scalar_subquery())))
+                count = result.rowcount or 0
+                deleted += count
+                if count < chunk:
+                    break
+        return deleted
+
+    # -- status ----------------------------------------------------------------------------------
+
+    def counts(self) -> dict[str, int]:
+        """``{"events": n, "unfolded": n, "quarantine": n, "quarantine_unfolded": n,
+        "key_conflicts": n}`` (``key_conflicts``: events stored under a conflict key)."""
+        e, q = events_table.c, quarantine_table.c
+        with self.engine.connect() as conn:
+            return {
+                "events": conn.execute(
+                    sa.select(sa.func.count()).select_from(events_table)
+                ).scalar_one(),
+                "unfolded": conn.execute(
+                    sa.select(sa.func.count()).where(e.folded_at.is_(None))
+                ).scalar_one(),
+                "quarantine": conn.execute(
+                    sa.select(sa.func.count()).select_from(quarantine_table)
+                ).scalar_one(),
+                "quarantine_unfolded": conn.execute(
+                    sa.select(sa.func.count()).where(q.folded_at.is_(None))
+                ).scalar_one(),
+                "key_conflicts": conn.execute(
+                    sa.select(sa.func.count()).where(e.conflict_of.is_not(None))
+                ).scalar_one(),
+            }
+
+    def ping(self) -> None:
+        """Raise unless the database answers."""
+        with self.engine.connect() as conn:
+            conn.execute(sa.text("select 1"))
+
+
+def _lost_a_deadlock(exc: sa.exc.OperationalError) -> bool:
+    """Whether PostgreSQL aborted the transaction to break a deadlock or a serialization
+    conflict (SQLSTATE 40P01, 40001): running it again succeeds."""
+    return getattr(exc.orig, "pgcode", None) in ("40P01", "40001")
