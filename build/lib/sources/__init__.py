@@ -1,1 +1,0 @@
-"""dlt sources of wfm-sync: ``connecteam`` (the REST API) and ``webhooks`` (the event inbox)."""
