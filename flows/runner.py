@@ -4,7 +4,7 @@ With ``PREFECT_API_URL`` set (a ``prefect server start`` or Prefect Cloud, as de
 workers always have), a flow call goes through Prefect: flow and task runs are recorded, named and
 retried by the engine. Without it, Prefect would start a temporary API server in a subprocess and
 migrate its SQLite database under ``PREFECT_HOME`` before the first step, which on a fresh home and
-a busy machine times out (README, Scheduling) and records nothing anyone will look at. So a
+a busy machine times out (docs/operations.md) and records nothing anyone will look at. So a
 one-shot command run without an API calls the flow's own function, and each task's function with
 the retries the task declares: the same code and the same retry policy, no server.
 """

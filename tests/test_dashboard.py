@@ -41,7 +41,7 @@ data health."""
 SECTIONS = ("hours", "attendance", "cost", "schedule_changes", "timesheets", "data_health")
 KPIS = ("scheduled_hours", "worked_hours", "no_shows", "labour_cost", "hours_without_rate")
 SCREENSHOT = Path(__file__).resolve().parent.parent / "docs" / "report.png"
-"""The README's picture of the report; `UPDATE_SCREENSHOTS=1 pytest
+"""docs/dashboard.md's picture of the report; `UPDATE_SCREENSHOTS=1 pytest
 tests/test_dashboard.py -k report` writes it anew."""
 
 TODAY = datetime.fromtimestamp(NOW, UTC).date()
@@ -284,8 +284,8 @@ def test_the_report_opens_offline_with_every_chart_and_the_marts_figures(
         shutil.copyfile(shot, SCREENSHOT)
     assert SCREENSHOT.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert SCREENSHOT.stat().st_size < 300_000
-    readme = (SCREENSHOT.parent.parent / "README.md").read_text()
-    assert "docs/report.png" in readme
+    page = (SCREENSHOT.parent / "dashboard.md").read_text()
+    assert f"]({SCREENSHOT.name})" in page
 
 
 def test_the_app_keeps_answering_while_a_nightly_publishes(

@@ -1,5 +1,6 @@
-"""The README's marts table is generated from the marts' YAML (``pipelines.model_docs``): every
-mart declares its grain and its unique key, and the README holds exactly the generated table."""
+"""The marts table of docs/models.md is generated from the marts' YAML (``pipelines.model_docs``):
+every mart declares its grain and its unique key, and docs/models.md holds exactly the generated
+table."""
 
 from __future__ import annotations
 
@@ -13,10 +14,10 @@ from pipelines.model_docs import MartDocError, mart_docs, marts_table
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_readme_holds_the_generated_marts_table():
-    readme = (ROOT / "README.md").read_text()
-    assert marts_table() in readme, (
-        "README.md's marts table differs from pipelines.model_docs.marts_table(); paste:\n"
+def test_the_docs_hold_the_generated_marts_table():
+    page = (ROOT / "docs" / "models.md").read_text()
+    assert marts_table() in page, (
+        "docs/models.md's marts table differs from pipelines.model_docs.marts_table(); paste:\n"
         + marts_table()
     )
 

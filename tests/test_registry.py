@@ -1,6 +1,6 @@
 """The stream registry is the one list of streams: the source's resources, the sync's and the
-flow's stream lists, the OAuth scopes and the README's stream table all follow it, and its page
-maxima are the spec's."""
+flow's stream lists, the OAuth scopes and the stream table of docs/streams.md all follow it, and its
+page maxima are the spec's."""
 
 from __future__ import annotations
 
@@ -50,9 +50,12 @@ def test_names_are_unique_and_everything_derives_from_the_registry() -> None:
         ), stream.name
 
 
-def test_readme_stream_table_is_the_registrys() -> None:
-    readme = (ROOT / "README.md").read_text()
-    assert markdown_table() in readme
+def test_docs_stream_table_is_the_registrys() -> None:
+    page = (ROOT / "docs" / "streams.md").read_text()
+    assert markdown_table() in page, (
+        "docs/streams.md's stream table differs from sources.connecteam.registry.markdown_table(); "
+        "paste:\n" + markdown_table()
+    )
 
 
 def test_page_maxima_are_the_specs() -> None:

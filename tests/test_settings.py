@@ -1,5 +1,6 @@
-"""Settings in one typed place: the README's table is ``sources.settings.markdown_table()``, and
-no module but ``sources/settings.py`` reads a ``WFM_SYNC_*`` variable from the environment."""
+"""Settings in one typed place: the settings table of docs/configuration.md is
+``sources.settings.markdown_table()``, and no module but ``sources/settings.py`` reads a
+``WFM_SYNC_*`` variable from the environment."""
 
 from __future__ import annotations
 
@@ -12,11 +13,11 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("sources", "pipelines", "flows", "emulator", "receiver", "benchmarks")
 
 
-def test_the_readme_settings_table_is_the_generated_one():
-    readme = (ROOT / "README.md").read_text()
-    assert settings.markdown_table() in readme, (
-        "README.md's settings table differs from sources.settings.markdown_table(); paste:\n"
-        + settings.markdown_table()
+def test_the_docs_settings_table_is_the_generated_one():
+    page = (ROOT / "docs" / "configuration.md").read_text()
+    assert settings.markdown_table() in page, (
+        "docs/configuration.md's settings table differs from sources.settings.markdown_table(); "
+        "paste:\n" + settings.markdown_table()
     )
 
 

@@ -69,7 +69,7 @@ def deploy(
     fold_every: FoldEveryOption,
 ) -> None:
     """Register both deployments on a work pool, for `prefect worker start --pool NAME`
-    processes on any machine with this project installed (see README, Scaling out)."""
+    processes on any machine with this project installed (see docs/scaling-out.md)."""
     from flows.deployments import SchedulerConfigError, deploy_to_work_pool
 
     setup_logging(False)

@@ -16,9 +16,7 @@ from .terminal import err, fail, setting, setting_default, setup_logging
 def sync(
     streams: Annotated[
         str,
-        typer.Option(
-            help="Comma-separated streams (default all; see README, What lands in the warehouse)."
-        ),
+        typer.Option(help="Comma-separated streams (default all; see docs/streams.md)."),
     ] = "all",
     steps: Annotated[
         str, typer.Option(help="Comma-separated steps: sync, fold, models, publish, report.")
