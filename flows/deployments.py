@@ -103,7 +103,7 @@ def require_server() -> str:
 
 
 def _definitions(schedules: Schedules) -> list[tuple[Any, dict[str, Any]]]:
-    description = "wfm-sync: {} (see README)."
+    description = "wfm-sync: {} (see docs/operations.md)."
     return [
         (
             nightly_sync,

@@ -1,9 +1,10 @@
-"""The README's marts table, generated from the marts' YAML (``sql/models/marts/<mart>.yml``).
+"""The marts table of docs/models.md, generated from the marts' YAML
+(``sql/models/marts/<mart>.yml``).
 
 Each mart's YAML declares its grain (``config.meta.grain``: what one row is), its key (the column
 whose ``data_tests`` include ``unique``) and its description (or a shorter
 ``config.meta.summary``); :func:`marts_table` renders them, and ``tests/test_model_docs.py``
-checks that the README holds exactly that table.
+checks that docs/models.md holds exactly that table.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from .models import project_dir
 
 @dataclass(frozen=True)
 class MartDoc:
-    """What the README says of one mart.
+    """What docs/models.md says of one mart.
 
     Attributes:
         name: The model (``dim_*`` / ``fct_*``), a table in schema ``marts``.
@@ -36,7 +37,7 @@ class MartDoc:
 
 
 class MartDocError(ValueError):
-    """A mart's YAML lacks what the README needs (its grain or its unique key)."""
+    """A mart's YAML lacks what docs/models.md needs (its grain or its unique key)."""
 
 
 def _summary(description: str) -> str:
@@ -70,7 +71,7 @@ def mart_docs(project: Path | None = None) -> list[MartDoc]:
             grain, key = meta.get("grain"), _key(model)
             if not grain or not key:
                 missing = "config.meta.grain" if not grain else "a column tested `unique`"
-                raise MartDocError(f"{path.name}: model {name} needs {missing} for the README")
+                raise MartDocError(f"{path.name}: model {name} needs {missing} for docs/models.md")
             summary = " ".join(
                 str(meta.get("summary") or _summary(model.get("description") or "")).split()
             )
@@ -79,7 +80,8 @@ def mart_docs(project: Path | None = None) -> list[MartDoc]:
 
 
 def marts_table(project: Path | None = None) -> str:
-    """The README's marts table (GitHub Markdown): mart, one row per, key, what it holds."""
+    """The marts table of docs/models.md (GitHub Markdown): mart, one row per, key, what it
+    holds."""
     lines = ["| mart | one row per | key | what it holds |", "|---|---|---|---|"]
     for doc in mart_docs(project):
         summary = doc.summary.replace("|", "\\|")

@@ -3,8 +3,8 @@
 This is the one module that reads the project's environment variables (pydantic-settings, prefix
 ``WFM_SYNC_``); every other module asks :func:`current`. Settings that belong to dlt keep dlt's
 own names and providers (``.dlt/config.toml``, ``.dlt/secrets.toml``, ``SOURCES__CONNECTEAM__*``,
-``DESTINATION__*``, ``WEBHOOKS__*``). The README's settings table is :func:`markdown_table`
-(``tests/test_settings.py`` compares them).
+``DESTINATION__*``, ``WEBHOOKS__*``). The settings table of docs/configuration.md is
+:func:`markdown_table` (``tests/test_settings.py`` compares them).
 
 It lives at the bottom of the import layers (``flows → pipelines → sources``) because the
 source's clock reads :attr:`Settings.now`.
@@ -178,7 +178,8 @@ def _validated(variables: tuple[tuple[str, str], ...]) -> Settings:
 
 
 def markdown_table() -> str:
-    """The README's settings table: ``| variable | default | what it sets |``, one row per field."""
+    """The settings table of docs/configuration.md: ``| variable | default | what it sets |``,
+    one row per field."""
     lines = ["| variable | default | what it sets |", "|---|---|---|"]
     for name, field in Settings.model_fields.items():
         default = "unset" if field.default is None else f"`{field.default}`"

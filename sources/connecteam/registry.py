@@ -4,7 +4,7 @@ Each :class:`Stream` names a warehouse table of dataset ``connecteam`` and the p
 endpoint behind it. Everything else derives from :data:`STREAMS`: the source's resources
 (:mod:`sources.connecteam.resources`), the sync's stream list (``pipelines.sync.STREAMS``), the
 nightly flow's task groups (:data:`TASK_GROUPS`), the OAuth 2.0 scopes (:func:`oauth_scopes`),
-the freshness columns ``status`` and the dbt sources read, the README's stream table
+the freshness columns ``status`` and the dbt sources read, the stream table of docs/streams.md
 (:func:`markdown_table`) and the tests' expectations.
 
 Paths, data keys, page maxima, id fields and scopes come from the provider's published OpenAPI
@@ -47,7 +47,7 @@ class Window:
         days_ahead: Default days after it.
         anchor: ``now`` (epoch seconds, floored/ceiled to the hour) or ``today`` (UTC dates).
         max_days: Widest window one request may ask for (days inclusive), ``None``: no limit.
-        note: Shown after the span in the README's table.
+        note: Shown after the span in the stream table.
     """
 
     days_back: int
@@ -57,8 +57,8 @@ class Window:
     note: str = ""
 
     def describe(self) -> str:
-        """The window as the README's stream table shows it, e.g. ``now - 30 d .. now + 90 d``
-        (with a minus sign, U+2212)."""
+        """The window as the stream table of docs/streams.md shows it, e.g.
+        ``now - 30 d .. now + 90 d`` (with a minus sign, U+2212)."""
         if self.anchor == "today" and self.days_ahead == 1:
             ahead = "tomorrow"
         else:
@@ -91,12 +91,12 @@ class Stream:
         window: The window re-pulled every run, for windowed streams.
         parent: The stream whose listing gives this one's path parameter, if any.
         in_spec: Whether the published OpenAPI spec has the endpoint (beta endpoints do not).
-        query: Fixed query parameters, as shown in the README (``?userStatus=all``).
+        query: Fixed query parameters, as shown in the stream table (``?userStatus=all``).
         sort: The spec's ``sort`` key that gives the listing a stable order (sent with
             ``order=asc`` unless the caller sorts itself), so a record added or changed while
             paging does not move the others; empty when the endpoint offers none stable.
-        loads: What each run loads, as the README's stream table says it.
-        key_note: Shown after the key in the README's table.
+        loads: What each run loads, as the stream table of docs/streams.md says it.
+        key_note: Shown after the key in the stream table.
     """
 
     name: str
@@ -325,8 +325,8 @@ SCOPE_BY_PATH = {s.path: s.scope for s in _STREAMS if s.scope}
 
 
 def markdown_table() -> str:
-    """The README's stream table (GitHub Markdown), one row per stream in registry order, with
-    ``shift_coverage`` after ``shifts``, ``time_activity_coverage`` after ``time_activities`` and
+    """The stream table of docs/streams.md (GitHub Markdown), one row per stream in registry
+    order, with ``shift_coverage`` after ``shifts``, ``time_activity_coverage`` after ``time_activities`` and
     ``task_coverage`` after ``tasks``."""
     lines = [
         "| table | endpoint (page maximum) | key | each run loads | window |",
