@@ -326,8 +326,8 @@ SCOPE_BY_PATH = {s.path: s.scope for s in _STREAMS if s.scope}
 
 def markdown_table() -> str:
     """The stream table of docs/streams.md (GitHub Markdown), one row per stream in registry
-    order, with ``shift_coverage`` after ``shifts``, ``time_activity_coverage`` after ``time_activities`` and
-    ``task_coverage`` after ``tasks``."""
+    order, with ``shift_coverage`` after ``shifts``, ``time_activity_coverage`` after
+    ``time_activities`` and ``task_coverage`` after ``tasks``."""
     lines = [
         "| table | endpoint (page maximum) | key | each run loads | window |",
         "|---|---|---|---|---|",
