@@ -63,7 +63,8 @@ def _chain(exc: BaseException) -> list[BaseException]:
     current: BaseException | None = exc
     while current is not None and all(current is not seen for seen in chain):
         chain.append(current)
-        current = current.__cause__ or current.__context__
+        hidden = current.__suppress_context__  # `raise ... from None`
+        current = current.__cause__ or (None if hidden else current.__context__)
     return chain
 
 

@@ -316,14 +316,18 @@ class PostgresTarget:
         return f"postgresql://{self.user}:***@{self.host}:{self.port}/{self.database}"
 
 
+class WarehouseConfigError(ValueError):
+    """The warehouse's settings are missing or incomplete (a setting to fix: exit 2)."""
+
+
 def postgres_target() -> PostgresTarget:
     """The PostgreSQL warehouse from dlt's ``DESTINATION__POSTGRES__CREDENTIALS`` (a
     ``postgresql://user:password@host:port/database`` URL, or its parts in
     ``.dlt/secrets.toml`` under ``[destination.postgres.credentials]``).
 
     Raises:
-        ValueError: The credentials are missing or incomplete; the message names the setting
-            and never holds a password.
+        WarehouseConfigError: The credentials are missing or incomplete; the message names the
+            setting and never holds a password.
     """
     from dlt.common.configuration import resolve_configuration
     from dlt.common.configuration.exceptions import ConfigurationException
@@ -332,7 +336,7 @@ def postgres_target() -> PostgresTarget:
     try:
         found = resolve_configuration(PostgresCredentials(), sections=("destination", "postgres"))
     except (ConfigurationException, ValueError) as exc:
-        raise ValueError(
+        raise WarehouseConfigError(
             "WFM_SYNC_DESTINATION=postgres needs DESTINATION__POSTGRES__CREDENTIALS "
             "(postgresql://user:password@host:5432/database) or "
             f"[destination.postgres.credentials] in .dlt/secrets.toml ({type(exc).__name__})"

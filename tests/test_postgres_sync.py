@@ -132,10 +132,10 @@ def test_a_failing_test_or_an_unreachable_database_is_reported_without_the_passw
     assert "DESTINATION__POSTGRES__CREDENTIALS" in unreachable.stderr
     assert "postgresql://wfm:***@127.0.0.1:" in unreachable.stderr
 
-    # no credentials at all: the setting named, nothing else tried
+    # no credentials at all: the setting named, nothing else tried; a configuration error (2)
     missing = wfm_sync({k: v for k, v in env.items() if k != "DESTINATION__POSTGRES__CREDENTIALS"},
                        "models", "build")  # fmt: skip
-    assert missing.returncode == 1
+    assert missing.returncode == 2
     assert "needs DESTINATION__POSTGRES__CREDENTIALS" in missing.stderr
 
     outputs = [r.stdout + r.stderr for r in (loaded, failed, unreachable, missing)]

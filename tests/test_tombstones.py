@@ -80,7 +80,14 @@ def test_a_job_and_a_task_removed_at_the_emulator_are_marked_deleted(
     assert title[0]  # the row keeps its data
 
     again = run_sync(streams)  # a marked row is not marked again
-    assert set(again.rows.values()) == {0} and again.load_ids == []
+    assert set(again.rows.values()) == {0}
+    # the run's only write is task_coverage's record of the complete listings
+    (load_id,) = again.load_ids
+    for table in streams:
+        sql = f"select count(*) from connecteam.{table} where _dlt_load_id = '{load_id}'"
+        assert query(warehouse, sql) == [(0,)], table
+    written = f"select count(*) from connecteam.task_coverage where _dlt_load_id = '{load_id}'"
+    assert query(warehouse, written)[0][0] > 0
 
 
 @pytest.mark.parametrize("stream", list(FULL_LISTS))

@@ -49,6 +49,7 @@ def configuration_error(exc: BaseException) -> BaseException | None:
     from dlt.common.configuration.exceptions import ConfigurationException
 
     from flows.deployments import SchedulerConfigError
+    from pipelines.warehouse import WarehouseConfigError
     from receiver import ReceiverConfigError
     from sources.connecteam.errors import ConnecteamAPIError, ConnecteamConfigError
     from sources.connecteam.registry import OAUTH_TOKEN_PATH
@@ -60,6 +61,7 @@ def configuration_error(exc: BaseException) -> BaseException | None:
         SchedulerConfigError,
         ConfigurationException,
         InboxURLError,
+        WarehouseConfigError,
     )
     seen: set[int] = set()
     current: BaseException | None = exc
@@ -76,7 +78,9 @@ def configuration_error(exc: BaseException) -> BaseException | None:
             )
         ):
             return current  # credentials refused, or a scope the credentials lack
-        current = current.__cause__ or current.__context__
+        # the cause, else the context unless `raise ... from None` hid it
+        hidden = current.__suppress_context__
+        current = current.__cause__ or (None if hidden else current.__context__)
     return None
 
 
