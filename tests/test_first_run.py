@@ -200,3 +200,34 @@ def test_verbose_shows_the_traceback_behind_the_one_line(tmp_path: Path) -> None
     assert quiet.returncode == loud.returncode == 2
     assert "Traceback" not in quiet.stderr and "Traceback (most recent call last)" in loud.stderr
     assert loud.stderr.strip().splitlines()[-1] == quiet.stderr.strip().splitlines()[-1]
+
+
+def test_a_group_whose_every_stream_failed_reports_the_streams_own_errors(
+    start_emulator, tmp_path: Path
+) -> None:
+    """users and user_custom_field_definitions share a task; both refused (422): exit 1 naming
+    each stream and the provider's answer (before: an internal AttributeError)."""
+    server = start_emulator(users=5)
+    server.state.options.failing_paths = {"/users/v1/users": 422, "/users/v1/custom-fields": 422}
+    done = run_cli("sync", "--streams", "users,user_custom_field_definitions", "--steps", "sync",
+                   env=cli_env(server, tmp_path / "w.duckdb"))  # fmt: skip
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert "sync failed for 2 stream(s):" in done.stderr
+    assert "  - users: ConnecteamAPIError: GET /users/v1/users answered HTTP 422" in done.stderr
+    assert (
+        "  - user_custom_field_definitions: ConnecteamAPIError: GET /users/v1/custom-fields "
+        "answered HTTP 422" in done.stderr
+    )
+    assert "AttributeError" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_an_unedited_copy_of_the_example_secrets_says_no_credentials(tmp_path: Path) -> None:
+    home = tmp_path / "project"
+    (home / ".dlt").mkdir(parents=True)
+    example = Path(__file__).parents[1] / ".dlt" / "example.secrets.toml"
+    (home / ".dlt" / "secrets.toml").write_text(example.read_text())
+    env = {k: v for k, v in cli_env(Nowhere(), tmp_path / "w.duckdb").items()
+           if k not in ("SOURCES__CONNECTEAM__API_KEY", "DLT_PROJECT_DIR")}  # fmt: skip
+    done = run_cli("--project-dir", str(home), "sync", env=env, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "No Connecteam credentials" in done.stderr.strip().splitlines()[-1]

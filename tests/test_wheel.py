@@ -72,6 +72,13 @@ def test_the_wheel_installed_outside_the_repository_syncs_and_builds(start_emula
     where = subprocess.run([str(python), "-c", "import pipelines; print(pipelines.__file__)"],
                            env=env, cwd=elsewhere, capture_output=True, text=True)  # fmt: skip
     assert where.stdout.startswith(purelib), where.stdout  # the wheel's copy, not the repo
+    licence = subprocess.run(
+        [str(python), "-c", "from importlib.metadata import metadata as m; "
+         "print(m('wfm-sync')['License-Expression'])"],
+        env=env, cwd=elsewhere, capture_output=True, text=True,
+    )  # fmt: skip
+    assert licence.stdout.strip() == "Apache-2.0"  # and LICENSE ships with it
+    assert (REPO / "LICENSE").read_text().split()[:2] == ["Apache", "License"]
     version = run("--version")
     assert version.stdout.strip() == f"wfm-sync {wheel.name.split('-')[1]}", version.stderr
     assert run("demo", "--help").returncode == 0
