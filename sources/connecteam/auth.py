@@ -18,12 +18,11 @@ import orjson
 
 from .errors import (
     ConnecteamAPIError,
-    HostUnreachableError,
     OAuthScopeError,
     RetryableError,
     validation_detail,
 )
-from .pacing import ANSWERED_HOSTS, CONNECT_ERRORS, RETRYABLE_STATUS, Pacing
+from .pacing import ANSWERED_HOSTS, RETRYABLE_STATUS, Pacing
 from .registry import OAUTH_TOKEN_PATH
 
 ScopeNeeds = Mapping[str, Sequence[str]]
@@ -77,16 +76,8 @@ class TokenAuth(Pacing):
                 OAUTH_TOKEN_PATH, exc.status, f"still failing after {self.max_attempts} attempts",
                 "the token endpoint is unavailable; run the sync again later", method="POST",
             ) from None  # fmt: skip
-        except CONNECT_ERRORS as exc:
-            if self.base_url not in ANSWERED_HOSTS:
-                raise HostUnreachableError(
-                    self._http.base_url.netloc.decode(), self.base_url, exc
-                ) from None
-            raise ConnecteamAPIError(
-                OAUTH_TOKEN_PATH, None, f"{type(exc).__name__} after {self.max_attempts} attempts",
-                "could not reach the token endpoint", method="POST",
-            ) from None  # fmt: skip
         except httpx.TransportError as exc:
+            self.raise_if_never_answered(exc)
             raise ConnecteamAPIError(
                 OAUTH_TOKEN_PATH, None, f"{type(exc).__name__} after {self.max_attempts} attempts",
                 "could not reach the token endpoint", method="POST",

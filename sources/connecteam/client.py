@@ -25,12 +25,11 @@ from .auth import Scopes, TokenAuth
 from .errors import (
     ConnecteamAPIError,
     ConnecteamConfigError,
-    HostUnreachableError,
     ParentNotFoundError,
     RetryableError,
     status_hint,
 )
-from .pacing import ANSWERED_HOSTS, CONNECT_ERRORS, RETRYABLE_STATUS, ClientStats
+from .pacing import ANSWERED_HOSTS, RETRYABLE_STATUS, ClientStats
 from .registry import DEFAULT_BASE_URL, OAUTH_SCOPES, SCOPE_BY_PATH, Stream
 
 logger = logging.getLogger(__name__)
@@ -198,18 +197,8 @@ class ConnecteamClient(TokenAuth):
                 f"still failing after {self.max_attempts} attempts",
                 "the provider is unavailable or over its rate limit; run the sync again later",
             ) from None
-        except CONNECT_ERRORS as exc:
-            if self.base_url not in ANSWERED_HOSTS:
-                raise HostUnreachableError(
-                    self._http.base_url.netloc.decode(), self.base_url, exc
-                ) from None
-            raise ConnecteamAPIError(
-                template,
-                None,
-                f"{type(exc).__name__} after {self.max_attempts} attempts",
-                f"check SOURCES__CONNECTEAM__BASE_URL ({self.base_url}) and the network",
-            ) from None
         except httpx.TransportError as exc:
+            self.raise_if_never_answered(exc)
             raise ConnecteamAPIError(
                 template,
                 None,

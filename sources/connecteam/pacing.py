@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 
-from .errors import RateLimitExhaustedError, RetryableError, describe
+from .errors import HostUnreachableError, RateLimitExhaustedError, RetryableError, describe
 
 logger = logging.getLogger("sources.connecteam.client")
 
@@ -228,6 +228,14 @@ class Pacing:
         request of this process (:data:`ANSWERED_HOSTS`)."""
         exc = state.outcome.exception() if state.outcome else None
         return isinstance(exc, CONNECT_ERRORS) and self.base_url not in ANSWERED_HOSTS
+
+    def raise_if_never_answered(self, exc: BaseException) -> None:
+        """Raise :class:`~sources.connecteam.errors.HostUnreachableError` when ``exc`` is a
+        connection that could not be opened (:data:`CONNECT_ERRORS`) to a host that has not
+        answered any request of this process; otherwise return (the caller reports ``exc``)."""
+        if isinstance(exc, CONNECT_ERRORS) and self.base_url not in ANSWERED_HOSTS:
+            host = httpx.URL(self.base_url).netloc.decode()
+            raise HostUnreachableError(host, self.base_url, exc) from None
 
     def backoff(self, state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
