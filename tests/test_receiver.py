@@ -15,6 +15,7 @@ import pytest
 from emulator.server import BackgroundServer
 from emulator.webhooks import signature_headers
 from receiver import PATH, ReceiverConfigError, ReceiverSettings, create_app, settings_from_config
+from sources.settings import in_project
 from sources.webhooks import Inbox
 
 TOKEN = "wh-token-7c1e"
@@ -105,7 +106,9 @@ def test_settings_come_from_the_webhooks_configuration(tmp_path, monkeypatch):
         inbox_url,
     )
     assert settings.max_body_bytes == 2048 and not settings.allow_open
-    assert settings_from_config("sqlite:///other.sqlite3").inbox_url == "sqlite:///other.sqlite3"
+    # a relative SQLite path resolves from the project's home, not the current directory
+    other = settings_from_config("sqlite:///other.sqlite3").inbox_url
+    assert other == f"sqlite:///{in_project('other.sqlite3')}"
     monkeypatch.setenv("WEBHOOKS__TOKEN", "")
     with pytest.raises(ReceiverConfigError, match="WEBHOOKS__TOKEN"):
         settings_from_config()
