@@ -28,6 +28,7 @@ from pipelines import STREAMS, SyncSummary, run_sync
 from pipelines.fold import DEFAULT_RETENTION_DAYS, FoldSummary
 from pipelines.models import ModelsSummary
 from pipelines.publish import PublishSummary
+from pipelines.warehouse import WarehouseConfigError
 from sources import clock
 from sources.connecteam import (
     ConnecteamAPIError,
@@ -47,8 +48,8 @@ def is_transient(exc: BaseException) -> bool:
     """Whether a failed sync is worth retrying: not bad credentials, refused parameters or a
     spent budget (retrying cannot fix those), but 429, 5xx, dropped connections and anything
     that is not a provider answer."""
-    if any(isinstance(e, ConfigurationException) for e in _chain(exc)):
-        return False  # a dlt setting missing, malformed or in the wrong file
+    if any(isinstance(e, ConfigurationException | WarehouseConfigError) for e in _chain(exc)):
+        return False  # a setting missing, malformed, in the wrong file, or an unwritable path
     cause = find_connecteam_error(exc)
     if isinstance(cause, ConnecteamConfigError | RateLimitExhaustedError):
         return False

@@ -92,7 +92,7 @@ def build_pipeline(
         The pipeline (not yet run).
     """
     path = warehouse_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    warehouse_folder(path.parent)
     # Arrow tables get dlt's _dlt_load_id like rows do, so every raw row says which load wrote it.
     dlt.config["normalize.parquet_normalizer.add_dlt_load_id"] = True
     working = pipelines_dir or default_pipelines_dir()
@@ -174,6 +174,22 @@ def warehouse_writer(job: str) -> Iterator[None]:
         yield
 
 
+def warehouse_folder(folder: Path) -> None:
+    """Create the warehouse's folder (and its parents) when missing.
+
+    Raises:
+        WarehouseConfigError: It cannot be created (a file in the way, no permission): the
+            message names the folder and ``DESTINATION__DUCKDB__CREDENTIALS``.
+    """
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise WarehouseConfigError(
+            f"cannot create the warehouse folder {folder} ({exc.strerror or exc}); set "
+            "DESTINATION__DUCKDB__CREDENTIALS (or --project-dir) to a path this user can write"
+        ) from None
+
+
 @contextmanager
 def taking_turns(lock_path: Path, waiting: str, gave_up: str) -> Iterator[None]:
     """Hold the OS file lock ``lock_path`` (released even if the process is killed) for the
@@ -184,7 +200,7 @@ def taking_turns(lock_path: Path, waiting: str, gave_up: str) -> Iterator[None]:
         WarehouseBusyError: The lock stayed taken for the whole wait: ``gave_up``, its
             ``{timeout}`` filled with the seconds waited.
     """
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    warehouse_folder(lock_path.parent)
     timeout = settings.current().writer_timeout
     lock = FileLock(str(lock_path), timeout=timeout)
     try:

@@ -231,3 +231,16 @@ def test_an_unedited_copy_of_the_example_secrets_says_no_credentials(tmp_path: P
     done = run_cli("--project-dir", str(home), "sync", env=env, cwd=tmp_path)
     assert done.returncode == 2, done.stderr[-2000:]
     assert "No Connecteam credentials" in done.stderr.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("command", [["sync"], ["models", "build"]])
+def test_an_unwritable_warehouse_path_exits_2_at_once(tmp_path: Path, command: list[str]):
+    blocked = tmp_path / "a-file"  # a file where the warehouse's folder would be
+    blocked.write_text("")
+    started = time.monotonic()
+    done = run_cli(*command, env=cli_env(Nowhere(), blocked / "warehouse.duckdb"))
+    assert done.returncode == 2, done.stderr[-2000:]
+    last = done.stderr.strip().splitlines()[-1]
+    assert f"WarehouseConfigError: cannot create the warehouse folder {blocked}" in last
+    assert "DESTINATION__DUCKDB__CREDENTIALS" in last
+    assert "retry" not in done.stderr and time.monotonic() - started < 60  # never retried
