@@ -13,7 +13,7 @@ from prefect import flow, task
 
 from flows.models import dbt_build, publish_unless_skipped
 from flows.naming import rename_current_run
-from flows.runner import call_task, retry_if, run_logger
+from flows.runner import call_task, cause_chain, retry_if, run_logger
 from pipelines.fold import DEFAULT_RETENTION_DAYS, FoldSummary, run_fold
 
 WEBHOOK_MODELS = "source:webhooks+"
@@ -27,7 +27,8 @@ def is_transient(exc: BaseException) -> bool:
 
     from sources.webhooks.config import InboxURLError
 
-    return not isinstance(exc, InboxURLError | ConfigurationException)
+    kinds = InboxURLError | ConfigurationException
+    return not any(isinstance(e, kinds) for e in cause_chain(exc))
 
 
 @task(

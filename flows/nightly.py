@@ -23,7 +23,7 @@ from dashboard.report import ReportSummary
 from flows.fold import fold_inbox
 from flows.models import dbt_build, publish_unless_skipped, report
 from flows.naming import rename_current_run, rows_text
-from flows.runner import call_task, retry_if, run_logger
+from flows.runner import call_task, cause_chain, retry_if, run_logger
 from pipelines import STREAMS, SyncSummary, run_sync
 from pipelines.fold import DEFAULT_RETENTION_DAYS, FoldSummary
 from pipelines.models import ModelsSummary
@@ -48,7 +48,7 @@ def is_transient(exc: BaseException) -> bool:
     """Whether a failed sync is worth retrying: not bad credentials, refused parameters or a
     spent budget (retrying cannot fix those), but 429, 5xx, dropped connections and anything
     that is not a provider answer."""
-    if any(isinstance(e, ConfigurationException | WarehouseConfigError) for e in _chain(exc)):
+    if any(isinstance(e, ConfigurationException | WarehouseConfigError) for e in cause_chain(exc)):
         return False  # a setting missing, malformed, in the wrong file, or an unwritable path
     cause = find_connecteam_error(exc)
     if isinstance(cause, ConnecteamConfigError | RateLimitExhaustedError):
@@ -56,17 +56,6 @@ def is_transient(exc: BaseException) -> bool:
     if isinstance(cause, ConnecteamAPIError):
         return cause.status is None or cause.status >= 500 or cause.status == 429
     return True
-
-
-def _chain(exc: BaseException) -> list[BaseException]:
-    """``exc`` and its causes (``__cause__``, else ``__context__``), each once."""
-    chain: list[BaseException] = []
-    current: BaseException | None = exc
-    while current is not None and all(current is not seen for seen in chain):
-        chain.append(current)
-        hidden = current.__suppress_context__  # `raise ... from None`
-        current = current.__cause__ or (None if hidden else current.__context__)
-    return chain
 
 
 @task(

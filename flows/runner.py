@@ -92,6 +92,18 @@ def _delays(task: Task[Any, Any]) -> list[float]:
 RetryCondition = Callable[[Task[..., Any], TaskRun, State[Any]], bool]
 
 
+def cause_chain(exc: BaseException) -> list[BaseException]:
+    """``exc`` and its causes, each once: ``__cause__``, else ``__context__`` unless
+    ``raise ... from None`` hid it."""
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and all(current is not seen for seen in chain):
+        chain.append(current)
+        hidden = current.__suppress_context__
+        current = current.__cause__ or (None if hidden else current.__context__)
+    return chain
+
+
 def retry_if(predicate: Callable[[BaseException], bool]) -> RetryCondition:
     """A Prefect ``retry_condition_fn`` that retries a failed task run when ``predicate`` holds
     for its exception; :func:`call_task` applies the same predicate without the engine."""

@@ -49,6 +49,7 @@ def configuration_error(exc: BaseException) -> BaseException | None:
     from dlt.common.configuration.exceptions import ConfigurationException
 
     from flows.deployments import SchedulerConfigError
+    from flows.runner import cause_chain
     from pipelines.warehouse import WarehouseConfigError
     from receiver import ReceiverConfigError
     from sources.connecteam.errors import ConnecteamAPIError, ConnecteamConfigError
@@ -63,10 +64,7 @@ def configuration_error(exc: BaseException) -> BaseException | None:
         InboxURLError,
         WarehouseConfigError,
     )
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
+    for current in cause_chain(exc):
         if isinstance(current, kinds):
             return current
         if (
@@ -78,9 +76,6 @@ def configuration_error(exc: BaseException) -> BaseException | None:
             )
         ):
             return current  # credentials refused, or a scope the credentials lack
-        # the cause, else the context unless `raise ... from None` hid it
-        hidden = current.__suppress_context__
-        current = current.__cause__ or (None if hidden else current.__context__)
     return None
 
 
