@@ -4,7 +4,8 @@
 (:class:`sources.webhooks.Inbox`) before the 200, and the fold job (``wfm-sync webhooks fold``)
 later loads the inbox into the warehouse. The receiver never opens the warehouse.
 
-Modules: :mod:`~receiver.app` (the FastAPI application and its answers), :mod:`~receiver.writer`
+Modules: :mod:`~receiver.app` (the FastAPI application and its answers), :mod:`~receiver.auth`
+(tokens, signatures, rotation, refusals counted), :mod:`~receiver.writer`
 (the group-commit writer thread), :mod:`~receiver.signature` (Standard Webhooks verification by
 the ``standardwebhooks`` package), :mod:`~receiver.settings` (token, signing secret, inbox, body
 limit, from the ``[webhooks]`` configuration).

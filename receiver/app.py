@@ -5,11 +5,12 @@ Routes:
 
 ``POST /webhooks/connecteam``
     * 401 when the shared token (``X-Webhook-Token`` header or ``token`` query parameter, compared
-      in constant time) is wrong or missing, or, when a signing secret is configured, when the
-      Standard Webhooks signature (``webhook-id``, ``webhook-timestamp``, ``webhook-signature``,
-      ±5 minutes) does not verify (:mod:`receiver.signature`). Nothing is stored.
-    * 413 for bodies over ``max_body_bytes`` (1 MiB); the first ``max_body_bytes`` are kept in
-      quarantine.
+      in constant time; during a rotation the previous one too) is wrong or missing, or, when a
+      signing secret is configured, when the Standard Webhooks signature (``webhook-id``,
+      ``webhook-timestamp``, ``webhook-signature``, ±5 minutes) does not verify. Nothing is
+      stored; the refusal is counted by reason in the inbox (:mod:`receiver.auth`).
+    * 413 for bodies over ``max_body_bytes`` (1 MiB), once the token (and signature, verified
+      over the whole body) passed; the first ``max_body_bytes`` are kept in quarantine.
     * 422 with a reason for a body that is not JSON, not an object, has neither an event type
       nor an event time, or holds a value the inbox database cannot store; the raw body is kept
       in quarantine.
@@ -32,7 +33,6 @@ receiver never opens the warehouse.
 from __future__ import annotations
 
 import asyncio
-import hmac
 import time
 from typing import Any
 
@@ -43,8 +43,8 @@ from fastapi.responses import Response
 from sources.webhooks import Inbox, ReceivedEvent, RefusedBody, StoredEvent
 from sources.webhooks.events import Envelope, read_envelope
 
+from .auth import Gate
 from .settings import ReceiverSettings
-from .signature import signature_problem, verifier
 from .writer import GroupCommitWriter, cause
 
 PATH = "/webhooks/connecteam"
@@ -69,14 +69,14 @@ def create_app(settings: ReceiverSettings) -> FastAPI:
     """
     inbox = Inbox(settings.inbox_url)
     writer = GroupCommitWriter(inbox)
-    token = settings.token.encode() if settings.token else None
-    signatures = verifier(settings.signing_secret) if settings.signing_secret else None
-    limit = settings.max_body_bytes
+    gate = Gate(settings, inbox.engine)
 
     app = FastAPI(title="wfm-sync webhook receiver", docs_url=None, redoc_url=None)
     app.state.inbox = inbox
     app.state.writer = writer
+    app.state.gate = gate
     app.router.on_shutdown.append(writer.close)
+    app.router.on_shutdown.append(gate.close)
 
     @app.get("/healthz")
     async def healthz() -> Response:
@@ -88,25 +88,15 @@ def create_app(settings: ReceiverSettings) -> FastAPI:
 
     @app.post(PATH)
     async def receive(request: Request) -> Response:
-        if token is not None:
-            presented = request.headers.get("x-webhook-token") or request.query_params.get("token")
-            if not presented or not hmac.compare_digest(presented.encode(), token):
-                return _json(401, {"detail": "missing or wrong webhook token"})
         received_at = time.time()
+        delivery = await gate.admit(request)  # token and signature; the body read
+        if delivery.refusal is not None:
+            return _json(401, {"detail": delivery.refusal.detail})
         content_type = request.headers.get("content-type")
-        declared = request.headers.get("content-length")
-        if declared and declared.isascii() and declared.isdigit() and int(declared) > limit:
-            body = await _read_limited(request, limit)
-            return await _refuse(413, f"body of {declared} bytes is over the {limit}-byte limit",
-                                 body, int(declared), content_type, received_at)  # fmt: skip
-        body = await _read_limited(request, limit + 1)
-        if len(body) > limit:
-            return await _refuse(413, f"body is over the {limit}-byte limit", body[:limit],
-                                 len(body), content_type, received_at)  # fmt: skip
-        if signatures is not None:
-            problem = signature_problem(signatures, request.headers, body)
-            if problem:
-                return _json(401, {"detail": f"bad signature: {problem}"})
+        body = delivery.body
+        if delivery.oversize is not None:
+            return await _refuse(413, delivery.oversize, body, delivery.size, content_type,
+                                 received_at)  # fmt: skip
         try:
             payload = orjson.loads(body)
         except orjson.JSONDecodeError as exc:
@@ -158,16 +148,3 @@ def create_app(settings: ReceiverSettings) -> FastAPI:
 
     return app
 
-
-async def _read_limited(request: Request, limit: int) -> bytes:
-    """Read at most ``limit`` bytes of the body (the rest is discarded unread)."""
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        if size + len(chunk) >= limit:
-            chunks.append(chunk[: limit - size])
-            size = limit
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks)

@@ -1,9 +1,11 @@
-"""What the receiver needs to start: its token, signing secret, inbox and body limit.
+"""What the receiver needs to start: its token, signing secret, inbox and body limit, and the
+previous token and secret of a rotation.
 
 Read from the ``[webhooks]`` configuration (:class:`sources.webhooks.WebhooksConfiguration`:
 ``WEBHOOKS__TOKEN``, ``WEBHOOKS__SIGNING_SECRET``, ``WEBHOOKS__INBOX_URL``,
-``WEBHOOKS__MAX_BODY_BYTES``) by :func:`settings_from_config`, or built directly by tests and
-the demo.
+``WEBHOOKS__MAX_BODY_BYTES``, ``WEBHOOKS__PREVIOUS_TOKEN``, ``WEBHOOKS__PREVIOUS_SIGNING_SECRET``,
+``WEBHOOKS__SIGNATURE_MODE``, ``WEBHOOKS__ROTATION_GRACE_SECONDS``) by
+:func:`settings_from_config`, or built directly by tests and the demo.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from dataclasses import dataclass
 from sources.webhooks.config import (
     DEFAULT_INBOX_URL,
     MAX_BODY_BYTES,
+    ROTATION_GRACE_SECONDS,
+    SIGNATURE_MODES,
     InboxURLError,
     check_inbox_url,
     webhooks_configuration,
@@ -37,10 +41,18 @@ class ReceiverSettings:
             every request must also carry a valid signature.
         max_body_bytes: Largest accepted body, in bytes.
         allow_open: Accept requests without a token (local experiments only).
+        previous_token: The token being replaced: accepted until ``token`` has been seen plus
+            ``rotation_grace_seconds`` (:mod:`receiver.auth`).
+        previous_signing_secret: The signing secret being replaced, accepted on the same terms.
+        signature_mode: ``enforce`` (a bad signature answers 401) or ``report`` (it is counted
+            as ``would-refuse: ...`` and the event stored).
+        rotation_grace_seconds: Seconds the previous token and secret stay valid once the new
+            ones have been seen.
 
     Raises:
-        ReceiverConfigError: No token and ``allow_open`` is false, or the signing secret's
-            base64 does not decode.
+        ReceiverConfigError: No token and ``allow_open`` is false, a signing secret whose base64
+            does not decode, an unknown signature mode, a previous token or secret without a
+            current one (or equal to it), or a negative grace.
     """
 
     token: str | None
@@ -48,6 +60,10 @@ class ReceiverSettings:
     signing_secret: str | None = None
     max_body_bytes: int = MAX_BODY_BYTES
     allow_open: bool = False
+    previous_token: str | None = None
+    previous_signing_secret: str | None = None
+    signature_mode: str = "enforce"
+    rotation_grace_seconds: float = ROTATION_GRACE_SECONDS
 
     def __post_init__(self) -> None:
         if not self.token and not self.allow_open:
@@ -55,14 +71,45 @@ class ReceiverSettings:
                 "no webhook token: set WEBHOOKS__TOKEN (or [webhooks] token in .dlt/secrets.toml), "
                 "or pass --open to accept unauthenticated requests"
             )
-        if self.signing_secret:
-            try:
-                verifier(self.signing_secret)
-            except ValueError as exc:
+        for name, secret in (("WEBHOOKS__SIGNING_SECRET", self.signing_secret),
+                             ("WEBHOOKS__PREVIOUS_SIGNING_SECRET", self.previous_signing_secret)):
+            if secret:
+                try:
+                    verifier(secret)
+                except ValueError as exc:
+                    raise ReceiverConfigError(
+                        f"{name} is not a Standard Webhooks secret (whsec_<base64> or plain "
+                        f"text): {exc}"
+                    ) from None
+        self._check_rotation()
+
+    def _check_rotation(self) -> None:
+        if self.signature_mode not in SIGNATURE_MODES:
+            raise ReceiverConfigError(
+                f"WEBHOOKS__SIGNATURE_MODE={self.signature_mode!r} is not a signature mode; use "
+                "enforce (refuse bad signatures) or report (count them, store the event)"
+            )
+        if not self.rotation_grace_seconds >= 0:
+            raise ReceiverConfigError(
+                "WEBHOOKS__ROTATION_GRACE_SECONDS must be a number of seconds, 0 or more "
+                f"(got {self.rotation_grace_seconds!r})"
+            )
+        pairs = (
+            ("WEBHOOKS__PREVIOUS_TOKEN", self.previous_token, "WEBHOOKS__TOKEN", self.token),
+            ("WEBHOOKS__PREVIOUS_SIGNING_SECRET", self.previous_signing_secret,
+             "WEBHOOKS__SIGNING_SECRET", self.signing_secret),
+        )  # fmt: skip
+        for old_name, old, new_name, new in pairs:
+            if old and not new:
                 raise ReceiverConfigError(
-                    "WEBHOOKS__SIGNING_SECRET is not a Standard Webhooks secret (whsec_<base64> "
-                    f"or plain text): {exc}"
-                ) from None
+                    f"{old_name} is set but {new_name} is not: during a rotation set {new_name} "
+                    f"to the new value and {old_name} to the one it replaces"
+                )
+            if old and old == new:
+                raise ReceiverConfigError(
+                    f"{old_name} equals {new_name}: set {old_name} to the value being replaced, "
+                    "or unset it when no rotation is under way"
+                )
 
 
 def settings_from_config(
@@ -77,8 +124,8 @@ def settings_from_config(
         allow_open: Accept requests without a token.
 
     Raises:
-        ReceiverConfigError: No token and ``allow_open`` is false, or the inbox URL is not
-            usable (:func:`sources.webhooks.config.check_inbox_url`).
+        ReceiverConfigError: As :class:`ReceiverSettings`, or the inbox URL is not usable
+            (:func:`sources.webhooks.config.check_inbox_url`).
     """
     config = webhooks_configuration()
     url = inbox_url or config.inbox_url or DEFAULT_INBOX_URL
@@ -92,4 +139,8 @@ def settings_from_config(
         inbox_url=url,
         max_body_bytes=config.max_body_bytes or MAX_BODY_BYTES,
         allow_open=allow_open,
+        previous_token=config.previous_token or None,
+        previous_signing_secret=config.previous_signing_secret or None,
+        signature_mode=(config.signature_mode or "enforce").strip().lower(),
+        rotation_grace_seconds=config.rotation_grace_seconds,
     )

@@ -4,12 +4,21 @@ A signed request carries ``webhook-id``, ``webhook-timestamp`` (epoch seconds, w
 the receiver's clock: the package's fixed tolerance) and ``webhook-signature`` (space-separated
 ``v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`` entries). This module turns the
 package's verdict into the reason the receiver answers with its 401.
+
+A body over the receiver's size limit is verified as it streams (:class:`StreamedSignature`:
+the same HMAC-SHA256, computed chunk by chunk over the raw bytes, while only the first
+``max_body_bytes`` are kept), so an oversize body is never quarantined unverified.
 """
 
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping
+import binascii
+import hashlib
+import hmac
+import math
+import time
+from collections.abc import Mapping, Sequence
 
 from standardwebhooks import Webhook
 from standardwebhooks.webhooks import EmptyWebhookSecretError, WebhookVerificationError
@@ -23,6 +32,8 @@ REASONS = {
 }
 """The package's messages (``WebhookVerificationError``) and the reasons the receiver answers;
 any other message answers :data:`NO_MATCH`."""
+TOLERANCE_SECONDS = 300
+"""How far ``webhook-timestamp`` may be from the receiver's clock (the package's fixed 5 minutes)."""
 
 
 def verifier(secret: str) -> Webhook:
@@ -68,3 +79,82 @@ def signature_problem(webhook: Webhook, headers: Mapping[str, str], body: bytes)
     if reason == NO_MATCH and not utf8:
         reason += " (the body is not UTF-8 text, which Standard Webhooks signs)"
     return reason
+
+
+def key_bytes(secret: str) -> bytes:
+    """The HMAC key of a secret, as :func:`verifier` gives it to the package: the base64 after
+    ``whsec_`` decoded, or a plain-text secret's UTF-8 bytes.
+
+    Raises:
+        ValueError: The secret is empty or its base64 does not decode.
+    """
+    if not secret.startswith("whsec_"):
+        key = secret.encode()
+    else:
+        try:
+            key = base64.b64decode(secret[len("whsec_") :] + "==")
+        except binascii.Error as exc:
+            raise ValueError(str(exc)) from exc
+    if not key:
+        raise ValueError("webhook secret may not be empty")
+    return key
+
+
+def header_problem(headers: Mapping[str, str], now: float | None = None) -> str | None:
+    """The reason the signature headers cannot verify any body (missing, a timestamp that is not
+    a number or is more than :data:`TOLERANCE_SECONDS` away from ``now``), else ``None``;
+    checked before the body is read. The reasons are those of :data:`REASONS`."""
+    if not all(headers.get(name) for name in ("webhook-id", "webhook-timestamp",
+                                               "webhook-signature")):  # fmt: skip
+        return REASONS["Missing required headers"]
+    try:
+        stamp = float(headers["webhook-timestamp"])
+    except ValueError:
+        return REASONS["Invalid Signature Headers"]
+    if not math.isfinite(stamp):
+        return REASONS["Invalid Signature Headers"]
+    now = time.time() if now is None else now
+    if abs(stamp - now) > TOLERANCE_SECONDS:
+        return REASONS["Message timestamp too old"]
+    return None
+
+
+class StreamedSignature:
+    """HMAC-SHA256 of ``"{webhook-id}.{webhook-timestamp}.{body}"`` under each of several keys,
+    computed as the body arrives (the raw bytes; for UTF-8 text, what the package signs).
+
+    Args:
+        keys: HMAC keys (:func:`key_bytes`), in order of preference.
+        headers: The request's headers, already passed by :func:`header_problem`.
+    """
+
+    def __init__(self, keys: Sequence[bytes], headers: Mapping[str, str]) -> None:
+        stamp = math.floor(float(headers["webhook-timestamp"]))
+        prefix = f"{headers['webhook-id']}.{stamp}.".encode()
+        self._macs = [hmac.new(key, prefix, hashlib.sha256) for key in keys]
+        self._presented = headers.get("webhook-signature") or ""
+
+    def update(self, chunk: bytes) -> None:
+        """Add the next bytes of the body."""
+        for mac in self._macs:
+            mac.update(chunk)
+
+    def matching_key(self) -> int | None:
+        """The index of the first key whose signature is among the presented ``v1`` entries, or
+        ``None`` (also when an entry is not ``<version>,<base64>``, as the package decides)."""
+        wanted: list[bytes] = []
+        for entry in self._presented.split():
+            version, _, value = entry.partition(",")
+            if not value:
+                return None
+            if version != "v1":
+                continue
+            try:
+                wanted.append(base64.b64decode(value))
+            except binascii.Error:
+                return None
+        for index, mac in enumerate(self._macs):
+            digest = mac.digest()
+            if any(hmac.compare_digest(digest, w) for w in wanted):
+                return index
+        return None

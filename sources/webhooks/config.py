@@ -21,6 +21,10 @@ from sources.settings import in_project
 SECTION = "webhooks"
 DEFAULT_INBOX_URL = "sqlite:///data/inbox.sqlite3"
 MAX_BODY_BYTES = 1024 * 1024
+SIGNATURE_MODES = ("enforce", "report")
+ROTATION_GRACE_SECONDS = 300.0
+"""Default grace after the new token is first seen: the provider retries a delivery 3 times,
+60 s apart, so a delivery first sent with the old token can arrive up to 180 s later."""
 
 
 @configspec
@@ -36,12 +40,26 @@ class WebhooksConfiguration(BaseConfiguration):
             (``WEBHOOKS__SIGNING_SECRET``, secret); when set, the receiver requires signatures.
         max_body_bytes: Largest body the receiver accepts, in bytes
             (``WEBHOOKS__MAX_BODY_BYTES``, default 1 MiB).
+        previous_token: The token being replaced during a rotation
+            (``WEBHOOKS__PREVIOUS_TOKEN``, secret): accepted until the receiver has seen the new
+            ``token`` plus ``rotation_grace_seconds``, then refused as ``retired previous token``.
+        previous_signing_secret: The signing secret being replaced
+            (``WEBHOOKS__PREVIOUS_SIGNING_SECRET``, secret), accepted on the same terms.
+        signature_mode: ``enforce`` (default: a bad signature is refused with 401) or
+            ``report`` (it is counted as ``would-refuse: ...`` and the event stored)
+            (``WEBHOOKS__SIGNATURE_MODE``).
+        rotation_grace_seconds: Seconds the previous token and secret stay valid after the new
+            ones were first seen (``WEBHOOKS__ROTATION_GRACE_SECONDS``, default 300).
     """
 
     inbox_url: str = DEFAULT_INBOX_URL
     token: TSecretStrValue | None = None
     signing_secret: TSecretStrValue | None = None
     max_body_bytes: int = MAX_BODY_BYTES
+    previous_token: TSecretStrValue | None = None
+    previous_signing_secret: TSecretStrValue | None = None
+    signature_mode: str = "enforce"
+    rotation_grace_seconds: float = ROTATION_GRACE_SECONDS
 
 
 def webhooks_configuration() -> WebhooksConfiguration:
