@@ -24,6 +24,7 @@ from typing import Any
 from sources import settings
 from sources.connecteam.registry import STREAMS as REGISTRY
 from sources.webhooks.inbox import Inbox, inbox_url_from_config
+from sources.webhooks.refusals import RefusalSummary, refusal_summary
 
 from .fold import DATASET_WEBHOOKS
 from .models import run_dbt, target_dir
@@ -129,6 +130,10 @@ class Status:
     tables: list[TableStatus] = field(default_factory=list)
     webhook_families: list[FamilyStatus] = field(default_factory=list)
     inbox: dict[str, Any] = field(default_factory=dict)
+    refusals: dict[str, Any] = field(default_factory=dict)
+    """Deliveries the receiver refused (401, nothing stored), from the inbox
+    (:meth:`sources.webhooks.refusals.RefusalSummary.as_dict`); one since the last stored event
+    is a problem."""
     pending_load_packages: dict[str, int] = field(default_factory=dict)
     rate_limit: dict[str, Any] = field(default_factory=dict)
     reconciliation: dict[str, int] = field(default_factory=dict)
@@ -168,7 +173,8 @@ def collect_status(
 
     Returns:
         A :class:`Status`. ``problems`` lists, in words, every stale table or job, every job
-        whose last run failed, and a sync that never ran.
+        whose last run failed, a sync that never ran, and webhook deliveries refused since the
+        last stored event.
     """
     now = time.time() if now is None else now
     runs = read_runs()
@@ -178,7 +184,11 @@ def collect_status(
         project_dir=str(settings.project_dir()),
         run_log=str(run_log_path()),
     )
-    status.inbox = _inbox_counts()
+    status.inbox, refusals = _inbox_counts(now)
+    if refusals is not None:
+        status.refusals = refusals.as_dict()
+        if refusals.problem():
+            status.problems.append(refusals.problem() or "")
     webhooks_in_use = any(r.job == "fold" for r in runs) or bool(status.inbox.get("events"))
     for job in _jobs():
         limit = fold_max_age if job == "fold" else max_age
@@ -384,18 +394,20 @@ def _reconciliation(client: Any) -> dict[str, int]:
         return {str(kind): int(n) for kind, n in cursor.fetchall()}
 
 
-def _inbox_counts() -> dict[str, Any]:
-    """Backlog and quarantine of the webhook inbox; a missing SQLite inbox is not created."""
+def _inbox_counts(now: float) -> tuple[dict[str, Any], RefusalSummary | None]:
+    """Backlog and quarantine of the webhook inbox, and its refusals (see
+    :attr:`Status.refusals`); a missing SQLite inbox is not created."""
     try:
         url = inbox_url_from_config()
     except Exception as exc:  # noqa: BLE001 - reported, not raised (a setting to fix)
-        return {"error": str(exc).splitlines()[0]}
+        return {"error": str(exc).splitlines()[0]}, None
     if url.startswith("sqlite:///") and not Path(url[len("sqlite:///") :]).exists():
-        return {"inbox": url, "backlog": 0, "quarantine": 0, "events": 0, "note": "no inbox yet"}
+        note = {"inbox": url, "backlog": 0, "quarantine": 0, "events": 0, "note": "no inbox yet"}
+        return note, None
     try:
         inbox = Inbox(url)
     except Exception as exc:  # noqa: BLE001 - reported, not raised
-        return {"error": str(exc).splitlines()[0]}
+        return {"error": str(exc).splitlines()[0]}, None
     try:
         counts = inbox.counts()
         return {
@@ -403,9 +415,9 @@ def _inbox_counts() -> dict[str, Any]:
             "backlog": counts["unfolded"],
             "quarantine": counts["quarantine"],
             "events": counts["events"],
-        }
+        }, refusal_summary(inbox.engine, now)
     except Exception as exc:  # noqa: BLE001
-        return {"inbox": inbox.describe(), "error": str(exc).splitlines()[0]}
+        return {"inbox": inbox.describe(), "error": str(exc).splitlines()[0]}, None
     finally:
         inbox.close()
 

@@ -9,6 +9,10 @@ feature. wfm-sync recognises its own by name: ``wfm-sync:<featureType>`` or
 
 The receiver's token travels in the URL's query (``?token=...``, which the receiver accepts);
 everything shown to a person passes through :func:`redact` first.
+
+A rotation (``subscribe --rotate-secret``) sends the new token and secret once the receiver
+already accepts both the new and the previous ones (:func:`rotation_steps`): no delivery is
+refused between the two ends' changes.
 """
 
 from __future__ import annotations
@@ -101,6 +105,57 @@ class Outcome:
     steps: list[Step]
     written: dict[str, int] = field(default_factory=lambda: {"create": 0, "update": 0,
                                                              "delete": 0})  # fmt: skip
+
+
+def rotation_steps(
+    token: str | None,
+    previous_token: str | None,
+    signing_secret: str | None,
+    previous_signing_secret: str | None,
+    grace_seconds: float,
+) -> list[str]:
+    """What happens after ``subscribe --rotate-secret``, in words, once the receiver's settings
+    say a rotation is under way (the values are never shown).
+
+    Args:
+        token, signing_secret: The new ones (``WEBHOOKS__TOKEN``, ``WEBHOOKS__SIGNING_SECRET``).
+        previous_token, previous_signing_secret: The ones being replaced
+            (``WEBHOOKS__PREVIOUS_TOKEN``, ``WEBHOOKS__PREVIOUS_SIGNING_SECRET``).
+        grace_seconds: ``WEBHOOKS__ROTATION_GRACE_SECONDS``.
+
+    Raises:
+        SubscriptionError: Neither a previous token nor a previous secret is set, or one equals
+            its new value: sending the new one now would have the receiver refuse deliveries
+            made with the old one (the message says which settings to set first).
+    """
+    first = (
+        "set WEBHOOKS__PREVIOUS_TOKEN to the old token and WEBHOOKS__TOKEN to the new one "
+        "(likewise WEBHOOKS__PREVIOUS_SIGNING_SECRET and WEBHOOKS__SIGNING_SECRET), restart the "
+        "receiver with them, then run subscribe --rotate-secret with the same settings"
+    )
+    if not previous_token and not previous_signing_secret:
+        raise SubscriptionError(
+            f"--rotate-secret keeps the old token valid on the receiver: {first}"
+        )
+    pairs = (("TOKEN", previous_token, token),
+             ("SIGNING_SECRET", previous_signing_secret, signing_secret))  # fmt: skip
+    for name, old, new in pairs:
+        if old and old == new:
+            raise SubscriptionError(
+                f"WEBHOOKS__PREVIOUS_{name} equals WEBHOOKS__{name}: nothing to rotate; {first}"
+            )
+    rotated = [name for name, old, _ in pairs if old]
+    what = {"TOKEN": "token", "SIGNING_SECRET": "signing secret"}
+    return [
+        "the provider now sends the new " + " and ".join(what[name] for name in rotated),
+        f"the receiver accepts the previous one until it has seen the new one plus "
+        f"{grace_seconds:g} s (WEBHOOKS__ROTATION_GRACE_SECONDS: the provider's retries of "
+        "older deliveries), then refuses it, counted as retired",
+        "after that, remove "
+        + " and ".join(f"WEBHOOKS__PREVIOUS_{name}" for name in rotated)
+        + " from the receiver's settings and restart it; `wfm-sync status` lists any delivery "
+        "refused meanwhile",
+    ]
 
 
 def receiver_url(url: str, token: str | None) -> str:

@@ -147,4 +147,3 @@ def create_app(settings: ReceiverSettings) -> FastAPI:
         return _json(status, {"detail": reason})
 
     return app
-

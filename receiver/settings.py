@@ -71,8 +71,10 @@ class ReceiverSettings:
                 "no webhook token: set WEBHOOKS__TOKEN (or [webhooks] token in .dlt/secrets.toml), "
                 "or pass --open to accept unauthenticated requests"
             )
-        for name, secret in (("WEBHOOKS__SIGNING_SECRET", self.signing_secret),
-                             ("WEBHOOKS__PREVIOUS_SIGNING_SECRET", self.previous_signing_secret)):
+        for name, secret in (
+            ("WEBHOOKS__SIGNING_SECRET", self.signing_secret),
+            ("WEBHOOKS__PREVIOUS_SIGNING_SECRET", self.previous_signing_secret),
+        ):
             if secret:
                 try:
                     verifier(secret)

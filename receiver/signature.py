@@ -33,7 +33,7 @@ REASONS = {
 """The package's messages (``WebhookVerificationError``) and the reasons the receiver answers;
 any other message answers :data:`NO_MATCH`."""
 TOLERANCE_SECONDS = 300
-"""How far ``webhook-timestamp`` may be from the receiver's clock (the package's fixed 5 minutes)."""
+"""Seconds ``webhook-timestamp`` may be from the receiver's clock (the package's fixed 5 min)."""
 
 
 def verifier(secret: str) -> Webhook:

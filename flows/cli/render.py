@@ -163,6 +163,14 @@ def print_status(report: Status) -> None:
         f"inbox: backlog {inbox.get('backlog', '-')}, quarantine {inbox.get('quarantine', '-')}"
         + (f" ({inbox['error']})" if "error" in inbox else "")
     )
+    if report.refusals:
+        last_hour = report.refusals["last_hour"]
+        console.print(
+            "webhook deliveries refused in the last hour: "
+            + (", ".join(f"{reason} {n:,}" for reason, n in last_hour.items()) or "none")
+            + f" (last stored event {report.refusals['last_stored_at'] or 'none'})",
+            highlight=False,
+        )
     if report.reconciliation:
         console.print(
             "time activities, API vs webhooks: "

@@ -106,10 +106,12 @@ def status(
     ],
 ) -> None:
     """Show the last run of each job, rows and freshness per table, webhook freshness per
-    family, inbox backlog and quarantine, pending load packages and the rate-limit budget left.
+    family, inbox backlog and quarantine, webhook deliveries refused in the last hour (by
+    reason), pending load packages and the rate-limit budget left.
 
-    Exits 1 when something is stale beyond the thresholds, a job's last run failed, or the sync
-    never ran (so it can back an alert); 2 on a bad threshold.
+    Exits 1 when something is stale beyond the thresholds, a job's last run failed, the sync
+    never ran, or a webhook delivery was refused since the last stored event (so it can back an
+    alert); 2 on a bad threshold.
     """
     import json
 

@@ -63,6 +63,11 @@ def print_steps(
     out.print(table)
 
 
+def _text(value: object) -> str | None:
+    """A setting's value as text, ``None`` when unset or empty."""
+    return str(value) if value else None
+
+
 def _subscription_client() -> Any:
     from sources.connecteam.config import client_from_config
     from sources.connecteam.webhook_settings import SUBSCRIPTION_SCOPES
@@ -90,8 +95,10 @@ def webhooks_subscribe(
         bool,
         typer.Option(
             "--rotate-secret",
-            help="Send WEBHOOKS__SIGNING_SECRET to every subscription, even those that match "
-            "(the provider never shows a secret, so a changed one cannot be detected).",
+            help="Rotate the token and secret: send WEBHOOKS__TOKEN and WEBHOOKS__SIGNING_SECRET "
+            "to every subscription, even those that match. Needs WEBHOOKS__PREVIOUS_TOKEN (and/or "
+            "WEBHOOKS__PREVIOUS_SIGNING_SECRET) set to the old value on the receiver first, so "
+            "both are accepted until the new one has been seen.",
         ),
     ] = False,
 ) -> None:
@@ -99,9 +106,21 @@ def webhooks_subscribe(
     and per time clock and scheduler where the provider scopes them), named wfm-sync:...; a
     second run writes nothing. With --features, wfm-sync's subscriptions of other feature types
     are left alone. The URL gets the receiver token (WEBHOOKS__TOKEN) in its query;
-    WEBHOOKS__SIGNING_SECRET, when set, becomes each webhook's secretKey (--rotate-secret sends
-    it to subscriptions that already exist)."""
-    from pipelines.subscriptions import SubscriptionError, apply, current, plan, receiver_url
+    WEBHOOKS__SIGNING_SECRET, when set, becomes each webhook's secretKey.
+
+    To rotate them: on the receiver set WEBHOOKS__PREVIOUS_TOKEN to the old token and
+    WEBHOOKS__TOKEN to the new one (likewise WEBHOOKS__PREVIOUS_SIGNING_SECRET and
+    WEBHOOKS__SIGNING_SECRET), restart it, then run subscribe --rotate-secret with the same
+    settings; the receiver accepts the old ones until it has seen the new ones plus
+    WEBHOOKS__ROTATION_GRACE_SECONDS."""
+    from pipelines.subscriptions import (
+        SubscriptionError,
+        apply,
+        current,
+        plan,
+        receiver_url,
+        rotation_steps,
+    )
     from sources.webhooks.config import webhooks_configuration
 
     setup_logging(False)
@@ -114,6 +133,15 @@ def webhooks_subscribe(
         )
         raise typer.Exit(code=2)
     try:
+        rotation = []
+        if rotate_secret:  # checked before anything is sent
+            rotation = rotation_steps(
+                _text(config.token),
+                _text(config.previous_token),
+                _text(config.signing_secret),
+                _text(config.previous_signing_secret),
+                config.rotation_grace_seconds,
+            )
         full_url = receiver_url(url, str(config.token))
         with _subscription_client() as client:
             chosen = _features(features)
@@ -135,6 +163,9 @@ def webhooks_subscribe(
             f"created {written['create']}, updated {written['update']}, deleted "
             f"{written['delete']}, unchanged {sum(s.action == 'keep' for s in steps)}"
         )
+    for number, line in enumerate(rotation, 1):
+        prefix = "rotation" if not dry_run else "rotation (once run without --dry-run)"
+        console.print(f"{prefix} {number}/{len(rotation)}: {line}", highlight=False)
 
 
 @app.command("list")

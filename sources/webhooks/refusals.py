@@ -25,11 +25,15 @@ import hashlib
 import logging
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
+
+from .tables import events_table
 
 logger = logging.getLogger("sources.webhooks.refusals")
 
@@ -162,7 +166,7 @@ class RefusalRecorder:
             seen = self._seen_unrecorded
         try:
             self._write(pending, seen)
-        except Exception:  # noqa: BLE001 - counted again at the next flush
+        except Exception:  # counted again at the next flush
             logger.exception("could not write %d refusal count(s) to the inbox", len(pending))
             with self._lock:
                 for key, tally in pending.items():
@@ -207,12 +211,14 @@ class RefusalRecorder:
                         index_elements=["reason", "minute"],
                         set_={
                             "refusal_count": t.refusal_count + new.refusal_count,
-                            "first_seen": sa.case((new.first_seen < t.first_seen, new.first_seen),
-                                                  else_=t.first_seen),
-                            "last_seen": sa.case((new.last_seen > t.last_seen, new.last_seen),
-                                                 else_=t.last_seen),
+                            "first_seen": sa.case(
+                                (new.first_seen < t.first_seen, new.first_seen), else_=t.first_seen
+                            ),
+                            "last_seen": sa.case(
+                                (new.last_seen > t.last_seen, new.last_seen), else_=t.last_seen
+                            ),
                         },
-                    ),  # fmt: skip
+                    ),
                     rows,
                 )
             if prune:
@@ -225,7 +231,7 @@ class RefusalRecorder:
                 )
         if prune:
             self._pruned_at = now
-        if self.watch is not None:
+        if self.watch is not None and (seen is not None or self._first_seen is None):
             stored = first_seen(self.engine, self.watch)  # perhaps earlier, by another receiver
             with self._lock:
                 if stored is not None and (self._first_seen is None or stored < self._first_seen):
@@ -258,6 +264,42 @@ class RefusalSummary:
     last_stored_at: float | None
     last_refused_at: float | None
 
+    def refused(self) -> dict[str, int]:
+        """``since_last_stored`` without the reasons of :data:`WOULD_REFUSE` (those deliveries
+        were stored): what was lost since the last stored event."""
+        return {reason: n for reason, n in self.since_last_stored.items()
+                if not reason.startswith(WOULD_REFUSE)}  # fmt: skip
+
+    def problem(self) -> str | None:
+        """One line naming the refusals since the last stored event, or ``None`` when none."""
+        refused = self.refused()
+        if not refused:
+            return None
+        return (
+            f"{sum(refused.values())} webhook deliveries refused since the last stored event "
+            f"({_iso(self.last_stored_at) or 'none yet'}): "
+            + ", ".join(f"{reason} {n}" for reason, n in refused.items())
+            + "; the provider drops them after 3 tries: check WEBHOOKS__TOKEN and "
+            "WEBHOOKS__SIGNING_SECRET against the subscription (docs/webhooks.md#refusals)"
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready: the counts, the times as ISO 8601 UTC (or ``None``), and ``refused``
+        (:meth:`refused`)."""
+        return {
+            "last_hour": self.last_hour,
+            "since_last_stored": self.since_last_stored,
+            "refused": self.refused(),
+            "last_stored_at": _iso(self.last_stored_at),
+            "last_refused_at": _iso(self.last_refused_at),
+        }
+
+
+def _iso(epoch: float | None) -> str | None:
+    if epoch is None:
+        return None
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds")
+
 
 def refusal_summary(engine: Engine, now: float, window: float = 3600.0) -> RefusalSummary:
     """Read the refusal counts of an inbox (empty when it has no ``inbox_refusals`` table).
@@ -273,12 +315,12 @@ def refusal_summary(engine: Engine, now: float, window: float = 3600.0) -> Refus
     if not sa.inspect(engine).has_table(refusals_table.name):
         return RefusalSummary({}, {}, None, None)
     t = refusals_table.c
-    events = sa.table("inbox_events", sa.column("inbox_id"), sa.column("received_at"))
+    e = events_table.c
     with engine.connect() as conn:
-        last_stored = conn.execute(
-            sa.select(events.c.received_at).order_by(events.c.inbox_id.desc()).limit(1)
+        last_stored: Any = conn.execute(
+            sa.select(e.received_at).order_by(e.inbox_id.desc()).limit(1)
         ).scalar()
-        hour = conn.execute(
+        hour: Sequence[Any] = conn.execute(
             sa.select(t.reason, sa.func.sum(t.refusal_count))
             .where(t.minute >= now - window)
             .group_by(t.reason)
@@ -286,7 +328,7 @@ def refusal_summary(engine: Engine, now: float, window: float = 3600.0) -> Refus
         since_query = sa.select(t.reason, sa.func.sum(t.refusal_count), sa.func.max(t.last_seen))
         if last_stored is not None:
             since_query = since_query.where(t.last_seen > last_stored)
-        since = conn.execute(since_query.group_by(t.reason)).all()
+        since: Sequence[Any] = conn.execute(since_query.group_by(t.reason)).all()
     return RefusalSummary(
         last_hour={str(reason): int(n) for reason, n in sorted(hour)},
         since_last_stored={str(reason): int(n) for reason, n, _ in sorted(since)},
