@@ -281,3 +281,51 @@ def test_rotation_and_signature_settings_are_checked(tmp_path, monkeypatch):
     settings = settings_from_config()
     assert (settings.previous_token, settings.previous_signing_secret) == (OLD_TOKEN, OLD_SECRET)
     assert (settings.signature_mode, settings.rotation_grace_seconds) == ("report", 90.0)
+
+
+def test_subscribe_rotate_secret_needs_the_previous_token_and_loses_no_delivery(
+    start_emulator, receiver, tmp_path
+):
+    """The emulator delivers with the old token and secret, then ``subscribe --rotate-secret``
+    (refused, writing nothing, until the receiver's settings name the previous token) sends the
+    new ones: every delivery before and after is stored, none refused."""
+    emulator = start_emulator(users=20, schedulers=1, shifts=20, webhook_retry_seconds=0.2)
+    server = receiver(signing_secret=SECRET, previous_token=OLD_TOKEN,
+                      previous_signing_secret=OLD_SECRET)  # fmt: skip
+    env = {**cli_env(emulator, tmp_path / "wh.duckdb"), "COLUMNS": "200",
+           "WEBHOOKS__TOKEN": OLD_TOKEN, "WEBHOOKS__SIGNING_SECRET": OLD_SECRET}  # fmt: skip
+    command = [*WFM_SYNC, "webhooks", "subscribe", "--url", server.url + PATH, "--features",
+               "users"]  # fmt: skip
+
+    def subscribe(environment: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*command, *args], env=environment, capture_output=True,
+                              text=True, timeout=300)  # fmt: skip
+
+    def deliver(users: int) -> None:
+        changed = httpx.post(f"{emulator.url}/_emulator/mutate", json={"users": users},
+                             timeout=60).json()  # fmt: skip
+        assert changed["webhook_deliveries"] == users
+        report = httpx.get(f"{emulator.url}/_emulator/webhooks?wait=90", timeout=120).json()
+        assert report["pending"] == 0
+
+    assert subscribe(env).returncode == 0
+    deliver(2)  # with the old token and secret
+    new = {**env, "WEBHOOKS__TOKEN": TOKEN, "WEBHOOKS__SIGNING_SECRET": SECRET}
+    writes = len(httpx.get(f"{emulator.url}/_emulator/webhooks", timeout=60).json()["writes"])
+    refused = subscribe(new, "--rotate-secret")
+    assert refused.returncode == 2 and "WEBHOOKS__PREVIOUS_TOKEN" in refused.stderr
+    assert (
+        len(httpx.get(f"{emulator.url}/_emulator/webhooks", timeout=60).json()["writes"]) == writes
+    )
+    rotating = {**new, "WEBHOOKS__PREVIOUS_TOKEN": OLD_TOKEN,
+                "WEBHOOKS__PREVIOUS_SIGNING_SECRET": OLD_SECRET}  # fmt: skip
+    rotated = subscribe(rotating, "--rotate-secret")
+    assert rotated.returncode == 0, rotated.stderr
+    assert "updated 1" in rotated.stdout and "rotation 3/3" in rotated.stdout
+    for secret in (TOKEN, OLD_TOKEN, SECRET, OLD_SECRET):
+        assert secret not in rotated.stdout + rotated.stderr
+    deliver(3)  # with the new ones
+    server.stop()
+    assert stored(server.inbox_url) == (5, 0)
+    assert refusals(server.inbox_url) == {}
+    assert query(server.inbox_url, "select count(*) from inbox_credentials_seen") == [(1,)]
