@@ -75,12 +75,12 @@ def post(server: BackgroundServer, body: bytes, token: str | None = TOKEN,
 
 
 def query(inbox_url: str, sql: str) -> list[tuple]:
-    engine = sa.create_engine(inbox_url)
+    inbox = Inbox(inbox_url)  # its driver: psycopg2 for a postgresql:// URL
     try:
-        with engine.connect() as conn:
-            return [tuple(row) for row in conn.exec_driver_sql(sql)]
+        with inbox.engine.connect() as conn:
+            return [tuple(row) for row in conn.execute(sa.text(sql))]
     finally:
-        engine.dispose()
+        inbox.close()
 
 
 def refusals(inbox_url: str, total: int | None = None) -> dict[str, int]:
@@ -329,3 +329,34 @@ def test_subscribe_rotate_secret_needs_the_previous_token_and_loses_no_delivery(
     assert stored(server.inbox_url) == (5, 0)
     assert refusals(server.inbox_url) == {}
     assert query(server.inbox_url, "select count(*) from inbox_credentials_seen") == [(1,)]
+
+
+def test_two_receivers_on_one_postgresql_inbox_share_counts_and_the_rotation(postgres):
+    """Two receivers on one PostgreSQL inbox: their refusals add up in one table, and the new
+    token seen by one retires the old one at the other once the grace has passed."""
+    from servers import fresh_database
+
+    inbox_url = fresh_database(postgres, "auth_rotation")
+    rotating = {"token": TOKEN, "inbox_url": inbox_url, "previous_token": OLD_TOKEN,
+                "rotation_grace_seconds": 1}  # fmt: skip
+    first = BackgroundServer(create_app(ReceiverSettings(**rotating))).start()  # type: ignore[arg-type]
+    second = BackgroundServer(create_app(ReceiverSettings(**rotating))).start()  # type: ignore[arg-type]
+    try:
+        for server in (first, second):
+            for n in range(3):
+                assert post(server, event(n, "clock_out"), token="nope").status_code == 401
+            assert post(server, event(1), OLD_TOKEN).status_code == 200  # new token unseen
+        seen_at = time.time()
+        assert post(first, event(2), TOKEN).status_code == 200
+        deadline = time.monotonic() + 30  # the second learns it from the inbox (every second)
+        while time.monotonic() < deadline:
+            time.sleep(max(0.2, seen_at + 1.2 - time.time()))
+            answer = post(second, event(3), OLD_TOKEN)
+            if answer.status_code == 401:
+                break
+        assert answer.status_code == 401
+    finally:
+        first.stop()
+        second.stop()
+    assert refusals(inbox_url) == {"wrong token": 6, "retired previous token": 1}
+    assert stored(inbox_url)[0] == 2  # event(1) twice is one event, then event(2)
