@@ -135,7 +135,7 @@ def rotation_steps(
     )
     if not previous_token and not previous_signing_secret:
         raise SubscriptionError(
-            f"--rotate-secret keeps the old token valid on the receiver: {first}"
+            f"--rotate-secret needs the old token kept valid on the receiver first: {first}"
         )
     pairs = (("TOKEN", previous_token, token),
              ("SIGNING_SECRET", previous_signing_secret, signing_secret))  # fmt: skip

@@ -321,7 +321,8 @@ def test_subscribe_rotate_secret_needs_the_previous_token_and_loses_no_delivery(
                 "WEBHOOKS__PREVIOUS_SIGNING_SECRET": OLD_SECRET}  # fmt: skip
     rotated = subscribe(rotating, "--rotate-secret")
     assert rotated.returncode == 0, rotated.stderr
-    assert "updated 1" in rotated.stdout and "rotation 3/3" in rotated.stdout
+    assert "updated 1" in rotated.stdout and "rotation:\n  1. " in rotated.stdout
+    assert "remove WEBHOOKS__PREVIOUS_TOKEN and WEBHOOKS__PREVIOUS_SIGNING_SECRET" in rotated.stdout
     for secret in (TOKEN, OLD_TOKEN, SECRET, OLD_SECRET):
         assert secret not in rotated.stdout + rotated.stderr
     deliver(3)  # with the new ones

@@ -163,9 +163,10 @@ def webhooks_subscribe(
             f"created {written['create']}, updated {written['update']}, deleted "
             f"{written['delete']}, unchanged {sum(s.action == 'keep' for s in steps)}"
         )
+    if rotation:
+        console.print("rotation, once run without --dry-run:" if dry_run else "rotation:")
     for number, line in enumerate(rotation, 1):
-        prefix = "rotation" if not dry_run else "rotation (once run without --dry-run)"
-        console.print(f"{prefix} {number}/{len(rotation)}: {line}", highlight=False)
+        console.print(f"  {number}. {line}", highlight=False)
 
 
 @app.command("list")
