@@ -166,9 +166,9 @@ class Gate:
                     return self._refuse(reason, f"bad signature: {problem}", now)
                 self.recorder.count(WOULD_REFUSE + reason, now)
                 old_secret = True  # not proof of the current secret
-        if self.recorder.watch is not None and not old_token and (checking or not self._keys) \
-                and not old_secret:  # fmt: skip
-            self.recorder.saw_watched(now)
+        current_only = not old_token and not old_secret and (checking or not self._keys)
+        if current_only and self.recorder.watch is not None:
+            self.recorder.saw_watched(now)  # the new token (and secret) seen: the grace starts
         return Delivery(body=body[: self.limit], oversize=oversize, size=size)
 
     def _verify(

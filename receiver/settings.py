@@ -26,8 +26,9 @@ from .signature import verifier
 
 
 class ReceiverConfigError(Exception):
-    """The receiver was started without what it needs (no token and not told to run open, or a
-    signing secret that is not a usable key)."""
+    """The receiver was started without what it needs (no token and not told to run open, a
+    signing secret that is not a usable key) or with rotation or signature settings that do not
+    fit together."""
 
 
 @dataclass(frozen=True)
