@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
-import pytest
 from conftest import DemoRun, query
 
 NOT_TEXT = re.compile(
@@ -94,7 +93,6 @@ def test_no_chat_text_token_or_raw_body_reaches_the_snapshot_or_the_parquet_mart
     assert quarantined == query(warehouse, "select count(*) from webhooks.quarantine")[0][0]
 
 
-@pytest.mark.slow
 def test_the_raw_schemas_are_published_only_when_asked(small_demo: DemoRun, warehouse: Path):
     """The scan above finds what it looks for: with ``raw_schemas`` on, the chat texts and the
     quarantined bodies are in the snapshot (in ``webhooks``), and only there."""
