@@ -29,7 +29,7 @@ from pathlib import Path
 import duckdb
 
 from sources import settings
-from sources.durable import fsync_tree, replace_durably
+from sources.durable import fsync_path, fsync_tree, replace_durably
 
 from .warehouse import warehouse_path
 
@@ -93,6 +93,7 @@ def write_marts(
         }
         (folder / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
         fsync_tree(folder)
+        fsync_path(versions)  # the new folder's own entry
         _swap(target, folder)
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
