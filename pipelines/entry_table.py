@@ -59,6 +59,7 @@ def load_outcomes(pipeline: dlt.Pipeline, book: EntryJournal) -> None:
 def outcomes_resource(outcomes: list[dict[str, Any]]) -> Any:
     """The dlt resource of ``connecteam.document_entries``: ``outcomes`` (journal rows), merged
     on ``entry_key``, with the column types a first load of only nulls could not infer."""
+
     @dlt.resource(
         name=TABLE,
         primary_key="entry_key",
