@@ -667,27 +667,24 @@ def timesheets_section(timesheet_periods, timesheets_waiting, views):
 
 @app.cell
 def health_query(con, filters, mo, pd, runs_file, today, views):
-    _tables = con.sql(
-        """
-        select table_schema || '.' || table_name from information_schema.columns
-        where column_name = '_dlt_load_id' and table_schema in ('connecteam', 'webhooks')
-        order by 1
-        """
-    ).fetchall()
+    # schema health: the publish's summary of the raw tables (no raw value in the snapshot)
+    _health = {
+        _name
+        for (_name,) in con.sql(
+            "select table_name from information_schema.tables where table_schema = 'health'"
+        ).fetchall()
+    }
     freshness = (
         mo.sql(
-            " union all ".join(
-                f"""
-                select '{_name}' as table_name, count(*) as row_count,
-                    max(try_cast(_dlt_load_id as double)) as last_load_epoch
-                from {_name}"""
-                for (_name,) in _tables
-            )
-            + " order by table_name",
+            """
+            select table_name, row_count, last_load_epoch
+            from health.raw_tables
+            order by table_name
+            """,
             engine=con,
             output=False,
         )
-        if _tables
+        if "raw_tables" in _health
         else pd.DataFrame(columns=["table_name", "row_count", "last_load_epoch"])
     )
     _end = views.end_of_day_epoch(today)
@@ -704,24 +701,19 @@ def health_query(con, filters, mo, pd, runs_file, today, views):
         engine=con,
         output=False,
     )
-    # webhooks.quarantine exists once a fold has loaded a quarantined body
     quarantine = (
         mo.sql(
             f"""
-            select
-                cast(received_at as date) as received_on,
-                coalesce(reason, '(none)') as reason,
-                count(*) as bodies
-            from webhooks.quarantine
-            where cast(received_at as date)
-                between date '{filters.start}' and date '{filters.end}'
+            select received_on, reason, cast(sum(bodies) as bigint) as bodies
+            from health.quarantine
+            where received_on between date '{filters.start}' and date '{filters.end}'
             group by all
             order by received_on, reason
             """,
             engine=con,
             output=False,
         )
-        if ("webhooks.quarantine",) in _tables
+        if "quarantine" in _health
         else pd.DataFrame(columns=["received_on", "reason", "bodies"])
     )
     return freshness, last_runs, quarantine, reconciliation

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from sources.durable import replace_durably
+
 from . import views
 
 logger = logging.getLogger("dashboard.report")
@@ -67,7 +69,8 @@ def write_report(
     snapshot: Path, output: Path, *, runs: Path | None = None, today: date | None = None
 ) -> ReportSummary:
     """Run the dashboard notebook on ``snapshot`` and write the report to ``output`` (a temporary
-    file beside it, then one ``rename``: a reader never sees half a report).
+    file beside it, flushed to disk, then one durable ``rename``,
+    :func:`sources.durable.replace_durably`: a reader never sees half a report).
 
     Args:
         snapshot: The published snapshot (read-only).
@@ -104,7 +107,7 @@ def write_report(
     output.parent.mkdir(parents=True, exist_ok=True)
     partial = output.with_name(f".{output.name}.{os.getpid()}.tmp")
     partial.write_text(page, encoding="utf-8")
-    partial.replace(output)
+    replace_durably(partial, output)
     summary = ReportSummary(
         path=str(output),
         bytes=output.stat().st_size,

@@ -16,7 +16,9 @@
   ``limit`` 1..100 (default 10), ``offset``, ``userIds``; envelope
   ``{requestId, data: {userDocuments: [...]}, paging: {offset}}``; each record
   ``{id, userId, documentId, documentName, documentType (ApiDocumentType), packId,
-  status (ApiDocumentStatus), createdAt, updatedAt}`` with epoch-second times.
+  status (ApiDocumentStatus), createdAt, updatedAt}`` with epoch-second times (and, once an
+  entry was PUT, its ``fileId``; neither ``fileId`` nor ``updatedAt`` with
+  :attr:`~emulator.state.ServerOptions.user_documents_untold`).
 
 ``paging.offset`` is the offset of the next page; ``paging.total`` is sent only when configured
 (:attr:`~emulator.state.ServerOptions.paging_total`). A listing named in
@@ -142,7 +144,10 @@ def add_listing_routes(app: FastAPI, state: EmulatorState) -> None:
             for d in state.dataset.user_documents.values()
             if not wanted or d.get("userId") in wanted
         ]
-        answer = paged("userDocuments", docs, offset, limit, state.options.paging_total)
+        shown = docs
+        if state.options.user_documents_untold:
+            shown = [{k: v for k, v in d.items() if k not in ("fileId", "updatedAt")} for d in docs]
+        answer = paged("userDocuments", shown, offset, limit, state.options.paging_total)
         if offset == 0 and len(docs) > limit and state.take_paging_deletion("user_documents"):
             with state.lock:
                 state.dataset.user_documents.pop(docs[0]["id"], None)

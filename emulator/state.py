@@ -45,6 +45,8 @@ class ServerOptions:
             provider: 3), also answered as every webhook's ``retryLimit``.
         webhook_retry_seconds: Seconds between deliveries of one event (the provider: 60).
         webhook_timeout: Seconds a delivery waits for the receiver's answer (the provider: 30).
+        user_documents_untold: List user documents without ``fileId`` and ``updatedAt``, as a
+            provider whose listing cannot tell whose entry a document holds.
     """
 
     api_key: str = "emulator-key"
@@ -89,6 +91,7 @@ class ServerOptions:
     webhook_retries: int = 3
     webhook_retry_seconds: float = 60.0
     webhook_timeout: float = 30.0
+    user_documents_untold: bool = False
 
 
 class ShiftSort(StrEnum):

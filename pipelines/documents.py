@@ -6,13 +6,17 @@ intent is written to the journal (:mod:`pipelines.entry_journal`), the entry is 
 outcome written to the journal the moment it is known. A process killed at any moment loses
 nothing and submits nothing twice: the next run lists the users' documents to settle every row
 whose PUT may have been sent (:func:`sources.connecteam.documents.find_entries`) instead of
-sending it again.
+sending it again. A row whose listed document cannot tell whether it holds the entry (no
+``fileId``, no ``updatedAt``) becomes ``uncertain`` and is never sent again automatically:
+:mod:`pipelines.entry_resolve` lists such rows and settles them as sent or sends them once more
+when someone says so.
 
 The outcomes (status as the provider answered it, ``requestId``, error, user document id,
 ``resolved_by``) land in the warehouse table ``connecteam.document_entries``, merged on the
 row's ``entry_key`` (a digest of the row as given). A re-run skips rows recorded ``approved`` or
-``pendingApproval``, retries ``failed`` ones, and skips rows answered with any other status (or
-none, ``unknown``) unless ``retry_unexpected`` is set.
+``pendingApproval``, retries ``failed`` ones, skips ``sending`` and ``uncertain`` ones (listed as
+uncertain), and skips rows answered with any other status (or none, ``unknown``) unless
+``retry_unexpected`` is set.
 """
 
 from __future__ import annotations
@@ -20,13 +24,12 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import dlt
-import orjson
 
 from sources import clock
 from sources.connecteam import ConnecteamClient, ConnecteamError
@@ -35,6 +38,7 @@ from sources.connecteam.documents import (
     ENTRY_STATUSES,
     WRITE_SCOPES,
     EntryUncertainError,
+    EntryUntoldError,
     find_entries,
     is_our_entry,
     listed_result,
@@ -42,31 +46,33 @@ from sources.connecteam.documents import (
     upload_file,
 )
 
-from .entry_journal import COLUMNS, FAILED, SENDING, EntryJournal
+from .entry_journal import COLUMNS, FAILED, SENDING, UNCERTAIN, EntryJournal
 from .entry_rows import BulkInputError, EntryRow, read_csv, read_query, rows_from_records
+from .entry_table import earlier_outcomes, load_outcomes
 from .runs import records_run
-from .warehouse import (
-    DATASET_CONNECTEAM,
-    build_pipeline,
-    finish_pending_loads,
-    loader_file_format,
-    writes_warehouse,
-)
+from .warehouse import DATASET_CONNECTEAM, build_pipeline, finish_pending_loads, writes_warehouse
 
 __all__ = [
     "BulkInputError",
     "BulkSummary",
     "EntryRow",
+    "documents_pipeline",
     "journal_path",
     "read_csv",
     "read_query",
     "rows_from_records",
     "run_bulk",
+    "send_entry",
 ]
 
 logger = logging.getLogger("pipelines.documents")
 
-TABLE = "document_entries"
+RESOLVE = "settle it with `wfm-sync documents resolve --sent` or `--resend`"
+UNTOLD = (
+    "the listed document shows neither fileId nor updatedAt: whether it holds this entry "
+    f"cannot be told, so it is not sent again; {RESOLVE}"
+)
+
 JOURNAL_FILE = "document_entries.journal.sqlite3"
 """The journal's file name, in the dlt pipelines folder (beside the warehouse by default)."""
 
@@ -82,12 +88,14 @@ class BulkSummary:
         unexpected: Rows of the input whose recorded status is neither of the documented two
             (by status, ``unknown`` for an answer without one), after this run.
         outcomes: Rows submitted or settled this run, by outcome (the provider's status,
-            ``failed``, ``sending`` when still uncertain).
+            ``failed``, ``sending`` when still uncertain, ``uncertain`` when it cannot be told).
         failures: ``(row number, entry_key, error)`` of the rows that failed this run.
         uncertain: ``(row number, entry_key, error)`` of the rows whose outcome is still unknown
-            (their PUT may have been sent; the next run checks them).
+            (their PUT may have been sent): ``sending`` ones the next run checks, ``uncertain``
+            ones no check can tell (``wfm-sync documents resolve`` settles them).
         checked: Rows of earlier runs settled by checking with the provider, by finding:
-            ``recorded`` (not submitted again) or ``absent`` (submitted again when in the input).
+            ``recorded`` (not submitted again), ``absent`` (submitted again when in the input) or
+            ``untold`` (the listing cannot tell: ``uncertain``, not submitted again).
         duration_seconds: Wall time.
         requests: Requests made to the provider.
     """
@@ -106,6 +114,11 @@ class BulkSummary:
 def journal_path(pipeline: dlt.Pipeline) -> Path:
     """The journal of a documents pipeline: :data:`JOURNAL_FILE` in its pipelines folder."""
     return Path(pipeline.pipelines_dir) / JOURNAL_FILE
+
+
+def documents_pipeline() -> dlt.Pipeline:
+    """The dlt pipeline of the outcomes: the configured warehouse, dataset ``connecteam``."""
+    return build_pipeline(pipeline_name="connecteam_documents", dataset_name=DATASET_CONNECTEAM)
 
 
 def _describe_bulk(summary: BulkSummary) -> dict[str, Any]:
@@ -136,7 +149,7 @@ def run_bulk(
     client: ConnecteamClient | None = None,
     journal: Path | None = None,
     retry_unexpected: bool = False,
-    resubmit_uncertain: bool = False,
+    files_under: Path | None = None,
     on_progress: Callable[[int, int, dict[str, Any]], None] | None = None,
 ) -> BulkSummary:
     """Settle what earlier runs left uncertain, submit every row not recorded yet, and load all
@@ -148,7 +161,9 @@ def run_bulk(
     blindly: :func:`sources.connecteam.documents.record_entry`), and the outcome is committed.
     Before submitting, every ``sending`` row of the journal (a run killed between its PUT and its
     outcome) is settled by listing its user's documents
-    (``GET /documents/v1/user-documents?userIds=...``).
+    (``GET /documents/v1/user-documents?userIds=...``); one the listing cannot tell about becomes
+    ``uncertain``. ``sending`` and ``uncertain`` rows are never submitted again by a bulk
+    (:func:`pipelines.entry_resolve.resolve_entries` does, when told to).
 
     Like the other jobs, each run appends a line to the run log (job ``documents``; ``failed``
     when a row failed or stays uncertain) and writes the warehouse under the writer lock
@@ -164,9 +179,9 @@ def run_bulk(
         journal: The journal file (default: :func:`journal_path`).
         retry_unexpected: Submit again rows recorded with a status other than ``approved`` or
             ``pendingApproval`` (or none).
-        resubmit_uncertain: Submit again rows whose outcome no check could settle (e.g. an
-            OAuth grant that cannot list user documents); the PUT replaces the entry of (user,
-            document), so this costs a request but records no second entry.
+        files_under: Upload only files that resolve (links followed) under this folder (the
+            CSV's); a row whose file is elsewhere (absolute, ``../``) fails with the reason and
+            the bulk goes on. ``None``: any path.
         on_progress: Called after each submitted row with ``(done, total, outcome row)``.
 
     Returns:
@@ -179,9 +194,7 @@ def run_bulk(
     """
     started = time.monotonic()
     base = base_dir or Path.cwd()
-    pipeline = pipeline or build_pipeline(
-        pipeline_name="connecteam_documents", dataset_name=DATASET_CONNECTEAM
-    )
+    pipeline = pipeline or documents_pipeline()
     summary = BulkSummary(rows=len(rows))
     with EntryJournal.open(journal or journal_path(pipeline)) as book:
         _start(pipeline, book)
@@ -190,13 +203,13 @@ def run_bulk(
             client = client or client_from_config(WRITE_SCOPES)
             try:
                 _settle_sending(client, book, summary)
-                todo = _plan(rows, book, summary, retry_unexpected, resubmit_uncertain)
+                todo = _plan(rows, book, summary, retry_unexpected)
                 for number, (line, row) in enumerate(todo, start=1):
-                    outcome = _submit(client, book, row, base)
+                    outcome = _submit(client, book, row, base, files_under)
                     summary.outcomes[outcome["status"]] += 1
                     if outcome["status"] == FAILED:
                         summary.failures.append((line, row.entry_key, outcome["error"] or ""))
-                    elif outcome["status"] == SENDING:
+                    elif outcome["status"] in (SENDING, UNCERTAIN):
                         summary.uncertain.append((line, row.entry_key, outcome["error"] or ""))
                     if on_progress:
                         on_progress(number, len(todo), outcome)
@@ -205,11 +218,11 @@ def run_bulk(
                 if own_client:
                     client.close()
         finally:
-            _load(pipeline, book)
+            load_outcomes(pipeline, book)
         for row in {r.entry_key: r for r in rows}.values():
             state = book.get(row.entry_key)
             status = state["status"] if state else None
-            if status is not None and status not in (*ENTRY_STATUSES, FAILED, SENDING):
+            if status is not None and status not in (*ENTRY_STATUSES, FAILED, SENDING, UNCERTAIN):
                 summary.unexpected[status] += 1
     summary.duration_seconds = round(time.monotonic() - started, 2)
     return summary
@@ -221,7 +234,7 @@ def _start(pipeline: dlt.Pipeline, book: EntryJournal) -> None:
     the outcomes the warehouse holds."""
     finish_pending_loads(pipeline)
     if not book.seeded:
-        seeded = book.seed(_earlier_outcomes(pipeline))
+        seeded = book.seed(earlier_outcomes(pipeline))
         if seeded:
             logger.info("journal started from %d outcomes in the warehouse", seeded)
 
@@ -231,9 +244,9 @@ def _plan(
     book: EntryJournal,
     summary: BulkSummary,
     retry_unexpected: bool,
-    resubmit_uncertain: bool,
 ) -> list[tuple[int, EntryRow]]:
-    """The rows to submit, with their row numbers; counts the skipped ones in ``summary``."""
+    """The rows to submit, with their row numbers; counts the skipped ones in ``summary`` and
+    lists the ``sending`` and ``uncertain`` ones (never submitted here) in its ``uncertain``."""
     todo: list[tuple[int, EntryRow]] = []
     seen: set[str] = set()
     for line, row in enumerate(rows, start=1):
@@ -246,17 +259,19 @@ def _plan(
         status = state["status"] if state else None
         if status in ENTRY_STATUSES:
             summary.skipped += 1
-        elif status == SENDING and not resubmit_uncertain:
+        elif status in (SENDING, UNCERTAIN):
             summary.uncertain.append((line, key, (state or {}).get("error") or "not checked"))
-        elif status in (None, FAILED, SENDING) or retry_unexpected:
+        elif status in (None, FAILED) or retry_unexpected:
             todo.append((line, row))
     return todo
 
 
 def _settle_sending(client: ConnecteamClient, book: EntryJournal, summary: BulkSummary) -> None:
     """Settle every ``sending`` row of the journal by listing its user's documents: found (our
-    ``fileId``, or updated since the intent) -> the listed status; absent -> ``failed`` (never
-    recorded; submitted again when its bulk runs). A failed check leaves the rows ``sending``."""
+    ``fileId``, or updated since the intent) -> the listed status; absent (not listed, another
+    ``fileId``, updated before the intent) -> ``failed`` (never recorded; submitted again when
+    its bulk runs); listed without ``fileId`` and ``updatedAt`` -> ``uncertain`` (never submitted
+    again automatically). A failed check leaves the rows ``sending``."""
     pending = book.sending()
     if not pending:
         return
@@ -271,13 +286,21 @@ def _settle_sending(client: ConnecteamClient, book: EntryJournal, summary: BulkS
     now = int(clock.now())
     for row in pending:
         found = listed.get((int(row["user_id"]), int(row["document_id"])))
-        if found is not None and is_our_entry(found, row["file_id"] or "", row["submitted_at"]):
+        ours = (
+            None
+            if found is None
+            else is_our_entry(found, row["file_id"] or "", row["submitted_at"])
+        )
+        if found is not None and ours:
             result = listed_result(found)
             book.write({
                 **row, "status": result.status, "user_document_id": result.user_document_id,
                 "error": None, "resolved_by": "check", "recorded_at": now,
             })  # fmt: skip
             summary.checked["recorded"] += 1
+        elif found is not None and ours is None:
+            book.write({**row, "status": UNCERTAIN, "error": UNTOLD, "recorded_at": now})
+            summary.checked["untold"] += 1
         else:
             book.write({
                 **row, "status": FAILED, "resolved_by": "check", "recorded_at": now,
@@ -285,16 +308,21 @@ def _settle_sending(client: ConnecteamClient, book: EntryJournal, summary: BulkS
             })  # fmt: skip
             summary.checked["absent"] += 1
     logger.info(
-        "checked %d interrupted entries: %d recorded, %d absent",
+        "checked %d interrupted entries: %d recorded, %d absent, %d cannot be told",
         len(pending), summary.checked["recorded"], summary.checked["absent"],
+        summary.checked["untold"],
     )  # fmt: skip
 
 
 def _submit(
-    client: ConnecteamClient, book: EntryJournal, row: EntryRow, base_dir: Path
+    client: ConnecteamClient,
+    book: EntryJournal,
+    row: EntryRow,
+    base_dir: Path,
+    files_under: Path | None,
 ) -> dict[str, Any]:
-    """Upload the row's file, commit the intent, PUT the entry, commit the outcome; return the
-    journal row (never raises for a refused or uncertain row: that is in the row)."""
+    """Upload the row's file (refused when outside ``files_under``), then :func:`send_entry`;
+    return the journal row (never raises for a refused or uncertain row: that is in the row)."""
     record: dict[str, Any] = dict.fromkeys(COLUMNS)
     record.update(
         entry_key=row.entry_key, user_id=row.user_id, document_id=row.document_id,
@@ -302,19 +330,49 @@ def _submit(
     )  # fmt: skip
     path = Path(row.file) if Path(row.file).is_absolute() else base_dir / row.file
     try:
+        if files_under is not None and not path.resolve().is_relative_to(files_under.resolve()):
+            raise PermissionError(
+                f"file {row.file} is outside the CSV's folder {files_under}: only files under "
+                "it are uploaded; move it there or pass --allow-any-path"
+            )
         if not path.is_file():
             raise FileNotFoundError(f"file not found: {path}")
-        file_id = upload_file(client, path)
+        record["file_id"] = upload_file(client, path)
     except (ConnecteamError, OSError) as exc:
         record.update(status=FAILED, error=str(exc)[:1000], recorded_at=int(clock.now()))
         book.write(record)
         return record
+    return send_entry(client, book, record)
+
+
+def send_entry(
+    client: ConnecteamClient, book: EntryJournal, record: dict[str, Any]
+) -> dict[str, Any]:
+    """Commit the intent of a journal row whose file is uploaded (``file_id`` set), PUT the entry
+    (:func:`sources.connecteam.documents.record_entry`), commit the outcome.
+
+    Args:
+        client: An authenticated client (:data:`~sources.connecteam.documents.WRITE_SCOPES`).
+        book: The open journal.
+        record: The journal row (keys of :data:`~pipelines.entry_journal.COLUMNS`).
+
+    Returns:
+        The journal row as committed: the provider's status; ``failed`` (refused, or never
+        sent); ``sending`` (no answer and no check could settle it; the next bulk checks);
+        ``uncertain`` (no answer and the listing cannot tell).
+    """
+    record = {**record, "error": None, "request_id": None, "resolved_by": None}
     sent_at = int(clock.now())
-    record.update(status=SENDING, file_id=file_id, submitted_at=sent_at)
+    record.update(status=SENDING, submitted_at=sent_at, recorded_at=None)
     book.write(record)  # the intent, on disk before the PUT leaves
     try:
         result = record_entry(
-            client, row.user_id, row.document_id, file_id, row.fields, row.note, sent_at=sent_at
+            client, int(record["user_id"]), int(record["document_id"]), record["file_id"],
+            record["fields"], record["note"], sent_at=sent_at,
+        )  # fmt: skip
+    except EntryUntoldError as exc:
+        record.update(
+            status=UNCERTAIN, error=f"{exc}; {RESOLVE}"[:1000], recorded_at=int(clock.now())
         )
     except EntryUncertainError as exc:
         record.update(error=str(exc)[:1000])
@@ -328,66 +386,3 @@ def _submit(
         )  # fmt: skip
     book.write(record)
     return record
-
-
-def _earlier_outcomes(pipeline: dlt.Pipeline) -> list[dict[str, Any]]:
-    """Outcomes in the warehouse table (written by a version without the journal); none when
-    the table does not exist yet.
-
-    Raises:
-        Exception: Any other failure to read it (a bulk must not forget recorded entries).
-    """
-    from dlt.destinations.exceptions import DatabaseUndefinedRelation
-
-    try:
-        with pipeline.sql_client() as client:
-            table = client.make_qualified_table_name(TABLE)
-            with client.execute_query(f"select * from {table}") as cursor:
-                names = [d[0] for d in cursor.description]
-                found = [dict(zip(names, values, strict=True)) for values in cursor.fetchall()]
-    except DatabaseUndefinedRelation:
-        return []
-    rows = []
-    for row in found:
-        if not row.get("entry_key") or not row.get("status") or row.get("user_id") is None:
-            continue
-        fields = row.get("fields")
-        rows.append({
-            **{name: row.get(name) for name in COLUMNS},
-            "fields": orjson.loads(fields) if isinstance(fields, str) and fields else fields,
-        })  # fmt: skip
-    return rows
-
-
-@writes_warehouse("documents")
-def _load(pipeline: dlt.Pipeline, book: EntryJournal) -> None:
-    """Load the journal's changed rows into ``connecteam.document_entries`` (merge on
-    ``entry_key``) and clear their dirty mark."""
-    rows = book.dirty()
-    if not rows:
-        return
-    info = pipeline.run(_outcomes_resource(rows), loader_file_format=loader_file_format())
-    info.raise_on_failed_jobs()
-    book.mark_loaded(rows)
-
-
-def _outcomes_resource(outcomes: list[dict[str, Any]]) -> Any:
-    @dlt.resource(
-        name=TABLE,
-        primary_key="entry_key",
-        write_disposition="merge",
-        columns={
-            "fields": {"data_type": "json"},
-            "submitted_at": {"data_type": "bigint"},
-            "recorded_at": {"data_type": "bigint"},
-            "request_id": {"data_type": "text"},
-            "error": {"data_type": "text"},
-            "resolved_by": {"data_type": "text"},
-            "file_id": {"data_type": "text"},
-            "note": {"data_type": "text"},
-        },
-    )
-    def document_entries() -> Iterator[list[dict[str, Any]]]:
-        yield outcomes
-
-    return document_entries

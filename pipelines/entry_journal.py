@@ -9,11 +9,15 @@ of submitting them again. The warehouse table ``connecteam.document_entries`` is
 journal (rows marked ``dirty`` until a load took them).
 
 Statuses: the provider's as answered (``approved``, ``pendingApproval``, any other string),
-``unknown`` (an answer without one), ``failed`` (not recorded: refused, or never sent), and
-``sending`` (the PUT may have been sent; its outcome is not known yet).
+``unknown`` (an answer without one, or settled as sent by hand), ``failed`` (not recorded:
+refused, or never sent), ``sending`` (the PUT may have been sent; its outcome is not known yet,
+the next run checks), and ``uncertain`` (the PUT may have been sent and the provider's listing
+cannot tell whether it was recorded: never sent again until settled by hand,
+:mod:`pipelines.entry_resolve`).
 
 One bulk runs at a time per journal: :meth:`EntryJournal.open` takes ``<journal>.lock``, an OS
-file lock that a killed process releases.
+file lock that a killed process releases. :func:`unsettled_rows` reads without it (WAL lets a
+reader look while a bulk writes).
 """
 
 from __future__ import annotations
@@ -30,6 +34,9 @@ from filelock import FileLock, Timeout
 SENDING = "sending"
 FAILED = "failed"
 UNKNOWN = "unknown"
+UNCERTAIN = "uncertain"
+UNSETTLED = (SENDING, UNCERTAIN)
+"""Statuses of rows whose PUT may have been sent without a known outcome."""
 
 COLUMNS = (
     "entry_key", "user_id", "document_id", "file", "fields", "note", "submitted_at", "status",
@@ -120,6 +127,10 @@ class EntryJournal:
         """Rows whose PUT may have been sent without a known outcome (status ``sending``)."""
         return self._select("where status = ? order by submitted_at, entry_key", (SENDING,))
 
+    def unsettled(self) -> list[dict[str, Any]]:
+        """Rows whose outcome is not known (:data:`UNSETTLED`), oldest intent first."""
+        return _unsettled(self._db)
+
     def dirty(self) -> list[dict[str, Any]]:
         """Rows changed since the last :meth:`mark_loaded`."""
         return self._select("where dirty = 1 order by entry_key", ())
@@ -173,13 +184,38 @@ class EntryJournal:
             raise
 
     def _select(self, where: str, args: tuple[Any, ...]) -> list[dict[str, Any]]:
-        cursor = self._db.execute(f"select {', '.join(COLUMNS)} from entries {where}", args)
-        rows = []
-        for values in cursor.fetchall():
-            row = dict(zip(COLUMNS, values, strict=True))
-            row["fields"] = orjson.loads(row["fields"]) if row["fields"] else None
-            rows.append(row)
-        return rows
+        return _select(self._db, where, args)
+
+
+def unsettled_rows(path: Path) -> list[dict[str, Any]]:
+    """The journal's rows whose outcome is not known (:data:`UNSETTLED`), read-only and without
+    the journal's lock (a bulk may be running); none when there is no journal at ``path``.
+
+    Raises:
+        sqlite3.Error: The file is not a journal.
+    """
+    if not path.exists():
+        return []
+    connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        return _unsettled(connection)
+    finally:
+        connection.close()
+
+
+def _unsettled(db: sqlite3.Connection) -> list[dict[str, Any]]:
+    marks = ", ".join("?" for _ in UNSETTLED)
+    return _select(db, f"where status in ({marks}) order by submitted_at, entry_key", UNSETTLED)
+
+
+def _select(db: sqlite3.Connection, where: str, args: tuple[Any, ...]) -> list[dict[str, Any]]:
+    cursor = db.execute(f"select {', '.join(COLUMNS)} from entries {where}", args)
+    rows = []
+    for values in cursor.fetchall():
+        row = dict(zip(COLUMNS, values, strict=True))
+        row["fields"] = orjson.loads(row["fields"]) if row["fields"] else None
+        rows.append(row)
+    return rows
 
 
 def _storable(name: str, value: Any) -> Any:

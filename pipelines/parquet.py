@@ -9,7 +9,8 @@ Layout, with the default ``<warehouse dir>/marts`` (setting ``parquet_dir``,
 
 A publish writes every mart of schema ``marts`` into a new folder, then its manifest
 ``_published.json`` (``{"published_at": <epoch s>, "published_at_utc": ..., "tables": {mart:
-rows}}``), then points the link at it with one atomic ``rename``. A reader that opened
+rows}}``), flushes the folder and every file in it to disk, then points the link at it with one
+atomic, durable ``rename`` (:func:`sources.durable.replace_durably`). A reader that opened
 ``marts/fct_shifts.parquet`` keeps reading the file it opened; a reader opening it afterwards gets
 the new one; nobody sees a folder half written. The folder before the current one is kept; older
 ones are removed (a reader still holding one of their files keeps reading it: POSIX keeps an
@@ -28,6 +29,7 @@ from pathlib import Path
 import duckdb
 
 from sources import settings
+from sources.durable import fsync_path, fsync_tree, replace_durably
 
 from .warehouse import warehouse_path
 
@@ -90,6 +92,8 @@ def write_marts(
             "tables": rows,
         }
         (folder / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
+        fsync_tree(folder)
+        fsync_path(versions)  # the new folder's own entry
         _swap(target, folder)
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
@@ -99,14 +103,15 @@ def write_marts(
 
 
 def _swap(target: Path, folder: Path) -> None:
-    """Point the link ``target`` at ``folder`` with one ``rename`` (a real folder at ``target``
-    is moved aside first)."""
+    """Point the link ``target`` at ``folder`` with one durable ``rename`` (a real folder at
+    ``target`` is moved aside first)."""
     if target.exists() and not target.is_symlink():  # never pruned: not ours to remove
-        target.rename(target.with_name(f"{target.name}.before-{uuid.uuid4().hex[:8]}"))
+        aside = target.with_name(f"{target.name}.before-{uuid.uuid4().hex[:8]}")
+        replace_durably(target, aside)
     link = target.with_name(f".{target.name}.{uuid.uuid4().hex}.link")
     os.symlink(os.path.relpath(folder, target.parent), link)
     try:
-        os.replace(link, target)
+        replace_durably(link, target)
     except BaseException:
         link.unlink(missing_ok=True)
         raise

@@ -2,17 +2,24 @@
 
 The snapshot (default ``analytics.duckdb`` beside the warehouse file; setting ``snapshot``,
 ``WFM_SYNC_SNAPSHOT``, to change) holds every table and view of the published schemas as plain
-tables, built in a temporary file beside it and moved into place with one ``rename``. A reader
+tables, built in a temporary file beside it and moved into place with one durable ``rename``
+(:func:`sources.durable.replace_durably`). A reader
 that opened the old snapshot keeps reading the old file until it reconnects; a new reader sees
 the new one; nobody ever sees a half-built state, and an open dashboard never holds a lock on the
 warehouse the next sync writes. Every mart is also written as Parquet, swapped in the same way
 (:mod:`pipelines.parquet`).
+
+Only what analysts need is published: the dbt schemas ``staging`` and ``marts`` (which keep chat
+message text out unless the dbt variable ``chat_message_text`` is set) and schema ``health``, a
+summary of the raw data without any of it (:data:`HEALTH_TABLES`: rows and last load per raw
+table, quarantined webhook bodies counted per day and reason). The raw schemas ``connecteam`` and
+``webhooks`` (webhook payloads with chat text, raw quarantined bodies) are copied only with the
+setting ``publish_raw_schemas`` (``WFM_SYNC_PUBLISH_RAW_SCHEMAS=1``).
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -21,6 +28,7 @@ from pathlib import Path
 import duckdb
 
 from sources import settings
+from sources.durable import replace_durably
 
 from .parquet import parquet_dir, write_marts
 from .runs import records_run
@@ -28,7 +36,28 @@ from .warehouse import destination_name, warehouse_path, writes_warehouse
 
 logger = logging.getLogger("pipelines.publish")
 
-PUBLISHED_SCHEMAS = ("marts", "staging", "connecteam", "webhooks")
+PUBLISHED_SCHEMAS = ("marts", "staging")
+"""The dbt schemas every publish copies."""
+RAW_SCHEMAS = ("connecteam", "webhooks")
+"""The raw schemas, copied only with the setting ``publish_raw_schemas``."""
+HEALTH_SCHEMA = "health"
+HEALTH_TABLES = ("raw_tables", "quarantine")
+"""Schema ``health`` of the snapshot, always published:
+
+* ``raw_tables``: ``table_name`` (``schema.table``), ``row_count``, ``last_load_epoch`` (epoch
+  seconds of the newest dlt load that wrote it), one row per raw table with ``_dlt_load_id``;
+* ``quarantine``: ``received_on`` (UTC date), ``reason`` (cut to 200 characters), ``bodies``
+  (count) of the webhook bodies the receiver refused and kept; no body.
+"""
+
+
+def published_schemas(raw_schemas: bool | None = None) -> tuple[str, ...]:
+    """The schemas a publish copies: :data:`PUBLISHED_SCHEMAS`, plus :data:`RAW_SCHEMAS` when
+    ``raw_schemas`` is true (``None``: the setting ``publish_raw_schemas``,
+    ``WFM_SYNC_PUBLISH_RAW_SCHEMAS``, default false)."""
+    if raw_schemas is None:
+        raw_schemas = settings.current().publish_raw_schemas
+    return PUBLISHED_SCHEMAS + RAW_SCHEMAS if raw_schemas else PUBLISHED_SCHEMAS
 
 
 def snapshot_path() -> Path:
@@ -83,16 +112,19 @@ def publish_skip_reason() -> str | None:
 def publish_snapshot(
     warehouse: Path | None = None,
     snapshot: Path | None = None,
-    schemas: tuple[str, ...] = PUBLISHED_SCHEMAS,
+    raw_schemas: bool | None = None,
 ) -> PublishSummary:
-    """Copy the published schemas of the warehouse into a new snapshot file, atomically, then
-    write every mart as Parquet (:func:`pipelines.parquet.write_marts`, under
+    """Copy the published schemas of the warehouse and the ``health`` summary
+    (:data:`HEALTH_TABLES`) into a new snapshot file, atomically and durably, then write every
+    mart as Parquet (:func:`pipelines.parquet.write_marts`, under
     :func:`~pipelines.parquet.parquet_dir`).
 
     Args:
         warehouse: Source DuckDB file (default: the configured warehouse).
         snapshot: Target file (default :func:`snapshot_path`).
-        schemas: Schemas to publish; dlt's bookkeeping tables (``_dlt_*``) are left out.
+        raw_schemas: Also copy the raw schemas :data:`RAW_SCHEMAS` (:func:`published_schemas`;
+            ``None``: the setting ``publish_raw_schemas``). dlt's bookkeeping tables
+            (``_dlt_*``) are always left out.
 
     Returns:
         A :class:`PublishSummary`.
@@ -110,6 +142,7 @@ def publish_snapshot(
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
     summary = PublishSummary(snapshot=str(target))
+    schemas = published_schemas(raw_schemas)
     try:
         # Connect to the warehouse (sharing the database instance if this process already has it
         # open, as after an in-process dbt build) and write into the attached temporary file.
@@ -132,6 +165,7 @@ def publish_snapshot(
                 )
                 row = con.execute(f'select count(*) from snapshot."{schema}"."{name}"').fetchone()
                 summary.tables[f"{schema}.{name}"] = int(row[0]) if row else 0
+            summary.tables.update(_write_health(con, catalog))
             summary.published_at = time.time()
             stamp = time.strftime("%Y-%m-%d %H:%M:%S+00", time.gmtime(summary.published_at))
             con.execute(
@@ -141,7 +175,7 @@ def publish_snapshot(
             )
             con.execute("checkpoint snapshot")
             con.execute("detach snapshot")
-            os.replace(temporary, target)
+            replace_durably(temporary, target)
             summary.parquet_dir = str(parquet)
             summary.parquet_tables = write_marts(con, catalog, parquet, summary.published_at)
     finally:
@@ -152,6 +186,42 @@ def publish_snapshot(
         "published %d tables to %s in %.1f s", len(summary.tables), target, summary.duration_seconds
     )
     return summary
+
+
+def _write_health(con: duckdb.DuckDBPyConnection, catalog: str) -> dict[str, int]:
+    """Write schema ``health`` (:data:`HEALTH_TABLES`) of the attached ``snapshot`` from the raw
+    schemas of ``catalog``: counts and times only, no raw value. Returns rows per table."""
+    raw = con.execute(
+        "select table_schema, table_name from information_schema.columns "
+        "where table_catalog = ? and column_name = '_dlt_load_id' and table_schema in (?, ?) "
+        "and not starts_with(table_name, '_dlt') order by table_schema, table_name",
+        [catalog, *RAW_SCHEMAS],
+    ).fetchall()
+    con.execute(f"create schema snapshot.{HEALTH_SCHEMA}")
+    loads = " union all ".join(
+        f"select '{schema}.{name}' as table_name, count(*) as row_count, "
+        "max(try_cast(_dlt_load_id as double)) as last_load_epoch "
+        f'from "{catalog}"."{schema}"."{name}"'
+        for schema, name in raw
+    ) or (
+        "select null::varchar as table_name, null::bigint as row_count, "
+        "null::double as last_load_epoch where false"
+    )
+    con.execute(f"create table snapshot.{HEALTH_SCHEMA}.raw_tables as {loads} order by table_name")
+    quarantine = (
+        "select cast(received_at at time zone 'UTC' as date) as received_on, "
+        "left(coalesce(reason, '(none)'), 200) as reason, count(*) as bodies "
+        f'from "{catalog}".webhooks.quarantine group by all order by received_on, reason'
+        if ("webhooks", "quarantine") in raw
+        else "select null::date as received_on, null::varchar as reason, "
+        "null::bigint as bodies where false"
+    )
+    con.execute(f"create table snapshot.{HEALTH_SCHEMA}.quarantine as {quarantine}")
+    counts = {}
+    for table in HEALTH_TABLES:
+        row = con.execute(f"select count(*) from snapshot.{HEALTH_SCHEMA}.{table}").fetchone()
+        counts[f"{HEALTH_SCHEMA}.{table}"] = int(row[0]) if row else 0
+    return counts
 
 
 def _quote(path: Path) -> str:

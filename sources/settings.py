@@ -77,6 +77,12 @@ class Settings(BaseSettings):
         "the latest complete folder, with a `_published.json` manifest); default "
         "`<warehouse dir>/marts`",
     )
+    publish_raw_schemas: bool = Field(
+        False,
+        description="`1` also copies the raw schemas `connecteam` and `webhooks` (webhook "
+        "payloads with chat message text, quarantined bodies) into the snapshot; default only "
+        "`staging`, `marts` and the `health` summary",
+    )
     run_log: Path | None = Field(
         None,
         description="one JSON line per job run, read by `wfm-sync status`; default "

@@ -12,6 +12,7 @@ snapshot.
 
 from __future__ import annotations
 
+import re
 import secrets
 import shutil
 import time
@@ -271,7 +272,11 @@ def run_demo(
         f"warehouse: {path.resolve()}\nsnapshot for BI (read-only): {snapshot.resolve()}\n"
         f"marts as Parquet: {(path.parent / 'marts').resolve()}/<mart>.parquet"
     )
-    with duckdb.connect(str(snapshot), read_only=True) as con:
+    # the raw schemas are not published (WFM_SYNC_PUBLISH_RAW_SCHEMAS): read them from the warehouse
+    with (
+        duckdb.connect(str(snapshot), read_only=True) as con,
+        duckdb.connect(str(path), read_only=True) as raw,
+    ):
         counts = Table()
         counts.add_column("table")
         counts.add_column("rows", justify="right")
@@ -285,11 +290,14 @@ def run_demo(
                      "marts.fct_time_activity_reconciliation", "marts.fct_attendance",
                      "marts.fct_labour_cost_daily", "marts.fct_schedule_changes",
                      "marts.fct_time_off_balances", "marts.dim_users_history"):  # fmt: skip
-            (n,) = con.sql(f"select count(*) from {name}").fetchall()[0]
+            reader = con if name.startswith("marts.") else raw
+            (n,) = reader.sql(f"select count(*) from {name}").fetchall()[0]
             counts.add_row(name, f"{n:,}")
         console.print(counts)
         for title, sql in {**EXAMPLE_QUERIES, **CLOSING_QUERIES}.items():
-            _show_on(con, console, title, sql)
+            _show_on(
+                raw if re.search(r"\b(connecteam|webhooks)\.", sql) else con, console, title, sql
+            )
         match = read_timesheet_match(lambda sql: con.sql(sql).fetchall())
         console.print(f"[bold]{match.line()}[/] (marts.fct_daily_hours)")
     console.print(

@@ -1,5 +1,7 @@
 """``wfm-sync documents``: record user document entries, one (``put-entry``) or in bulk from a
-CSV file or a DuckDB query (``bulk``, :func:`pipelines.documents.run_bulk`)."""
+CSV file or a DuckDB query (``bulk``, :func:`pipelines.documents.run_bulk`); list the entries
+whose outcome is not known (``status``) and settle them (``resolve``,
+:mod:`pipelines.entry_resolve`)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import typer
 from rich.markup import escape
 
 from .render import print_bulk
-from .terminal import console, err, fail, setup_logging
+from .terminal import EXIT_CONFIGURATION, console, err, fail, setup_logging
 
 if TYPE_CHECKING:
     from pipelines.documents import EntryRow
@@ -22,12 +24,12 @@ def _run_documents(
     rows: list[EntryRow],
     base_dir: Path | None,
     retry_unexpected: bool = False,
-    resubmit_uncertain: bool = False,
+    files_under: Path | None = None,
 ) -> None:
     """Run the bulk on ``rows``, print what it did; exit 1 when a row failed or stays uncertain
     (or the bulk failed as a whole, with a clean message)."""
     try:
-        _record_documents(rows, base_dir, retry_unexpected, resubmit_uncertain)
+        _record_documents(rows, base_dir, retry_unexpected, files_under)
     except typer.Exit:
         raise
     except Exception as exc:  # noqa: BLE001 - reported as a clean message and exit code
@@ -35,7 +37,7 @@ def _run_documents(
 
 
 def _record_documents(
-    rows: list[EntryRow], base_dir: Path | None, retry_unexpected: bool, resubmit_uncertain: bool
+    rows: list[EntryRow], base_dir: Path | None, retry_unexpected: bool, files_under: Path | None
 ) -> None:
     from rich.progress import Progress
 
@@ -50,7 +52,7 @@ def _record_documents(
                 base_dir=base_dir,
                 on_progress=lambda done, total, _o: bar.update(task, completed=done, total=total),
                 retry_unexpected=retry_unexpected,
-                resubmit_uncertain=resubmit_uncertain,
+                files_under=files_under,
             )
     else:
 
@@ -63,7 +65,7 @@ def _record_documents(
             base_dir=base_dir,
             on_progress=log_line,
             retry_unexpected=retry_unexpected,
-            resubmit_uncertain=resubmit_uncertain,
+            files_under=files_under,
         )
     print_bulk(summary)
     if summary.failures or summary.uncertain:
@@ -109,18 +111,19 @@ def documents_bulk(
             "pendingApproval (or none).",
         ),
     ] = False,
-    resubmit_uncertain: Annotated[
+    allow_any_path: Annotated[
         bool,
         typer.Option(
-            "--resubmit-uncertain",
-            help="Submit again rows whose PUT got no answer when no check with the provider can "
-            "settle them (the PUT replaces the entry of the user and document).",
+            "--allow-any-path",
+            help="Upload the CSV's files wherever they are; by default a file outside the CSV's "
+            "folder (absolute, ../) fails its row.",
         ),
     ] = False,
 ) -> None:
     """Record many entries; each row's outcome is kept as soon as it is known. Re-running skips
     recorded rows, checks with the provider the rows an interrupted run may have sent, and
-    retries failed ones."""
+    retries failed ones; a row whose outcome cannot be told is never sent again (see `status`
+    and `resolve`)."""
     from pipelines.documents import BulkInputError, read_csv, read_query
 
     if bool(csv_path) == bool(query):
@@ -131,9 +134,90 @@ def documents_bulk(
     except BulkInputError as exc:
         err.print(f"[bold red]cannot read the rows:[/] {escape(str(exc))}")
         raise typer.Exit(code=2) from None
+    folder = Path(csv_path).resolve().parent if csv_path else None
     _run_documents(
         rows,
-        Path(csv_path).resolve().parent if csv_path else None,
+        folder,
         retry_unexpected=retry_unexpected,
-        resubmit_uncertain=resubmit_uncertain,
+        files_under=None if allow_any_path else folder,
     )
+
+
+@app.command("status")
+def documents_status() -> None:
+    """List the entries whose PUT may have reached the provider without a known outcome:
+    `sending` (the next bulk checks them) and `uncertain` (no check can tell; settle them with
+    `resolve`)."""
+    import time
+
+    from pipelines.entry_resolve import unsettled_entries
+
+    try:
+        rows = unsettled_entries()
+    except Exception as exc:  # noqa: BLE001
+        fail(exc, "documents status")
+    if not rows:
+        console.print("no document entry waiting to be settled")
+        return
+    for row in rows:  # one line per entry, never wrapped: the key stays whole for `resolve`
+        sent = row["submitted_at"]
+        when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(sent)) if sent else "-"
+        console.print(
+            f"{row['entry_key']}  {row['status']}  user_id {row['user_id']}  document_id "
+            f"{row['document_id']}  file {escape(str(row['file']))}  sent {when}: "
+            f"{escape(row['error'] or 'not checked yet')}",
+            highlight=False,
+            soft_wrap=True,
+        )
+    console.print(
+        f"{len(rows)} entries waiting: `wfm-sync documents resolve KEY... --sent` if the "
+        "provider's app shows them recorded, `--resend` to send them once more (--all for every "
+        "one)",
+        highlight=False,
+    )
+
+
+@app.command("resolve")
+def documents_resolve(
+    keys: Annotated[
+        list[str] | None,
+        typer.Argument(help="Entry keys (or prefixes of 8+ characters) from `documents status`."),
+    ] = None,
+    every: Annotated[
+        bool, typer.Option("--all", help="Every entry `documents status` lists.")
+    ] = False,
+    sent: Annotated[
+        bool, typer.Option("--sent", help="Mark them recorded, without any request.")
+    ] = False,
+    resend: Annotated[
+        bool, typer.Option("--resend", help="Send each entry's PUT once more.")
+    ] = False,
+) -> None:
+    """Settle entries whose outcome is not known: as recorded (--sent) or by sending them once
+    more (--resend); the outcomes land in connecteam.document_entries."""
+    from pipelines.entry_resolve import ResolveInputError, resolve_entries
+
+    if sent == resend:
+        err.print("give exactly one of --sent or --resend")
+        raise typer.Exit(code=EXIT_CONFIGURATION)
+    if bool(keys) == every:
+        err.print("give entry keys (see `wfm-sync documents status`) or --all, not both")
+        raise typer.Exit(code=EXIT_CONFIGURATION)
+    setup_logging(False)
+    try:
+        summary = resolve_entries(None if every else keys, resend=resend)
+    except ResolveInputError as exc:
+        err.print(f"[bold red]cannot resolve:[/] {escape(str(exc))}")
+        raise typer.Exit(code=EXIT_CONFIGURATION) from None
+    except Exception as exc:  # noqa: BLE001
+        fail(exc, "documents resolve")
+    for row in summary.rows:
+        console.print(f"{row['entry_key']}: {row['status']}", highlight=False)
+    outcomes = ", ".join(f"{status} {n}" for status, n in sorted(summary.settled.items()))
+    console.print(
+        f"{len(summary.rows)} entries settled ({outcomes or 'none waiting'}); "
+        f"{summary.requests} requests; outcomes in connecteam.document_entries",
+        highlight=False,
+    )
+    if any(row["status"] in ("failed", "sending", "uncertain") for row in summary.rows):
+        raise typer.Exit(code=1)

@@ -215,7 +215,9 @@ def print_bulk(summary: BulkSummary) -> None:
     failed or stayed uncertain (twenty of each at most)."""
     checked = (
         f"{summary.checked['recorded']} interrupted entries found recorded and "
-        f"{summary.checked['absent']} absent by checking with the provider; "
+        f"{summary.checked['absent']} absent by checking with the provider"
+        + (f", {summary.checked['untold']} cannot be told" if summary.checked["untold"] else "")
+        + "; "
         if summary.checked
         else ""
     )
@@ -245,7 +247,7 @@ def print_bulk(summary: BulkSummary) -> None:
         )
     if summary.uncertain:
         err.print(
-            f"{len(summary.uncertain)} row(s) may have reached the provider without an answer; "
-            "the next run checks them before submitting anything (--resubmit-uncertain sends "
-            "them again if no check can run)"
+            f"{len(summary.uncertain)} row(s) may have reached the provider without an answer "
+            "and are not sent again: the next run checks those it can; `wfm-sync documents "
+            "status` lists them, `wfm-sync documents resolve --sent|--resend` settles them"
         )

@@ -45,6 +45,13 @@ class EntryUncertainError(ConnecteamError):
     again blindly could record the entry twice; the next bulk run checks first."""
 
 
+class EntryUntoldError(EntryUncertainError):
+    """The entry's PUT may have reached the provider and the check listed the user's document,
+    but the listing cannot tell whether it holds this entry (no ``fileId``, no ``updatedAt``:
+    :func:`is_our_entry` is ``None``). Checking again tells no more: the entry must not be sent
+    again until someone settles it."""
+
+
 @dataclass(frozen=True)
 class EntryResult:
     """How a PUT of an entry ended.
@@ -188,7 +195,8 @@ def record_entry(
     Each attempt is one PUT. A 429 means the provider did not take the request: the next
     attempt waits for the budget (the client's pacing). A 5xx or a lost connection leaves the
     outcome open: the user's documents are listed (:func:`find_entries`) and, if the entry is
-    there (:func:`is_our_entry`), that is the outcome; only if it is not is the PUT sent again.
+    there (:func:`is_our_entry`), that is the outcome; only if it is not is the PUT sent again
+    (never when the listing cannot tell).
 
     Args:
         client: An authenticated client (``documents.write``; checks list user documents, which
@@ -207,6 +215,8 @@ def record_entry(
             recorded.
         EntryUncertainError: No attempt was answered and the check did not find the entry or
             could not run; the caller must not submit again before a check says it is absent.
+        EntryUntoldError: No attempt was answered and the listed document cannot tell whether
+            it holds the entry; the caller must not submit again unless told to.
     """
     user_id, document_id = validate_ids(user_id, document_id)
     uncertain: ConnecteamError | None = None
@@ -238,8 +248,15 @@ def record_entry(
                 f"PUT {DOCUMENT_ENTRY} for userId {user_id}, documentId {document_id} got no "
                 f"answer ({uncertain}) and the check failed ({exc}); the next run checks again"
             ) from None
-        if found is not None and is_our_entry(found, file_id, sent_at):
+        ours = None if found is None else is_our_entry(found, file_id, sent_at)
+        if found is not None and ours:
             return listed_result(found)
+        if found is not None and ours is None:
+            raise EntryUntoldError(
+                f"PUT {DOCUMENT_ENTRY} for userId {user_id}, documentId {document_id} got no "
+                f"answer ({uncertain}) and the listed document shows neither fileId nor "
+                "updatedAt, so whether it holds this entry cannot be told; not sent again"
+            )
         if attempt < attempts:
             time.sleep(min(client.backoff_max, client.backoff_base * 2 ** (attempt - 1)))
     raise EntryUncertainError(
@@ -297,17 +314,20 @@ def find_entries(
     return found
 
 
-def is_our_entry(record: dict[str, Any], file_id: str, sent_at: int) -> bool:
-    """Whether a listed user document holds the entry we sent with ``file_id`` at ``sent_at``.
+def is_our_entry(record: dict[str, Any], file_id: str, sent_at: int) -> bool | None:
+    """Whether a listed user document holds the entry we sent with ``file_id`` at ``sent_at``:
+    ``True``, ``False``, or ``None`` when the record cannot tell.
 
     When the listing carries ``fileId`` (the emulator's does), it decides. The interface does not
     show the record's fields; without ``fileId``, an ``updatedAt`` (epoch seconds) at or after
-    ``sent_at`` counts as ours. A provider clock behind ours makes the check miss an entry, which
-    is then sent again: the PUT replaces the entry of (user, document), so that costs a request,
-    never a second entry; an entry updated by someone else at or after ``sent_at`` is taken for
-    ours.
+    ``sent_at`` counts as ours, an earlier one as not ours. A provider clock behind ours makes
+    the check miss an entry, which is then sent again: the PUT replaces the entry of (user,
+    document), so that costs a request, never a second entry; an entry updated by someone else
+    at or after ``sent_at`` is taken for ours. With neither field the answer is ``None``.
     """
     if "fileId" in record:
         return record.get("fileId") == file_id
     updated = record.get("updatedAt")
-    return isinstance(updated, int) and not isinstance(updated, bool) and updated >= sent_at
+    if not isinstance(updated, int) or isinstance(updated, bool):
+        return None
+    return updated >= sent_at
