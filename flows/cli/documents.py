@@ -10,7 +10,7 @@ import typer
 from rich.markup import escape
 
 from .render import print_bulk
-from .terminal import console, err, fail, setup_logging
+from .terminal import AllowInsecureOption, console, err, fail, setup_logging
 
 if TYPE_CHECKING:
     from pipelines.documents import EntryRow
@@ -23,11 +23,12 @@ def _run_documents(
     base_dir: Path | None,
     retry_unexpected: bool = False,
     resubmit_uncertain: bool = False,
+    allow_insecure: bool = False,
 ) -> None:
     """Run the bulk on ``rows``, print what it did; exit 1 when a row failed or stays uncertain
     (or the bulk failed as a whole, with a clean message)."""
     try:
-        _record_documents(rows, base_dir, retry_unexpected, resubmit_uncertain)
+        _record_documents(rows, base_dir, retry_unexpected, resubmit_uncertain, allow_insecure)
     except typer.Exit:
         raise
     except Exception as exc:  # noqa: BLE001 - reported as a clean message and exit code
@@ -35,7 +36,11 @@ def _run_documents(
 
 
 def _record_documents(
-    rows: list[EntryRow], base_dir: Path | None, retry_unexpected: bool, resubmit_uncertain: bool
+    rows: list[EntryRow],
+    base_dir: Path | None,
+    retry_unexpected: bool,
+    resubmit_uncertain: bool,
+    allow_insecure: bool,
 ) -> None:
     from rich.progress import Progress
 
@@ -51,6 +56,7 @@ def _record_documents(
                 on_progress=lambda done, total, _o: bar.update(task, completed=done, total=total),
                 retry_unexpected=retry_unexpected,
                 resubmit_uncertain=resubmit_uncertain,
+                allow_insecure=allow_insecure,
             )
     else:
 
@@ -64,6 +70,7 @@ def _record_documents(
             on_progress=log_line,
             retry_unexpected=retry_unexpected,
             resubmit_uncertain=resubmit_uncertain,
+            allow_insecure=allow_insecure,
         )
     print_bulk(summary)
     if summary.failures or summary.uncertain:
@@ -79,6 +86,7 @@ def documents_put_entry(
         list[str] | None, typer.Option(help="Entry field as name=value (repeatable).")
     ] = None,
     note: Annotated[str, typer.Option(help="A note for the entry.")] = "",
+    allow_insecure: AllowInsecureOption = False,
 ) -> None:
     """Upload a file and record one document entry (approved or pendingApproval, by your
     permission on the document's pack)."""
@@ -90,7 +98,7 @@ def documents_put_entry(
     except BulkInputError as exc:
         err.print(f"[bold red]invalid entry:[/] {escape(str(exc))}")
         raise typer.Exit(code=2) from None
-    _run_documents([row], None)
+    _run_documents([row], None, allow_insecure=allow_insecure)
 
 
 @app.command("bulk")
@@ -117,6 +125,7 @@ def documents_bulk(
             "settle them (the PUT replaces the entry of the user and document).",
         ),
     ] = False,
+    allow_insecure: AllowInsecureOption = False,
 ) -> None:
     """Record many entries; each row's outcome is kept as soon as it is known. Re-running skips
     recorded rows, checks with the provider the rows an interrupted run may have sent, and
@@ -136,4 +145,5 @@ def documents_bulk(
         Path(csv_path).resolve().parent if csv_path else None,
         retry_unexpected=retry_unexpected,
         resubmit_uncertain=resubmit_uncertain,
+        allow_insecure=allow_insecure,
     )
