@@ -42,7 +42,9 @@ COMPILE = [
     "--generate-hashes",  # every distribution file of each pinned version
     "--extra=dev",
     "--all-build-deps",  # setuptools, the build backend: installed from the lock as well
-    "--strip-extras",
+    # each package with the extras asked of it (mashumaro[msgpack]): pip's hash mode wants
+    # every requirement with extras pinned as such
+    "--no-strip-extras",
     "--unsafe-package=pip",  # the virtual environment's own pip is left as it is
     "--no-emit-index-url",  # indexes and find-links come from the machine's pip configuration
     "--no-emit-find-links",
