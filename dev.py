@@ -1,12 +1,21 @@
 #!/usr/bin/env python3
 """Bootstrap and run wfm-sync's two everyday commands with nothing but Python 3.11+.
 
-    python3 dev.py demo   # create .venv if missing, install, run `wfm-sync demo`
-    python3 dev.py test   # create .venv if missing, install, run linters, type checks and tests
+    python3 dev.py demo      # create .venv if missing, install, run `wfm-sync demo`
+    python3 dev.py test      # create .venv if missing, install, run linters, type checks and tests
+    python3 dev.py install   # create .venv if missing, install
+    python3 dev.py lock      # write requirements.lock again from pyproject.toml, then install
 
-`make demo` and `make test` call this script. The install is repeated only when
-pyproject.toml or constraints.txt changed since the last one. `test` runs, in order: ruff
-(lint and format), mypy, sqlfluff, lint-imports (the import contracts in pyproject.toml), pytest.
+`make demo`, `make test`, `make install` and `make lock` call this script. The install takes
+every package from requirements.lock, each pinned with its hashes (`pip install
+--require-hashes`), then the project itself without dependencies and without build isolation
+(its build backend, setuptools, comes from the lock too, so nothing is installed unchecked); it
+is repeated only when pyproject.toml or requirements.lock changed since the last one, and ends
+with `pip check` (a lock that misses a dependency of pyproject.toml fails there). `lock` runs
+pip-compile (pip-tools, a dev dependency) keeping the pins it can; `python3 dev.py lock
+--upgrade` (or `--upgrade-package NAME`) moves them to the newest versions allowed. `test` runs,
+in order: ruff (lint and format), mypy, sqlfluff, lint-imports (the import contracts in
+pyproject.toml), pytest.
 
 `WFM_SYNC_VENV` moves the virtual environment (default `.venv`). This script runs before the
 project is installed, so it reads that one variable itself instead of through
@@ -26,6 +35,23 @@ ROOT = Path(__file__).resolve().parent
 VENV = Path(os.environ.get("WFM_SYNC_VENV", ROOT / ".venv"))
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 STAMP = VENV / ".wfm-sync-installed"
+LOCK = "requirements.lock"
+COMPILE = [
+    "pip-compile",
+    "--quiet",
+    "--generate-hashes",  # every distribution file of each pinned version
+    "--extra=dev",
+    "--all-build-deps",  # setuptools, the build backend: installed from the lock as well
+    # each package with the extras asked of it (mashumaro[msgpack]): pip's hash mode wants
+    # every requirement with extras pinned as such
+    "--no-strip-extras",
+    "--unsafe-package=pip",  # the virtual environment's own pip is left as it is
+    "--no-emit-index-url",  # indexes and find-links come from the machine's pip configuration
+    "--no-emit-find-links",
+    f"--output-file={LOCK}",
+    "pyproject.toml",
+]
+"""pip-compile's arguments for :data:`LOCK` (``python3 dev.py lock``)."""
 CHECKS = [
     ["ruff", "check", "."],
     ["ruff", "format", "--check", "."],
@@ -41,31 +67,54 @@ def run(*command: str) -> None:
     subprocess.run(command, cwd=ROOT, check=True)
 
 
-def ensure_environment() -> None:
-    """Create the virtual environment and install the project with its dev tools if needed."""
+def ensure_environment(check: bool = True) -> None:
+    """Create the virtual environment and install the locked packages and the project if needed.
+
+    ``check=False`` skips ``pip check`` (``lock`` installs the old lock before writing the new).
+    """
     if sys.version_info < (3, 11):  # noqa: UP036 - runs under whatever python3 the user has
         sys.exit(f"wfm-sync needs Python 3.11 or newer; this is {sys.version.split()[0]}")
     if not (BIN / "python").exists():
         print(f"creating virtual environment {VENV}", flush=True)
         venv.EnvBuilder(with_pip=True).create(VENV)
     digest = hashlib.sha256()
-    for name in ("pyproject.toml", "constraints.txt"):
+    for name in ("pyproject.toml", LOCK):
         digest.update((ROOT / name).read_bytes())
     wanted = digest.hexdigest()
     if STAMP.exists() and STAMP.read_text() == wanted:
         return
-    python = str(BIN / "python")
-    run(python, "-m", "pip", "install", "--quiet", "-c", "constraints.txt", "-e", ".[dev]")
+    pip = (str(BIN / "python"), "-m", "pip")
+    run(*pip, "install", "--quiet", "--require-hashes", "-r", LOCK)
+    run(*pip, "install", "--quiet", "--no-deps", "--no-build-isolation", "-e", ".")
+    if check:
+        try:
+            run(*pip, "check")
+        except subprocess.CalledProcessError:
+            sys.exit(f"{LOCK} does not match pyproject.toml: run `python3 dev.py lock`")
     STAMP.write_text(wanted)
+
+
+def lock(options: list[str]) -> None:
+    """Write :data:`LOCK` again with pip-compile (``options`` added, e.g. ``--upgrade``), then
+    install it."""
+    ensure_environment(check=False)
+    environment = dict(os.environ, CUSTOM_COMPILE_COMMAND="python3 dev.py lock")
+    command = [str(BIN / COMPILE[0]), *COMPILE[1:], *options]
+    print("+", " ".join(command), flush=True)
+    subprocess.run(command, cwd=ROOT, check=True, env=environment)
+    ensure_environment()
 
 
 def main(argv: list[str]) -> int:
     target = argv[1] if len(argv) > 1 else "help"
-    if target not in {"demo", "test", "install"}:
+    if target not in {"demo", "test", "install", "lock"}:
         print(__doc__)
         return 2
-    ensure_environment()
     try:
+        if target == "lock":
+            lock(argv[2:])
+            return 0
+        ensure_environment()
         if target == "demo":
             run(str(BIN / "wfm-sync"), "demo", *argv[2:])
         elif target == "test":

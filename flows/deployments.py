@@ -102,8 +102,11 @@ def require_server() -> str:
     return str(url)
 
 
-def _definitions(schedules: Schedules) -> list[tuple[Any, dict[str, Any]]]:
+def _definitions(
+    schedules: Schedules, allow_insecure: bool = False
+) -> list[tuple[Any, dict[str, Any]]]:
     description = "wfm-sync: {} (see docs/operations.md)."
+    nightly_parameters = {"source_options": {"allow_insecure": True}} if allow_insecure else {}
     return [
         (
             nightly_sync,
@@ -111,6 +114,7 @@ def _definitions(schedules: Schedules) -> list[tuple[Any, dict[str, Any]]]:
                 "name": NIGHTLY_DEPLOYMENT,
                 "schedule": Cron(schedules.nightly_cron, timezone=schedules.timezone),
                 "description": description.format("sync the API, fold, build models, publish"),
+                "parameters": nightly_parameters,
                 "tags": ["wfm-sync"],
                 "concurrency_limit": 1,
             },
@@ -131,8 +135,11 @@ def _definitions(schedules: Schedules) -> list[tuple[Any, dict[str, Any]]]:
     ]
 
 
-def serve_deployments(schedules: Schedules) -> None:
+def serve_deployments(schedules: Schedules, allow_insecure: bool = False) -> None:
     """Register both deployments on the Prefect server and run their scheduled runs here.
+
+    ``allow_insecure`` becomes the nightly deployment's ``source_options`` (``--allow-insecure``:
+    a plain ``http://`` base URL to another machine is accepted).
 
     Blocks until interrupted (Ctrl-C pauses the schedules of served deployments, as Prefect's
     ``serve`` does).
@@ -144,14 +151,17 @@ def serve_deployments(schedules: Schedules) -> None:
 
     require_server()
     schedules.check()
-    deployments = [flow.to_deployment(**options) for flow, options in _definitions(schedules)]
+    deployments = [
+        flow.to_deployment(**options) for flow, options in _definitions(schedules, allow_insecure)
+    ]
     serve(*deployments, print_starting_message=True)
 
 
 def deploy_to_work_pool(
-    schedules: Schedules, work_pool: str, source: Path = PROJECT_DIR
+    schedules: Schedules, work_pool: str, source: Path = PROJECT_DIR, allow_insecure: bool = False
 ) -> list[str]:
-    """Register both deployments on ``work_pool``, with the code taken from ``source``.
+    """Register both deployments on ``work_pool``, with the code taken from ``source``
+    (``allow_insecure`` as in :func:`serve_deployments`).
 
     Workers of the pool (``prefect worker start --pool NAME``; type ``process``) run them in a
     subprocess started in ``source``, so the machine running a worker needs this project
@@ -170,7 +180,7 @@ def deploy_to_work_pool(
         fold_webhooks.name: "flows/fold.py:fold_webhooks",
     }
     names = []
-    for flow, options in _definitions(schedules):
+    for flow, options in _definitions(schedules, allow_insecure):
         remote = flow.from_source(source=str(source), entrypoint=entrypoints[flow.name])
         remote.deploy(work_pool_name=work_pool, build=False, push=False, print_next_steps=False,
                       **options)  # fmt: skip

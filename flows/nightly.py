@@ -141,7 +141,8 @@ def nightly_sync(
     Args:
         streams: Streams to sync (default all of :data:`pipelines.sync.STREAMS`).
         streams_label: Shown in the flow run's name.
-        source_options: Non-secret options for the source (e.g. ``shifts_days_back``).
+        source_options: Non-secret options for the source (e.g. ``shifts_days_back``;
+            ``allow_insecure: true`` accepts a plain ``http://`` base URL to another machine).
         steps: Which of ``sync``, ``fold``, ``models``, ``publish``, ``report`` to run, in that
             order (``report`` follows a publish of this run only); a step
             that fails stops the run (nothing is published after a failed build). A stream that

@@ -151,6 +151,7 @@ def run_bulk(
     retry_unexpected: bool = False,
     files_under: Path | None = None,
     on_progress: Callable[[int, int, dict[str, Any]], None] | None = None,
+    allow_insecure: bool = False,
 ) -> BulkSummary:
     """Settle what earlier runs left uncertain, submit every row not recorded yet, and load all
     outcomes into ``connecteam.document_entries``.
@@ -183,6 +184,9 @@ def run_bulk(
             CSV's); a row whose file is elsewhere (absolute, ``../``) fails with the reason and
             the bulk goes on. ``None``: any path.
         on_progress: Called after each submitted row with ``(done, total, outcome row)``.
+        allow_insecure: Let the default client use a plain ``http://`` base URL to another
+            machine (``--allow-insecure``; see
+            :func:`sources.connecteam.config.require_secure_base_url`).
 
     Returns:
         A :class:`BulkSummary`.
@@ -190,7 +194,8 @@ def run_bulk(
     Raises:
         JournalBusyError: Another bulk is running on the same journal.
         WarehouseBusyError: Another job held the DuckDB warehouse past the writer timeout.
-        ConnecteamConfigError: No credentials configured.
+        ConnecteamConfigError: No credentials configured, or a plain ``http://`` base URL to
+            another machine without ``allow_insecure``.
     """
     started = time.monotonic()
     base = base_dir or Path.cwd()
@@ -200,7 +205,7 @@ def run_bulk(
         _start(pipeline, book)
         own_client = client is None
         try:
-            client = client or client_from_config(WRITE_SCOPES)
+            client = client or client_from_config(WRITE_SCOPES, allow_insecure=allow_insecure)
             try:
                 _settle_sending(client, book, summary)
                 todo = _plan(rows, book, summary, retry_unexpected)

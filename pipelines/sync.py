@@ -162,7 +162,9 @@ def run_sync(
         streams: Any of :data:`STREAMS` (default all).
         pipeline: The dlt pipeline; default :func:`pipelines.warehouse.build_pipeline`.
         **source_options: Passed to :func:`sources.connecteam.connecteam_source` (e.g.
-            ``base_url``, ``shifts_days_back``); anything not given is read from dlt config.
+            ``base_url``, ``shifts_days_back``, ``allow_insecure``: the commands'
+            ``--allow-insecure``); anything not given is read from dlt config (never
+            ``allow_insecure``).
 
     Returns:
         A :class:`SyncSummary`.
@@ -170,7 +172,9 @@ def run_sync(
     Raises:
         ValueError: An unknown stream name.
         sources.connecteam.ConnecteamError: The provider refused the credentials (the message
-            names the endpoint and status, never a secret), or the rate-limit budget is spent.
+            names the endpoint and status, never a secret), the rate-limit budget is spent, or
+            the base URL is plain ``http://`` to another machine without ``allow_insecure``
+            (before any request).
         dlt.pipeline.exceptions.PipelineStepFailed: Extract, normalize or load failed; run again
             to resume.
     """

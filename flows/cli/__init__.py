@@ -35,12 +35,17 @@ from . import dashboard, demo, documents, emulator, models, schedule, sync, webh
 
 PREFECT_DEFAULTS = {
     "PREFECT_LOGGING_EXTRA_LOGGERS": "sources,pipelines",
+    # no usage data leaves the machine: a Prefect server started from here sends none, and
+    # Prefect's client analytics (events to its vendor) and dbt's usage statistics honour
+    # DO_NOT_TRACK, whatever a Prefect server elsewhere says
     "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    "DO_NOT_TRACK": "1",
     "PREFECT_SERVER_LOGGING_LEVEL": "WARNING",
     # one-shot runs without a Prefect API have no flow run to send log lines to: no warning per line
     "PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW": "ignore",
 }
-"""Quiet Prefect settings for a command-line run (Prefect reads them when it is imported)."""
+"""Quiet, private Prefect settings for a command-line run and the processes it starts (Prefect
+reads them when it is imported; a variable the user set wins)."""
 
 app = typer.Typer(
     name="wfm-sync",

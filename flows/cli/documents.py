@@ -12,7 +12,7 @@ import typer
 from rich.markup import escape
 
 from .render import print_bulk
-from .terminal import EXIT_CONFIGURATION, console, err, fail, setup_logging
+from .terminal import EXIT_CONFIGURATION, AllowInsecureOption, console, err, fail, setup_logging
 
 if TYPE_CHECKING:
     from pipelines.documents import EntryRow
@@ -25,11 +25,12 @@ def _run_documents(
     base_dir: Path | None,
     retry_unexpected: bool = False,
     files_under: Path | None = None,
+    allow_insecure: bool = False,
 ) -> None:
     """Run the bulk on ``rows``, print what it did; exit 1 when a row failed or stays uncertain
     (or the bulk failed as a whole, with a clean message)."""
     try:
-        _record_documents(rows, base_dir, retry_unexpected, files_under)
+        _record_documents(rows, base_dir, retry_unexpected, files_under, allow_insecure)
     except typer.Exit:
         raise
     except Exception as exc:  # noqa: BLE001 - reported as a clean message and exit code
@@ -37,7 +38,11 @@ def _run_documents(
 
 
 def _record_documents(
-    rows: list[EntryRow], base_dir: Path | None, retry_unexpected: bool, files_under: Path | None
+    rows: list[EntryRow],
+    base_dir: Path | None,
+    retry_unexpected: bool,
+    files_under: Path | None,
+    allow_insecure: bool,
 ) -> None:
     from rich.progress import Progress
 
@@ -53,6 +58,7 @@ def _record_documents(
                 on_progress=lambda done, total, _o: bar.update(task, completed=done, total=total),
                 retry_unexpected=retry_unexpected,
                 files_under=files_under,
+                allow_insecure=allow_insecure,
             )
     else:
 
@@ -66,6 +72,7 @@ def _record_documents(
             on_progress=log_line,
             retry_unexpected=retry_unexpected,
             files_under=files_under,
+            allow_insecure=allow_insecure,
         )
     print_bulk(summary)
     if summary.failures or summary.uncertain:
@@ -81,6 +88,7 @@ def documents_put_entry(
         list[str] | None, typer.Option(help="Entry field as name=value (repeatable).")
     ] = None,
     note: Annotated[str, typer.Option(help="A note for the entry.")] = "",
+    allow_insecure: AllowInsecureOption = False,
 ) -> None:
     """Upload a file and record one document entry (approved or pendingApproval, by your
     permission on the document's pack)."""
@@ -92,7 +100,7 @@ def documents_put_entry(
     except BulkInputError as exc:
         err.print(f"[bold red]invalid entry:[/] {escape(str(exc))}")
         raise typer.Exit(code=2) from None
-    _run_documents([row], None)
+    _run_documents([row], None, allow_insecure=allow_insecure)
 
 
 @app.command("bulk")
@@ -119,6 +127,7 @@ def documents_bulk(
             "folder (absolute, ../) fails its row.",
         ),
     ] = False,
+    allow_insecure: AllowInsecureOption = False,
 ) -> None:
     """Record many entries; each row's outcome is kept as soon as it is known. Re-running skips
     recorded rows, checks with the provider the rows an interrupted run may have sent, and
@@ -140,6 +149,7 @@ def documents_bulk(
         folder,
         retry_unexpected=retry_unexpected,
         files_under=None if allow_any_path else folder,
+        allow_insecure=allow_insecure,
     )
 
 

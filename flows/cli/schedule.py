@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from .terminal import console, err, setting, setting_default, setup_logging
+from .terminal import AllowInsecureOption, console, err, setting, setting_default, setup_logging
 
 if TYPE_CHECKING:
     from flows.deployments import Schedules
@@ -45,7 +45,12 @@ def _schedules(cron: str, timezone: str, fold_every: int) -> Schedules:
     return Schedules(nightly_cron=cron, timezone=timezone, fold_every_seconds=fold_every)
 
 
-def serve(cron: CronOption, timezone: TimezoneOption, fold_every: FoldEveryOption) -> None:
+def serve(
+    cron: CronOption,
+    timezone: TimezoneOption,
+    fold_every: FoldEveryOption,
+    allow_insecure: AllowInsecureOption = False,
+) -> None:
     """Register the nightly_sync and fold_webhooks deployments on the Prefect server
     (PREFECT_API_URL) and run their scheduled runs in this process until Ctrl-C.
 
@@ -56,7 +61,7 @@ def serve(cron: CronOption, timezone: TimezoneOption, fold_every: FoldEveryOptio
 
     setup_logging(False)
     try:
-        serve_deployments(_schedules(cron, timezone, fold_every))
+        serve_deployments(_schedules(cron, timezone, fold_every), allow_insecure)
     except SchedulerConfigError as exc:
         err.print(f"[bold red]cannot serve:[/] {escape(str(exc))}", highlight=False)
         raise typer.Exit(code=2) from None
@@ -67,6 +72,7 @@ def deploy(
     cron: CronOption,
     timezone: TimezoneOption,
     fold_every: FoldEveryOption,
+    allow_insecure: AllowInsecureOption = False,
 ) -> None:
     """Register both deployments on a work pool, for `prefect worker start --pool NAME`
     processes on any machine with this project installed (see docs/scaling-out.md)."""
@@ -74,7 +80,9 @@ def deploy(
 
     setup_logging(False)
     try:
-        names = deploy_to_work_pool(_schedules(cron, timezone, fold_every), work_pool)
+        names = deploy_to_work_pool(
+            _schedules(cron, timezone, fold_every), work_pool, allow_insecure=allow_insecure
+        )
     except SchedulerConfigError as exc:
         err.print(f"[bold red]cannot deploy:[/] {escape(str(exc))}", highlight=False)
         raise typer.Exit(code=2) from None

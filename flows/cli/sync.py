@@ -10,7 +10,7 @@ from rich.markup import escape
 
 from .live import live_progress
 from .render import print_nightly, print_status
-from .terminal import err, fail, setting, setting_default, setup_logging
+from .terminal import AllowInsecureOption, err, fail, setting, setting_default, setup_logging
 
 
 def sync(
@@ -22,6 +22,7 @@ def sync(
         str, typer.Option(help="Comma-separated steps: sync, fold, models, publish, report.")
     ] = "sync,fold,models,publish,report",
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug logging.")] = False,
+    allow_insecure: AllowInsecureOption = False,
 ) -> None:
     """Run the nightly_sync flow once: sync the API, fold webhooks, build models, publish, write
     the static report.
@@ -39,9 +40,15 @@ def sync(
     from flows.nightly import STEPS, StreamsFailedError, nightly_sync
     from flows.runner import run_flow
     from pipelines import STREAMS
+    from sources.connecteam.config import read_config
 
     chosen = names_from(streams, STREAMS, "--streams", all_word="all")
     chosen_steps = names_from(steps, STEPS, "--steps")
+    if "sync" in chosen_steps:
+        try:  # before any work; the client checks again when it is built
+            read_config().require_secure(allow_insecure)
+        except Exception as exc:  # noqa: BLE001 - reported as a clean message and exit code
+            fail(exc)
     started = time.monotonic()
     try:
         with live_progress():
@@ -50,6 +57,7 @@ def sync(
                 streams=chosen,
                 streams_label="all" if chosen == STREAMS else "+".join(chosen),
                 steps=chosen_steps,
+                source_options={"allow_insecure": True} if allow_insecure else None,
             )
     except StreamsFailedError as exc:
         print_nightly(exc.result, time.monotonic() - started)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import traceback
-from typing import NoReturn
+from typing import Annotated, NoReturn
 
 import typer
 from pydantic import ValidationError
@@ -35,6 +35,17 @@ def setup_logging(verbose: bool) -> None:
         )  # fmt: skip
     logging.getLogger("httpx").setLevel(logging.WARNING)
 
+
+AllowInsecureOption = Annotated[
+    bool,
+    typer.Option(
+        "--allow-insecure",
+        help="Accept a plain http:// SOURCES__CONNECTEAM__BASE_URL to a host other than this "
+        "machine (the credentials then cross the network unencrypted).",
+    ),
+]
+"""``--allow-insecure``, on every command that talks to the provider; without it a plain
+``http://`` base URL must name this machine (loopback: the emulator)."""
 
 EXIT_FAILED = 1
 """The run failed: the provider, the warehouse, a stream, a step."""

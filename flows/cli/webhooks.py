@@ -12,7 +12,7 @@ from rich.markup import escape
 
 from .live import live_progress
 from .render import print_fold
-from .terminal import console, err, fail, setup_logging
+from .terminal import AllowInsecureOption, console, err, fail, setup_logging
 
 app = typer.Typer(
     help="Subscribe the receiver at the provider, receive the webhooks, fold them into the "
@@ -68,11 +68,11 @@ def _text(value: object) -> str | None:
     return str(value) if value else None
 
 
-def _subscription_client() -> Any:
+def _subscription_client(allow_insecure: bool) -> Any:
     from sources.connecteam.config import client_from_config
     from sources.connecteam.webhook_settings import SUBSCRIPTION_SCOPES
 
-    return client_from_config(SUBSCRIPTION_SCOPES)
+    return client_from_config(SUBSCRIPTION_SCOPES, allow_insecure=allow_insecure)
 
 
 @app.command("subscribe")
@@ -101,6 +101,7 @@ def webhooks_subscribe(
             "both are accepted until the new one has been seen.",
         ),
     ] = False,
+    allow_insecure: AllowInsecureOption = False,
 ) -> None:
     """Create or update the provider's webhook subscriptions wfm-sync needs (one per feature type,
     and per time clock and scheduler where the provider scopes them), named wfm-sync:...; a
@@ -143,7 +144,7 @@ def webhooks_subscribe(
                 config.rotation_grace_seconds,
             )
         full_url = receiver_url(url, str(config.token))
-        with _subscription_client() as client:
+        with _subscription_client(allow_insecure) as client:
             chosen = _features(features)
             wanted, registered = current(client, chosen, shift_version)
             only = chosen if features.strip() else None
@@ -173,6 +174,7 @@ def webhooks_subscribe(
 def webhooks_list(
     features: Annotated[str, typer.Option(help=FEATURES_HELP)] = "",
     shift_version: Annotated[int, typer.Option(help="Shift webhook version expected.")] = 1,
+    allow_insecure: AllowInsecureOption = False,
 ) -> None:
     """Show the provider's webhook subscriptions: wfm-sync's own (kept, outdated or no longer
     needed), those missing, and others' (never touched)."""
@@ -183,7 +185,7 @@ def webhooks_list(
     setup_logging(False)
     try:
         chosen = _features(features)
-        with _subscription_client() as client:
+        with _subscription_client(allow_insecure) as client:
             wanted, registered = current(client, chosen, shift_version)
         steps = plan(wanted, registered, None, only_features=chosen if features.strip() else None)
     except SubscriptionError as exc:
@@ -220,6 +222,7 @@ def webhooks_unsubscribe(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the plan; write nothing.")
     ] = False,
+    allow_insecure: AllowInsecureOption = False,
 ) -> None:
     """Delete wfm-sync's own webhook subscriptions (named wfm-sync:...) and no other."""
     from pipelines.subscriptions import apply, unsubscribe_plan
@@ -227,7 +230,7 @@ def webhooks_unsubscribe(
 
     setup_logging(False)
     try:
-        with _subscription_client() as client:
+        with _subscription_client(allow_insecure) as client:
             steps = unsubscribe_plan(list_webhooks(client))
             if not dry_run:
                 apply(client, steps, "", None)

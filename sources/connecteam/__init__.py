@@ -71,11 +71,13 @@ def connecteam_source(
     max_attempts: int = _DEFAULTS.max_attempts,
     backoff_base: float = _DEFAULTS.backoff_base,
     stats: ClientStats | None = None,
+    allow_insecure: bool = False,
 ) -> list[DltResource]:
     """Every stream of the registry, one resource each, in registry order.
 
     Arguments are the fields of :class:`~.config.ConnecteamSourceConfiguration` (resolved by dlt
-    from ``sources.connecteam``), plus ``stats``.
+    from ``sources.connecteam``), plus ``stats`` and ``allow_insecure`` (never read from config:
+    the commands' ``--allow-insecure``).
 
     Args:
         api_key: The account's API key (secret). Alternatively ``client_id`` and ``client_secret``.
@@ -98,12 +100,15 @@ def connecteam_source(
         max_attempts: Attempts per request on 429, 5xx, timeouts and dropped connections.
         backoff_base: First back-off step in seconds (doubling, jittered).
         stats: Optional :class:`ClientStats` the client fills (requests per endpoint, retries).
+        allow_insecure: Accept a plain ``http://`` ``base_url`` to a host other than this
+            machine (default: refused, :func:`~.config.require_secure_base_url`).
 
     Returns:
         The resources named as the keys of :data:`~sources.connecteam.registry.STREAMS`.
 
     Raises:
-        ConnecteamConfigError: No credentials, or a bad ``base_url``.
+        ConnecteamConfigError: No credentials, or a bad ``base_url`` (not http(s), or plain
+            ``http://`` to another machine without ``allow_insecure``).
         ValueError: A backfill start that is neither epoch seconds nor an ISO date.
     """
     config = ConnecteamClientConfiguration(
@@ -114,7 +119,7 @@ def connecteam_source(
         max_attempts=max_attempts,
         backoff_base=backoff_base,
     )
-    client = config.client(scopes=selected_scopes)
+    client = config.client(scopes=selected_scopes, allow_insecure=allow_insecure)
     if stats is not None:
         client.stats = stats
     activities_backfill = to_epoch(activities_backfill_start)

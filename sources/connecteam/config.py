@@ -10,12 +10,16 @@ the sync and the document-entry client (:func:`client_from_config`) read the sam
 
 from __future__ import annotations
 
+import ipaddress
+from urllib.parse import urlsplit
+
 from dlt.common.configuration import configspec, resolve_configuration
 from dlt.common.configuration.specs import BaseConfiguration
 from dlt.common.typing import TSecretStrValue
 
 from .auth import Scopes
 from .client import ConnecteamClient
+from .errors import ConnecteamConfigError
 from .registry import DEFAULT_BASE_URL, FORM_SUBMISSIONS_DAYS_BACK, OAUTH_SCOPES, STREAMS, Window
 
 SECTIONS = ("sources", "connecteam")
@@ -49,14 +53,21 @@ class ConnecteamClientConfiguration(BaseConfiguration):
     max_attempts: int = 8
     backoff_base: float = 1.0
 
-    def client(self, scopes: Scopes = OAUTH_SCOPES) -> ConnecteamClient:
+    def client(
+        self, scopes: Scopes = OAUTH_SCOPES, *, allow_insecure: bool = False
+    ) -> ConnecteamClient:
         """A client of the configured account asking OAuth 2.0 for ``scopes``.
 
+        ``allow_insecure`` (the commands' ``--allow-insecure``) lets a plain ``http://``
+        ``base_url`` name another host than this machine (:func:`require_secure_base_url`).
+
         Raises:
-            ConnecteamConfigError: No credentials, or a ``base_url`` that is not http(s).
+            ConnecteamConfigError: No credentials, a ``base_url`` that is not http(s), or a
+                plain ``http://`` one to another host without ``allow_insecure``.
         """
+        self.require_secure(allow_insecure)
         return ConnecteamClient(
-            str(self.base_url or DEFAULT_BASE_URL),
+            self.api_url(),
             api_key=self.api_key,
             client_id=self.client_id,
             client_secret=self.client_secret,
@@ -64,6 +75,19 @@ class ConnecteamClientConfiguration(BaseConfiguration):
             backoff_base=self.backoff_base,
             scopes=scopes,
         )
+
+    def api_url(self) -> str:
+        """The configured ``base_url``, else :data:`DEFAULT_BASE_URL`."""
+        return str(self.base_url or DEFAULT_BASE_URL)
+
+    def require_secure(self, allow_insecure: bool = False) -> None:
+        """:func:`require_secure_base_url` on :meth:`api_url`: a check before any request.
+
+        Raises:
+            ConnecteamConfigError: A plain ``http://`` URL to another host without
+                ``allow_insecure``.
+        """
+        require_secure_base_url(self.api_url(), allow_insecure)
 
 
 @configspec
@@ -82,6 +106,45 @@ class ConnecteamSourceConfiguration(ConnecteamClientConfiguration):
     form_submissions_days_back: int = FORM_SUBMISSIONS_DAYS_BACK
 
 
+def is_loopback_host(host: str) -> bool:
+    """Whether ``host`` (a URL's host, without brackets or port) names this machine:
+    ``localhost`` or a loopback address (``127.0.0.0/8``, ``::1``, IPv4-mapped ``127.*``)."""
+    name = host.lower().rstrip(".")
+    if name == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    mapped = getattr(address, "ipv4_mapped", None)
+    return address.is_loopback or (mapped is not None and mapped.is_loopback)
+
+
+def require_secure_base_url(base_url: str, allow_insecure: bool = False) -> None:
+    """Refuse a plain ``http://`` ``base_url`` whose host is not this machine: the API key (or
+    the OAuth client secret and token) would cross the network unencrypted. Loopback hosts (the
+    emulator, a local proxy) and ``https://`` pass; ``allow_insecure`` lets any host pass.
+    Makes no request.
+
+    Raises:
+        ConnecteamConfigError: A plain ``http://`` URL to another host without
+            ``allow_insecure``; the message names ``SOURCES__CONNECTEAM__BASE_URL`` (scheme,
+            host and port only) and ``--allow-insecure``.
+    """
+    parts = urlsplit(base_url.strip())
+    if parts.scheme.lower() != "http" or allow_insecure:
+        return
+    host = parts.hostname or ""
+    if is_loopback_host(host):
+        return
+    shown = f"http://{parts.netloc.rpartition('@')[2]}"  # never a user:password part
+    raise ConnecteamConfigError(
+        f"SOURCES__CONNECTEAM__BASE_URL={shown} is plain http:// to another machine: the "
+        "credentials would cross the network unencrypted; use https://, or pass "
+        "--allow-insecure if this network is trusted"
+    )
+
+
 def read_config() -> ConnecteamClientConfiguration:
     """The client configuration resolved from ``sources.connecteam`` (unset values keep their
     defaults; missing credentials are reported when a client is built)."""
@@ -90,11 +153,14 @@ def read_config() -> ConnecteamClientConfiguration:
     )
 
 
-def client_from_config(scopes: Scopes = OAUTH_SCOPES) -> ConnecteamClient:
+def client_from_config(
+    scopes: Scopes = OAUTH_SCOPES, *, allow_insecure: bool = False
+) -> ConnecteamClient:
     """A client configured like the sync (``SOURCES__CONNECTEAM__*``), asking OAuth 2.0 for
-    ``scopes``.
+    ``scopes``; ``allow_insecure`` as in :meth:`ConnecteamClientConfiguration.client`.
 
     Raises:
-        ConnecteamConfigError: No credentials, or a ``base_url`` that is not http(s).
+        ConnecteamConfigError: No credentials, a ``base_url`` that is not http(s), or a plain
+            ``http://`` one to another host without ``allow_insecure``.
     """
-    return read_config().client(scopes)
+    return read_config().client(scopes, allow_insecure=allow_insecure)

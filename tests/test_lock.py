@@ -1,0 +1,80 @@
+"""``requirements.lock`` pins every package the project needs (runtime, dev tools, build backend)
+with its hashes, agrees with ``pyproject.toml``, and is what the environment was installed from
+(``python3 dev.py install``: ``pip install --require-hashes -r requirements.lock``)."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from packaging.markers import default_environment
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import Version
+
+ROOT = Path(__file__).resolve().parent.parent
+LOCK = ROOT / "requirements.lock"
+
+
+def locked() -> dict[str, tuple[str, list[str], set[str]]]:
+    """``{name: (version, hashes, extras)}`` of every requirement in the lock."""
+    text = LOCK.read_text()
+    entries: dict[str, tuple[str, list[str], set[str]]] = {}
+    # one requirement: its line, then backslash-continued --hash lines
+    for block in re.split(r"\n(?=[A-Za-z0-9])", text):
+        first = block.splitlines()[0].rstrip(" \\")
+        if not first or first.startswith(("#", "-")):
+            continue
+        requirement = Requirement(first)
+        pins = [s for s in requirement.specifier if s.operator == "=="]
+        assert len(pins) == 1 and len(requirement.specifier) == 1, f"not pinned with ==: {first}"
+        hashes = re.findall(r"--hash=sha256:([0-9a-f]{64})", block)
+        name = canonicalize_name(requirement.name)
+        entries[name] = (pins[0].version, hashes, set(requirement.extras))
+    return entries
+
+
+def test_every_locked_package_is_pinned_with_hashes() -> None:
+    entries = locked()
+    assert len(entries) > 150  # the whole tree, not the direct dependencies only
+    for name, (_pinned, hashes, _extras) in entries.items():
+        assert hashes, f"{name} has no --hash"
+    assert "pip" not in entries  # the environment's own pip is left alone
+    assert "--index-url" not in LOCK.read_text() and "/opt/" not in LOCK.read_text()
+    assert not (ROOT / "constraints.txt").exists()  # the versions are declared once: here
+
+
+def test_the_lock_satisfies_every_requirement_of_pyproject() -> None:
+    """A dependency added to pyproject.toml without `python3 dev.py lock` fails here (and in
+    `pip check` at install)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    wanted = [
+        *project["project"]["dependencies"],
+        *project["project"]["optional-dependencies"]["dev"],
+        *project["build-system"]["requires"],
+    ]
+    entries = locked()
+    environment = {k: str(v) for k, v in default_environment().items()}
+    for text in wanted:
+        requirement = Requirement(text)
+        if requirement.marker is not None and not requirement.marker.evaluate(environment):
+            continue
+        name = canonicalize_name(requirement.name)
+        assert name in entries, f"{text}: not in {LOCK.name}; run `python3 dev.py lock`"
+        pinned, _hashes, extras = entries[name]
+        assert requirement.specifier.contains(pinned, prereleases=True), (text, pinned)
+        assert set(requirement.extras) <= extras, (text, extras)
+
+
+def test_the_environment_holds_exactly_the_locked_versions() -> None:
+    mismatched = {}
+    for name, (pinned, _hashes, _extras) in locked().items():
+        try:
+            installed = version(name)
+        except PackageNotFoundError:
+            installed = "missing"
+        if installed == "missing" or Version(installed) != Version(pinned):
+            mismatched[name] = (pinned, installed)
+    assert not mismatched, f"installed differs from {LOCK.name}: {mismatched}"

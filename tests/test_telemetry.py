@@ -1,0 +1,97 @@
+"""No usage data leaves the machine by default: dbt's anonymous usage statistics are off in the
+project (``flags: send_anonymous_usage_stats: false``), and Prefect's server analytics and client
+analytics are off in every ``wfm-sync`` process and the processes it starts."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from prefect._internal.analytics.ci_detection import CI_ENV_VARS
+
+from pipelines.models import project_dir
+
+OPT_OUTS = ("DO_NOT_TRACK", "DBT_SEND_ANONYMOUS_USAGE_STATS", "PREFECT_SERVER_ANALYTICS_ENABLED")
+
+
+def clean_env() -> dict[str, str]:
+    """This environment without any telemetry opt-out of the user's or the tests' own, and
+    without the CI markers Prefect also reads, so only the project's defaults can turn it off."""
+    return {k: v for k, v in os.environ.items() if k not in OPT_OUTS and k not in CI_ENV_VARS}
+
+
+def run_python(code: str, env: dict[str, str]) -> str:
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+DBT_PROBE = """
+import sys
+from dbt.cli.main import dbtRunner
+import dbt.tracking
+from dbt.flags import get_flags
+
+folder = sys.argv[1]
+result = dbtRunner().invoke(["--quiet", "debug", "--config-dir", "--project-dir", folder,
+                             "--profiles-dir", folder])
+assert result.success, result.exception
+user = dbt.tracking.active_user
+print(get_flags().SEND_ANONYMOUS_USAGE_STATS, user.do_not_track, user.id)
+"""
+
+
+def test_dbt_resolves_the_project_flag_and_tracks_nothing(tmp_path: Path) -> None:
+    """dbt reads the project's ``dbt_project.yml`` (the one ``wfm-sync`` runs, the package's) and
+    profile; with no opt-out in the environment its resolved flag is off, its tracker has no
+    user, and no ``.user.yml`` (dbt's tracking id) is written beside the profile."""
+    for name in ("dbt_project.yml", "profiles.yml"):
+        shutil.copy(project_dir() / name, tmp_path / name)
+    code = DBT_PROBE.replace("sys.argv[1]", repr(str(tmp_path)))
+    flag, do_not_track, user_id = run_python(code, clean_env()).split()[-3:]
+    assert (flag, do_not_track, user_id) == ("False", "True", "None")
+    assert not (tmp_path / ".user.yml").exists()
+
+
+PREFECT_PROBE = """
+import json, subprocess, sys
+
+CHILD = (
+    "import json; from prefect.analytics import is_telemetry_enabled; "
+    "from prefect.settings import get_current_settings; "
+    "print(json.dumps([get_current_settings().server.analytics_enabled, is_telemetry_enabled()]))"
+)
+if sys.argv[1] == "cli":
+    from flows.cli import main
+
+    sys.argv = ["wfm-sync", "--version"]
+    try:
+        main()
+    except SystemExit as done:
+        assert not done.code, done.code
+
+from prefect.analytics import is_telemetry_enabled
+from prefect.settings import get_current_settings
+
+here = [get_current_settings().server.analytics_enabled, is_telemetry_enabled()]
+child = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True, check=True)
+print(json.dumps({"process": here, "child": json.loads(child.stdout)}))
+"""
+
+
+def test_prefect_analytics_are_off_in_the_command_and_the_processes_it_starts() -> None:
+    """``wfm-sync`` (its console-script entry point) sets the opt-outs before Prefect is
+    imported; a process it starts (a served flow run) inherits them. Without the entry point,
+    the same clean environment has both on: the defaults are what turns them off."""
+
+    def probe(how: str) -> dict[str, list[bool]]:
+        out = run_python(f"import sys; sys.argv = ['probe', {how!r}]\n{PREFECT_PROBE}", clean_env())
+        return json.loads(out.strip().splitlines()[-1])
+
+    assert probe("cli") == {"process": [False, False], "child": [False, False]}
+    assert probe("bare") == {"process": [True, True], "child": [True, True]}
