@@ -8,7 +8,13 @@ from dataclasses import dataclass, field
 
 import dlt
 
-from sources.webhooks import FoldLedger, Inbox, inbox_url_from_config, webhooks_source
+from sources.webhooks import (
+    DEFAULT_BATCH_BYTES,
+    FoldLedger,
+    Inbox,
+    inbox_url_from_config,
+    webhooks_source,
+)
 
 from .runs import records_run
 from .warehouse import (
@@ -95,6 +101,7 @@ def run_fold(
     batch_size: int = 100_000,
     retention_days: float = DEFAULT_RETENTION_DAYS,
     pipeline: dlt.Pipeline | None = None,
+    batch_bytes: int = DEFAULT_BATCH_BYTES,
 ) -> FoldSummary:
     """Load every unfolded inbox event into ``webhooks.events`` exactly once.
 
@@ -106,12 +113,22 @@ def run_fold(
     fold: an implausible event time or a body the warehouse cannot hold as JSON loads as NULL
     with a flag (:func:`sources.webhooks.event_batch`).
 
+    The whole job holds the warehouse's writer lock for job ``fold``
+    (:func:`pipelines.warehouse.writes_warehouse`): on DuckDB the file lock every job takes turns
+    through, on PostgreSQL the advisory lock of the folds on that database, so two folds (the
+    scheduled one and the nightly's, from any machine) never load or mark the same events at
+    once. Memory follows ``batch_bytes``, not the backlog: the inbox is read in batches bounded
+    by rows and by bytes of bodies (events and refused bodies alike), and dlt writes each batch
+    out before the next is read.
+
     Args:
         inbox_url: SQLAlchemy URL of the inbox (default ``[webhooks] inbox_url``,
             ``WEBHOOKS__INBOX_URL``: :class:`sources.webhooks.WebhooksConfiguration`).
-        batch_size: Inbox rows per Arrow batch.
+        batch_size: Most inbox events per Arrow batch.
         retention_days: Days a folded row stays in the inbox before it is pruned.
-        pipeline: The dlt pipeline (default: DuckDB warehouse, dataset ``webhooks``).
+        pipeline: The dlt pipeline (default: the warehouse, dataset ``webhooks``).
+        batch_bytes: Most bytes of bodies per batch (default 64 MiB; a single larger body is a
+            batch of its own).
 
     Returns:
         A :class:`FoldSummary`.
@@ -119,6 +136,8 @@ def run_fold(
     Raises:
         FoldError: The load failed (the message names the inbox ids and families); nothing was
             marked folded, so running again loses nothing.
+        WarehouseBusyError: Another fold (PostgreSQL) or any other job (DuckDB) held the
+            warehouse for the whole ``writer_timeout``.
     """
     started = time.monotonic()
     inbox = Inbox(inbox_url or inbox_url_from_config())
@@ -126,6 +145,7 @@ def run_fold(
         pipeline = pipeline or build_pipeline(
             pipeline_name="webhooks", dataset_name=DATASET_WEBHOOKS
         )
+        write_each_batch(pipeline)
         resumed = finish_pending_loads(pipeline)
         upto = inbox.max_unfolded_id()
         ledger = FoldLedger()
@@ -135,6 +155,7 @@ def run_fold(
             upto_id=upto,
             ledger=ledger,
             json_holds_nul=destination_name() != "postgres",  # jsonb refuses U+0000
+            batch_bytes=batch_bytes,
         )
         logger.info("folding inbox events up to id %s from %s", upto, inbox.describe())
         try:
@@ -165,3 +186,12 @@ def run_fold(
         )
     finally:
         inbox.close()
+
+
+def write_each_batch(pipeline: dlt.Pipeline) -> None:
+    """Have dlt write each batch the ``webhooks`` source yields (extract) and each batch of
+    ``pipeline``'s normalize out as it comes, instead of gathering 5,000 rows first (its
+    default ``data_writer.buffer_max_items``: 5 GB of 1 MiB bodies); the source already sizes
+    its batches by bytes. Set in dlt's configuration, scoped to that source and pipeline."""
+    dlt.config["sources.webhooks.data_writer.buffer_max_items"] = 1
+    dlt.config[f"{pipeline.pipeline_name}.normalize.data_writer.buffer_max_items"] = 1
