@@ -52,7 +52,7 @@ from dlt.sources import DltResource
 
 from ..arrow_hints import quiet_arrow_hint_warnings
 from ..progress import Progress
-from .batches import DEFAULT_BATCH_BYTES, INSERT_ONLY
+from .batches import DEFAULT_BATCH_BYTES, DEFAULT_ROUND_BYTES, INSERT_ONLY, RoundBudget
 from .config import DEFAULT_INBOX_URL, WebhooksConfiguration, inbox_url_from_config
 from .events import CATALOGUE, FAMILIES, UNKNOWN_FAMILY, plausible_time, read_envelope
 from .inbox import Inbox
@@ -63,12 +63,14 @@ __all__ = [
     "CATALOGUE",
     "DEFAULT_BATCH_BYTES",
     "DEFAULT_INBOX_URL",
+    "DEFAULT_ROUND_BYTES",
     "FAMILIES",
     "UNKNOWN_FAMILY",
     "FoldLedger",
     "Inbox",
     "ReceivedEvent",
     "RefusedBody",
+    "RoundBudget",
     "StoredEvent",
     "WebhooksConfiguration",
     "caused_by_body",
@@ -92,6 +94,8 @@ class FoldLedger:
             by another body).
         implausible_times: Events read whose event time is not plausible (NULL, flagged).
         unreadable_payloads: Events read whose body the warehouse cannot hold as JSON.
+        budget: The bytes of bodies read, against the round's limit (``budget.cut_short``: the
+            round stopped at its limit and the inbox may hold more).
     """
 
     inbox_ids: list[int] = field(default_factory=list)
@@ -100,6 +104,17 @@ class FoldLedger:
     key_conflicts: int = 0
     implausible_times: int = 0
     unreadable_payloads: int = 0
+    budget: RoundBudget = field(default_factory=RoundBudget)
+
+    def add(self, other: FoldLedger) -> None:
+        """Add what ``other`` (a later round of the same fold) read."""
+        self.inbox_ids.extend(other.inbox_ids)
+        self.quarantine_ids.extend(other.quarantine_ids)
+        self.families.update(other.families)
+        self.key_conflicts += other.key_conflicts
+        self.implausible_times += other.implausible_times
+        self.unreadable_payloads += other.unreadable_payloads
+        self.budget.spend(other.budget.spent)
 
 
 @dlt.source(name="webhooks", max_table_nesting=0)
@@ -112,7 +127,8 @@ def webhooks_source(
     json_holds_nul: bool = True,
     batch_bytes: int = DEFAULT_BATCH_BYTES,
 ) -> list[DltResource]:
-    """Events and quarantined bodies of the webhook inbox not yet folded.
+    """Events and quarantined bodies of the webhook inbox not yet folded, or as many as
+    ``ledger.budget`` allows (both resources stop reading once it is spent).
 
     Each resource yields one batch of at most ``batch_size`` rows (refused bodies: at most
     :data:`~sources.webhooks.batches.DEFAULT_QUARANTINE_ROWS`) and ``batch_bytes`` bytes of
@@ -126,10 +142,10 @@ def webhooks_source(
             (``WEBHOOKS__INBOX_URL``, :class:`WebhooksConfiguration`).
         batch_size: Inbox events per Arrow table.
         upto_id: Read no event with a larger ``inbox_id`` (so a fold ends while events arrive).
-        ledger: Filled with the ids read.
+        ledger: Filled with the ids read; its ``budget`` limits the bytes of bodies read.
         json_holds_nul: Whether the warehouse's JSON type holds U+0000 in strings (DuckDB yes,
             PostgreSQL ``jsonb`` no: such payloads then load as unreadable).
-        batch_bytes: Most bytes of bodies per batch (default 64 MiB; one larger body is a batch
+        batch_bytes: Most bytes of bodies per batch (default 32 MiB; one larger body is a batch
             of its own).
 
     Returns:
@@ -139,7 +155,7 @@ def webhooks_source(
     book = ledger if ledger is not None else FoldLedger()
     return [
         events(box, batch_size, upto_id, book, json_holds_nul, batch_bytes),
-        quarantine(box, book.quarantine_ids, batch_bytes),
+        quarantine(box, book.quarantine_ids, batch_bytes, book.budget),
     ]
 
 
@@ -171,8 +187,11 @@ def events(
             ledger.implausible_times += _trues(batch, "is_event_time_implausible")
             ledger.unreadable_payloads += _trues(batch, "is_payload_unreadable")
             emitted = True
+            ledger.budget.spend(sum(len(r[10]) for r in rows))
             del rows  # only the Arrow copy of the bodies stays while dlt writes it out
             yield batch
+            if ledger.budget.cut_short:  # by these events or by the quarantine's
+                break
         if not emitted:  # an empty batch still creates the table for the models downstream
             yield event_batch([])
         progress.done(" read from the inbox")

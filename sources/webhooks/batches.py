@@ -8,6 +8,7 @@ hold: a burst of 1 MiB bodies in batches of 100,000 rows would be 100 GB.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
@@ -16,10 +17,31 @@ from sqlalchemy.engine import Engine
 
 INSERT_ONLY: TMergeDispositionDict = {"disposition": "merge", "strategy": "insert-only"}
 """The write disposition of the fold's tables: a key already in the warehouse is skipped."""
-DEFAULT_BATCH_BYTES = 64 * 2**20
-"""Bytes of bodies per batch a fold reads from the inbox (64 MiB)."""
+DEFAULT_BATCH_BYTES = 32 * 2**20
+"""Bytes of bodies per batch a fold reads from the inbox (32 MiB)."""
+DEFAULT_ROUND_BYTES = 32 * 2**20
+"""Bytes of bodies a fold loads in one round (one dlt load package) before it marks them folded
+and reads on (32 MiB): the load's memory (DuckDB's, for one transaction) follows it."""
 DEFAULT_QUARANTINE_ROWS = 1_000
 """Refused bodies per batch a fold reads from the inbox."""
+
+
+@dataclass
+class RoundBudget:
+    """The bytes of bodies one round of a fold may read (``limit``, ``None``: no limit), what it
+    has read (``spent``) and whether it stopped reading because the budget was spent
+    (``cut_short``: the inbox may hold more)."""
+
+    limit: int | None = None
+    spent: int = 0
+    cut_short: bool = False
+
+    def spend(self, size: int) -> bool:
+        """Count ``size`` bytes read; whether the budget is now spent (then ``cut_short``)."""
+        self.spent += size
+        if self.limit is not None and self.spent >= self.limit:
+            self.cut_short = True
+        return self.cut_short
 
 
 def keyset_batches(

@@ -171,7 +171,7 @@ class Inbox:
             batch_size: Most rows per batch.
             upto_id: Read no row with a larger ``inbox_id`` (a snapshot bound, so a fold ends
                 while events keep arriving); ``None``: the largest unfolded id at the first read.
-            max_bytes: Most bytes of bodies per batch (default 64 MiB).
+            max_bytes: Most bytes of bodies per batch (default 32 MiB).
         """
         c = events_table.c
         columns = [c.inbox_id, c.event_key, c.event_type, c.family, c.is_known_type,

@@ -11,16 +11,21 @@ from typing import Any
 import dlt
 from dlt.sources import DltResource
 
-from .batches import DEFAULT_BATCH_BYTES, INSERT_ONLY
+from .batches import DEFAULT_BATCH_BYTES, INSERT_ONLY, RoundBudget
 from .inbox import Inbox
 
 
 def quarantine(
-    inbox: Inbox, read_ids: list[int], batch_bytes: int = DEFAULT_BATCH_BYTES
+    inbox: Inbox,
+    read_ids: list[int],
+    batch_bytes: int = DEFAULT_BATCH_BYTES,
+    budget: RoundBudget | None = None,
 ) -> DltResource:
     """``quarantine``: refused bodies, insert-only on ``quarantine_key`` (receipt time + body),
     read from the inbox and handed to dlt in batches of at most ``batch_bytes`` bytes of bodies
-    (:meth:`Inbox.unfolded_quarantine`); their ``quarantine_id`` are appended to ``read_ids``."""
+    (:meth:`Inbox.unfolded_quarantine`); their ``quarantine_id`` are appended to ``read_ids``.
+    Stops reading once ``budget`` (shared with the events) is spent."""
+    round_budget = budget or RoundBudget()
 
     @dlt.resource(
         name="quarantine",
@@ -35,8 +40,11 @@ def quarantine(
         for rows in inbox.unfolded_quarantine(max_bytes=batch_bytes):
             read_ids.extend(r[0] for r in rows)
             out = [quarantine_row(*row) for row in rows]
+            round_budget.spend(sum(len(r[7]) for r in rows))
             del rows  # the bodies live on in ``out`` only while dlt writes the batch
             yield out
+            if round_budget.cut_short:  # by these bodies or by the events
+                return
 
     return _quarantine
 
