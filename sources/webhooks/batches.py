@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import sqlalchemy as sa
 from dlt.common.schema.typing import TMergeDispositionDict
@@ -77,12 +77,11 @@ def keyset_batches(
             upto_id = conn.execute(sa.select(sa.func.max(key)).where(unfolded)).scalar()
         if upto_id is None:
             return
-    batch_size, last = max(1, batch_size), None
+    batch_size, last = max(1, batch_size), 0  # keys start at 1
     while True:
-        after = [key > last] if last is not None else []
         sizes = (
             sa.select(key, sa.func.length(table.c.body))
-            .where(unfolded, key <= upto_id, *after)
+            .where(unfolded, key > last, key <= upto_id)
             .order_by(key)
             .limit(batch_size)
         )
@@ -90,8 +89,9 @@ def keyset_batches(
             found = conn.execute(sizes).all()
         if not found:
             return
-        end, cut = batch_end([(int(k), int(n or 0)) for k, n in found], max_bytes)
-        rows = sa.select(*columns).where(unfolded, key <= end, *after).order_by(key)
+        end, cut = batch_end([(int(cast(int, k)), int(cast(int, n) or 0)) for k, n in found],
+                             max_bytes)  # fmt: skip
+        rows = sa.select(*columns).where(unfolded, key > last, key <= end).order_by(key)
         with engine.connect() as conn:
             batch = [tuple(r) for r in conn.execute(rows)]
         if batch:
