@@ -18,12 +18,32 @@ from benchmarks.webhooks_fold import (
     fold_in_child,
 )
 
-pytestmark = pytest.mark.slow
-
 BODIES = 200
 SIZE = 2**20
 
 
+def test_the_inbox_is_read_in_batches_bounded_by_rows_and_bytes(tmp_path: Path) -> None:
+    from sources.webhooks import Inbox, RefusedBody
+
+    inbox = Inbox(f"sqlite:///{tmp_path / 'inbox.sqlite3'}")
+    sizes = [10, 700, 300, 1500, 5, 5, 5, 400, 600, 2]  # one body beyond the cap on its own
+    inbox.insert_quarantine(
+        [
+            RefusedBody(422, "malformed", b"x" * n + b"%d" % i, n, None, 0.0)
+            for i, n in enumerate(sizes)
+        ]
+    )
+    batches = list(inbox.unfolded_quarantine(batch_size=3, max_bytes=1000))
+    inbox.close()
+    ids = [row[0] for batch in batches for row in batch]
+    assert ids == sorted(ids) and len(ids) == len(set(ids)) == len(sizes)  # each once, in order
+    weights = [[len(row[7]) for row in batch] for batch in batches]
+    assert all(len(w) <= 3 for w in weights)
+    assert all(sum(w) <= 1000 or len(w) == 1 for w in weights), weights
+    assert any(len(w) == 1 and w[0] > 1000 for w in weights)
+
+
+@pytest.mark.slow
 def test_200_quarantined_bodies_of_1_mib_fold_within_the_memory_target(tmp_path: Path) -> None:
     from sources.webhooks import Inbox
 
