@@ -89,6 +89,7 @@ def advisory_lock(
     again (every 0.1 s, doubling to every 1 s) until it is free or ``timeout`` seconds have
     passed. The connection stays open, idle, for the whole block and is closed after it, which
     releases the lock; a process that dies releases it too, since the server ends its session.
+    Session locks need the session: through a pooler (PgBouncer) only in session mode.
 
     Args:
         connect_args: :func:`psycopg2.connect` keywords: ``host``, ``port``, ``user``,
