@@ -133,7 +133,7 @@ def run_fold(
         pipeline: The dlt pipeline (default: the warehouse, dataset ``webhooks``).
         batch_bytes: Most bytes of bodies per batch (default 32 MiB; a single larger body is a
             batch of its own).
-        round_bytes: Bytes of bodies per round (default 32 MiB; a round may end one batch per
+        round_bytes: Bytes of bodies per round (default 64 MiB; a round may end one batch per
             table past it).
 
     Returns:

@@ -19,9 +19,9 @@ INSERT_ONLY: TMergeDispositionDict = {"disposition": "merge", "strategy": "inser
 """The write disposition of the fold's tables: a key already in the warehouse is skipped."""
 DEFAULT_BATCH_BYTES = 32 * 2**20
 """Bytes of bodies per batch a fold reads from the inbox (32 MiB)."""
-DEFAULT_ROUND_BYTES = 32 * 2**20
+DEFAULT_ROUND_BYTES = 64 * 2**20
 """Bytes of bodies a fold loads in one round (one dlt load package) before it marks them folded
-and reads on (32 MiB): the load's memory (DuckDB's, for one transaction) follows it."""
+and reads on (64 MiB): the load's memory (DuckDB's, for one transaction) follows it."""
 DEFAULT_QUARANTINE_ROWS = 1_000
 """Refused bodies per batch a fold reads from the inbox."""
 
