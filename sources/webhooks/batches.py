@@ -1,8 +1,11 @@
-"""Reading unfolded inbox rows in batches bounded by rows and by bytes of body.
+"""Reading unfolded inbox rows in batches bounded by rows and by bytes of body, and the byte
+budget of one round of a fold.
 
-A fold holds one batch of bodies in memory at a time (and dlt writes each batch out before the
-next is read), so the batches must be bounded by what they weigh, not only by how many rows they
-hold: a burst of 1 MiB bodies in batches of 100,000 rows would be 100 GB.
+A fold holds one batch of bodies in memory at a time (dlt writes each batch out before the next
+is read), so batches are bounded by what they weigh, not only by how many rows they hold: a
+burst of 1 MiB bodies in batches of 100,000 rows would be 100 GB. And it loads a backlog in
+rounds (:class:`RoundBudget`), because DuckDB holds the rows of one load's transaction in memory
+until it commits.
 """
 
 from __future__ import annotations
@@ -20,8 +23,8 @@ INSERT_ONLY: TMergeDispositionDict = {"disposition": "merge", "strategy": "inser
 DEFAULT_BATCH_BYTES = 32 * 2**20
 """Bytes of bodies per batch a fold reads from the inbox (32 MiB)."""
 DEFAULT_ROUND_BYTES = 64 * 2**20
-"""Bytes of bodies a fold loads in one round (one dlt load package) before it marks them folded
-and reads on (64 MiB): the load's memory (DuckDB's, for one transaction) follows it."""
+"""Bytes of bodies a fold loads in one round (one dlt load package, one transaction) before it
+marks them folded and reads on (64 MiB); a round may end one batch per table past it."""
 DEFAULT_QUARANTINE_ROWS = 1_000
 """Refused bodies per batch a fold reads from the inbox."""
 
