@@ -3,8 +3,11 @@
 Meant to run every few minutes; the deployment also rebuilds the models that read webhooks and
 publishes the snapshot after a fold that loaded events. One fold task with declared retries; a
 retry (or the next scheduled run) resumes an interrupted load, and the insert-only load never
-counts an event twice. The inbox URL is read from dlt config inside the task, never passed as a
-parameter.
+counts an event twice. The fold holds the warehouse's writer lock for job ``fold`` for its whole
+run (:func:`pipelines.fold.run_fold`), so this flow and the nightly's fold, on any machine, never
+fold at once: the second waits up to ``WFM_SYNC_WRITER_TIMEOUT`` seconds, then fails with
+``WarehouseBusyError`` (retried). The inbox URL is read from dlt config inside the task, never
+passed as a parameter.
 """
 
 from __future__ import annotations

@@ -8,7 +8,15 @@ from dataclasses import dataclass, field
 
 import dlt
 
-from sources.webhooks import FoldLedger, Inbox, inbox_url_from_config, webhooks_source
+from sources.webhooks import (
+    DEFAULT_BATCH_BYTES,
+    DEFAULT_ROUND_BYTES,
+    FoldLedger,
+    Inbox,
+    RoundBudget,
+    inbox_url_from_config,
+    webhooks_source,
+)
 
 from .runs import records_run
 from .warehouse import (
@@ -77,7 +85,7 @@ class FoldError(RuntimeError):
         )
         reason = str(cause).strip().splitlines()[0] if str(cause).strip() else ""
         super().__init__(
-            f"fold of {what} failed: {type(cause).__name__}: {reason}; nothing was marked "
+            f"fold of {what} failed: {type(cause).__name__}: {reason}; none of them was marked "
             "folded, the next fold retries them"
         )
 
@@ -95,6 +103,8 @@ def run_fold(
     batch_size: int = 100_000,
     retention_days: float = DEFAULT_RETENTION_DAYS,
     pipeline: dlt.Pipeline | None = None,
+    batch_bytes: int = DEFAULT_BATCH_BYTES,
+    round_bytes: int = DEFAULT_ROUND_BYTES,
 ) -> FoldSummary:
     """Load every unfolded inbox event into ``webhooks.events`` exactly once.
 
@@ -106,19 +116,34 @@ def run_fold(
     fold: an implausible event time or a body the warehouse cannot hold as JSON loads as NULL
     with a flag (:func:`sources.webhooks.event_batch`).
 
+    The whole job holds the warehouse's writer lock for job ``fold``
+    (:func:`pipelines.warehouse.writes_warehouse`): on DuckDB the file lock every job takes turns
+    through, on PostgreSQL the advisory lock of the folds on that database, so two folds (the
+    scheduled one and the nightly's, from any machine) never load or mark the same events at
+    once. Memory follows ``batch_bytes`` and ``round_bytes``, not the backlog: the inbox is read
+    in batches bounded by rows and by bytes of bodies (events and refused bodies alike), dlt
+    writes each batch out before the next is read, and a backlog of more than ``round_bytes``
+    is folded in rounds (each one load, then its rows marked folded).
+
     Args:
         inbox_url: SQLAlchemy URL of the inbox (default ``[webhooks] inbox_url``,
             ``WEBHOOKS__INBOX_URL``: :class:`sources.webhooks.WebhooksConfiguration`).
-        batch_size: Inbox rows per Arrow batch.
+        batch_size: Most inbox events per Arrow batch.
         retention_days: Days a folded row stays in the inbox before it is pruned.
-        pipeline: The dlt pipeline (default: DuckDB warehouse, dataset ``webhooks``).
+        pipeline: The dlt pipeline (default: the warehouse, dataset ``webhooks``).
+        batch_bytes: Most bytes of bodies per batch (default 32 MiB; a single larger body is a
+            batch of its own).
+        round_bytes: Bytes of bodies per round (default 64 MiB; a round may end one batch per
+            table past it).
 
     Returns:
         A :class:`FoldSummary`.
 
     Raises:
-        FoldError: The load failed (the message names the inbox ids and families); nothing was
-            marked folded, so running again loses nothing.
+        FoldError: A round's load failed (the message names its inbox ids and families); none
+            of them was marked folded (earlier rounds were), so running again loses nothing.
+        WarehouseBusyError: Another fold (PostgreSQL) or any other job (DuckDB) held the
+            warehouse for the whole ``writer_timeout``.
     """
     started = time.monotonic()
     inbox = Inbox(inbox_url or inbox_url_from_config())
@@ -126,23 +151,16 @@ def run_fold(
         pipeline = pipeline or build_pipeline(
             pipeline_name="webhooks", dataset_name=DATASET_WEBHOOKS
         )
+        write_each_batch(pipeline)
         resumed = finish_pending_loads(pipeline)
         upto = inbox.max_unfolded_id()
-        ledger = FoldLedger()
-        source = webhooks_source(
-            inbox=inbox,
-            batch_size=batch_size,
-            upto_id=upto,
-            ledger=ledger,
-            json_holds_nul=destination_name() != "postgres",  # jsonb refuses U+0000
-        )
         logger.info("folding inbox events up to id %s from %s", upto, inbox.describe())
-        try:
-            info = pipeline.run(source, loader_file_format=loader_file_format())
-            info.raise_on_failed_jobs()
-        except Exception as exc:
-            raise FoldError(ledger, upto, exc) from exc
-        inbox.mark_folded(ledger.inbox_ids, ledger.quarantine_ids)
+        ledger = FoldLedger()
+        while True:  # rounds of at most round_bytes of bodies, each loaded, then marked
+            part = _fold_round(pipeline, inbox, upto, batch_size, batch_bytes, round_bytes)
+            ledger.add(part)
+            if not part.budget.cut_short:
+                break
         pruned = inbox.prune(retention_days * 86_400)
         backlog = inbox.counts()["unfolded"]
         logger.info(
@@ -165,3 +183,41 @@ def run_fold(
         )
     finally:
         inbox.close()
+
+
+def _fold_round(
+    pipeline: dlt.Pipeline, inbox: Inbox, upto: int | None, batch_size: int,
+    batch_bytes: int, round_bytes: int,
+) -> FoldLedger:  # fmt: skip
+    """Load unfolded events up to ``upto`` and refused bodies, at most about ``round_bytes`` of
+    bodies, in one dlt run, then mark them folded; what was read (``budget.cut_short``: more
+    may be waiting).
+
+    Raises:
+        FoldError: The load failed; nothing of this round was marked folded.
+    """
+    ledger = FoldLedger(budget=RoundBudget(round_bytes))
+    source = webhooks_source(
+        inbox=inbox,
+        batch_size=batch_size,
+        upto_id=upto,
+        ledger=ledger,
+        json_holds_nul=destination_name() != "postgres",  # jsonb refuses U+0000
+        batch_bytes=batch_bytes,
+    )
+    try:
+        info = pipeline.run(source, loader_file_format=loader_file_format())
+        info.raise_on_failed_jobs()
+    except Exception as exc:
+        raise FoldError(ledger, upto, exc) from exc
+    inbox.mark_folded(ledger.inbox_ids, ledger.quarantine_ids)
+    return ledger
+
+
+def write_each_batch(pipeline: dlt.Pipeline) -> None:
+    """Have dlt write each batch the ``webhooks`` source yields (extract) and each batch of
+    ``pipeline``'s normalize out as it comes, instead of gathering 5,000 rows first (its
+    default ``data_writer.buffer_max_items``: 5 GB of 1 MiB bodies); the source already sizes
+    its batches by bytes. Set in dlt's configuration, scoped to that source and pipeline."""
+    dlt.config["sources.webhooks.data_writer.buffer_max_items"] = 1
+    dlt.config[f"{pipeline.pipeline_name}.normalize.data_writer.buffer_max_items"] = 1

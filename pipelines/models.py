@@ -24,10 +24,11 @@ declaration (:func:`staging_declarations`, :func:`models_casting`). The dbt-proj
 package is built only with the dbt variable ``evaluate_project`` (never by
 :func:`build_models`).
 
-A build on DuckDB holds the warehouse's writer lock (:func:`pipelines.warehouse.writes_warehouse`);
-on PostgreSQL builds take turns through a file lock beside the warehouse path
-(:func:`postgres_build_lock`), and :attr:`ModelsSummary.warehouse` is the database's URL with the
-password hidden.
+A build holds the warehouse's writer lock (:func:`pipelines.warehouse.writes_warehouse`): on
+DuckDB the file lock every job takes turns through; on PostgreSQL the advisory lock of job
+``models`` on the database, so two builds (the fold's webhook models beside the nightly's) never
+swap the same ``__dbt_tmp``/``__dbt_backup`` relations under each other, from any machine. On
+PostgreSQL :attr:`ModelsSummary.warehouse` is the database's URL with the password hidden.
 """
 
 from __future__ import annotations
@@ -35,8 +36,6 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,13 +48,7 @@ from sources import clock, settings
 from sources.progress import Progress
 
 from .runs import records_run
-from .warehouse import (
-    destination_name,
-    postgres_target,
-    taking_turns,
-    warehouse_path,
-    writes_warehouse,
-)
+from .warehouse import destination_name, postgres_target, warehouse_path, writes_warehouse
 
 logger = logging.getLogger("pipelines.models")
 
@@ -411,40 +404,16 @@ def build_models(warehouse: Path | None = None, select: str | None = None) -> Mo
         ValueError: ``WFM_SYNC_DESTINATION=postgres`` without PostgreSQL credentials.
         FileNotFoundError: The DuckDB warehouse file does not exist (run ``wfm-sync sync``
             first).
-        WarehouseBusyError: The writer lock (DuckDB) or the build lock (PostgreSQL) stayed
-            taken for the whole wait.
+        WarehouseBusyError: The writer lock (DuckDB: any job; PostgreSQL: another build)
+            stayed taken for the whole wait.
+        WarehouseUnreachableError: The PostgreSQL warehouse refused the lock's connection.
     """
     if destination_name() == "postgres":
-        where = postgres_target().display_url
-        with postgres_build_lock():
-            return _build(None, where, select)
+        return _build(None, postgres_target().display_url, select)
     path = (warehouse or warehouse_path()).resolve()
     if not path.exists():
         raise FileNotFoundError(f"no warehouse at {path}: run `wfm-sync sync` first")
     return _build(path, str(path), select)
-
-
-@contextmanager
-def postgres_build_lock() -> Iterator[None]:
-    """Hold ``<warehouse path>.models.lock`` while a dbt build runs on PostgreSQL.
-
-    PostgreSQL takes concurrent writers, so :func:`pipelines.warehouse.warehouse_writer` locks
-    nothing there; but two builds at once (the fold's webhook models beside the nightly's) would
-    swap the same ``__dbt_tmp``/``__dbt_backup`` relations under each other. Builds started
-    beside the same warehouse path (the folder that also holds dlt's working directory, one
-    machine) take turns through this OS file lock, released even if the process is killed,
-    waiting up to setting ``writer_timeout`` seconds. Builds on other machines are not seen.
-
-    Raises:
-        WarehouseBusyError: Another build held the lock for the whole wait.
-    """
-    path = Path(f"{warehouse_path()}.models.lock")
-    with taking_turns(
-        path, f"models: waiting for another dbt build to finish (lock file {path})",
-        f"models: another dbt build held {path} for more than {{timeout}} s; run it again "
-        "later or raise WFM_SYNC_WRITER_TIMEOUT",
-    ):  # fmt: skip
-        yield
 
 
 def _build(path: Path | None, where: str, select: str | None) -> ModelsSummary:

@@ -17,9 +17,12 @@ import dlt
 import pyarrow as pa
 from dlt.common.configuration.exceptions import ConfigFieldMissingException
 from dlt.common.destination import TLoaderFileFormat
-from filelock import FileLock, Timeout
 
 from sources import settings
+
+from .writer_lock import WarehouseBusyError as WarehouseBusyError  # raised here: import it here
+from .writer_lock import WarehouseUnreachableError as WarehouseUnreachableError
+from .writer_lock import advisory_key, advisory_lock, taking_turns
 
 logger = logging.getLogger("pipelines.warehouse")
 P = ParamSpec("P")
@@ -145,32 +148,68 @@ def available_memory_bytes() -> int:
         return 2 * 2**30
 
 
-class WarehouseBusyError(RuntimeError):
-    """Another job kept the DuckDB warehouse's writer lock longer than the wait allowed."""
-
-
 @contextmanager
 def warehouse_writer(job: str) -> Iterator[None]:
-    """Hold the DuckDB warehouse's writer lock while ``job`` writes to it.
+    """Hold the warehouse's writer lock for ``job`` while the block writes to it.
 
-    DuckDB allows one writing process per file: the nightly sync, the fold every five minutes,
-    the model build and the publish take turns through ``<warehouse>.lock`` (an OS file lock,
-    released even if the process is killed) instead of failing on each other; so does the document
-    bulk while it writes its outcomes. Waits up to setting ``writer_timeout`` seconds
-    (``WFM_SYNC_WRITER_TIMEOUT``, default 3600). Nothing to do for PostgreSQL.
+    DuckDB allows one writing process per file: every job (the nightly sync, the fold every
+    five minutes, the model build, the publish, the document bulk while it writes its outcomes)
+    takes turns through ``<warehouse>.lock`` (:func:`~pipelines.writer_lock.taking_turns`, an
+    OS file lock released even if the process is killed) instead of failing on each other.
+
+    PostgreSQL takes concurrent writers, but not two jobs of one kind (two folds share dlt's
+    staging tables, two dbt builds the same temporary relations): jobs of one kind on one
+    database take turns through a session-level advisory lock held on a connection of its own
+    for the whole block (:func:`pipelines.writer_lock.advisory_lock`, key
+    :func:`~pipelines.writer_lock.advisory_key` of the database and ``job``), across machines,
+    released when the job ends or its process dies; jobs of different kinds run side by side.
+
+    Either way it waits up to setting ``writer_timeout`` seconds (``WFM_SYNC_WRITER_TIMEOUT``,
+    default 3600), logging that it waits.
+
+    Args:
+        job: The job's kind (``sync``, ``fold``, ``models``, ``documents``, ``publish``),
+            named in the messages.
 
     Raises:
-        WarehouseBusyError: The lock stayed taken for the whole wait; the message names the file.
+        WarehouseBusyError: The lock stayed taken for the whole wait; the message names the job
+            and the file or database (password hidden).
+        WarehouseConfigError: PostgreSQL without credentials (``postgres_target``).
+        WarehouseUnreachableError: The PostgreSQL warehouse refused the lock's connection; the
+            message names the database (password hidden) and ``DESTINATION__POSTGRES__CREDENTIALS``.
     """
     if destination_name() != "duckdb":
-        yield
+        with postgres_writer(job):
+            yield
         return
     path = warehouse_path()
+    warehouse_folder(path.parent)
     with taking_turns(
         Path(f"{path}.lock"), f"{job}: waiting for another job to finish writing {path}",
         f"{job}: another job held the warehouse {path} for more than {{timeout}} s "
         f"(lock file {path}.lock); run it again later or raise WFM_SYNC_WRITER_TIMEOUT",
     ):  # fmt: skip
+        yield
+
+
+@contextmanager
+def postgres_writer(job: str) -> Iterator[None]:
+    """The PostgreSQL side of :func:`warehouse_writer`: the advisory lock of ``job`` on the
+    database of :func:`postgres_target`."""
+    target = postgres_target()
+    key = advisory_key(target.database, job)
+    where = target.display_url
+    messages = (
+        f"{job}: waiting for another job to finish writing {where} (another {job} holds "
+        f"advisory lock {key})",
+        f"{job}: another {job} job held the warehouse {where} for more than {{timeout}} s "
+        f"(advisory lock {key}); run it again later or raise WFM_SYNC_WRITER_TIMEOUT",
+        f"{job}: cannot connect to the PostgreSQL warehouse {where} ({{error}}); check "
+        "DESTINATION__POSTGRES__CREDENTIALS and that the server is running",
+    )
+    connect_args = {"host": target.host, "port": target.port, "user": target.user,
+                    "password": target.password, "dbname": target.database}  # fmt: skip
+    with advisory_lock(connect_args, key, settings.current().writer_timeout, messages):
         yield
 
 
@@ -188,33 +227,6 @@ def warehouse_folder(folder: Path) -> None:
             f"cannot create the warehouse folder {folder} ({exc.strerror or exc}); set "
             "DESTINATION__DUCKDB__CREDENTIALS (or --project-dir) to a path this user can write"
         ) from None
-
-
-@contextmanager
-def taking_turns(lock_path: Path, waiting: str, gave_up: str) -> Iterator[None]:
-    """Hold the OS file lock ``lock_path`` (released even if the process is killed) for the
-    block, waiting up to setting ``writer_timeout`` seconds (``WFM_SYNC_WRITER_TIMEOUT``); logs
-    ``waiting`` when it has to wait.
-
-    Raises:
-        WarehouseBusyError: The lock stayed taken for the whole wait: ``gave_up``, its
-            ``{timeout}`` filled with the seconds waited.
-    """
-    warehouse_folder(lock_path.parent)
-    timeout = settings.current().writer_timeout
-    lock = FileLock(str(lock_path), timeout=timeout)
-    try:
-        lock.acquire(timeout=0)
-    except Timeout:
-        logger.info("%s", waiting)
-        try:
-            lock.acquire()
-        except Timeout:
-            raise WarehouseBusyError(gave_up.format(timeout=f"{timeout:.0f}")) from None
-    try:
-        yield
-    finally:
-        lock.release()
 
 
 def writes_warehouse(job: str) -> Callable[[Callable[P, R]], Callable[P, R]]:

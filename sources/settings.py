@@ -60,7 +60,10 @@ class Settings(BaseSettings):
     )
     writer_timeout: float = Field(
         3600.0,
-        description="seconds a job waits for another job writing the DuckDB warehouse",
+        description=(
+            "seconds a job waits for the warehouse's writer lock (DuckDB: any other job; "
+            "PostgreSQL: another job of its kind)"
+        ),
     )
     snapshot: Path | None = Field(
         None,

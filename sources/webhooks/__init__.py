@@ -21,26 +21,26 @@ Resources:
     Every refused body (malformed or oversized): ``quarantine_key, received_at, status_code,
     reason, content_type, body_bytes, is_truncated, body`` (raw bytes) and ``body_text``.
 
-Rows are read in ``inbox_id`` order, up to a snapshot bound, as Arrow tables. The ids read are
+Rows are read in ``inbox_id`` order, up to a snapshot bound, in batches bounded by rows and by
+bytes of bodies (:mod:`~sources.webhooks.batches`), events as Arrow tables. The ids read are
 collected in a :class:`FoldLedger` so the fold job can mark them folded after the load commits;
 insert-only loading makes a re-read after an interruption harmless.
 
 The package: :mod:`~sources.webhooks.events` reads an event's envelope (type, family, key);
 :mod:`~sources.webhooks.config` is the ``[webhooks]`` configuration; :mod:`~sources.webhooks.inbox`
 is the inbox database, its tables in :mod:`~sources.webhooks.tables` and its keyed inserts in
-:mod:`~sources.webhooks.writes`. The HTTP server that fills the inbox is the top-level package
+:mod:`~sources.webhooks.writes`; :mod:`~sources.webhooks.quarantine` is the ``quarantine``
+resource. The HTTP server that fills the inbox is the top-level package
 ``receiver``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import math
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 import dlt
@@ -48,25 +48,29 @@ import duckdb
 import orjson
 import pyarrow as pa
 import pyarrow.compute
-from dlt.common.schema.typing import TMergeDispositionDict
 from dlt.sources import DltResource
 
 from ..arrow_hints import quiet_arrow_hint_warnings
 from ..progress import Progress
+from .batches import DEFAULT_BATCH_BYTES, DEFAULT_ROUND_BYTES, INSERT_ONLY, RoundBudget
 from .config import DEFAULT_INBOX_URL, WebhooksConfiguration, inbox_url_from_config
 from .events import CATALOGUE, FAMILIES, UNKNOWN_FAMILY, plausible_time, read_envelope
 from .inbox import Inbox
+from .quarantine import quarantine
 from .writes import ReceivedEvent, RefusedBody, StoredEvent, caused_by_body
 
 __all__ = [
     "CATALOGUE",
+    "DEFAULT_BATCH_BYTES",
     "DEFAULT_INBOX_URL",
+    "DEFAULT_ROUND_BYTES",
     "FAMILIES",
     "UNKNOWN_FAMILY",
     "FoldLedger",
     "Inbox",
     "ReceivedEvent",
     "RefusedBody",
+    "RoundBudget",
     "StoredEvent",
     "WebhooksConfiguration",
     "caused_by_body",
@@ -76,8 +80,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger("sources.webhooks")
-
-INSERT_ONLY: TMergeDispositionDict = {"disposition": "merge", "strategy": "insert-only"}
 
 
 @dataclass
@@ -92,6 +94,8 @@ class FoldLedger:
             by another body).
         implausible_times: Events read whose event time is not plausible (NULL, flagged).
         unreadable_payloads: Events read whose body the warehouse cannot hold as JSON.
+        budget: The bytes of bodies read, against the round's limit (``budget.cut_short``: the
+            round stopped at its limit and the inbox may hold more).
     """
 
     inbox_ids: list[int] = field(default_factory=list)
@@ -100,6 +104,17 @@ class FoldLedger:
     key_conflicts: int = 0
     implausible_times: int = 0
     unreadable_payloads: int = 0
+    budget: RoundBudget = field(default_factory=RoundBudget)
+
+    def add(self, other: FoldLedger) -> None:
+        """Add what ``other`` (a later round of the same fold) read."""
+        self.inbox_ids.extend(other.inbox_ids)
+        self.quarantine_ids.extend(other.quarantine_ids)
+        self.families.update(other.families)
+        self.key_conflicts += other.key_conflicts
+        self.implausible_times += other.implausible_times
+        self.unreadable_payloads += other.unreadable_payloads
+        self.budget.spend(other.budget.spent)
 
 
 @dlt.source(name="webhooks", max_table_nesting=0)
@@ -110,25 +125,38 @@ def webhooks_source(
     upto_id: int | None = None,
     ledger: FoldLedger | None = None,
     json_holds_nul: bool = True,
+    batch_bytes: int = DEFAULT_BATCH_BYTES,
 ) -> list[DltResource]:
-    """Events and quarantined bodies of the webhook inbox not yet folded.
+    """Events and quarantined bodies of the webhook inbox not yet folded, or as many as
+    ``ledger.budget`` allows (both resources stop reading once it is spent).
+
+    Each resource yields one batch of at most ``batch_size`` rows (refused bodies: at most
+    :data:`~sources.webhooks.batches.DEFAULT_QUARANTINE_ROWS`) and ``batch_bytes`` bytes of
+    bodies at a time. When dlt writes each batch out before the next is read (its
+    ``data_writer.buffer_max_items`` 1, as the fold job sets it for this source), a fold's
+    memory follows ``batch_bytes``, not the backlog.
 
     Args:
         inbox: An open :class:`Inbox`; default one opened on ``inbox_url``.
         inbox_url: SQLAlchemy URL of the inbox; default ``[webhooks] inbox_url``
             (``WEBHOOKS__INBOX_URL``, :class:`WebhooksConfiguration`).
-        batch_size: Inbox rows per Arrow table.
+        batch_size: Inbox events per Arrow table.
         upto_id: Read no event with a larger ``inbox_id`` (so a fold ends while events arrive).
-        ledger: Filled with the ids read.
+        ledger: Filled with the ids read; its ``budget`` limits the bytes of bodies read.
         json_holds_nul: Whether the warehouse's JSON type holds U+0000 in strings (DuckDB yes,
             PostgreSQL ``jsonb`` no: such payloads then load as unreadable).
+        batch_bytes: Most bytes of bodies per batch (default 32 MiB; one larger body is a batch
+            of its own).
 
     Returns:
         The resources ``events`` and ``quarantine``.
     """
     box = inbox or Inbox(inbox_url or inbox_url_from_config())
     book = ledger if ledger is not None else FoldLedger()
-    return [events(box, batch_size, upto_id, book, json_holds_nul), quarantine(box, book)]
+    return [
+        events(box, batch_size, upto_id, book, json_holds_nul, batch_bytes),
+        quarantine(box, book.quarantine_ids, batch_bytes, book.budget),
+    ]
 
 
 def events(
@@ -137,6 +165,7 @@ def events(
     upto_id: int | None,
     ledger: FoldLedger,
     json_holds_nul: bool = True,
+    batch_bytes: int = DEFAULT_BATCH_BYTES,
 ) -> DltResource:
     """``events``: the inbox's unfolded events as Arrow tables, insert-only on ``event_key``."""
 
@@ -149,7 +178,8 @@ def events(
     def _events() -> Iterator[pa.Table]:
         emitted = False
         progress = Progress("webhook events", unit="events", pages_unit="batches", logger=logger)
-        for rows in progress.track(inbox.unfolded_events(batch_size, upto_id)):
+        for rows in inbox.unfolded_events(batch_size, upto_id, batch_bytes):
+            progress.page(len(rows))
             ledger.inbox_ids.extend(r[0] for r in rows)
             ledger.families.update(r[3] for r in rows)
             batch = event_batch(rows, json_holds_nul)
@@ -157,7 +187,11 @@ def events(
             ledger.implausible_times += _trues(batch, "is_event_time_implausible")
             ledger.unreadable_payloads += _trues(batch, "is_payload_unreadable")
             emitted = True
+            ledger.budget.spend(sum(len(r[10]) for r in rows))
+            del rows  # only the Arrow copy of the bodies stays while dlt writes it out
             yield batch
+            if ledger.budget.cut_short:  # by these events or by the quarantine's
+                break
         if not emitted:  # an empty batch still creates the table for the models downstream
             yield event_batch([])
         progress.done(" read from the inbox")
@@ -339,45 +373,3 @@ def _micros(epoch: Any) -> int | None:
     if not (math.isfinite(epoch) and RECEIVED_RANGE[0] <= epoch <= RECEIVED_RANGE[1]):
         return None
     return int(epoch * 1_000_000)
-
-
-def quarantine(inbox: Inbox, ledger: FoldLedger) -> DltResource:
-    """``quarantine``: refused bodies, insert-only on ``quarantine_key`` (receipt time + body)."""
-
-    @dlt.resource(
-        name="quarantine",
-        primary_key="quarantine_key",
-        write_disposition=INSERT_ONLY,
-        columns={
-            "body": {"data_type": "binary"},
-            "received_at": {"data_type": "timestamp"},
-        },
-    )
-    def _quarantine() -> Iterator[list[dict[str, Any]]]:
-        rows = inbox.unfolded_quarantine()
-        if not rows:
-            return
-        out = []
-        for qid, received_at, status, reason, ctype, size, truncated, body in rows:
-            ledger.quarantine_ids.append(qid)
-            digest = hashlib.sha256(repr(received_at).encode() + bytes(body)).hexdigest()
-            out.append(
-                {
-                    "quarantine_key": digest,
-                    "received_at": _utc(received_at),
-                    "status_code": status,
-                    "reason": reason,
-                    "content_type": ctype,
-                    "body_bytes": size,
-                    "is_truncated": bool(truncated),
-                    "body": bytes(body),
-                    "body_text": bytes(body).decode("utf-8", errors="replace"),
-                }
-            )
-        yield out
-
-    return _quarantine
-
-
-def _utc(epoch: float) -> datetime:
-    return datetime.fromtimestamp(epoch, UTC)

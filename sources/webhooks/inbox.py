@@ -19,11 +19,12 @@ import logging
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+from .batches import DEFAULT_BATCH_BYTES, DEFAULT_QUARANTINE_ROWS, keyset_batches
 from .config import DEFAULT_INBOX_URL, inbox_url_from_config
 from .tables import add_missing_columns, events_table, metadata, quarantine_table, sqlite_pragmas
 from .writes import (
@@ -155,9 +156,11 @@ class Inbox:
     # -- folding ---------------------------------------------------------------------------------
 
     def unfolded_events(
-        self, batch_size: int, upto_id: int | None = None
+        self, batch_size: int, upto_id: int | None = None, max_bytes: int = DEFAULT_BATCH_BYTES
     ) -> Iterator[list[tuple[Any, ...]]]:
-        """Batches of rows not yet folded, in ``inbox_id`` order.
+        """Batches of rows not yet folded, in ``inbox_id`` order, each at most ``batch_size``
+        rows and ``max_bytes`` bytes of bodies (one larger body is a batch of its own):
+        :func:`sources.webhooks.batches.keyset_batches`.
 
         Each row: ``(inbox_id, event_key, event_type, family, is_known_type, event_timestamp,
         activity_type, company, webhook_version, received_at, body, request_id,
@@ -165,50 +168,29 @@ class Inbox:
         before those columns existed.
 
         Args:
-            batch_size: Rows per batch.
+            batch_size: Most rows per batch.
             upto_id: Read no row with a larger ``inbox_id`` (a snapshot bound, so a fold ends
-                while events keep arriving).
+                while events keep arriving); ``None``: the largest unfolded id at the first read.
+            max_bytes: Most bytes of bodies per batch (default 32 MiB).
         """
         c = events_table.c
         columns = [c.inbox_id, c.event_key, c.event_type, c.family, c.is_known_type,
                    c.event_timestamp, c.activity_type, c.company, c.webhook_version,
                    c.received_at, c.body, c.request_id, c.is_event_time_implausible,
                    c.conflict_of]  # fmt: skip
-        last: int = 0
-        while True:
-            query = sa.select(*columns).where(c.folded_at.is_(None), c.inbox_id > last)
-            if upto_id is not None:
-                query = query.where(c.inbox_id <= upto_id)
-            query = query.order_by(c.inbox_id).limit(batch_size)
-            with self.engine.connect() as conn:
-                rows = [tuple(r) for r in conn.execute(query)]
-            if not rows:
-                return
-            yield rows
-            last = int(cast(int, rows[-1][0]))
-            if len(rows) < batch_size:
-                return
+        return keyset_batches(self.engine, events_table, columns, batch_size, max_bytes, upto_id)
 
-    def unfolded_quarantine(self) -> list[tuple[Any, ...]]:
-        """Quarantined bodies not yet folded: ``(quarantine_id, received_at, status_code, reason,
-        content_type, body_bytes, is_truncated, body)``."""
+    def unfolded_quarantine(
+        self, batch_size: int = DEFAULT_QUARANTINE_ROWS, max_bytes: int = DEFAULT_BATCH_BYTES
+    ) -> Iterator[list[tuple[Any, ...]]]:
+        """Batches of quarantined bodies not yet folded, in ``quarantine_id`` order, each at most
+        ``batch_size`` rows and ``max_bytes`` bytes of bodies, up to the largest unfolded id at
+        the first read: ``(quarantine_id, received_at, status_code, reason, content_type,
+        body_bytes, is_truncated, body)``."""
         c = quarantine_table.c
-        query = (
-            sa.select(
-                c.quarantine_id,
-                c.received_at,
-                c.status_code,
-                c.reason,
-                c.content_type,
-                c.body_bytes,
-                c.is_truncated,
-                c.body,
-            )
-            .where(c.folded_at.is_(None))
-            .order_by(c.quarantine_id)
-        )
-        with self.engine.connect() as conn:
-            return [tuple(r) for r in conn.execute(query)]
+        columns = [c.quarantine_id, c.received_at, c.status_code, c.reason, c.content_type,
+                   c.body_bytes, c.is_truncated, c.body]  # fmt: skip
+        return keyset_batches(self.engine, quarantine_table, columns, batch_size, max_bytes)
 
     def max_unfolded_id(self) -> int | None:
         """The largest ``inbox_id`` not yet folded (the snapshot bound of one fold)."""

@@ -1,0 +1,146 @@
+"""Taking turns on a PostgreSQL warehouse: a session-level advisory lock per database and job.
+
+PostgreSQL takes concurrent writers, but two jobs of one kind do not mix: two folds share dlt's
+staging tables (a load truncates them first) and insert-only merges without a unique constraint,
+two dbt builds swap the same ``__dbt_tmp`` relations. :func:`advisory_lock` makes jobs of one
+kind take turns on one database, across machines: the lock lives in the server, on a connection
+of its own held for the whole job, and the server drops it when that connection closes (the job
+ends, or its process dies). The DuckDB side (one OS file lock per warehouse file) is
+:func:`pipelines.warehouse.taking_turns`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock, Timeout
+
+from sources import settings
+
+logger = logging.getLogger("pipelines.warehouse")
+
+POLL_SECONDS = (0.1, 1.0)
+"""First and longest pause between two tries of a taken lock, in seconds (doubling)."""
+CONNECT_TIMEOUT_SECONDS = 10
+"""How long the lock's connection may take to open."""
+
+
+class WarehouseBusyError(RuntimeError):
+    """Another job kept the warehouse's writer lock longer than the wait allowed (setting
+    ``writer_timeout``)."""
+
+
+class WarehouseUnreachableError(RuntimeError):
+    """The PostgreSQL warehouse did not accept the lock's connection (transient: the server may
+    be down or restarting; wrong credentials are reported the same way)."""
+
+
+@contextmanager
+def taking_turns(lock_path: Path, waiting: str, gave_up: str) -> Iterator[None]:
+    """Hold the OS file lock ``lock_path`` (its folder must exist; released even if the process
+    is killed) for the block, waiting up to setting ``writer_timeout`` seconds
+    (``WFM_SYNC_WRITER_TIMEOUT``); logs ``waiting`` when it has to wait.
+
+    Raises:
+        WarehouseBusyError: The lock stayed taken for the whole wait: ``gave_up``, its
+            ``{timeout}`` filled with the seconds waited.
+    """
+    timeout = settings.current().writer_timeout
+    lock = FileLock(str(lock_path), timeout=timeout)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        logger.info("%s", waiting)
+        try:
+            lock.acquire()
+        except Timeout:
+            raise WarehouseBusyError(gave_up.format(timeout=f"{timeout:.0f}")) from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def advisory_key(database: str, job: str) -> int:
+    """The advisory lock key of ``job`` (``sync``, ``fold``, ``models``, ``documents``, ...)
+    on ``database``: a signed 64-bit integer from a BLAKE2b digest of both names, the same in
+    every process and on every machine. (Advisory locks are already per database; the name
+    keeps keys of different warehouses apart in logs and ``pg_locks`` readings.)"""
+    digest = hashlib.blake2b(f"wfm-sync writer {database} {job}".encode(), digest_size=8)
+    return int.from_bytes(digest.digest(), "big", signed=True)
+
+
+@contextmanager
+def advisory_lock(
+    connect_args: dict[str, Any],
+    key: int,
+    timeout: float,
+    messages: tuple[str, str, str],
+) -> Iterator[None]:
+    """Hold the session-level advisory lock ``key`` on a connection of its own for the block.
+
+    Tries ``pg_try_advisory_lock`` at once; when it is taken, logs the waiting message and tries
+    again (every 0.1 s, doubling to every 1 s) until it is free or ``timeout`` seconds have
+    passed. The connection stays open, idle, for the whole block and is closed after it, which
+    releases the lock; a process that dies releases it too, since the server ends its session.
+    Session locks need the session: through a pooler (PgBouncer) only in session mode.
+
+    Args:
+        connect_args: :func:`psycopg2.connect` keywords: ``host``, ``port``, ``user``,
+            ``password``, ``dbname``.
+        key: The lock (:func:`advisory_key`).
+        timeout: Seconds to wait for it.
+        messages: ``(waiting, gave_up, unreachable)``: logged when the lock is taken; the
+            :class:`WarehouseBusyError` message, its ``{timeout}`` filled with the seconds
+            waited; the :class:`WarehouseUnreachableError` message, its ``{error}`` filled with
+            the first line of the driver's error. None may hold the password.
+
+    Raises:
+        WarehouseBusyError: The lock stayed taken for the whole wait.
+        WarehouseUnreachableError: The connection could not be opened.
+    """
+    import psycopg2
+
+    waiting, gave_up, unreachable = messages
+    try:
+        connection = psycopg2.connect(
+            **connect_args, connect_timeout=CONNECT_TIMEOUT_SECONDS,
+            application_name="wfm-sync writer lock", keepalives=1, keepalives_idle=60,
+            keepalives_interval=10, keepalives_count=6,
+        )  # fmt: skip
+    except psycopg2.OperationalError as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise WarehouseUnreachableError(unreachable.format(error=first)) from None
+    try:
+        connection.autocommit = True
+        _wait_for(connection, key, timeout, waiting, gave_up)
+        yield
+    finally:
+        connection.close()  # the server releases the session's advisory locks
+
+
+def _wait_for(connection: Any, key: int, timeout: float, waiting: str, gave_up: str) -> None:
+    """Take ``key`` on ``connection``, polling up to ``timeout`` seconds (see
+    :func:`advisory_lock`)."""
+    deadline = time.monotonic() + timeout
+    pause, longest = POLL_SECONDS
+    logged = False
+    with connection.cursor() as cursor:
+        while True:
+            cursor.execute("select pg_try_advisory_lock(%s)", (key,))
+            if cursor.fetchone()[0]:
+                return
+            if not logged:
+                logger.info("%s", waiting)
+                logged = True
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise WarehouseBusyError(gave_up.format(timeout=f"{timeout:.0f}"))
+            time.sleep(min(pause, left))
+            pause = min(pause * 2, longest)

@@ -1,0 +1,71 @@
+"""The ``quarantine`` resource of the ``webhooks`` source: refused bodies, in byte-bounded
+batches."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import dlt
+from dlt.sources import DltResource
+
+from .batches import DEFAULT_BATCH_BYTES, INSERT_ONLY, RoundBudget
+from .inbox import Inbox
+
+
+def quarantine(
+    inbox: Inbox,
+    read_ids: list[int],
+    batch_bytes: int = DEFAULT_BATCH_BYTES,
+    budget: RoundBudget | None = None,
+) -> DltResource:
+    """``quarantine``: refused bodies, insert-only on ``quarantine_key`` (receipt time + body),
+    read from the inbox and handed to dlt in batches of at most ``batch_bytes`` bytes of bodies
+    (:meth:`Inbox.unfolded_quarantine`); their ``quarantine_id`` are appended to ``read_ids``.
+    Stops reading once ``budget`` (shared with the events) is spent."""
+    round_budget = budget or RoundBudget()
+
+    @dlt.resource(
+        name="quarantine",
+        primary_key="quarantine_key",
+        write_disposition=INSERT_ONLY,
+        columns={
+            "body": {"data_type": "binary"},
+            "received_at": {"data_type": "timestamp"},
+        },
+    )
+    def _quarantine() -> Iterator[list[dict[str, Any]]]:
+        for rows in inbox.unfolded_quarantine(max_bytes=batch_bytes):
+            read_ids.extend(r[0] for r in rows)
+            out = [quarantine_row(*row) for row in rows]
+            round_budget.spend(sum(len(r[7]) for r in rows))
+            del rows  # the bodies live on in ``out`` only while dlt writes the batch
+            yield out
+            if round_budget.cut_short:  # by these bodies or by the events
+                return
+
+    return _quarantine
+
+
+def quarantine_row(
+    qid: int, received_at: float, status: int, reason: str, ctype: str | None, size: int,
+    truncated: bool, body: Any,
+) -> dict[str, Any]:  # fmt: skip
+    """One ``inbox_quarantine`` row (as :meth:`Inbox.unfolded_quarantine` yields it) as a
+    ``quarantine`` row: ``quarantine_key`` (SHA-256 of receipt time and body), ``received_at``
+    (UTC), ``status_code``, ``reason``, ``content_type``, ``body_bytes``, ``is_truncated``,
+    ``body`` (bytes) and ``body_text`` (UTF-8, undecodable bytes replaced)."""
+    raw = bytes(body)
+    return {
+        "quarantine_key": hashlib.sha256(repr(received_at).encode() + raw).hexdigest(),
+        "received_at": datetime.fromtimestamp(received_at, UTC),
+        "status_code": status,
+        "reason": reason,
+        "content_type": ctype,
+        "body_bytes": size,
+        "is_truncated": bool(truncated),
+        "body": raw,
+        "body_text": raw.decode("utf-8", errors="replace"),
+    }

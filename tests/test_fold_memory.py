@@ -1,0 +1,69 @@
+"""A burst of oversize bodies does not stop the fold: 200 quarantined bodies of 1 MiB are folded
+by a fresh process whose own peak memory (``VmHWM``) stays within the fold's target in
+benchmarks/webhooks_fold.py, the inbox read and loaded in batches and rounds bounded by bytes.
+Real SQLite inbox, real DuckDB warehouse."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from benchmarks.webhooks_fold import (
+    BURST_DUCKDB_LIMIT,
+    FOLD_PEAK_MIB,
+    fill_refused,
+    fold_in_child,
+)
+
+BODIES = 200
+SIZE = 2**20
+
+
+def test_the_inbox_is_read_in_batches_bounded_by_rows_and_bytes(tmp_path: Path) -> None:
+    from sources.webhooks import Inbox, RefusedBody
+
+    inbox = Inbox(f"sqlite:///{tmp_path / 'inbox.sqlite3'}")
+    sizes = [10, 700, 300, 1500, 5, 5, 5, 400, 600, 2]  # one body beyond the cap on its own
+    inbox.insert_quarantine(
+        [
+            RefusedBody(422, "malformed", b"x" * n + b"%d" % i, n, None, 0.0)
+            for i, n in enumerate(sizes)
+        ]
+    )
+    batches = list(inbox.unfolded_quarantine(batch_size=3, max_bytes=1000))
+    inbox.close()
+    ids = [row[0] for batch in batches for row in batch]
+    assert ids == sorted(ids) and len(ids) == len(set(ids)) == len(sizes)  # each once, in order
+    weights = [[len(row[7]) for row in batch] for batch in batches]
+    assert all(len(w) <= 3 for w in weights)
+    assert all(sum(w) <= 1000 or len(w) == 1 for w in weights), weights
+    assert any(len(w) == 1 and w[0] > 1000 for w in weights)
+
+
+@pytest.mark.slow
+def test_200_quarantined_bodies_of_1_mib_fold_within_the_memory_target(tmp_path: Path) -> None:
+    from sources.webhooks import Inbox
+
+    inbox_url = f"sqlite:///{tmp_path / 'inbox.sqlite3'}"
+    fill_refused(inbox_url, BODIES, SIZE)
+    warehouse = tmp_path / "wh" / "warehouse.duckdb"
+    env = dict(os.environ, DESTINATION__DUCKDB__CREDENTIALS=str(warehouse),
+               WFM_SYNC_DUCKDB_MEMORY_LIMIT=BURST_DUCKDB_LIMIT)  # fmt: skip
+
+    result = fold_in_child(inbox_url, env)
+
+    assert result["quarantined"] == BODIES
+    assert result["peak_mib"] <= FOLD_PEAK_MIB, result
+    inbox = Inbox(inbox_url)
+    counts = inbox.counts()
+    inbox.close()
+    assert counts["quarantine"] == BODIES and counts["quarantine_unfolded"] == 0
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        rows, keys, sizes = con.execute(
+            "select count(*), count(distinct quarantine_key), sum(octet_length(body)) "
+            "from webhooks.quarantine"
+        ).fetchone()
+    assert rows == keys == BODIES and sizes == BODIES * SIZE
