@@ -21,6 +21,11 @@ from sources.settings import in_project
 SECTION = "webhooks"
 DEFAULT_INBOX_URL = "sqlite:///data/inbox.sqlite3"
 MAX_BODY_BYTES = 1024 * 1024
+DEADLINE_SECONDS = 10.0
+"""How long the receiver may take to answer a delivery, by default (the provider waits 30 s)."""
+QUEUE_SIZE = 1000
+"""Deliveries that may wait for the receiver's writer, by default."""
+QUARANTINE_MAX_BYTES = 256 * 1024 * 1024
 
 
 @configspec
@@ -36,12 +41,23 @@ class WebhooksConfiguration(BaseConfiguration):
             (``WEBHOOKS__SIGNING_SECRET``, secret); when set, the receiver requires signatures.
         max_body_bytes: Largest body the receiver accepts, in bytes
             (``WEBHOOKS__MAX_BODY_BYTES``, default 1 MiB).
+        quarantine_max_bytes: Most bytes of refused bodies the inbox keeps
+            (``WEBHOOKS__QUARANTINE_MAX_BYTES``, default 256 MiB); beyond it the oldest are
+            dropped and counted.
+        deadline_seconds: Seconds within which the receiver answers a delivery
+            (``WEBHOOKS__DEADLINE_SECONDS``, default 10, under the provider's 30); a delivery
+            the inbox could not commit by then is answered 503 and not stored.
+        queue_size: Deliveries that may wait for the receiver's writer
+            (``WEBHOOKS__QUEUE_SIZE``, default 1000); when it is full, 503 at once.
     """
 
     inbox_url: str = DEFAULT_INBOX_URL
     token: TSecretStrValue | None = None
     signing_secret: TSecretStrValue | None = None
     max_body_bytes: int = MAX_BODY_BYTES
+    quarantine_max_bytes: int = QUARANTINE_MAX_BYTES
+    deadline_seconds: float = DEADLINE_SECONDS
+    queue_size: int = QUEUE_SIZE
 
 
 def webhooks_configuration() -> WebhooksConfiguration:
