@@ -62,12 +62,12 @@ def keep_within_budget(conn: sa.Connection, added: int, budget: int | None) -> i
         after = 0
         while freed < excess:
             state = q.folded_at.is_(None) if unfolded else q.folded_at.is_not(None)
-            rows = conn.execute(
+            rows: Sequence[tuple[int, int | None]] = conn.execute(
                 sa.select(q.quarantine_id, size)
                 .where(state, q.quarantine_id > after)
                 .order_by(q.quarantine_id)
                 .limit(_SCAN)
-            ).all()
+            ).tuples().all()
             if not rows:
                 break
             doomed: list[int] = []
@@ -109,5 +109,5 @@ def recount(conn: sa.Connection) -> None:
 
 def counters(conn: sa.Connection) -> dict[str, int]:
     """Every counter row, ``{name: value}``."""
-    rows = conn.execute(sa.select(counters_table.c.name, counters_table.c.value))
+    rows = conn.execute(sa.select(counters_table.c.name, counters_table.c.value)).tuples()
     return {str(name): int(value) for name, value in rows}

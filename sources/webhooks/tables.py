@@ -105,7 +105,7 @@ def add_missing_counters(engine: Engine) -> None:
     """Create the :data:`COUNTERS` rows an inbox lacks (``quarantine_bytes`` counted from the
     bodies held, the others 0). Safe when several processes open the inbox at once."""
     with engine.connect() as conn:
-        present = set(conn.execute(sa.select(counters_table.c.name)).scalars())
+        present: set[str] = set(conn.execute(sa.select(counters_table.c.name)).scalars())
     missing = [name for name in COUNTERS if name not in present]
     if not missing:
         return
