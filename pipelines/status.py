@@ -402,6 +402,7 @@ def _inbox_counts() -> dict[str, Any]:
             "inbox": inbox.describe(),
             "backlog": counts["unfolded"],
             "quarantine": counts["quarantine"],
+            "quarantine_dropped": counts["quarantine_dropped"],
             "events": counts["events"],
         }
     except Exception as exc:  # noqa: BLE001

@@ -6,6 +6,7 @@ SQLite or PostgreSQL inbox."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -24,7 +25,9 @@ import pytest
 import sqlalchemy as sa
 from conftest import WFM_SYNC
 from servers import free_port
+from typer.testing import CliRunner
 
+from flows.cli import app
 from receiver import PATH
 from sources.webhooks import Inbox, ReceivedEvent
 from sources.webhooks.events import read_envelope
@@ -235,7 +238,9 @@ def test_the_writer_thread_dying_stops_the_process_with_a_non_zero_exit(tmp_path
 
 
 @pytest.mark.slow
-def test_a_burst_of_oversized_bodies_keeps_the_quarantine_within_its_byte_budget(tmp_path):
+def test_a_burst_of_oversized_bodies_keeps_the_quarantine_within_its_byte_budget(
+    tmp_path, warehouse, monkeypatch
+):
     """200 bodies of 1 MiB + 1 byte (413: their first MiB quarantined) against a 50 MiB budget.
     Measured: the bytes of the bodies held (what the budget governs) and the SQLite file, as it
     is (freed pages are reused) and after a VACUUM."""
@@ -256,6 +261,9 @@ def test_a_burst_of_oversized_bodies_keeps_the_quarantine_within_its_byte_budget
     assert held == counts["quarantine_bytes"] <= budget
     assert counts["quarantine"] == 50 and counts["quarantine_dropped"] == 150
     assert counts["quarantine_dropped_bytes"] == 150 * mib and counts["events"] == 1
+    monkeypatch.setenv("WEBHOOKS__INBOX_URL", inbox_url)
+    report = json.loads(CliRunner().invoke(app, ["status", "--json"]).stdout)
+    assert report["inbox"]["quarantine_dropped"] == 150  # `wfm-sync status` reports the loss
     file_size = path.stat().st_size
     assert file_size < budget + 16 * mib, file_size  # a group's bodies over the budget at most
     vacuum = sqlite3.connect(path, isolation_level=None)
