@@ -62,12 +62,16 @@ def keep_within_budget(conn: sa.Connection, added: int, budget: int | None) -> i
         after = 0
         while freed < excess:
             state = q.folded_at.is_(None) if unfolded else q.folded_at.is_not(None)
-            rows: Sequence[tuple[int, int | None]] = conn.execute(
-                sa.select(q.quarantine_id, size)
-                .where(state, q.quarantine_id > after)
-                .order_by(q.quarantine_id)
-                .limit(_SCAN)
-            ).tuples().all()
+            rows: Sequence[tuple[int, int | None]] = (
+                conn.execute(
+                    sa.select(q.quarantine_id, size)
+                    .where(state, q.quarantine_id > after)
+                    .order_by(q.quarantine_id)
+                    .limit(_SCAN)
+                )
+                .tuples()
+                .all()
+            )
             if not rows:
                 break
             doomed: list[int] = []
