@@ -414,6 +414,7 @@ def _inbox_counts(now: float) -> tuple[dict[str, Any], RefusalSummary | None]:
             "inbox": inbox.describe(),
             "backlog": counts["unfolded"],
             "quarantine": counts["quarantine"],
+            "quarantine_dropped": counts["quarantine_dropped"],
             "events": counts["events"],
         }, refusal_summary(inbox.engine, now)
     except Exception as exc:  # noqa: BLE001

@@ -5,10 +5,11 @@
 later loads the inbox into the warehouse. The receiver never opens the warehouse.
 
 Modules: :mod:`~receiver.app` (the FastAPI application and its answers), :mod:`~receiver.auth`
-(tokens, signatures, rotation, refusals counted), :mod:`~receiver.writer`
-(the group-commit writer thread), :mod:`~receiver.signature` (Standard Webhooks verification by
-the ``standardwebhooks`` package), :mod:`~receiver.settings` (token, signing secret, inbox, body
-limit, from the ``[webhooks]`` configuration).
+(tokens, signatures, rotation, refusals counted), :mod:`~receiver.writer` (the group-commit
+writer thread, within each request's deadline), :mod:`~receiver.signature` (Standard Webhooks
+verification by the ``standardwebhooks`` package), :mod:`~receiver.settings` (token, signing
+secret, inbox, body limit, deadline, queue size, quarantine budget, rotation, from the
+``[webhooks]`` configuration).
 """
 
 from __future__ import annotations

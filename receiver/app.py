@@ -20,20 +20,26 @@ Routes:
       answers 200 ``{"status": "already stored"}`` and is stored once. Unknown event types are
       stored with family ``unknown``; implausible event times are stored flagged
       (``is_event_time_implausible``).
-    * 503 only when the inbox itself failed (unreachable, locked past its busy timeout, disk
-      full): the sender should retry. Nothing in a body leads to a 5xx.
+    * 503 with ``Retry-After`` only when the inbox could not take the event: the writer's queue
+      is full (at once), the event was not committed within the deadline (``deadline_seconds``,
+      10 s: it is then not stored), the inbox failed (unreachable, locked, disk full) or the
+      writer thread died. The sender should retry. Nothing in a body leads to a 5xx.
 ``GET /healthz``
-    200 ``{"status": "ok"}`` when the inbox answers, else 503.
+    200 ``{"status": "ok", "inbox": <dialect>}`` when the writer is alive and making progress and
+    a real write to the inbox (:meth:`sources.webhooks.Inbox.probe`) succeeds within
+    :data:`PROBE_TIMEOUT`; else 503 ``{"status": "error", "reason": ...}``.
 
 Writes from concurrent requests are committed together by one writer thread
-(:class:`receiver.writer.GroupCommitWriter`); each request still waits for its own commit. The
-receiver never opens the warehouse.
+(:class:`receiver.writer.GroupCommitWriter`), each request within its deadline. The receiver
+never opens the warehouse.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import time
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -45,20 +51,37 @@ from sources.webhooks.events import Envelope, read_envelope
 
 from .auth import Gate
 from .settings import ReceiverSettings
-from .writer import GroupCommitWriter, cause
+from .writer import (
+    DeadlineExceededError,
+    GroupCommitWriter,
+    WriterBusyError,
+    WriterDeadError,
+    cause,
+)
 
 PATH = "/webhooks/connecteam"
+PROBE_TIMEOUT = 2.0
+"""Seconds ``/healthz``'s write probe may wait for the inbox (at most the deadline)."""
 
 
-def _json(status: int, body: dict[str, Any]) -> Response:
-    return Response(orjson.dumps(body), status_code=status, media_type="application/json")
+def _json(status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> Response:
+    return Response(
+        orjson.dumps(body), status_code=status, media_type="application/json", headers=headers
+    )
 
 
-def create_app(settings: ReceiverSettings) -> FastAPI:
+def create_app(
+    settings: ReceiverSettings,
+    on_writer_death: Callable[[BaseException], None] | None = None,
+) -> FastAPI:
     """Build the receiver application.
 
     Args:
-        settings: Token, signing secret, inbox URL, limits.
+        settings: Token, signing secret, inbox URL, limits, deadline, queue size, quarantine
+            budget.
+        on_writer_death: Called, in the writer thread, with the exception that killed it
+            (``wfm-sync webhooks serve`` stops the process); requests are answered 503 either
+            way.
 
     Returns:
         The FastAPI app; ``app.state.inbox`` is its :class:`Inbox`, ``app.state.writer`` its
@@ -67,8 +90,17 @@ def create_app(settings: ReceiverSettings) -> FastAPI:
     Raises:
         sqlalchemy.exc.SQLAlchemyError: The inbox could not be opened (its tables created).
     """
-    inbox = Inbox(settings.inbox_url)
-    writer = GroupCommitWriter(inbox)
+    inbox = Inbox(settings.inbox_url, quarantine_max_bytes=settings.quarantine_max_bytes,
+                  statement_timeout=settings.deadline_seconds)  # fmt: skip
+    writer = GroupCommitWriter(
+        inbox,
+        deadline=settings.deadline_seconds,
+        queue_size=settings.queue_size,
+        on_death=on_writer_death,
+    )
+    retry_after = {"Retry-After": str(math.ceil(settings.deadline_seconds))}
+    probe_timeout = min(PROBE_TIMEOUT, settings.deadline_seconds)
+    probing: dict[str, asyncio.Task[None]] = {}
     gate = Gate(settings, inbox.engine)
 
     app = FastAPI(title="wfm-sync webhook receiver", docs_url=None, redoc_url=None)
@@ -80,15 +112,45 @@ def create_app(settings: ReceiverSettings) -> FastAPI:
 
     @app.get("/healthz")
     async def healthz() -> Response:
-        try:
-            await asyncio.to_thread(inbox.ping)
-        except Exception as exc:  # noqa: BLE001 - reported as unhealthy
-            return _json(503, {"status": "error", "detail": type(exc).__name__})
+        problem = writer.problem()
+        if problem is None:
+            problem = await _probe()
+        if problem is not None:
+            return _json(503, {"status": "error", "reason": problem})
         return _json(200, {"status": "ok", "inbox": inbox.dialect})
+
+    async def _probe() -> str | None:
+        """Why a real write to the inbox failed, or ``None``; concurrent checks share one."""
+        task = probing.get("task")
+        if task is None or task.done():
+            task = asyncio.ensure_future(asyncio.to_thread(inbox.probe, probe_timeout))
+            probing["task"] = task
+        try:
+            await asyncio.wait_for(asyncio.shield(task), probe_timeout + 1)
+        except TimeoutError:
+            return f"the inbox write probe did not finish within {probe_timeout + 1:g} s"
+        except Exception as exc:  # noqa: BLE001 - reported as unhealthy
+            return f"the inbox is not writable: {cause(exc)}"
+        return None
+
+    def _unavailable(exc: Exception, what: str) -> Response:
+        """The 503 for a write the writer could not make (``what``: the event, the body)."""
+        if isinstance(exc, WriterBusyError):
+            reason = f"the receiver is busy ({exc}); retry"
+        elif isinstance(exc, DeadlineExceededError):
+            reason = (
+                f"the inbox did not commit {what} within {settings.deadline_seconds:g} s; retry"
+            )
+        elif isinstance(exc, WriterDeadError):
+            reason = "the receiver is stopping (its inbox writer died); retry"
+        else:
+            reason = f"the inbox could not store {what}; retry"
+        return _json(503, {"detail": reason}, retry_after)
 
     @app.post(PATH)
     async def receive(request: Request) -> Response:
         received_at = time.time()
+        deadline = time.monotonic() + settings.deadline_seconds
         delivery = await gate.admit(request)  # token and signature; the body read
         if delivery.refusal is not None:
             return _json(401, {"detail": delivery.refusal.detail})
@@ -96,31 +158,32 @@ def create_app(settings: ReceiverSettings) -> FastAPI:
         body = delivery.body
         if delivery.oversize is not None:
             return await _refuse(413, delivery.oversize, body, delivery.size, content_type,
-                                 received_at)  # fmt: skip
+                                 received_at, deadline)  # fmt: skip
         try:
             payload = orjson.loads(body)
         except orjson.JSONDecodeError as exc:
             return await _refuse(422, f"body is not JSON: {exc}", body, len(body), content_type,
-                                 received_at)  # fmt: skip
+                                 received_at, deadline)  # fmt: skip
         if not isinstance(payload, dict):
             kind = type(payload).__name__
             return await _refuse(422, f"body is JSON but not an object (got {kind})", body,
-                                 len(body), content_type, received_at)  # fmt: skip
+                                 len(body), content_type, received_at, deadline)  # fmt: skip
         try:
             envelope: Envelope = read_envelope(payload, body)
         except Exception as exc:  # noqa: BLE001 - a body our reading cannot take is refused
             return await _refuse(422, f"the envelope could not be read: {cause(exc)}", body,
-                                 len(body), content_type, received_at)  # fmt: skip
+                                 len(body), content_type, received_at, deadline)  # fmt: skip
         if not envelope.recognisable:
             return await _refuse(
                 422,
                 "no recognisable envelope: neither eventType nor eventTimestamp/evnetTimestamp",
-                body, len(body), content_type, received_at,
+                body, len(body), content_type, received_at, deadline,
             )  # fmt: skip
+        event = ReceivedEvent(envelope, body, received_at, content_type)
         try:
-            outcome = await writer.write(ReceivedEvent(envelope, body, received_at, content_type))
-        except Exception:  # noqa: BLE001 - the inbox failed (not the body): the sender retries
-            return _json(503, {"detail": "the inbox could not store the event; retry"})
+            outcome = await writer.write(event, deadline)
+        except Exception as exc:  # noqa: BLE001 - the inbox failed (not the body): the sender retries
+            return _unavailable(exc, "the event")
         if isinstance(outcome, RefusedBody):
             return _json(outcome.status_code, {"detail": outcome.reason})
         assert isinstance(outcome, StoredEvent)
@@ -139,11 +202,13 @@ def create_app(settings: ReceiverSettings) -> FastAPI:
         size: int,
         content_type: str | None,
         received_at: float,
+        deadline: float,
     ) -> Response:
+        refusal = RefusedBody(status, reason, body, size, content_type, received_at)
         try:
-            await writer.write(RefusedBody(status, reason, body, size, content_type, received_at))
-        except Exception:  # noqa: BLE001
-            return _json(503, {"detail": "the inbox could not keep the refused body; retry"})
+            await writer.write(refusal, deadline)
+        except Exception as exc:  # noqa: BLE001
+            return _unavailable(exc, "the refused body")
         return _json(status, {"detail": reason})
 
     return app

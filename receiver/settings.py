@@ -1,11 +1,13 @@
-"""What the receiver needs to start: its token, signing secret, inbox and body limit, and the
-previous token and secret of a rotation.
+"""What the receiver needs to start: its token, signing secret, inbox, body limit, answer
+deadline, queue size and quarantine budget, and the previous token and secret of a rotation.
 
 Read from the ``[webhooks]`` configuration (:class:`sources.webhooks.WebhooksConfiguration`:
 ``WEBHOOKS__TOKEN``, ``WEBHOOKS__SIGNING_SECRET``, ``WEBHOOKS__INBOX_URL``,
-``WEBHOOKS__MAX_BODY_BYTES``, ``WEBHOOKS__PREVIOUS_TOKEN``, ``WEBHOOKS__PREVIOUS_SIGNING_SECRET``,
-``WEBHOOKS__SIGNATURE_MODE``, ``WEBHOOKS__ROTATION_GRACE_SECONDS``) by
-:func:`settings_from_config`, or built directly by tests and the demo.
+``WEBHOOKS__MAX_BODY_BYTES``, ``WEBHOOKS__DEADLINE_SECONDS``, ``WEBHOOKS__QUEUE_SIZE``,
+``WEBHOOKS__QUARANTINE_MAX_BYTES``, ``WEBHOOKS__PREVIOUS_TOKEN``,
+``WEBHOOKS__PREVIOUS_SIGNING_SECRET``, ``WEBHOOKS__SIGNATURE_MODE``,
+``WEBHOOKS__ROTATION_GRACE_SECONDS``) by :func:`settings_from_config`, or built directly by tests
+and the demo.
 """
 
 from __future__ import annotations
@@ -13,8 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sources.webhooks.config import (
+    DEADLINE_SECONDS,
     DEFAULT_INBOX_URL,
     MAX_BODY_BYTES,
+    QUARANTINE_MAX_BYTES,
+    QUEUE_SIZE,
     ROTATION_GRACE_SECONDS,
     SIGNATURE_MODES,
     InboxURLError,
@@ -23,6 +28,12 @@ from sources.webhooks.config import (
 )
 
 from .signature import verifier
+
+PROVIDER_WAIT = 30
+"""Seconds the provider waits for an answer before it counts a delivery as failed."""
+MAX_DEADLINE = 20.0
+"""The longest answer deadline allowed: with the writer's commit grace (at most 5 s) every answer
+still comes before the provider gives up."""
 
 
 class ReceiverConfigError(Exception):
@@ -49,11 +60,18 @@ class ReceiverSettings:
             as ``would-refuse: ...`` and the event stored).
         rotation_grace_seconds: Seconds the previous token and secret stay valid once the new
             ones have been seen.
+        deadline_seconds: Seconds within which every request is answered (more than 0, at
+            most :data:`MAX_DEADLINE`); a delivery not committed by then is answered 503 and
+            not stored.
+        queue_size: Deliveries that may wait for the writer; beyond, 503 at once.
+        quarantine_max_bytes: Most bytes of refused bodies kept in the inbox (at least
+            ``max_body_bytes``).
 
     Raises:
         ReceiverConfigError: No token and ``allow_open`` is false, a signing secret whose base64
             does not decode, an unknown signature mode, a previous token or secret without a
-            current one (or equal to it), or a negative grace.
+            current one (or equal to it), a negative grace, or a limit out of its range (the
+            message names the setting).
     """
 
     token: str | None
@@ -65,8 +83,27 @@ class ReceiverSettings:
     previous_signing_secret: str | None = None
     signature_mode: str = "enforce"
     rotation_grace_seconds: float = ROTATION_GRACE_SECONDS
+    deadline_seconds: float = DEADLINE_SECONDS
+    queue_size: int = QUEUE_SIZE
+    quarantine_max_bytes: int = QUARANTINE_MAX_BYTES
 
     def __post_init__(self) -> None:
+        if not 0 < self.deadline_seconds <= MAX_DEADLINE:
+            raise ReceiverConfigError(
+                f"WEBHOOKS__DEADLINE_SECONDS (or --deadline) is {self.deadline_seconds:g}: give "
+                f"more than 0 and at most {MAX_DEADLINE:g} seconds (the provider waits "
+                f"{PROVIDER_WAIT} s for an answer), e.g. 10"
+            )
+        if self.queue_size < 1:
+            raise ReceiverConfigError(
+                f"WEBHOOKS__QUEUE_SIZE (or --queue-size) is {self.queue_size}: give at least 1, "
+                "e.g. 1000"
+            )
+        if self.quarantine_max_bytes < self.max_body_bytes:
+            raise ReceiverConfigError(
+                f"WEBHOOKS__QUARANTINE_MAX_BYTES is {self.quarantine_max_bytes}: give at least "
+                f"WEBHOOKS__MAX_BODY_BYTES ({self.max_body_bytes}), e.g. 268435456 (256 MiB)"
+            )
         if not self.token and not self.allow_open:
             raise ReceiverConfigError(
                 "no webhook token: set WEBHOOKS__TOKEN (or [webhooks] token in .dlt/secrets.toml), "
@@ -116,7 +153,10 @@ class ReceiverSettings:
 
 
 def settings_from_config(
-    inbox_url: str | None = None, allow_open: bool = False
+    inbox_url: str | None = None,
+    allow_open: bool = False,
+    deadline_seconds: float | None = None,
+    queue_size: int | None = None,
 ) -> ReceiverSettings:
     """The receiver's settings from the ``[webhooks]`` configuration (empty values count as
     unset; ``inbox_url`` and ``max_body_bytes`` then take their defaults,
@@ -125,6 +165,8 @@ def settings_from_config(
     Args:
         inbox_url: Overrides ``WEBHOOKS__INBOX_URL`` when given.
         allow_open: Accept requests without a token.
+        deadline_seconds: Overrides ``WEBHOOKS__DEADLINE_SECONDS`` when given.
+        queue_size: Overrides ``WEBHOOKS__QUEUE_SIZE`` when given.
 
     Raises:
         ReceiverConfigError: As :class:`ReceiverSettings`, or the inbox URL is not usable
@@ -146,4 +188,7 @@ def settings_from_config(
         previous_signing_secret=config.previous_signing_secret or None,
         signature_mode=(config.signature_mode or "enforce").strip().lower(),
         rotation_grace_seconds=config.rotation_grace_seconds,
+        deadline_seconds=config.deadline_seconds if deadline_seconds is None else deadline_seconds,
+        queue_size=config.queue_size if queue_size is None else queue_size,
+        quarantine_max_bytes=config.quarantine_max_bytes,
     )

@@ -38,7 +38,10 @@ def observe(conn: sa.Connection) -> dict[str, object]:
 def main() -> None:
     snapshot, out, stop, mode = sys.argv[1:5]
     engine = sa.create_engine(
-        f"duckdb:///{snapshot}", connect_args={"read_only": True}, poolclass=NullPool
+        f"duckdb:///{snapshot}",
+        connect_args={"read_only": True},
+        poolclass=NullPool,
+        hide_parameters=True,
     )
     held = engine.connect() if mode == "held" else None
     with Path(out).open("a") as sink:

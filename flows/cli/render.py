@@ -161,6 +161,11 @@ def print_status(report: Status) -> None:
     inbox = report.inbox
     console.print(
         f"inbox: backlog {inbox.get('backlog', '-')}, quarantine {inbox.get('quarantine', '-')}"
+        + (
+            f", dropped over its budget {inbox['quarantine_dropped']}"
+            if inbox.get("quarantine_dropped")
+            else ""
+        )
         + (f" ({inbox['error']})" if "error" in inbox else "")
     )
     if report.refusals:

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any
 
 import typer
@@ -250,30 +251,70 @@ def webhooks_serve(
     open_: Annotated[
         bool, typer.Option("--open", help="Accept requests without a token (local tests only).")
     ] = False,
+    deadline: Annotated[
+        float | None,
+        typer.Option(
+            help="Seconds within which every delivery is answered; one not committed by then "
+            "gets 503 and is not stored (default WEBHOOKS__DEADLINE_SECONDS, 10; at most 20)."
+        ),
+    ] = None,
+    queue_size: Annotated[
+        int | None,
+        typer.Option(
+            help="Deliveries that may wait for the inbox writer; beyond, 503 at once (default "
+            "WEBHOOKS__QUEUE_SIZE, 1000)."
+        ),
+    ] = None,
 ) -> None:
     """Receive the provider's webhooks on POST /webhooks/connecteam (GET /healthz for checks).
 
     Needs WEBHOOKS__TOKEN (or [webhooks] token in .dlt/secrets.toml) unless --open; the provider
-    can be given the URL with ?token=... . Each event is committed to the inbox before the 200.
+    can be given the URL with ?token=... . Each event is committed to the inbox before the 200,
+    within the deadline. If the inbox writer thread dies the process exits with code 1, for its
+    supervisor to restart it; `kill -USR2 <pid>` makes it die, to try that.
     """
+    import signal
+
     import uvicorn
 
     from receiver import ReceiverConfigError, create_app, settings_from_config
 
     setup_logging(False)
     try:
-        settings = settings_from_config(inbox_url or None, allow_open=open_)
+        settings = settings_from_config(
+            inbox_url or None, allow_open=open_, deadline_seconds=deadline, queue_size=queue_size
+        )
     except ReceiverConfigError as exc:
         err.print(f"[bold red]cannot start:[/] {escape(str(exc))}", highlight=False)
         raise typer.Exit(code=2) from None
-    receiver = create_app(settings)
+    died: list[BaseException] = []
+
+    def writer_died(exc: BaseException) -> None:
+        died.append(exc)
+        server.should_exit = True  # a graceful stop: waiting requests are answered 503
+
+    receiver = create_app(settings, on_writer_death=writer_died)
+    # No access log: a sender may put the token in the query string.
+    server = uvicorn.Server(uvicorn.Config(
+        receiver, host=host, port=port, log_level="warning", access_log=False,
+        timeout_graceful_shutdown=math.ceil(2 * settings.deadline_seconds),
+    ))  # fmt: skip
+    signal.signal(signal.SIGUSR2, lambda *_: receiver.state.writer.inject_fault())
     err.print(
         f"receiving on http://{host}:{port}/webhooks/connecteam, inbox "
         f"{receiver.state.inbox.describe()}"
         + (" [bold yellow](open: no token checked)[/]" if settings.token is None else "")
     )
-    # No access log: a sender may put the token in the query string.
-    uvicorn.run(receiver, host=host, port=port, log_level="warning", access_log=False)
+    server.run()
+    if died:
+        err.print(
+            f"[bold red]stopped:[/] the inbox writer died ({escape(repr(died[0]))}); exit 1 so "
+            "that the supervisor restarts the receiver",
+            highlight=False,
+        )
+        raise typer.Exit(code=1)
+    if not server.started:
+        raise typer.Exit(code=1)  # uvicorn logged why (the port taken, say)
 
 
 @app.command("fold")

@@ -25,6 +25,11 @@ SIGNATURE_MODES = ("enforce", "report")
 ROTATION_GRACE_SECONDS = 300.0
 """Default grace after the new token is first seen: the provider retries a delivery 3 times,
 60 s apart, so a delivery first sent with the old token can arrive up to 180 s later."""
+DEADLINE_SECONDS = 10.0
+"""How long the receiver may take to answer a delivery, by default (the provider waits 30 s)."""
+QUEUE_SIZE = 1000
+"""Deliveries that may wait for the receiver's writer, by default."""
+QUARANTINE_MAX_BYTES = 256 * 1024 * 1024
 
 
 @configspec
@@ -50,6 +55,14 @@ class WebhooksConfiguration(BaseConfiguration):
             (``WEBHOOKS__SIGNATURE_MODE``).
         rotation_grace_seconds: Seconds the previous token and secret stay valid after the new
             ones were first seen (``WEBHOOKS__ROTATION_GRACE_SECONDS``, default 300).
+        quarantine_max_bytes: Most bytes of refused bodies the inbox keeps
+            (``WEBHOOKS__QUARANTINE_MAX_BYTES``, default 256 MiB); beyond it the oldest are
+            dropped and counted.
+        deadline_seconds: Seconds within which the receiver answers a delivery
+            (``WEBHOOKS__DEADLINE_SECONDS``, default 10, under the provider's 30); a delivery
+            the inbox could not commit by then is answered 503 and not stored.
+        queue_size: Deliveries that may wait for the receiver's writer
+            (``WEBHOOKS__QUEUE_SIZE``, default 1000); when it is full, 503 at once.
     """
 
     inbox_url: str = DEFAULT_INBOX_URL
@@ -60,6 +73,9 @@ class WebhooksConfiguration(BaseConfiguration):
     previous_signing_secret: TSecretStrValue | None = None
     signature_mode: str = "enforce"
     rotation_grace_seconds: float = ROTATION_GRACE_SECONDS
+    quarantine_max_bytes: int = QUARANTINE_MAX_BYTES
+    deadline_seconds: float = DEADLINE_SECONDS
+    queue_size: int = QUEUE_SIZE
 
 
 def webhooks_configuration() -> WebhooksConfiguration:

@@ -7,7 +7,14 @@ rows, marks them folded and prunes folded rows older than the retention.
 
 SQLite runs in WAL mode with ``synchronous=FULL``: a commit is on disk before the receiver answers.
 Each write transaction takes the write lock first (``BEGIN IMMEDIATE``) and waits for a busy
-writer up to the busy timeout (30 s, or the URL's ``?timeout=<seconds>``).
+writer up to the busy timeout (30 s, or the URL's ``?timeout=<seconds>``), or less when the write
+is given a shorter ``timeout``. On PostgreSQL a connection attempt gives up after
+:data:`CONNECT_TIMEOUT` seconds (unless the URL sets ``connect_timeout``), a write given a
+``timeout`` runs with that ``statement_timeout`` and ``lock_timeout``, and ``statement_timeout``
+can be set for every statement of the inbox. Engines hide bound parameters from logs and
+exception messages (``hide_parameters``): a failed commit never shows an event's body.
+
+Quarantined bodies are kept within a byte budget (:mod:`sources.webhooks.quarantine_budget`).
 
 Rows stored before ``inbox_events`` had its newer columns keep their keys (the ``requestId``
 alone), and a re-delivery of such an event is recognised by that key (``Envelope.legacy_key``).
@@ -17,7 +24,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +33,16 @@ from sqlalchemy.engine import Engine
 
 from .batches import DEFAULT_BATCH_BYTES, DEFAULT_QUARANTINE_ROWS, keyset_batches
 from .config import DEFAULT_INBOX_URL, inbox_url_from_config
-from .tables import add_missing_columns, events_table, metadata, quarantine_table, sqlite_pragmas
+from .quarantine_budget import counters, keep_within_budget, recount
+from .tables import (
+    add_missing_columns,
+    add_missing_counters,
+    counters_table,
+    events_table,
+    metadata,
+    quarantine_table,
+    sqlite_pragmas,
+)
 from .writes import (
     ReceivedEvent,
     RefusedBody,
@@ -42,6 +58,7 @@ __all__ = [  # the inbox and what its callers hand it or get back
     "ReceivedEvent",
     "RefusedBody",
     "StoredEvent",
+    "WriteAbandonedError",
     "caused_by_body",
     "inbox_url_from_config",
 ]
@@ -50,6 +67,15 @@ logger = logging.getLogger("sources.webhooks.inbox")
 
 DEADLOCK_ATTEMPTS = 3
 """Tries of one write transaction that PostgreSQL aborts as a deadlock or serialization victim."""
+CONNECT_TIMEOUT = 10
+"""Seconds a PostgreSQL connection attempt may take (libpq ``connect_timeout``)."""
+SQLITE_BUSY_SECONDS = 30.0
+"""How long an SQLite write waits for another writer by default (the URL's ``timeout`` wins)."""
+
+
+class WriteAbandonedError(Exception):
+    """A write's ``claim`` refused it just before the commit: the transaction was rolled back and
+    nothing of it is stored."""
 
 
 class Inbox:
@@ -60,24 +86,51 @@ class Inbox:
             ``postgresql://user:password@host/db`` (driven by psycopg2, the driver dlt's
             postgres destination uses too, unless the URL names another). SQLite folders are
             created as needed.
+        quarantine_max_bytes: Most bytes of quarantined bodies to keep (the oldest beyond are
+            dropped and counted); ``None`` keeps every body.
+        statement_timeout: Seconds any one PostgreSQL statement may run (``statement_timeout``
+            of every connection); ``None`` sets none. Ignored on SQLite.
 
     Raises:
         sqlalchemy.exc.ArgumentError: The URL is not a database URL.
+        sqlalchemy.exc.OperationalError: The database could not be reached or its tables made.
     """
 
-    def __init__(self, url: str = DEFAULT_INBOX_URL) -> None:
+    def __init__(
+        self,
+        url: str = DEFAULT_INBOX_URL,
+        *,
+        quarantine_max_bytes: int | None = None,
+        statement_timeout: float | None = None,
+    ) -> None:
         self.url = sa.engine.make_url(url)
+        self.quarantine_max_bytes = quarantine_max_bytes
+        connect_args: dict[str, Any] = {}
         if self.url.drivername in ("postgresql", "postgres"):
             self.url = self.url.set(drivername="postgresql+psycopg2")
+        if self.url.get_backend_name() == "postgresql":
+            if "connect_timeout" not in self.url.query:
+                connect_args["connect_timeout"] = CONNECT_TIMEOUT
+            if statement_timeout is not None:
+                option = f"-c statement_timeout={max(1, round(statement_timeout * 1000))}"
+                given = self.url.query.get("options")
+                connect_args["options"] = f"{given} {option}" if isinstance(given, str) else option
         database = self.url.database
         if self.url.get_backend_name() == "sqlite" and database and database != ":memory:":
             Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-        self.engine: Engine = sa.create_engine(self.url, pool_pre_ping=True)
+        self.engine: Engine = sa.create_engine(
+            self.url, pool_pre_ping=True, hide_parameters=True, connect_args=connect_args
+        )
+        given_timeout = self.url.query.get("timeout")
+        self.busy_seconds = (
+            float(given_timeout) if isinstance(given_timeout, str) else SQLITE_BUSY_SECONDS
+        )
         if self.dialect == "sqlite":
-            busy_ms = 30_000 if "timeout" not in self.url.query else None
+            busy_ms = round(SQLITE_BUSY_SECONDS * 1000) if "timeout" not in self.url.query else None
             sa.event.listen(self.engine, "connect", sqlite_pragmas(busy_ms))
         metadata.create_all(self.engine)
         add_missing_columns(self.engine)
+        add_missing_counters(self.engine)
 
     @property
     def dialect(self) -> str:
@@ -107,7 +160,12 @@ class Inbox:
         self.store((), refused)
 
     def store(
-        self, events: Sequence[ReceivedEvent], refused: Sequence[RefusedBody]
+        self,
+        events: Sequence[ReceivedEvent],
+        refused: Sequence[RefusedBody],
+        *,
+        timeout: float | None = None,
+        claim: Callable[[], bool] | None = None,
     ) -> list[StoredEvent]:
         """Store events and refused bodies in one durable transaction.
 
@@ -115,14 +173,26 @@ class Inbox:
         body (or whose ``legacy_key`` is) is a re-delivery: nothing is written. One whose key
         is stored with a different body is stored under ``<key>#<16 hex of its body>`` with
         ``conflict_of`` = the key, and logged (:func:`sources.webhooks.writes.store_events`).
+        Quarantined bodies are kept within ``quarantine_max_bytes``.
+
+        Args:
+            events: Events to store.
+            refused: Refused bodies to quarantine.
+            timeout: Seconds the transaction may wait for a lock (SQLite's busy timeout, at
+                most the inbox's own) or for any one statement (PostgreSQL); ``None``: the
+                inbox's defaults.
+            claim: Called just before the commit; when it returns false the transaction is
+                rolled back and :class:`WriteAbandonedError` raised.
 
         Returns:
             One :class:`StoredEvent` per event, in order.
 
         Raises:
-            sqlalchemy.exc.OperationalError: The database is unreachable, or locked past its
-                busy timeout (transient: retry). A transaction PostgreSQL aborts to break a
-                deadlock is run again first (:data:`DEADLOCK_ATTEMPTS`).
+            sqlalchemy.exc.OperationalError: The database is unreachable, locked past the
+                timeout, or a statement ran past it (transient: retry). A transaction
+                PostgreSQL aborts to break a deadlock is run again first
+                (:data:`DEADLOCK_ATTEMPTS`).
+            WriteAbandonedError: ``claim`` returned false; nothing was stored.
             KeyCollisionError: A body collides with another under both its keys (not
                 storable: refuse the body).
             InboxRaceError: Other writers kept taking the batch's keys (transient: retry).
@@ -134,12 +204,16 @@ class Inbox:
         for attempt in range(1, DEADLOCK_ATTEMPTS + 1):
             try:
                 with self.engine.begin() as conn:
-                    if self.dialect == "sqlite":  # take the write lock now, not at the insert
-                        conn.exec_driver_sql("BEGIN IMMEDIATE")
+                    self._begin_write(conn, timeout)
                     if refused:
                         rows = [quarantine_row(r) for r in refused]
                         conn.execute(quarantine_table.insert(), rows)
                     results = store_events(conn, events) if events else []
+                    if refused:
+                        added = sum(len(r.body) for r in refused)
+                        keep_within_budget(conn, added, self.quarantine_max_bytes)
+                    if claim is not None and not claim():
+                        raise WriteAbandonedError("the write was abandoned before its commit")
                 break
             except sa.exc.OperationalError as exc:  # PostgreSQL chose this one as a victim
                 if attempt == DEADLOCK_ATTEMPTS or not _lost_a_deadlock(exc):
@@ -152,6 +226,39 @@ class Inbox:
                     result.conflict_of, result.event_key,
                 )  # fmt: skip
         return results
+
+    def _begin_write(self, conn: sa.Connection, timeout: float | None) -> None:
+        """Start a write transaction on ``conn`` that waits at most ``timeout`` seconds."""
+        if self.dialect == "sqlite":
+            wait = self.busy_seconds if timeout is None else min(timeout, self.busy_seconds)
+            conn.exec_driver_sql(f"PRAGMA busy_timeout={max(1, round(wait * 1000))}")
+            conn.exec_driver_sql("BEGIN IMMEDIATE")  # take the write lock now, not at the insert
+        elif timeout is not None:
+            ms = max(1, round(timeout * 1000))
+            conn.exec_driver_sql(
+                f"SET LOCAL statement_timeout = {ms}; SET LOCAL lock_timeout = {ms}"
+            )
+
+    def probe(self, timeout: float) -> None:
+        """A real, cheap write: take the lock the receiver's writes take (SQLite's write lock;
+        on PostgreSQL ``ROW EXCLUSIVE`` on both inbox tables), update the ``health_probe``
+        counter to now and commit, waiting at most ``timeout`` seconds for a lock.
+
+        Raises:
+            sqlalchemy.exc.OperationalError: The inbox is unreachable, locked past ``timeout``,
+                read-only or full.
+        """
+        with self.engine.begin() as conn:
+            self._begin_write(conn, timeout)
+            if self.dialect == "postgresql":
+                conn.exec_driver_sql(
+                    "LOCK TABLE inbox_events, inbox_quarantine IN ROW EXCLUSIVE MODE"
+                )
+            conn.execute(
+                sa.update(counters_table)
+                .where(counters_table.c.name == "health_probe")
+                .values(value=int(time.time()))
+            )
 
     # -- folding ---------------------------------------------------------------------------------
 
@@ -236,16 +343,25 @@ class Inbox:
                 deleted += count
                 if count < chunk:
                     break
+        with self.engine.begin() as conn:  # the budget's count of the bodies held
+            recount(conn)
         return deleted
 
     # -- status ----------------------------------------------------------------------------------
 
     def counts(self) -> dict[str, int]:
         """``{"events": n, "unfolded": n, "quarantine": n, "quarantine_unfolded": n,
-        "key_conflicts": n}`` (``key_conflicts``: events stored under a conflict key)."""
+        "key_conflicts": n, "quarantine_bytes": n, "quarantine_dropped": n,
+        "quarantine_dropped_bytes": n}`` (``key_conflicts``: events stored under a conflict key;
+        ``quarantine_bytes``: bytes of the bodies in quarantine; ``quarantine_dropped``: bodies
+        the quarantine's byte budget deleted before the fold read them, and their bytes)."""
         e, q = events_table.c, quarantine_table.c
         with self.engine.connect() as conn:
+            held = counters(conn)
             return {
+                "quarantine_bytes": held.get("quarantine_bytes", 0),
+                "quarantine_dropped": held.get("quarantine_dropped", 0),
+                "quarantine_dropped_bytes": held.get("quarantine_dropped_bytes", 0),
                 "events": conn.execute(
                     sa.select(sa.func.count()).select_from(events_table)
                 ).scalar_one(),

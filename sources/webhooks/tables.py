@@ -8,7 +8,11 @@
     seconds) is set once the fold job has loaded the row into the warehouse.
 ``inbox_quarantine``
     Every body the receiver refused as malformed, oversized or unstorable (the raw bytes, up to
-    the size limit, and the reason), so nothing received is lost.
+    the size limit, and the reason), within a byte budget
+    (:mod:`sources.webhooks.quarantine_budget`).
+``inbox_counters``
+    Named running counts (:data:`COUNTERS`): the bytes of quarantined bodies held, the bodies the
+    budget dropped before the fold read them, and the time of the receiver's last write probe.
 
 Inboxes created before a column of :data:`ADDED_COLUMNS` existed get it added when opened
 (:func:`add_missing_columns`); their old rows hold ``NULL`` there.
@@ -20,11 +24,15 @@ import logging
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 
 logger = logging.getLogger("sources.webhooks.inbox")
 
 metadata = sa.MetaData()
+
+WAL_SIZE_LIMIT = 64 * 1024 * 1024
+"""Bytes an SQLite inbox's write-ahead log is truncated to after a checkpoint."""
 
 events_table = sa.Table(
     "inbox_events",
@@ -81,6 +89,41 @@ quarantine_table = sa.Table(
 )
 
 
+counters_table = sa.Table(
+    "inbox_counters",
+    metadata,
+    sa.Column("name", sa.String(60), primary_key=True),
+    sa.Column("value", sa.BigInteger, nullable=False),
+)
+COUNTERS = ("quarantine_bytes", "quarantine_dropped", "quarantine_dropped_bytes", "health_probe")
+"""The rows of ``inbox_counters``: ``quarantine_bytes`` (bytes of the bodies in
+``inbox_quarantine``, recounted at each prune), ``quarantine_dropped`` and
+``quarantine_dropped_bytes`` (bodies, and their bytes, the byte budget deleted before the fold
+read them), ``health_probe`` (epoch seconds of the receiver's last write probe)."""
+
+
+def add_missing_counters(engine: Engine) -> None:
+    """Create the :data:`COUNTERS` rows an inbox lacks (``quarantine_bytes`` counted from the
+    bodies held, the others 0). Safe when several processes open the inbox at once."""
+    with engine.connect() as conn:
+        present: set[str] = set(conn.execute(sa.select(counters_table.c.name)).scalars())
+    missing = [name for name in COUNTERS if name not in present]
+    if not missing:
+        return
+    q = quarantine_table.c
+    held = sa.select(sa.func.coalesce(sa.func.sum(sa.func.length(q.body)), 0)).scalar_subquery()
+    insert: Any = (
+        postgresql.insert(counters_table)
+        if engine.dialect.name == "postgresql"
+        else sqlite.insert(counters_table)
+    )
+    with engine.begin() as conn:
+        for name in missing:
+            value = held if name == "quarantine_bytes" else sa.literal(0, sa.BigInteger)
+            conn.execute(insert.from_select(["name", "value"], sa.select(sa.literal(name), value))
+                         .on_conflict_do_nothing())  # fmt: skip
+
+
 def add_missing_columns(engine: Engine) -> None:
     """Add :data:`ADDED_COLUMNS` to an ``inbox_events`` table made before they existed
     (nullable: old rows keep ``NULL``). Safe when several processes open the inbox at once.
@@ -105,13 +148,16 @@ def add_missing_columns(engine: Engine) -> None:
 
 
 def sqlite_pragmas(busy_ms: int | None) -> Any:
-    """A connect hook: WAL with a full fsync on every commit, and waiting ``busy_ms`` for a busy
-    writer instead of failing (``None``: the URL's ``timeout`` already set the wait)."""
+    """A connect hook: WAL with a full fsync on every commit, the WAL file cut back to 64 MiB after
+    each checkpoint (so a burst of large bodies does not keep its disk space), and waiting
+    ``busy_ms`` for a busy writer instead of failing (``None``: the URL's ``timeout`` already set
+    the wait)."""
 
     def on_connect(dbapi_connection: Any, _record: Any) -> None:
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=FULL")
+        cursor.execute(f"PRAGMA journal_size_limit={WAL_SIZE_LIMIT}")
         if busy_ms is not None:
             cursor.execute(f"PRAGMA busy_timeout={busy_ms}")
         cursor.close()
