@@ -18,15 +18,13 @@ import re
 import time
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from sources import settings
 from sources.connecteam.registry import STREAMS as REGISTRY
-from sources.webhooks.inbox import Inbox, inbox_url_from_config
-from sources.webhooks.refusals import RefusalSummary, refusal_summary
 
 from .fold import DATASET_WEBHOOKS
+from .inbox_status import inbox_status
 from .models import run_dbt, target_dir
 from .runs import JOBS, RunRecord, read_runs, run_log_path
 from .sync import STREAMS
@@ -184,7 +182,7 @@ def collect_status(
         project_dir=str(settings.project_dir()),
         run_log=str(run_log_path()),
     )
-    status.inbox, refusals = _inbox_counts(now)
+    status.inbox, refusals = inbox_status(now)
     if refusals is not None:
         status.refusals = refusals.as_dict()
         if refusals.problem():
@@ -392,35 +390,6 @@ def _reconciliation(client: Any) -> dict[str, int]:
         "group by data_source order by data_source"
     ) as cursor:
         return {str(kind): int(n) for kind, n in cursor.fetchall()}
-
-
-def _inbox_counts(now: float) -> tuple[dict[str, Any], RefusalSummary | None]:
-    """Backlog and quarantine of the webhook inbox, and its refusals (see
-    :attr:`Status.refusals`); a missing SQLite inbox is not created."""
-    try:
-        url = inbox_url_from_config()
-    except Exception as exc:  # noqa: BLE001 - reported, not raised (a setting to fix)
-        return {"error": str(exc).splitlines()[0]}, None
-    if url.startswith("sqlite:///") and not Path(url[len("sqlite:///") :]).exists():
-        note = {"inbox": url, "backlog": 0, "quarantine": 0, "events": 0, "note": "no inbox yet"}
-        return note, None
-    try:
-        inbox = Inbox(url)
-    except Exception as exc:  # noqa: BLE001 - reported, not raised
-        return {"error": str(exc).splitlines()[0]}, None
-    try:
-        counts = inbox.counts()
-        return {
-            "inbox": inbox.describe(),
-            "backlog": counts["unfolded"],
-            "quarantine": counts["quarantine"],
-            "quarantine_dropped": counts["quarantine_dropped"],
-            "events": counts["events"],
-        }, refusal_summary(inbox.engine, now)
-    except Exception as exc:  # noqa: BLE001
-        return {"inbox": inbox.describe(), "error": str(exc).splitlines()[0]}, None
-    finally:
-        inbox.close()
 
 
 def _pending_packages() -> dict[str, int]:

@@ -1,0 +1,48 @@
+"""The webhook inbox as ``wfm-sync status`` shows it: backlog, quarantine, refused deliveries."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sources.webhooks.inbox import Inbox, inbox_url_from_config
+from sources.webhooks.refusals import RefusalSummary, refusal_summary
+
+
+def inbox_status(now: float) -> tuple[dict[str, Any], RefusalSummary | None]:
+    """Backlog and quarantine of the webhook inbox (``WEBHOOKS__INBOX_URL``), and its refusals.
+
+    Args:
+        now: The current time, epoch seconds (the refusals of the hour before it are counted).
+
+    Returns:
+        ``(counts, refusals)``: ``counts`` holds ``inbox`` (the URL without its password),
+        ``backlog``, ``quarantine``, ``quarantine_dropped`` and ``events``, or ``error`` (a
+        setting to fix, an inbox that cannot be read: reported, never raised); ``refusals`` is
+        the :class:`~sources.webhooks.refusals.RefusalSummary`, or ``None`` without an inbox.
+        A missing SQLite inbox is not created.
+    """
+    try:
+        url = inbox_url_from_config()
+    except Exception as exc:  # noqa: BLE001 - reported, not raised (a setting to fix)
+        return {"error": str(exc).splitlines()[0]}, None
+    if url.startswith("sqlite:///") and not Path(url[len("sqlite:///") :]).exists():
+        note = {"inbox": url, "backlog": 0, "quarantine": 0, "events": 0, "note": "no inbox yet"}
+        return note, None
+    try:
+        inbox = Inbox(url)
+    except Exception as exc:  # noqa: BLE001 - reported, not raised
+        return {"error": str(exc).splitlines()[0]}, None
+    try:
+        counts = inbox.counts()
+        return {
+            "inbox": inbox.describe(),
+            "backlog": counts["unfolded"],
+            "quarantine": counts["quarantine"],
+            "quarantine_dropped": counts["quarantine_dropped"],
+            "events": counts["events"],
+        }, refusal_summary(inbox.engine, now)
+    except Exception as exc:  # noqa: BLE001
+        return {"inbox": inbox.describe(), "error": str(exc).splitlines()[0]}, None
+    finally:
+        inbox.close()
