@@ -28,7 +28,7 @@ import httpx
 import orjson
 import sqlalchemy as sa
 
-from benchmarks.webhooks_receiver import free_port, wait_ready
+from benchmarks.webhooks_receiver import free_port, paced, wait_ready
 from emulator.webhooks import signature_headers
 
 TOKEN = "bench-token"
@@ -57,14 +57,7 @@ async def _events(url: str, rate: int, seconds: int) -> dict[str, float]:
                 pass
             latencies.append((time.perf_counter() - started) * 1000)
 
-        tasks = []
-        start = time.perf_counter()
-        for i in range(rate * seconds):
-            delay = start + i / rate - time.perf_counter()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            tasks.append(asyncio.create_task(one(i)))
-        await asyncio.gather(*tasks)
+        await paced(one, rate, seconds)
     latencies.sort()
     return {"p50": latencies[len(latencies) // 2], "p99": latencies[int(len(latencies) * 0.99)],
             "acked": acked, "sent": len(latencies)}  # fmt: skip

@@ -28,7 +28,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any
 
 import httpx
 import orjson
@@ -86,6 +88,20 @@ def run_wrk(url: str, concurrency: int, seconds: int) -> dict[str, float]:
     return result
 
 
+async def paced(one: Callable[[int], Coroutine[Any, Any, None]], rate: int, seconds: int) -> float:
+    """Start ``one(i)`` for i = 0 .. rate*seconds-1, one every 1/``rate`` s (open loop: never
+    waiting for an answer before the next), wait for all; the rate achieved, per second."""
+    tasks: list[asyncio.Task[None]] = []
+    start = time.perf_counter()
+    for i in range(rate * seconds):
+        delay = start + i / rate - time.perf_counter()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        tasks.append(asyncio.create_task(one(i)))
+    await asyncio.gather(*tasks)
+    return len(tasks) / (time.perf_counter() - start)
+
+
 async def fixed_rate(url: str, rate: int, seconds: int) -> dict[str, float]:
     """Open loop: one distinct event every 1/rate s; returns p50/p99 ms of the answered ones and
     the counts acknowledged (200), answered otherwise and unanswered within 30 s."""
@@ -117,15 +133,7 @@ async def fixed_rate(url: str, rate: int, seconds: int) -> dict[str, float]:
             latencies.append((time.perf_counter() - started) * 1000)
             statuses[response.status_code] = statuses.get(response.status_code, 0) + 1
 
-        tasks = []
-        start = time.perf_counter()
-        for i in range(rate * seconds):
-            delay = start + i / rate - time.perf_counter()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            tasks.append(asyncio.create_task(one(i)))
-        await asyncio.gather(*tasks)
-        achieved = len(tasks) / (time.perf_counter() - start)
+        achieved = await paced(one, rate, seconds)
     latencies = sorted(latencies) or [float("nan")]
     return {
         "p50": latencies[len(latencies) // 2],
@@ -133,7 +141,7 @@ async def fixed_rate(url: str, rate: int, seconds: int) -> dict[str, float]:
         "acked": float(statuses.get(200, 0)),
         "unanswered": float(statuses.get(0, 0)),
         "non_200": float(sum(n for status, n in statuses.items() if status not in (0, 200))),
-        "sent": float(len(tasks)),
+        "sent": float(rate * seconds),
         "achieved_rate": achieved,
     }
 
