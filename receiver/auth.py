@@ -1,6 +1,7 @@
 """Who may deliver: the token(s) and signature of each request, checked before its body is
 stored, every refusal counted in the inbox (:mod:`sources.webhooks.refusals`), and the previous
-token and secret of a rotation retired once the new ones have been seen.
+token and secret of a rotation retired once the new ones have been seen and the previous ones
+have gone quiet.
 
 Order of the checks, each refusal answered 401 with nothing stored:
 
@@ -12,24 +13,32 @@ Order of the checks, each refusal answered 401 with nothing stored:
    package for a body within ``max_body_bytes`` and over the whole streamed body for a larger
    one (:class:`receiver.signature.StreamedSignature`), so an oversize body is quarantined (413)
    only once its signature verified. Reasons ``bad signature: <why>`` and
-   ``retired previous signing secret``. In report mode (``signature_mode = "report"``) these are
-   counted as ``would-refuse: <reason>`` and the delivery goes on to be stored.
+   ``retired previous signing secret``. A larger body is verified up to
+   :data:`VERIFY_FACTOR` times ``max_body_bytes`` and within the answer deadline; beyond, it is
+   answered 413, nothing kept, reason ``body too large to verify``. In report mode
+   (``signature_mode = "report"``) these are counted as ``would-refuse: <reason>`` and the
+   delivery goes on to be stored (an oversize body: quarantined).
 
 Rotation: while ``previous_token`` or ``previous_signing_secret`` is set, the first delivery
-made with the current credentials only is recorded in the inbox (shared by every receiver on
-it); the previous ones are accepted until ``rotation_grace_seconds`` after that, then refused.
+made with the current credentials only and the last one made with a previous token or secret are
+recorded in the inbox (:mod:`sources.webhooks.rotation`, shared by every receiver on it); the
+previous ones are refused once the new ones have been seen and ``rotation_grace_seconds`` have
+passed since both that sighting and the last use of the previous ones.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import time
 from dataclasses import dataclass
 
 from sqlalchemy.engine import Engine
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 
-from sources.webhooks.refusals import WOULD_REFUSE, RefusalRecorder, fingerprint
+from sources.webhooks.refusals import WOULD_REFUSE, RefusalRecorder
+from sources.webhooks.rotation import Rotation, fingerprint
 
 from .settings import ReceiverSettings
 from .signature import (
@@ -45,6 +54,10 @@ TOKEN_DETAIL = "missing or wrong webhook token"
 """What a token refusal answers, whatever its counted reason (a sender is not told that a token
 was once valid)."""
 RETIRED_SECRET = "retired previous signing secret"
+TOO_LARGE = "body too large to verify"
+VERIFY_FACTOR = 16
+"""A signed body over ``max_body_bytes`` is read and verified up to this many times
+``max_body_bytes``; a larger one is answered 413 unverified, nothing kept."""
 
 
 @dataclass(frozen=True)
@@ -81,28 +94,35 @@ class Gate:
         engine: The inbox's engine, where refusals and sightings are recorded.
 
     Raises:
-        sqlalchemy.exc.SQLAlchemyError: The refusal tables could not be created or read.
+        sqlalchemy.exc.SQLAlchemyError: The refusal and rotation tables could not be created or
+            read.
     """
 
     def __init__(self, settings: ReceiverSettings, engine: Engine) -> None:
         self.limit = settings.max_body_bytes
+        self.verify_limit = VERIFY_FACTOR * settings.max_body_bytes
+        self.deadline = settings.deadline_seconds
         self.report_only = settings.signature_mode == "report"
         self.grace = settings.rotation_grace_seconds
         self._tokens = [t.encode() for t in (settings.token, settings.previous_token) if t]
         secrets = [s for s in (settings.signing_secret, settings.previous_signing_secret) if s]
         self._webhooks = [verifier(s) for s in secrets]
         self._keys = [key_bytes(s) for s in secrets]
-        rotating = bool(settings.previous_token or settings.previous_signing_secret)
-        watch = fingerprint(settings.token, settings.signing_secret) if rotating else None
-        self.recorder = RefusalRecorder(engine, watch).start()
+        self.rotation: Rotation | None = None
+        if settings.previous_token or settings.previous_signing_secret:
+            self.rotation = Rotation(
+                fingerprint(settings.token, settings.signing_secret),
+                fingerprint(settings.previous_token or settings.token,
+                            settings.previous_signing_secret or settings.signing_secret),
+            )  # fmt: skip
+        self.recorder = RefusalRecorder(engine, self.rotation).start()
 
     def close(self) -> None:
         """Write the last counts (call at shutdown)."""
         self.recorder.close()
 
     def _retired(self, now: float) -> bool:
-        seen = self.recorder.first_seen
-        return seen is not None and now > seen + self.grace
+        return self.rotation is not None and self.rotation.retired(now, self.grace)
 
     def _refuse(self, reason: str, detail: str, now: float) -> Delivery:
         self.recorder.count(reason, now)
@@ -131,6 +151,11 @@ class Gate:
         Returns:
             A :class:`Delivery`: refused (counted; the body unread, or read and dropped), or
             its body with ``oversize`` set when it is over ``max_body_bytes``.
+
+        Raises:
+            starlette.exceptions.HTTPException: 413, a signed body too large to verify (over
+                :data:`VERIFY_FACTOR` times ``max_body_bytes``, or not received within the
+                deadline), in enforce mode: counted, nothing kept.
         """
         now = time.time()
         refusal, old_token = self._token(request, now)
@@ -145,31 +170,55 @@ class Gate:
                                         now)  # fmt: skip
                 self.recorder.count(f"{WOULD_REFUSE}bad signature: {problem}", now)
                 checking = False
-        body, size, streamed = await self._read(request, checking)
-        oversize = None
-        if size > self.limit:
-            declared = request.headers.get("content-length") or ""
-            if streamed is not None or (declared.isascii() and declared.isdigit()):
-                size = size if streamed is not None else max(size, int(declared))
-                oversize = f"body of {size} bytes is over the {self.limit}-byte limit"
-            else:
-                oversize = f"body is over the {self.limit}-byte limit"
-        old_secret = False
+        body, size, streamed = await self._read(request, checking, time.monotonic())
+        if streamed is not None and streamed.abandoned:
+            self._unverifiable(now)  # raises, unless in report mode
+            checking, streamed = False, None
+        oversize = self._oversize(request, size, streamed is not None)
+        key: int | None = None
         if checking:
             key, problem = self._verify(request, body, streamed)
             reason = f"bad signature: {problem}" if key is None else None
-            old_secret = key == 1
-            if old_secret and self._retired(now):
+            if key == 1 and self._retired(now):
                 reason, problem = RETIRED_SECRET, "signed with a secret that has been replaced"
             if reason is not None:
                 if not self.report_only:
                     return self._refuse(reason, f"bad signature: {problem}", now)
                 self.recorder.count(WOULD_REFUSE + reason, now)
-                old_secret = True  # not proof of the current secret
-        current_only = not old_token and not old_secret and (checking or not self._keys)
-        if current_only and self.recorder.watch is not None:
-            self.recorder.saw_watched(now)  # the new token (and secret) seen: the grace starts
+                key = -1  # proof of neither secret
+        self._note_rotation(old_token, key, now)
         return Delivery(body=body[: self.limit], oversize=oversize, size=size)
+
+    def _unverifiable(self, now: float) -> None:
+        """Count a body too large to verify; in enforce mode answer it 413."""
+        if not self.report_only:
+            self.recorder.count(TOO_LARGE, now)
+            raise HTTPException(413, detail=(
+                f"{TOO_LARGE}: over {self.verify_limit} bytes, or not received within "
+                f"{self.deadline:g} s"
+            ))  # fmt: skip
+        self.recorder.count(WOULD_REFUSE + TOO_LARGE, now)
+
+    def _oversize(self, request: Request, size: int, counted: bool) -> str | None:
+        """The 413 reason of a body of ``size`` bytes read (``counted``: read to its end), or
+        ``None`` when it is within ``max_body_bytes``."""
+        if size <= self.limit:
+            return None
+        declared = request.headers.get("content-length") or ""
+        if counted or (declared.isascii() and declared.isdigit()):
+            size = size if counted else max(size, int(declared))
+            return f"body of {size} bytes is over the {self.limit}-byte limit"
+        return f"body is over the {self.limit}-byte limit"
+
+    def _note_rotation(self, old_token: bool, key: int | None, now: float) -> None:
+        """Record an accepted delivery in the rotation: one made with a previous token or secret
+        (``key`` 1) as a use of them, one made with the current ones only as a sighting."""
+        if self.rotation is None:
+            return
+        if old_token or key == 1:
+            self.rotation.used_previous(now)
+        elif key == 0 or (key is None and not self._keys):
+            self.rotation.saw_current(now)
 
     def _verify(
         self, request: Request, body: bytes, streamed: StreamedSignature | None
@@ -187,11 +236,12 @@ class Gate:
         return None, first or NO_MATCH
 
     async def _read(
-        self, request: Request, verify: bool
+        self, request: Request, verify: bool, started: float
     ) -> tuple[bytes, int, StreamedSignature | None]:
         """Read the body, keeping at most ``max_body_bytes + 1`` bytes. Past the limit, stop
-        reading, unless ``verify``: then read to the end, every byte through a
-        :class:`StreamedSignature`.
+        reading, unless ``verify``: then read on, every byte through a
+        :class:`StreamedSignature`, up to ``verify_limit`` bytes and until ``started``
+        (``time.monotonic()``) plus the deadline; beyond either, stop and mark it ``abandoned``.
 
         Returns:
             The bytes kept, the bytes read, the streamed signature (``None`` unless used).
@@ -199,17 +249,29 @@ class Gate:
         kept = bytearray()
         size = 0
         streamed: StreamedSignature | None = None
-        async for chunk in request.stream():
-            room = self.limit + 1 - len(kept)
-            head = chunk[:room] if room > 0 else b""
-            kept += head
-            size += len(chunk)
-            if streamed is not None:
-                streamed.update(chunk)
-            elif size > self.limit:
-                if not verify:
-                    break
-                streamed = StreamedSignature(self._keys, request.headers)
-                streamed.update(bytes(kept))
-                streamed.update(chunk[len(head) :])
+        loop = asyncio.get_running_loop()
+        try:
+            async with asyncio.timeout(None) as window:
+                async for chunk in request.stream():
+                    room = self.limit + 1 - len(kept)
+                    head = chunk[:room] if room > 0 else b""
+                    kept += head
+                    size += len(chunk)
+                    if streamed is not None:
+                        streamed.update(chunk)
+                    elif size > self.limit:
+                        if not verify:
+                            break
+                        streamed = StreamedSignature(self._keys, request.headers)
+                        streamed.update(bytes(kept))
+                        streamed.update(chunk[len(head) :])
+                        window.reschedule(
+                            loop.time() + self.deadline - (time.monotonic() - started)
+                        )
+                    if streamed is not None and size > self.verify_limit:
+                        streamed.abandoned = True
+                        break
+        except TimeoutError:
+            assert streamed is not None  # the window is set only once streaming
+            streamed.abandoned = True
         return bytes(kept), size, streamed

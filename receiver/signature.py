@@ -126,7 +126,13 @@ class StreamedSignature:
     Args:
         keys: HMAC keys (:func:`key_bytes`), in order of preference.
         headers: The request's headers, already passed by :func:`header_problem`.
+
+    Attributes:
+        abandoned: Set by the reader when it stopped before the body's end (too large or too
+            slow to verify): then :meth:`matching_key` means nothing.
     """
+
+    abandoned: bool = False
 
     def __init__(self, keys: Sequence[bytes], headers: Mapping[str, str]) -> None:
         stamp = math.floor(float(headers["webhook-timestamp"]))

@@ -1,5 +1,5 @@
-"""Deliveries the receiver refused, counted by reason in the inbox (no body kept), and when the
-receiver first saw the credentials of a rotation.
+"""Deliveries the receiver refused, counted by reason in the inbox (no body kept), written with
+the times of a rotation (:mod:`sources.webhooks.rotation`).
 
 ``inbox_refusals``
     One row per reason and minute: ``reason`` (a fixed phrase such as ``wrong token`` or
@@ -8,20 +8,18 @@ receiver first saw the credentials of a rotation.
     and ``last_seen`` (epoch seconds UTC). Reasons starting with :data:`WOULD_REFUSE` are
     deliveries stored all the same (signature checking in report mode). Rows older than
     :data:`RETENTION_SECONDS` are deleted by the receiver.
-``inbox_credentials_seen``
-    ``fingerprint`` (:func:`fingerprint` of a token and signing secret: a digest, never the
-    secret) and ``first_seen`` (epoch seconds UTC): when a receiver on this inbox first accepted a
-    delivery made with those credentials. Shared by every receiver on one inbox.
+``inbox_rotations``
+    When the new credentials of a rotation were first accepted and the previous ones last
+    accepted (:mod:`sources.webhooks.rotation`). Shared by every receiver on one inbox.
 
 The receiver counts in memory (:class:`RefusalRecorder`, a lock and a dict per refusal) and a
-thread of its own writes the counts every second on its own connection, so a flood of bad
-requests costs the real events no inbox transaction. :func:`refusal_summary` reads them for
-``wfm-sync status``.
+thread of its own writes the counts (and the rotation's times) every second on its own
+connection, so a flood of bad requests costs the real events no inbox transaction.
+:func:`refusal_summary` reads them for ``wfm-sync status``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import threading
 import time
@@ -33,7 +31,9 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from .tables import events_table
+from .rotation import Rotation
+from .rotation import metadata as rotation_metadata
+from .tables import dialect_insert, events_table
 
 logger = logging.getLogger("sources.webhooks.refusals")
 
@@ -57,34 +57,12 @@ refusals_table = sa.Table(
 )
 sa.Index("ix_inbox_refusals_last_seen", refusals_table.c.last_seen)
 
-credentials_seen_table = sa.Table(
-    "inbox_credentials_seen",
-    metadata,
-    sa.Column("fingerprint", sa.String(64), primary_key=True),
-    sa.Column("first_seen", sa.Float, nullable=False),
-)
-
 
 def create_tables(engine: Engine) -> None:
-    """Create the two tables when missing (safe when several receivers start at once)."""
+    """Create ``inbox_refusals`` and ``inbox_rotations`` when missing (safe when several receivers
+    start at once)."""
     metadata.create_all(engine)
-
-
-def fingerprint(token: str | None, signing_secret: str | None) -> str:
-    """A digest naming one token and signing secret pair (64 hex characters; SHA-256 of both, so
-    the inbox never holds either)."""
-    text = f"wfm-sync credentials\0{token or ''}\0{signing_secret or ''}"
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def _insert(engine: Engine, table: sa.Table) -> Any:
-    if engine.dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert as pg_insert
-
-        return pg_insert(table)
-    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-
-    return sqlite_insert(table)
+    rotation_metadata.create_all(engine)
 
 
 @dataclass
@@ -97,13 +75,12 @@ class _Tally:
 @dataclass
 class RefusalRecorder:
     """Counts refusals in memory and writes them to the inbox every :data:`FLUSH_SECONDS` (and
-    at :meth:`close`) from a thread of its own; records when the watched credentials were
-    first seen.
+    at :meth:`close`) from a thread of its own, with the times of ``rotation``.
 
     Args:
         engine: The inbox's engine (its own connections are taken from its pool).
-        watch: The :func:`fingerprint` of the current credentials while a previous token or
-            secret is still configured, else ``None``.
+        rotation: The rotation under way (a previous token or secret configured), else ``None``;
+            its times are written and re-read at every flush.
         interval: Seconds between writes.
 
     Raises:
@@ -111,20 +88,20 @@ class RefusalRecorder:
     """
 
     engine: Engine
-    watch: str | None = None
+    rotation: Rotation | None = None
     interval: float = FLUSH_SECONDS
     _pending: dict[tuple[str, int], _Tally] = field(default_factory=dict, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
     _stop: threading.Event = field(default_factory=threading.Event, init=False)
     _thread: threading.Thread | None = field(default=None, init=False)
-    _first_seen: float | None = field(default=None, init=False)
-    _seen_unrecorded: float | None = field(default=None, init=False)
     _pruned_at: float = field(default=0.0, init=False)
 
     def __post_init__(self) -> None:
         create_tables(self.engine)
-        if self.watch is not None:
-            self._first_seen = first_seen(self.engine, self.watch)
+        if self.rotation is not None:
+            with self.engine.begin() as conn:
+                committed = self.rotation.sync(conn)
+            committed()
 
     def start(self) -> RefusalRecorder:
         """Start the writing thread; returns ``self``."""
@@ -144,28 +121,13 @@ class RefusalRecorder:
                 tally.first = min(tally.first, at)
                 tally.last = max(tally.last, at)
 
-    def saw_watched(self, at: float) -> None:
-        """The watched credentials were accepted at ``at`` (epoch seconds): remembered now,
-        written to the inbox by the next flush; no I/O."""
-        with self._lock:
-            if self._first_seen is None or at < self._first_seen:
-                self._first_seen = at
-                self._seen_unrecorded = at
-
-    @property
-    def first_seen(self) -> float | None:
-        """When the watched credentials were first accepted by a receiver on this inbox (epoch
-        seconds), ``None`` when not yet (as of the last flush, for other receivers)."""
-        return self._first_seen
-
     def flush(self) -> None:
         """Write the counts kept in memory in one transaction (added to what is stored); on
         failure they are kept for the next flush and the error logged, never raised."""
         with self._lock:
             pending, self._pending = self._pending, {}
-            seen = self._seen_unrecorded
         try:
-            self._write(pending, seen)
+            self._write(pending)
         except Exception:  # counted again at the next flush
             logger.exception("could not write %d refusal count(s) to the inbox", len(pending))
             with self._lock:
@@ -174,9 +136,6 @@ class RefusalRecorder:
                     mine.count += tally.count
                     mine.first, mine.last = min(mine.first, tally.first), max(mine.last, tally.last)
             return
-        with self._lock:
-            if self._seen_unrecorded == seen:
-                self._seen_unrecorded = None
 
     def close(self) -> None:
         """Stop the thread (waits up to 30 s) and write what is left."""
@@ -189,13 +148,12 @@ class RefusalRecorder:
         while not self._stop.wait(self.interval):
             self.flush()
 
-    def _write(self, pending: dict[tuple[str, int], _Tally], seen: float | None) -> None:
+    def _write(self, pending: dict[tuple[str, int], _Tally]) -> None:
         now = time.time()
         prune = now - self._pruned_at > 3600
-        if not pending and seen is None and not prune and (
-            self.watch is None or self._first_seen is not None
-        ):  # fmt: skip
+        if not pending and not prune and self.rotation is None:
             return
+        committed = None
         t = refusals_table.c
         with self.engine.begin() as conn:
             if pending:
@@ -204,7 +162,7 @@ class RefusalRecorder:
                      "first_seen": tally.first, "last_seen": tally.last}
                     for (reason, minute), tally in sorted(pending.items())
                 ]  # fmt: skip
-                insert = _insert(self.engine, refusals_table)
+                insert = dialect_insert(self.engine, refusals_table)
                 new = insert.excluded
                 conn.execute(
                     insert.on_conflict_do_update(
@@ -223,28 +181,12 @@ class RefusalRecorder:
                 )
             if prune:
                 conn.execute(sa.delete(refusals_table).where(t.minute < now - RETENTION_SECONDS))
-            if self.watch is not None and seen is not None:
-                insert = _insert(self.engine, credentials_seen_table)
-                conn.execute(
-                    insert.on_conflict_do_nothing(index_elements=["fingerprint"]),
-                    {"fingerprint": self.watch, "first_seen": seen},
-                )
+            if self.rotation is not None:
+                committed = self.rotation.sync(conn)
         if prune:
             self._pruned_at = now
-        if self.watch is not None and (seen is not None or self._first_seen is None):
-            stored = first_seen(self.engine, self.watch)  # perhaps earlier, by another receiver
-            with self._lock:
-                if stored is not None and (self._first_seen is None or stored < self._first_seen):
-                    self._first_seen = stored
-
-
-def first_seen(engine: Engine, watched: str) -> float | None:
-    """When credentials of fingerprint ``watched`` were first accepted (epoch seconds), or
-    ``None``."""
-    c = credentials_seen_table.c
-    with engine.connect() as conn:
-        value = conn.execute(sa.select(c.first_seen).where(c.fingerprint == watched)).scalar()
-    return None if value is None else float(value)
+        if committed is not None:
+            committed()
 
 
 @dataclass(frozen=True)

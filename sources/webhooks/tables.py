@@ -112,11 +112,7 @@ def add_missing_counters(engine: Engine) -> None:
         return
     q = quarantine_table.c
     held = sa.select(sa.func.coalesce(sa.func.sum(sa.func.length(q.body)), 0)).scalar_subquery()
-    insert: Any = (
-        postgresql.insert(counters_table)
-        if engine.dialect.name == "postgresql"
-        else sqlite.insert(counters_table)
-    )
+    insert = dialect_insert(engine, counters_table)
     with engine.begin() as conn:
         for name in missing:
             value = held if name == "quarantine_bytes" else sa.literal(0, sa.BigInteger)
@@ -163,3 +159,11 @@ def sqlite_pragmas(busy_ms: int | None) -> Any:
         cursor.close()
 
     return on_connect
+
+
+def dialect_insert(engine: Engine, table: sa.Table) -> Any:
+    """An ``INSERT`` into ``table`` in the dialect of ``engine`` (PostgreSQL's or SQLite's), so
+    that it has ``on_conflict_do_nothing`` / ``on_conflict_do_update`` and ``excluded``."""
+    if engine.dialect.name == "postgresql":
+        return postgresql.insert(table)
+    return sqlite.insert(table)
