@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dlt.common.configuration.exceptions import ConfigValueCannotBeCoercedException
+
 from sources.webhooks.config import (
     DEADLINE_SECONDS,
     DEFAULT_INBOX_URL,
@@ -24,6 +26,7 @@ from sources.webhooks.config import (
     SIGNATURE_MODES,
     InboxURLError,
     check_inbox_url,
+    coercion_problem,
     webhooks_configuration,
 )
 
@@ -169,10 +172,14 @@ def settings_from_config(
         queue_size: Overrides ``WEBHOOKS__QUEUE_SIZE`` when given.
 
     Raises:
-        ReceiverConfigError: As :class:`ReceiverSettings`, or the inbox URL is not usable
+        ReceiverConfigError: As :class:`ReceiverSettings`, a setting of the wrong kind (e.g.
+            ``WEBHOOKS__QUEUE_SIZE=lots``; the message names it), or the inbox URL is not usable
             (:func:`sources.webhooks.config.check_inbox_url`).
     """
-    config = webhooks_configuration()
+    try:
+        config = webhooks_configuration()
+    except ConfigValueCannotBeCoercedException as exc:
+        raise ReceiverConfigError(coercion_problem(exc)) from None
     url = inbox_url or config.inbox_url or DEFAULT_INBOX_URL
     try:
         url = check_inbox_url(url, "--inbox-url" if inbox_url else "WEBHOOKS__INBOX_URL")

@@ -187,8 +187,9 @@ def test_a_rotation_interleaving_old_and_new_stores_every_event_then_retires_the
         assert post(server, new[n], TOKEN, **signed(SECRET, new[n])).status_code == 200
     assert stored(inbox_url) == (35, 0)
     server.stop()  # writes the sighting
-    ((current, previous, first_seen, last_used),) = query(inbox_url,
-                                                          "select * from inbox_rotations")  # fmt: skip
+    ((current, previous, first_seen, last_used),) = query(
+        inbox_url, "select * from inbox_rotations"
+    )
     assert current == fingerprint(TOKEN, SECRET) and TOKEN not in current
     assert previous == fingerprint(OLD_TOKEN, OLD_SECRET)
     assert first_seen < last_used <= time.time()  # old ones were used after the new was seen

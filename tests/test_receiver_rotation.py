@@ -8,7 +8,8 @@ import time
 from collections.abc import Iterator
 
 import httpx
-from test_receiver_auth import (  # noqa: F401 - the fixture
+import test_receiver_auth
+from test_receiver_auth import (
     OLD_TOKEN,
     PATH,
     SECRET,
@@ -16,12 +17,12 @@ from test_receiver_auth import (  # noqa: F401 - the fixture
     event,
     post,
     query,
-    receiver,
     refusals,
     signed,
     stored,
 )
 
+receiver = test_receiver_auth.receiver  # the fixture
 GRACE = 2.0
 
 

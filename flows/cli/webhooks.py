@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Annotated, Any
 
 import typer
@@ -115,35 +114,12 @@ def webhooks_subscribe(
     WEBHOOKS__SIGNING_SECRET), restart it, then run subscribe --rotate-secret with the same
     settings; the receiver accepts the old ones until it has seen the new ones plus
     WEBHOOKS__ROTATION_GRACE_SECONDS."""
-    from pipelines.subscriptions import (
-        SubscriptionError,
-        apply,
-        current,
-        plan,
-        receiver_url,
-        rotation_steps,
-    )
-    from sources.webhooks.config import webhooks_configuration
+    from pipelines.subscriptions import SubscriptionError, apply, current, plan, receiver_url
 
     setup_logging(False)
-    config = webhooks_configuration()
-    if not config.token:
-        err.print(
-            "[bold red]cannot subscribe:[/] no webhook token: set WEBHOOKS__TOKEN (the receiver "
-            "checks it on every delivery)",
-            highlight=False,
-        )
-        raise typer.Exit(code=2)
+    config = _subscribe_configuration()
     try:
-        rotation = []
-        if rotate_secret:  # checked before anything is sent
-            rotation = rotation_steps(
-                _text(config.token),
-                _text(config.previous_token),
-                _text(config.signing_secret),
-                _text(config.previous_signing_secret),
-                config.rotation_grace_seconds,
-            )
+        rotation = _rotation(config) if rotate_secret else []  # checked before anything is sent
         full_url = receiver_url(url, str(config.token))
         with _subscription_client(allow_insecure) as client:
             chosen = _features(features)
@@ -151,13 +127,60 @@ def webhooks_subscribe(
             only = chosen if features.strip() else None
             steps = plan(wanted, registered, full_url, only_features=only,
                          rotate_secret=rotate_secret)  # fmt: skip
-            if not dry_run:
-                outcome = apply(client, steps, full_url, config.signing_secret or None)
+            outcome = None if dry_run else apply(client, steps, full_url,
+                                                 config.signing_secret or None)  # fmt: skip
     except SubscriptionError as exc:
         err.print(f"[bold red]cannot subscribe:[/] {escape(str(exc))}", highlight=False)
         raise typer.Exit(code=2) from None
     except Exception as exc:  # noqa: BLE001
         fail(exc, "subscribe")
+    _print_subscribed(steps, full_url, outcome, rotation)
+
+
+def _subscribe_configuration() -> Any:
+    """The ``[webhooks]`` settings ``subscribe`` needs; exits 2 with one line when a value has the
+    wrong kind or ``WEBHOOKS__TOKEN`` is unset."""
+    from dlt.common.configuration.exceptions import ConfigValueCannotBeCoercedException
+
+    from sources.webhooks.config import coercion_problem, webhooks_configuration
+
+    try:
+        config = webhooks_configuration()
+    except ConfigValueCannotBeCoercedException as exc:
+        err.print(f"[bold red]cannot subscribe:[/] {escape(coercion_problem(exc))}",
+                  highlight=False)  # fmt: skip
+        raise typer.Exit(code=2) from None
+    if not config.token:
+        err.print(
+            "[bold red]cannot subscribe:[/] no webhook token: set WEBHOOKS__TOKEN (the receiver "
+            "checks it on every delivery)",
+            highlight=False,
+        )
+        raise typer.Exit(code=2)
+    return config
+
+
+def _rotation(config: Any) -> list[str]:
+    """What follows ``--rotate-secret``, in words (:func:`pipelines.subscriptions.rotation_steps`).
+
+    Raises:
+        pipelines.subscriptions.SubscriptionError: No rotation is under way on the receiver.
+    """
+    from pipelines.subscriptions import rotation_steps
+
+    return rotation_steps(
+        _text(config.token),
+        _text(config.previous_token),
+        _text(config.signing_secret),
+        _text(config.previous_signing_secret),
+        config.rotation_grace_seconds,
+    )
+
+
+def _print_subscribed(steps: list[Any], full_url: str, outcome: Any, rotation: list[str]) -> None:
+    """The plan (``outcome`` ``None``: a dry run) or what was written, then the rotation's
+    steps."""
+    dry_run = outcome is None
     print_steps(steps, full_url, dry_run)
     if not dry_run:
         written = outcome.written
@@ -273,48 +296,10 @@ def webhooks_serve(
     within the deadline. If the inbox writer thread dies the process exits with code 1, for its
     supervisor to restart it; `kill -USR2 <pid>` makes it die, to try that.
     """
-    import signal
-
-    import uvicorn
-
-    from receiver import ReceiverConfigError, create_app, settings_from_config
+    from .receiving import serve
 
     setup_logging(False)
-    try:
-        settings = settings_from_config(
-            inbox_url or None, allow_open=open_, deadline_seconds=deadline, queue_size=queue_size
-        )
-    except ReceiverConfigError as exc:
-        err.print(f"[bold red]cannot start:[/] {escape(str(exc))}", highlight=False)
-        raise typer.Exit(code=2) from None
-    died: list[BaseException] = []
-
-    def writer_died(exc: BaseException) -> None:
-        died.append(exc)
-        server.should_exit = True  # a graceful stop: waiting requests are answered 503
-
-    receiver = create_app(settings, on_writer_death=writer_died)
-    # No access log: a sender may put the token in the query string.
-    server = uvicorn.Server(uvicorn.Config(
-        receiver, host=host, port=port, log_level="warning", access_log=False,
-        timeout_graceful_shutdown=math.ceil(2 * settings.deadline_seconds),
-    ))  # fmt: skip
-    signal.signal(signal.SIGUSR2, lambda *_: receiver.state.writer.inject_fault())
-    err.print(
-        f"receiving on http://{host}:{port}/webhooks/connecteam, inbox "
-        f"{receiver.state.inbox.describe()}"
-        + (" [bold yellow](open: no token checked)[/]" if settings.token is None else "")
-    )
-    server.run()
-    if died:
-        err.print(
-            f"[bold red]stopped:[/] the inbox writer died ({escape(repr(died[0]))}); exit 1 so "
-            "that the supervisor restarts the receiver",
-            highlight=False,
-        )
-        raise typer.Exit(code=1)
-    if not server.started:
-        raise typer.Exit(code=1)  # uvicorn logged why (the port taken, say)
+    serve(host, port, inbox_url, open_, deadline, queue_size)
 
 
 @app.command("fold")

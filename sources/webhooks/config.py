@@ -13,6 +13,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 from dlt.common.configuration import configspec, resolve_configuration
+from dlt.common.configuration.exceptions import ConfigValueCannotBeCoercedException
 from dlt.common.configuration.specs import BaseConfiguration
 from dlt.common.typing import TSecretStrValue
 
@@ -86,6 +87,22 @@ def webhooks_configuration() -> WebhooksConfiguration:
             the wrong kind (e.g. ``WEBHOOKS__MAX_BODY_BYTES=lots``).
     """
     return resolve_configuration(WebhooksConfiguration(), sections=(SECTION,))
+
+
+def coercion_problem(exc: ConfigValueCannotBeCoercedException) -> str:
+    """One line naming the ``WEBHOOKS__<FIELD>`` setting whose value has the wrong kind, what it
+    must be and an example (its default); the value is shown only for a number setting (never a
+    secret)."""
+    name = f"WEBHOOKS__{exc.field_name.upper()}"
+    kinds = {int: "a whole number", float: "a number"}
+    if exc.hint not in kinds:
+        return f"{name} cannot be read as {exc.hint!r}; correct or unset it"
+    example = getattr(WebhooksConfiguration, exc.field_name, None)
+    shown = f"{example:g}" if isinstance(example, float) else str(example)
+    return (
+        f"{name}={str(exc.field_value)!r} is not {kinds[exc.hint]}; give one, e.g. {shown} "
+        "(the default, also used when it is unset)"
+    )
 
 
 def inbox_url_from_config() -> str:

@@ -1,0 +1,113 @@
+"""``wfm-sync webhooks serve``'s work: the receiver's settings and inbox checked before it says
+"receiving" (a wrong one: one line, exit 2), then uvicorn run until stopped (exit 1 when the
+inbox writer died, for the supervisor to restart it)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+import typer
+from rich.markup import escape
+
+from .terminal import EXIT_CONFIGURATION, EXIT_FAILED, err
+
+
+def serve(
+    host: str,
+    port: int,
+    inbox_url: str,
+    open_: bool,
+    deadline: float | None,
+    queue_size: int | None,
+) -> None:
+    """Run the receiver on ``host``:``port`` until it is stopped (SIGINT, SIGTERM).
+
+    Args:
+        host, port: Where to listen.
+        inbox_url: ``--inbox-url`` (empty: ``WEBHOOKS__INBOX_URL``).
+        open_: ``--open``: accept requests without a token.
+        deadline, queue_size: ``--deadline``, ``--queue-size`` (``None``: the settings').
+
+    Raises:
+        typer.Exit: 2 when a setting is wrong or the inbox cannot be opened (one line on stderr
+            naming the setting); 1 when the inbox writer died or the server did not start.
+    """
+    import signal
+
+    import uvicorn
+
+    inbox_setting = "--inbox-url" if inbox_url else "WEBHOOKS__INBOX_URL"
+    settings = _receiver_settings(inbox_url, open_, deadline, queue_size)
+    died: list[BaseException] = []
+
+    def writer_died(exc: BaseException) -> None:
+        died.append(exc)
+        server.should_exit = True  # a graceful stop: waiting requests are answered 503
+
+    receiver = _open_receiver(settings, inbox_setting, writer_died)
+    # No access log: a sender may put the token in the query string.
+    server = uvicorn.Server(uvicorn.Config(
+        receiver, host=host, port=port, log_level="warning", access_log=False,
+        timeout_graceful_shutdown=math.ceil(2 * settings.deadline_seconds),
+    ))  # fmt: skip
+    signal.signal(signal.SIGUSR2, lambda *_: receiver.state.writer.inject_fault())
+    err.print(
+        f"receiving on http://{host}:{port}/webhooks/connecteam, inbox "
+        f"{receiver.state.inbox.describe()}"
+        + (" [bold yellow](open: no token checked)[/]" if settings.token is None else "")
+    )
+    server.run()
+    if died:
+        err.print(
+            f"[bold red]stopped:[/] the inbox writer died ({escape(repr(died[0]))}); exit 1 so "
+            "that the supervisor restarts the receiver",
+            highlight=False,
+        )
+        raise typer.Exit(code=EXIT_FAILED)
+    if not server.started:
+        raise typer.Exit(code=EXIT_FAILED)  # uvicorn logged why (the port taken, say)
+
+
+def _cannot_start(problem: str) -> NoReturn:
+    err.print(f"[bold red]cannot start:[/] {escape(problem)}", highlight=False)
+    raise typer.Exit(code=EXIT_CONFIGURATION)
+
+
+def _receiver_settings(
+    inbox_url: str, open_: bool, deadline: float | None, queue_size: int | None
+) -> Any:
+    """The receiver's settings (:func:`receiver.settings_from_config`); exits 2 with one line
+    naming the setting when one is wrong (a value of the wrong kind included)."""
+    from receiver import ReceiverConfigError, settings_from_config
+
+    try:
+        return settings_from_config(
+            inbox_url or None, allow_open=open_, deadline_seconds=deadline, queue_size=queue_size
+        )
+    except ReceiverConfigError as exc:
+        _cannot_start(str(exc))
+
+
+def _open_receiver(
+    settings: Any, inbox_setting: str, on_writer_death: Callable[[BaseException], None]
+) -> Any:
+    """The receiver application (:func:`receiver.create_app`); exits 2 with one line when its
+    inbox cannot be opened (unreachable, credentials refused), naming ``inbox_setting`` and the
+    inbox's URL with its password hidden."""
+    import sqlalchemy as sa
+
+    from receiver import create_app
+
+    try:
+        return create_app(settings, on_writer_death=on_writer_death)
+    except sa.exc.DBAPIError as exc:
+        url = sa.engine.make_url(settings.inbox_url)
+        why = (str(exc.orig).strip().splitlines() or [type(exc.orig).__name__])[0]
+        if url.password:
+            why = why.replace(str(url.password), "***")
+        _cannot_start(
+            f"the inbox {url.render_as_string(hide_password=True)} ({inbox_setting}) cannot be "
+            f"opened: {why}; check that the database is up and the URL's user and password"
+        )
