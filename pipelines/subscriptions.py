@@ -148,9 +148,10 @@ def rotation_steps(
     what = {"TOKEN": "token", "SIGNING_SECRET": "signing secret"}
     return [
         "the provider now sends the new " + " and ".join(what[name] for name in rotated),
-        f"the receiver accepts the previous one until it has seen the new one plus "
-        f"{grace_seconds:g} s (WEBHOOKS__ROTATION_GRACE_SECONDS: the provider's retries of "
-        "older deliveries), then refuses it, counted as retired",
+        "the receiver accepts the previous one until it has seen the new one and the previous "
+        f"one has gone unused for {grace_seconds:g} s (WEBHOOKS__ROTATION_GRACE_SECONDS: the "
+        "provider's retries of older deliveries, and any subscription still sending it), then "
+        "refuses it, counted as retired",
         "after that, remove "
         + " and ".join(f"WEBHOOKS__PREVIOUS_{name}" for name in rotated)
         + " from the receiver's settings and restart it; `wfm-sync status` lists any delivery "

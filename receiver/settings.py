@@ -56,13 +56,14 @@ class ReceiverSettings:
             every request must also carry a valid signature.
         max_body_bytes: Largest accepted body, in bytes.
         allow_open: Accept requests without a token (local experiments only).
-        previous_token: The token being replaced: accepted until ``token`` has been seen plus
-            ``rotation_grace_seconds`` (:mod:`receiver.auth`).
+        previous_token: The token being replaced: accepted until ``token`` has been seen and
+            the previous token has gone unused for ``rotation_grace_seconds``
+            (:mod:`receiver.auth`).
         previous_signing_secret: The signing secret being replaced, accepted on the same terms.
         signature_mode: ``enforce`` (a bad signature answers 401) or ``report`` (it is counted
             as ``would-refuse: ...`` and the event stored).
-        rotation_grace_seconds: Seconds the previous token and secret stay valid once the new
-            ones have been seen.
+        rotation_grace_seconds: Seconds the previous token and secret must have gone unused,
+            once the new ones have been seen, before they are refused.
         deadline_seconds: Seconds within which every request is answered (more than 0, at
             most :data:`MAX_DEADLINE`); a delivery not committed by then is answered 503 and
             not stored.

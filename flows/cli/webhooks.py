@@ -98,7 +98,8 @@ def webhooks_subscribe(
             help="Rotate the token and secret: send WEBHOOKS__TOKEN and WEBHOOKS__SIGNING_SECRET "
             "to every subscription, even those that match. Needs WEBHOOKS__PREVIOUS_TOKEN (and/or "
             "WEBHOOKS__PREVIOUS_SIGNING_SECRET) set to the old value on the receiver first, so "
-            "both are accepted until the new one has been seen.",
+            "both are accepted until the new one has been seen and the old one has gone unused "
+            "for WEBHOOKS__ROTATION_GRACE_SECONDS.",
         ),
     ] = False,
     allow_insecure: AllowInsecureOption = False,
@@ -112,8 +113,8 @@ def webhooks_subscribe(
     To rotate them: on the receiver set WEBHOOKS__PREVIOUS_TOKEN to the old token and
     WEBHOOKS__TOKEN to the new one (likewise WEBHOOKS__PREVIOUS_SIGNING_SECRET and
     WEBHOOKS__SIGNING_SECRET), restart it, then run subscribe --rotate-secret with the same
-    settings; the receiver accepts the old ones until it has seen the new ones plus
-    WEBHOOKS__ROTATION_GRACE_SECONDS."""
+    settings; the receiver accepts the old ones until it has seen the new ones and the old ones
+    have gone unused for WEBHOOKS__ROTATION_GRACE_SECONDS."""
     from pipelines.subscriptions import SubscriptionError, apply, current, plan, receiver_url
 
     setup_logging(False)

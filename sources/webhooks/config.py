@@ -24,8 +24,9 @@ DEFAULT_INBOX_URL = "sqlite:///data/inbox.sqlite3"
 MAX_BODY_BYTES = 1024 * 1024
 SIGNATURE_MODES = ("enforce", "report")
 ROTATION_GRACE_SECONDS = 300.0
-"""Default grace after the new token is first seen: the provider retries a delivery 3 times,
-60 s apart, so a delivery first sent with the old token can arrive up to 180 s later."""
+"""Default seconds the old token must go unused, once the new one has been seen, before it is
+refused: the provider retries a delivery 3 times, 60 s apart, so a delivery first sent with the
+old token can arrive up to 180 s later."""
 DEADLINE_SECONDS = 10.0
 """How long the receiver may take to answer a delivery, by default (the provider waits 30 s)."""
 QUEUE_SIZE = 1000
@@ -48,14 +49,16 @@ class WebhooksConfiguration(BaseConfiguration):
             (``WEBHOOKS__MAX_BODY_BYTES``, default 1 MiB).
         previous_token: The token being replaced during a rotation
             (``WEBHOOKS__PREVIOUS_TOKEN``, secret): accepted until the receiver has seen the new
-            ``token`` plus ``rotation_grace_seconds``, then refused as ``retired previous token``.
+            ``token`` and the previous one has gone unused for ``rotation_grace_seconds``, then
+            refused as ``retired previous token``.
         previous_signing_secret: The signing secret being replaced
             (``WEBHOOKS__PREVIOUS_SIGNING_SECRET``, secret), accepted on the same terms.
         signature_mode: ``enforce`` (default: a bad signature is refused with 401) or
             ``report`` (it is counted as ``would-refuse: ...`` and the event stored)
             (``WEBHOOKS__SIGNATURE_MODE``).
-        rotation_grace_seconds: Seconds the previous token and secret stay valid after the new
-            ones were first seen (``WEBHOOKS__ROTATION_GRACE_SECONDS``, default 300).
+        rotation_grace_seconds: Seconds the previous token and secret must have gone unused,
+            once the new ones have been seen, before they are refused
+            (``WEBHOOKS__ROTATION_GRACE_SECONDS``, default 300).
         quarantine_max_bytes: Most bytes of refused bodies the inbox keeps
             (``WEBHOOKS__QUARANTINE_MAX_BYTES``, default 256 MiB); beyond it the oldest are
             dropped and counted.
