@@ -216,15 +216,13 @@ def postgres_writer(job: str) -> Iterator[None]:
 
 
 def confirm_writer(job: str) -> None:
-    """Before an irreversible step of ``job`` (marking inbox rows folded, pruning): on
-    PostgreSQL, check that this process still holds ``job``'s advisory lock
-    (:func:`pipelines.writer_lock.confirm_held`); on DuckDB (an OS file lock, held until the
-    process ends) nothing to check.
+    """Before an irreversible step of ``job`` (marking inbox rows folded, pruning), check on
+    PostgreSQL that this process still holds ``job``'s advisory lock (:func:`confirm_held`);
+    DuckDB's OS file lock lasts as long as the process.
 
     Raises:
-        WriterLockLostError: The lock went away mid-job (a :class:`WarehouseBusyError`); the
-            message names the job, the database (password hidden) and the cause.
-    """
+        WriterLockLostError: The lock went away mid-job (a :class:`WarehouseBusyError`),
+            named with the job, the database (password hidden) and the cause."""
     if destination_name() == "duckdb":
         return
     target = postgres_target()
