@@ -10,7 +10,9 @@ server, so without one nothing is scheduled):
   with this project installed, pick the runs up.
 
 Secrets are never deployment parameters: the runs read them from the environment or ``.dlt/``
-of the process that executes them.
+of the process that executes them. The work-pool deployments carry the telemetry opt-outs
+(:data:`TELEMETRY_OPT_OUTS`) in their job variables, so a flow run a worker starts sends no usage
+data even though ``prefect worker start`` is not the ``wfm-sync`` command.
 """
 
 from __future__ import annotations
@@ -32,6 +34,10 @@ DEFAULT_FOLD_EVERY_SECONDS: int = Settings.model_fields["fold_every"].default
 NIGHTLY_DEPLOYMENT = "nightly"
 FOLD_DEPLOYMENT = "every-5-minutes"
 PROJECT_DIR = Path(__file__).resolve().parent.parent
+TELEMETRY_OPT_OUTS = {"DO_NOT_TRACK": "1", "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
+"""Environment of every flow run of the work-pool deployments (job variable ``env``): Prefect's
+client analytics and dbt's usage statistics honour ``DO_NOT_TRACK``, a Prefect server started in
+the run sends none; the same opt-outs the ``wfm-sync`` command sets for itself."""
 
 
 class SchedulerConfigError(RuntimeError):
@@ -135,6 +141,18 @@ def _definitions(
     ]
 
 
+def work_pool_definitions(
+    schedules: Schedules, allow_insecure: bool = False
+) -> list[tuple[Any, dict[str, Any]]]:
+    """``(flow, deployment options)`` of both deployments as :func:`deploy_to_work_pool`
+    registers them: the options of ``Flow.deploy`` (name, schedule, parameters, ...) with job
+    variable ``env`` :data:`TELEMETRY_OPT_OUTS`."""
+    return [
+        (flow, {**options, "job_variables": {"env": dict(TELEMETRY_OPT_OUTS)}})
+        for flow, options in _definitions(schedules, allow_insecure)
+    ]
+
+
 def serve_deployments(schedules: Schedules, allow_insecure: bool = False) -> None:
     """Register both deployments on the Prefect server and run their scheduled runs here.
 
@@ -165,7 +183,8 @@ def deploy_to_work_pool(
 
     Workers of the pool (``prefect worker start --pool NAME``; type ``process``) run them in a
     subprocess started in ``source``, so the machine running a worker needs this project
-    installed at that path.
+    installed at that path; the subprocess gets the telemetry opt-outs
+    (:func:`work_pool_definitions`).
 
     Returns:
         The deployment names, ``<flow>/<deployment>``.
@@ -180,7 +199,7 @@ def deploy_to_work_pool(
         fold_webhooks.name: "flows/fold.py:fold_webhooks",
     }
     names = []
-    for flow, options in _definitions(schedules, allow_insecure):
+    for flow, options in work_pool_definitions(schedules, allow_insecure):
         remote = flow.from_source(source=str(source), entrypoint=entrypoints[flow.name])
         remote.deploy(work_pool_name=work_pool, build=False, push=False, print_next_steps=False,
                       **options)  # fmt: skip

@@ -207,7 +207,7 @@ def run_bulk(
         try:
             client = client or client_from_config(WRITE_SCOPES, allow_insecure=allow_insecure)
             try:
-                _settle_sending(client, book, summary)
+                settle_sending(client, book, summary)
                 todo = _plan(rows, book, summary, retry_unexpected)
                 for number, (line, row) in enumerate(todo, start=1):
                     outcome = _submit(client, book, row, base, files_under)
@@ -271,12 +271,13 @@ def _plan(
     return todo
 
 
-def _settle_sending(client: ConnecteamClient, book: EntryJournal, summary: BulkSummary) -> None:
+def settle_sending(client: ConnecteamClient, book: EntryJournal, summary: BulkSummary) -> None:
     """Settle every ``sending`` row of the journal by listing its user's documents: found (our
     ``fileId``, or updated since the intent) -> the listed status; absent (not listed, another
     ``fileId``, updated before the intent) -> ``failed`` (never recorded; submitted again when
     its bulk runs); listed without ``fileId`` and ``updatedAt`` -> ``uncertain`` (never submitted
-    again automatically). A failed check leaves the rows ``sending``."""
+    again automatically). A failed check leaves the rows ``sending`` (its error in ``error``);
+    nothing is raised. Counts the findings in ``summary.checked``."""
     pending = book.sending()
     if not pending:
         return

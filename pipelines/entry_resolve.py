@@ -6,8 +6,10 @@ whether it holds the entry) stay in the journal (:mod:`pipelines.entry_journal`)
 :func:`unsettled_entries` lists them (``wfm-sync documents status``); :func:`resolve_entries`
 settles them as someone decided after looking at the provider's app (``wfm-sync documents
 resolve``): ``sent`` marks them recorded without a request (status ``unknown``, ``resolved_by``
-``operator``), ``resend`` sends each PUT once more with its uploaded file (the PUT replaces the
-entry of (user, document)). The outcomes are loaded into ``connecteam.document_entries``.
+``operator``), ``resend`` sends each ``uncertain`` PUT once more with its uploaded file (the PUT
+replaces the entry of (user, document)); a ``sending`` row is first checked with the provider as
+a bulk checks it, and sent only when named by its key and found absent. The outcomes are loaded
+into ``connecteam.document_entries``.
 """
 
 from __future__ import annotations
@@ -23,8 +25,8 @@ from sources.connecteam import ConnecteamClient
 from sources.connecteam.config import client_from_config
 from sources.connecteam.documents import WRITE_SCOPES
 
-from .documents import documents_pipeline, journal_path, send_entry
-from .entry_journal import UNKNOWN, UNSETTLED, EntryJournal, unsettled_rows
+from .documents import BulkSummary, documents_pipeline, journal_path, send_entry, settle_sending
+from .entry_journal import FAILED, SENDING, UNKNOWN, UNSETTLED, EntryJournal, unsettled_rows
 from .entry_table import load_outcomes
 
 OPERATOR = "operator"
@@ -82,8 +84,11 @@ def resolve_entries(
     Args:
         keys: Entry keys (or unique prefixes of at least :data:`MIN_PREFIX` characters) of
             ``sending`` or ``uncertain`` rows; ``None``: every such row.
-        resend: ``True``: PUT each entry again with its uploaded file (one request each when
-            answered; a 5xx is checked as a bulk does, never re-sent blindly). ``False``: mark
+        resend: ``True``: PUT each ``uncertain`` entry again with its uploaded file (one
+            request each when answered; a 5xx is checked as a bulk does, never re-sent
+            blindly). ``sending`` rows are first checked with the provider's listing as a bulk
+            does (:func:`pipelines.documents.settle_sending`) and never sent by ``--all``; one
+            named by its key is sent only when the check finds it absent. ``False``: mark
             each recorded without any request (status ``unknown``, ``resolved_by`` ``operator``).
         pipeline: dlt pipeline of the outcomes (default: the warehouse, dataset connecteam).
         client: The provider client for ``resend`` (default: from dlt config, like the sync).
@@ -108,8 +113,7 @@ def resolve_entries(
         try:
             if resend:
                 client = client or client_from_config(WRITE_SCOPES)
-                for row in chosen:
-                    summary.rows.append(send_entry(client, book, row))
+                summary.rows.extend(_resend(client, book, chosen, named=keys is not None))
                 summary.requests = client.stats.total_requests
             else:
                 now = int(clock.now())
@@ -125,6 +129,24 @@ def resolve_entries(
     for row in summary.rows:
         summary.settled[row["status"]] = summary.settled.get(row["status"], 0) + 1
     return summary
+
+
+def _resend(
+    client: ConnecteamClient, book: EntryJournal, chosen: list[dict[str, Any]], named: bool
+) -> list[dict[str, Any]]:
+    """Send ``chosen`` rows once more, never one the provider may already hold: ``sending``
+    rows (whose PUT may have landed) are checked first (:func:`settle_sending`) and sent only
+    when ``named`` and the check found them absent; the rows as they now are."""
+    if any(row["status"] == SENDING for row in chosen):
+        settle_sending(client, book, BulkSummary())
+    out = []
+    for row in chosen:
+        now = book.get(row["entry_key"]) or row
+        if row["status"] != SENDING or (named and now["status"] == FAILED):
+            out.append(send_entry(client, book, now))
+        else:  # recorded, still unknown, or the check failed: not sent
+            out.append(now)
+    return out
 
 
 def _choose(rows: list[dict[str, Any]], keys: list[str] | None) -> list[dict[str, Any]]:

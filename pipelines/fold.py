@@ -15,12 +15,14 @@ from sources.webhooks import (
     Inbox,
     RoundBudget,
     inbox_url_from_config,
+    max_unfolded_quarantine_id,
     webhooks_source,
 )
 
 from .runs import records_run
 from .warehouse import (
     build_pipeline,
+    confirm_writer,
     destination_name,
     finish_pending_loads,
     loader_file_format,
@@ -108,13 +110,13 @@ def run_fold(
 ) -> FoldSummary:
     """Load every unfolded inbox event into ``webhooks.events`` exactly once.
 
-    Reads events up to the newest one present when the fold starts (events arriving meanwhile
-    wait for the next fold), loads them insert-only on ``event_key``, then marks them folded in
-    the inbox and prunes rows folded more than ``retention_days`` ago. Safe to run while the
-    receiver takes traffic, and safe to kill: a re-run re-reads what was not marked and the
-    insert-only load skips keys already in the warehouse. No value of a stored event fails the
-    fold: an implausible event time or a body the warehouse cannot hold as JSON loads as NULL
-    with a flag (:func:`sources.webhooks.event_batch`).
+    Reads events and refused bodies up to the newest of each present when the fold starts (rows
+    arriving meanwhile wait for the next fold), loads them insert-only on ``event_key``, then
+    marks them folded in the inbox and prunes rows folded more than ``retention_days`` ago.
+    Safe to run while the receiver takes traffic, and safe to kill: a re-run re-reads what was
+    not marked and the insert-only load skips keys already in the warehouse. No value of a
+    stored event fails the fold: an implausible event time or a body the warehouse cannot hold
+    as JSON loads as NULL with a flag (:func:`sources.webhooks.event_batch`).
 
     The whole job holds the warehouse's writer lock for job ``fold``
     (:func:`pipelines.warehouse.writes_warehouse`): on DuckDB the file lock every job takes turns
@@ -143,7 +145,9 @@ def run_fold(
         FoldError: A round's load failed (the message names its inbox ids and families); none
             of them was marked folded (earlier rounds were), so running again loses nothing.
         WarehouseBusyError: Another fold (PostgreSQL) or any other job (DuckDB) held the
-            warehouse for the whole ``writer_timeout``.
+            warehouse for the whole ``writer_timeout``; or (``WriterLockLostError``) the
+            PostgreSQL writer lock went away mid-fold, and the fold stopped before marking
+            (or pruning) anything more.
     """
     started = time.monotonic()
     inbox = Inbox(inbox_url or inbox_url_from_config())
@@ -153,14 +157,18 @@ def run_fold(
         )
         write_each_batch(pipeline)
         resumed = finish_pending_loads(pipeline)
-        upto = inbox.max_unfolded_id()
-        logger.info("folding inbox events up to id %s from %s", upto, inbox.describe())
+        upto = (inbox.max_unfolded_id(), max_unfolded_quarantine_id(inbox))
+        logger.info(
+            "folding inbox events up to id %s and refused bodies up to id %s from %s",
+            *upto, inbox.describe(),
+        )  # fmt: skip
         ledger = FoldLedger()
         while True:  # rounds of at most round_bytes of bodies, each loaded, then marked
             part = _fold_round(pipeline, inbox, upto, batch_size, batch_bytes, round_bytes)
             ledger.add(part)
             if not part.budget.cut_short:
                 break
+        confirm_writer("fold")
         pruned = inbox.prune(retention_days * 86_400)
         backlog = inbox.counts()["unfolded"]
         logger.info(
@@ -186,21 +194,25 @@ def run_fold(
 
 
 def _fold_round(
-    pipeline: dlt.Pipeline, inbox: Inbox, upto: int | None, batch_size: int,
+    pipeline: dlt.Pipeline, inbox: Inbox, upto: tuple[int | None, int | None], batch_size: int,
     batch_bytes: int, round_bytes: int,
 ) -> FoldLedger:  # fmt: skip
-    """Load unfolded events up to ``upto`` and refused bodies, at most about ``round_bytes`` of
-    bodies, in one dlt run, then mark them folded; what was read (``budget.cut_short``: more
-    may be waiting).
+    """Load unfolded events and refused bodies up to ``upto`` (``(inbox_id, quarantine_id)``
+    bounds taken once per fold), at most about ``round_bytes`` of bodies, in one dlt run, then
+    mark them folded once the writer lock is confirmed; what was read (``budget.cut_short``:
+    more may be waiting).
 
     Raises:
         FoldError: The load failed; nothing of this round was marked folded.
+        WriterLockLostError: The PostgreSQL writer lock went away during the load; nothing of
+            this round was marked folded.
     """
     ledger = FoldLedger(budget=RoundBudget(round_bytes))
     source = webhooks_source(
         inbox=inbox,
         batch_size=batch_size,
-        upto_id=upto,
+        upto_id=upto[0],
+        quarantine_upto_id=upto[1],
         ledger=ledger,
         json_holds_nul=destination_name() != "postgres",  # jsonb refuses U+0000
         batch_bytes=batch_bytes,
@@ -209,7 +221,8 @@ def _fold_round(
         info = pipeline.run(source, loader_file_format=loader_file_format())
         info.raise_on_failed_jobs()
     except Exception as exc:
-        raise FoldError(ledger, upto, exc) from exc
+        raise FoldError(ledger, upto[0], exc) from exc
+    confirm_writer("fold")
     inbox.mark_folded(ledger.inbox_ids, ledger.quarantine_ids)
     return ledger
 

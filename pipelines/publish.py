@@ -190,7 +190,9 @@ def publish_snapshot(
 
 def _write_health(con: duckdb.DuckDBPyConnection, catalog: str) -> dict[str, int]:
     """Write schema ``health`` (:data:`HEALTH_TABLES`) of the attached ``snapshot`` from the raw
-    schemas of ``catalog``: counts and times only, no raw value. Returns rows per table."""
+    schemas of ``catalog``: counts and times only, no raw value (a refused body's ``reason`` only
+    by its category, the text before its first ``:``, since the rest may quote the body).
+    Returns rows per table."""
     raw = con.execute(
         "select table_schema, table_name from information_schema.columns "
         "where table_catalog = ? and column_name = '_dlt_load_id' and table_schema in (?, ?) "
@@ -210,7 +212,8 @@ def _write_health(con: duckdb.DuckDBPyConnection, catalog: str) -> dict[str, int
     con.execute(f"create table snapshot.{HEALTH_SCHEMA}.raw_tables as {loads} order by table_name")
     quarantine = (
         "select cast(received_at at time zone 'UTC' as date) as received_on, "
-        "left(coalesce(reason, '(none)'), 200) as reason, count(*) as bodies "
+        "left(trim(split_part(coalesce(reason, '(none)'), ':', 1)), 200) as reason, "
+        "count(*) as bodies "
         f'from "{catalog}".webhooks.quarantine group by all order by received_on, reason'
         if ("webhooks", "quarantine") in raw
         else "select null::date as received_on, null::varchar as reason, "

@@ -22,7 +22,8 @@ from sources import settings
 
 from .writer_lock import WarehouseBusyError as WarehouseBusyError  # raised here: import it here
 from .writer_lock import WarehouseUnreachableError as WarehouseUnreachableError
-from .writer_lock import advisory_key, advisory_lock, taking_turns
+from .writer_lock import WriterLockLostError as WriterLockLostError
+from .writer_lock import advisory_key, advisory_lock, confirm_held, taking_turns
 
 logger = logging.getLogger("pipelines.warehouse")
 P = ParamSpec("P")
@@ -207,10 +208,31 @@ def postgres_writer(job: str) -> Iterator[None]:
         f"{job}: cannot connect to the PostgreSQL warehouse {where} ({{error}}); check "
         "DESTINATION__POSTGRES__CREDENTIALS and that the server is running",
     )
-    connect_args = {"host": target.host, "port": target.port, "user": target.user,
-                    "password": target.password, "dbname": target.database}  # fmt: skip
+    connect_args = {**target.query, "host": target.host, "port": target.port,
+                    "user": target.user, "password": target.password,
+                    "dbname": target.database}  # fmt: skip
     with advisory_lock(connect_args, key, settings.current().writer_timeout, messages):
         yield
+
+
+def confirm_writer(job: str) -> None:
+    """Before an irreversible step of ``job`` (marking inbox rows folded, pruning), check on
+    PostgreSQL that this process still holds ``job``'s advisory lock (:func:`confirm_held`);
+    DuckDB's OS file lock lasts as long as the process.
+
+    Raises:
+        WriterLockLostError: The lock went away mid-job (a :class:`WarehouseBusyError`),
+            named with the job, the database (password hidden) and the cause."""
+    if destination_name() == "duckdb":
+        return
+    target = postgres_target()
+    key = advisory_key(target.database, job)
+    confirm_held(
+        key,
+        f"{job}: lost the writer lock (advisory lock {key}) on {target.display_url} mid-job "
+        f"({{cause}}: its connection closed, e.g. a server restart or idle_session_timeout); "
+        f"stopped before its next irreversible step, run the {job} again",
+    )
 
 
 def warehouse_folder(folder: Path) -> None:
@@ -330,6 +352,8 @@ class PostgresTarget:
     Attributes:
         host, port, user, database: Where it is (``DESTINATION__POSTGRES__CREDENTIALS``).
         password: The password; never logged or shown (see :attr:`display_url`).
+        query: The libpq parameters of the credentials' query (``sslmode``, ``sslrootcert``,
+            ``sslcert``, ``sslkey``, ``options``, ...), passed to every connection of ours.
     """
 
     host: str
@@ -337,6 +361,7 @@ class PostgresTarget:
     user: str
     database: str
     password: str = field(repr=False)
+    query: dict[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def display_url(self) -> str:
@@ -372,4 +397,5 @@ def postgres_target() -> PostgresTarget:
     return PostgresTarget(
         host=str(found.host), port=int(found.port or 5432), user=str(found.username),
         database=str(found.database), password=str(found.password or ""),
+        query={str(k): str(v) for k, v in (found.query or {}).items()},
     )  # fmt: skip

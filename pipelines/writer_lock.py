@@ -36,6 +36,16 @@ class WarehouseBusyError(RuntimeError):
     ``writer_timeout``)."""
 
 
+class WriterLockLostError(WarehouseBusyError):
+    """The PostgreSQL advisory lock a job held went away mid-job (its connection closed: a
+    server restart, a failover, ``idle_session_timeout``, ``pg_terminate_backend``): another job
+    of its kind may be running, so this one stops before its next irreversible step."""
+
+
+_HELD: dict[int, Any] = {}
+"""Advisory locks this process holds: key -> the connection holding it."""
+
+
 class WarehouseUnreachableError(RuntimeError):
     """The PostgreSQL warehouse did not accept the lock's connection (transient: the server may
     be down or restarting; wrong credentials are reported the same way)."""
@@ -93,7 +103,9 @@ def advisory_lock(
 
     Args:
         connect_args: :func:`psycopg2.connect` keywords: ``host``, ``port``, ``user``,
-            ``password``, ``dbname``.
+            ``password``, ``dbname`` and any libpq parameter of the credentials' query
+            (``sslmode``, ``sslrootcert``, ``options``, ...). ``application_name`` defaults to
+            ``wfm-sync writer lock``.
         key: The lock (:func:`advisory_key`).
         timeout: Seconds to wait for it.
         messages: ``(waiting, gave_up, unreachable)``: logged when the lock is taken; the
@@ -108,21 +120,57 @@ def advisory_lock(
     import psycopg2
 
     waiting, gave_up, unreachable = messages
+    defaults: dict[str, Any] = {
+        "connect_timeout": CONNECT_TIMEOUT_SECONDS, "keepalives": 1, "keepalives_idle": 60,
+        "keepalives_interval": 10, "keepalives_count": 6,
+    }  # fmt: skip
+    if "application_name" not in str(connect_args.get("options", "")):
+        defaults["application_name"] = "wfm-sync writer lock"
     try:
-        connection = psycopg2.connect(
-            **connect_args, connect_timeout=CONNECT_TIMEOUT_SECONDS,
-            application_name="wfm-sync writer lock", keepalives=1, keepalives_idle=60,
-            keepalives_interval=10, keepalives_count=6,
-        )  # fmt: skip
+        connection = psycopg2.connect(**{**defaults, **connect_args})
     except psycopg2.OperationalError as exc:
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise WarehouseUnreachableError(unreachable.format(error=first)) from None
     try:
         connection.autocommit = True
         _wait_for(connection, key, timeout, waiting, gave_up)
+        _HELD[key] = connection
         yield
     finally:
+        _HELD.pop(key, None)
         connection.close()  # the server releases the session's advisory locks
+
+
+def confirm_held(key: int, lost: str) -> None:
+    """Check, on its own connection, that this process still holds advisory lock ``key``
+    (taken by :func:`advisory_lock`); call it before each irreversible step of a job. Does
+    nothing when this process does not hold ``key`` through :func:`advisory_lock`.
+
+    Raises:
+        WriterLockLostError: The lock's connection is gone or no longer holds ``key``:
+            ``lost``, its ``{cause}`` filled with the first line of the driver's error (or
+            ``the server no longer lists it``).
+    """
+    import psycopg2
+
+    connection = _HELD.get(key)
+    if connection is None:
+        return
+    cause = "the server no longer lists it"
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "select count(*) from pg_locks where locktype = 'advisory' and granted"
+                " and pid = pg_backend_pid() and objsubid = 1"
+                " and objid::bigint = (%s::bigint & 4294967295)"
+                " and classid::bigint = ((%s::bigint >> 32) & 4294967295)",
+                (key, key),
+            )
+            if cursor.fetchone()[0]:
+                return
+    except psycopg2.Error as exc:
+        cause = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    raise WriterLockLostError(lost.format(cause=cause))
 
 
 def _wait_for(connection: Any, key: int, timeout: float, waiting: str, gave_up: str) -> None:

@@ -164,3 +164,52 @@ def test_a_bulk_uploads_only_files_under_the_csv_folder(start_emulator, warehous
     second = _run(env, "bulk", "--csv", str(sheet), "--allow-any-path")
     assert second.returncode == 0, second.stderr[-2000:]
     assert _documents(server)["entry_puts"] == 3
+
+
+def test_resend_checks_an_interrupted_entry_first_and_never_sends_it_twice(
+    server, warehouse, tmp_path
+):
+    """Runs killed after their PUT reached the provider leave rows ``sending``: ``resolve --all
+    --resend`` and ``resolve KEY --resend`` check them as a bulk would and send none (the
+    listing cannot tell whose entry the document holds: ``uncertain``); once ``uncertain``,
+    ``resolve KEY --resend`` sends it once."""
+    from pipelines.documents import EntryRow, documents_pipeline, journal_path
+    from pipelines.entry_journal import EntryJournal
+    from pipelines.entry_resolve import resolve_entries
+    from sources import clock
+
+    (tmp_path / "a.pdf").write_bytes(b"%PDF a")
+    first, second = EntryRow(1004, 7003, "a.pdf"), EntryRow(1005, 7003, "a.pdf")
+    with ConnecteamClient(server.url, api_key=API_KEY, backoff_base=0.01) as client:
+        file_id = upload_file(client, tmp_path / "a.pdf")
+
+        def interrupted(row: EntryRow) -> None:  # intent written, PUT sent, outcome lost
+            with EntryJournal.open(journal_path(documents_pipeline())) as book:
+                book.write({
+                    "entry_key": row.entry_key, "user_id": row.user_id,
+                    "document_id": row.document_id, "file": "a.pdf", "status": "sending",
+                    "file_id": file_id, "submitted_at": int(clock.now()),
+                })  # fmt: skip
+            put_entry(client, row.user_id, row.document_id, file_id)
+
+        interrupted(first)
+        before = _documents(server)["entry_puts"]
+        every = resolve_entries(None, resend=True, client=client)
+        assert [(r["entry_key"], r["status"]) for r in every.rows] == [
+            (first.entry_key, "uncertain")
+        ]
+        assert _documents(server)["entry_puts"] == before  # checked, not sent
+
+        interrupted(second)
+        before = _documents(server)["entry_puts"]
+        named = resolve_entries([second.entry_key], resend=True, client=client)
+        assert [r["status"] for r in named.rows] == ["uncertain"]
+        assert _documents(server)["entry_puts"] == before  # named, but checked, not sent
+
+        again = resolve_entries([first.entry_key], resend=True, client=client)
+        assert [r["status"] for r in again.rows] == ["pendingApproval"]
+        assert _documents(server)["entry_puts"] == before + 1  # uncertain and named: once
+    assert query(warehouse, OUTCOMES) == [
+        (1004, "pendingApproval", "answer"),
+        (1005, "uncertain", None),
+    ]

@@ -67,3 +67,36 @@ def test_200_quarantined_bodies_of_1_mib_fold_within_the_memory_target(tmp_path:
             "from webhooks.quarantine"
         ).fetchone()
     assert rows == keys == BODIES and sizes == BODIES * SIZE
+
+
+def test_refused_bodies_arriving_during_a_fold_wait_for_the_next_one(
+    tmp_path: Path, warehouse: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pipelines.fold import run_fold
+    from sources.webhooks import Inbox, RefusedBody
+
+    inbox_url = f"sqlite:///{tmp_path / 'inbox.sqlite3'}"
+    inbox = Inbox(inbox_url)
+
+    def refused(n: int, tag: str) -> list[RefusedBody]:
+        return [RefusedBody(413, "too large", b"%s-%d-" % (tag.encode(), i) + b"x" * 600, 610,
+                            None, 1.7e9 + i) for i in range(n)]  # fmt: skip
+
+    inbox.insert_quarantine(refused(6, "before"))
+    mark_folded = Inbox.mark_folded
+    arrivals = 0
+
+    def flooded(self: Inbox, *args: object, **kwargs: object) -> None:
+        nonlocal arrivals
+        mark_folded(self, *args, **kwargs)  # type: ignore[arg-type]
+        if arrivals < 30:  # a flood of 413s keeps arriving while the fold works in rounds
+            inbox.insert_quarantine(refused(2, f"during{arrivals}"))
+            arrivals += 1
+
+    monkeypatch.setattr(Inbox, "mark_folded", flooded)
+    summary = run_fold(inbox_url, batch_bytes=1000, round_bytes=1000)  # 2 bodies per round
+
+    assert summary.quarantined == 6  # only what was there when the fold began
+    assert 1 <= arrivals < 30  # the fold ended while the flood went on
+    assert inbox.counts()["quarantine_unfolded"] == 2 * arrivals
+    inbox.close()

@@ -113,3 +113,30 @@ def test_the_raw_schemas_are_published_only_when_asked(small_demo: DemoRun, ware
     assert any(repr(b) in hit for b in bodies for hit in hits)
     assert all(hit.startswith('"webhooks".') for hit in hits), hits
     assert "connecteam.shifts" in summary.tables and "health.raw_tables" in summary.tables
+
+
+def test_the_health_summary_keeps_only_the_category_of_a_refusal_reason(
+    small_demo: DemoRun, warehouse: Path
+):
+    """A refused body's reason can quote the body after its category (``the envelope could not
+    be read: ...``): ``health.quarantine`` keeps the category alone."""
+    from pipelines.publish import publish_snapshot
+
+    warehouse.parent.mkdir(parents=True)
+    shutil.copyfile(small_demo.warehouse, warehouse)
+    fragment = "employee-note-4711"
+    with duckdb.connect(str(warehouse)) as con:
+        con.execute(
+            "update webhooks.quarantine set reason = "
+            f"'the envelope could not be read: {fragment} at line 1'"
+        )
+        (refused,) = con.execute("select count(*) from webhooks.quarantine").fetchone()
+    assert refused > 0
+
+    summary = publish_snapshot(warehouse)
+
+    snapshot = Path(summary.snapshot)
+    assert findings(snapshot, Path(summary.parquet_dir), {fragment}) == []
+    assert query(snapshot, "select reason, sum(bodies) from health.quarantine group by all") == [
+        ("the envelope could not be read", refused)
+    ]

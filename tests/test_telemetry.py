@@ -95,3 +95,24 @@ def test_prefect_analytics_are_off_in_the_command_and_the_processes_it_starts() 
 
     assert probe("cli") == {"process": [False, False], "child": [False, False]}
     assert probe("bare") == {"process": [True, True], "child": [True, True]}
+
+
+def test_flow_runs_of_the_work_pool_deployments_have_prefect_analytics_off() -> None:
+    """``prefect worker start`` is not the ``wfm-sync`` command: the work-pool deployments carry
+    the opt-outs as job variable ``env``, which a process worker sets on each flow run's process;
+    a process with that environment (and none of the command's defaults) has both off."""
+    from flows.deployments import Schedules, work_pool_definitions
+
+    envs = []
+    for flow, options in work_pool_definitions(Schedules()):
+        deployment = flow.to_deployment(**options)  # the deployment as Prefect builds it
+        envs.append(deployment.job_variables["env"])
+    assert len(envs) == 2 and envs[0] == envs[1]
+
+    out = run_python(
+        f"import sys; sys.argv = ['probe', 'bare']\n{PREFECT_PROBE}", {**clean_env(), **envs[0]}
+    )
+    assert json.loads(out.strip().splitlines()[-1]) == {
+        "process": [False, False],
+        "child": [False, False],
+    }

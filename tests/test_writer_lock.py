@@ -150,3 +150,78 @@ def test_an_unreachable_warehouse_names_the_setting_without_the_password(on_post
     message = str(failed.value)
     assert "DESTINATION__POSTGRES__CREDENTIALS" in message and "postgresql://wfm:***@" in message
     assert PASSWORD not in message
+
+
+def _lock_backends(url: str) -> list[tuple[int, str]]:
+    """``(pid, application_name)`` of every session of ``url``'s server holding an advisory
+    lock."""
+    import psycopg2
+
+    connection = psycopg2.connect(url)
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "select a.pid, a.application_name from pg_stat_activity a join pg_locks l"
+                " on l.pid = a.pid where l.locktype = 'advisory' and l.granted"
+            )
+            return [(int(p), str(n)) for p, n in cursor.fetchall()]
+    finally:
+        connection.close()
+
+
+def test_a_fold_whose_lock_connection_is_killed_mid_job_marks_nothing(
+    on_postgres, monkeypatch, tmp_path
+):
+    import orjson
+    import psycopg2
+
+    from emulator.webhooks import build_burst
+    from pipelines import fold
+    from pipelines.warehouse import WriterLockLostError
+    from sources.webhooks import Inbox, ReceivedEvent, read_envelope
+
+    inbox_url = f"sqlite:///{tmp_path / 'inbox.sqlite3'}"
+    inbox = Inbox(inbox_url)
+    bodies = [b for b, _, _ in build_burst(5, seed=7)]
+    events = [ReceivedEvent(read_envelope(orjson.loads(b), b), b, 1.7e9) for b in bodies]
+    inbox.insert_events(events)
+    finish = fold.finish_pending_loads
+
+    def killed_first(pipeline):  # the job is under way: its lock's session ends on the server
+        [(pid, _)] = _lock_backends(on_postgres)
+        killer = psycopg2.connect(on_postgres)
+        killer.autocommit = True
+        with killer.cursor() as cursor:
+            cursor.execute("select pg_terminate_backend(%s)", (pid,))
+        killer.close()
+        return finish(pipeline)
+
+    monkeypatch.setattr(fold, "finish_pending_loads", killed_first)
+    with pytest.raises(WriterLockLostError) as lost:
+        fold.run_fold(inbox_url)
+
+    message = str(lost.value)
+    assert message.startswith("fold: lost the writer lock (advisory lock ")
+    assert "run the fold again" in message and PASSWORD not in message
+    assert isinstance(lost.value, WarehouseBusyError)  # retried like a busy warehouse
+    assert inbox.counts()["unfolded"] == len(bodies)  # no inbox id marked folded
+    inbox.close()
+    assert _lock_backends(on_postgres) == []
+
+
+def test_the_lock_connection_takes_the_credentials_query(on_postgres, monkeypatch):
+    monkeypatch.setenv(
+        "DESTINATION__POSTGRES__CREDENTIALS",
+        f"{on_postgres}?options=-c%20application_name%3Dnightly-lock%20-c%20work_mem%3D8MB",
+    )
+    with warehouse_writer("fold"):
+        assert [name for _, name in _lock_backends(on_postgres)] == ["nightly-lock"]
+
+
+def test_sslmode_require_against_a_server_without_ssl_fails_clearly(on_postgres, monkeypatch):
+    monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", f"{on_postgres}?sslmode=require")
+    with pytest.raises(WarehouseUnreachableError) as failed, warehouse_writer("fold"):
+        pytest.fail("the lock was taken without the SSL the credentials require")
+    message = str(failed.value)
+    assert "SSL" in message and "DESTINATION__POSTGRES__CREDENTIALS" in message
+    assert PASSWORD not in message

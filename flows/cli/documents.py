@@ -200,7 +200,12 @@ def documents_resolve(
         bool, typer.Option("--sent", help="Mark them recorded, without any request.")
     ] = False,
     resend: Annotated[
-        bool, typer.Option("--resend", help="Send each entry's PUT once more.")
+        bool,
+        typer.Option(
+            "--resend",
+            help="Send each uncertain entry's PUT once more (a sending one is checked with "
+            "the provider first, and sent only if named and found absent).",
+        ),
     ] = False,
 ) -> None:
     """Settle entries whose outcome is not known: as recorded (--sent) or by sending them once

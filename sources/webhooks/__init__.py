@@ -56,7 +56,7 @@ from .batches import DEFAULT_BATCH_BYTES, DEFAULT_ROUND_BYTES, INSERT_ONLY, Roun
 from .config import DEFAULT_INBOX_URL, WebhooksConfiguration, inbox_url_from_config
 from .events import CATALOGUE, FAMILIES, UNKNOWN_FAMILY, plausible_time, read_envelope
 from .inbox import Inbox
-from .quarantine import quarantine
+from .quarantine import max_unfolded_quarantine_id, quarantine
 from .writes import ReceivedEvent, RefusedBody, StoredEvent, caused_by_body
 
 __all__ = [
@@ -75,6 +75,7 @@ __all__ = [
     "WebhooksConfiguration",
     "caused_by_body",
     "inbox_url_from_config",
+    "max_unfolded_quarantine_id",
     "read_envelope",
     "webhooks_source",
 ]
@@ -126,6 +127,7 @@ def webhooks_source(
     ledger: FoldLedger | None = None,
     json_holds_nul: bool = True,
     batch_bytes: int = DEFAULT_BATCH_BYTES,
+    quarantine_upto_id: int | None = None,
 ) -> list[DltResource]:
     """Events and quarantined bodies of the webhook inbox not yet folded, or as many as
     ``ledger.budget`` allows (both resources stop reading once it is spent).
@@ -147,6 +149,9 @@ def webhooks_source(
             PostgreSQL ``jsonb`` no: such payloads then load as unreadable).
         batch_bytes: Most bytes of bodies per batch (default 32 MiB; one larger body is a batch
             of its own).
+        quarantine_upto_id: Read no refused body with a larger ``quarantine_id`` (a fold takes
+            it once: :func:`~sources.webhooks.quarantine.max_unfolded_quarantine_id`); ``None``:
+            the largest unfolded one at the first read.
 
     Returns:
         The resources ``events`` and ``quarantine``.
@@ -155,7 +160,7 @@ def webhooks_source(
     book = ledger if ledger is not None else FoldLedger()
     return [
         events(box, batch_size, upto_id, book, json_holds_nul, batch_bytes),
-        quarantine(box, book.quarantine_ids, batch_bytes, book.budget),
+        quarantine(box, book.quarantine_ids, batch_bytes, book.budget, quarantine_upto_id),
     ]
 
 

@@ -76,10 +76,7 @@ def keyset_batches(
     key = table.primary_key.columns.values()[0]
     unfolded = table.c.folded_at.is_(None)
     if upto_id is None:
-        with engine.connect() as conn:
-            upto_id = conn.execute(sa.select(sa.func.max(key)).where(unfolded)).scalar()
-        if upto_id is None:
-            return
+        upto_id = max_unfolded_key(engine, table)
     batch_size, last = max(1, batch_size), 0  # keys start at 1
     while True:
         sizes = (
@@ -102,6 +99,16 @@ def keyset_batches(
         last = end
         if not cut and len(found) < batch_size:
             return
+
+
+def max_unfolded_key(engine: Engine, table: sa.Table) -> int:
+    """The largest key of ``table``'s unfolded rows (``folded_at`` NULL), 0 when there is none
+    (keys start at 1): the snapshot bound of one fold's read of ``table``."""
+    key = table.primary_key.columns.values()[0]
+    with engine.connect() as conn:
+        value = conn.execute(sa.select(sa.func.max(key)).where(table.c.folded_at.is_(None)))
+        found = value.scalar()
+    return int(found) if found is not None else 0
 
 
 def batch_end(sizes: list[tuple[int, int]], max_bytes: int) -> tuple[int, bool]:

@@ -11,8 +11,22 @@ from typing import Any
 import dlt
 from dlt.sources import DltResource
 
-from .batches import DEFAULT_BATCH_BYTES, INSERT_ONLY, RoundBudget
+from .batches import (
+    DEFAULT_BATCH_BYTES,
+    DEFAULT_QUARANTINE_ROWS,
+    INSERT_ONLY,
+    RoundBudget,
+    keyset_batches,
+    max_unfolded_key,
+)
 from .inbox import Inbox
+from .tables import quarantine_table
+
+
+def max_unfolded_quarantine_id(inbox: Inbox) -> int:
+    """The largest ``quarantine_id`` of ``inbox`` not yet folded (0: none): the bound one fold
+    takes once, so refused bodies arriving during the fold wait for the next one."""
+    return max_unfolded_key(inbox.engine, quarantine_table)
 
 
 def quarantine(
@@ -20,11 +34,14 @@ def quarantine(
     read_ids: list[int],
     batch_bytes: int = DEFAULT_BATCH_BYTES,
     budget: RoundBudget | None = None,
+    upto_id: int | None = None,
 ) -> DltResource:
     """``quarantine``: refused bodies, insert-only on ``quarantine_key`` (receipt time + body),
     read from the inbox and handed to dlt in batches of at most ``batch_bytes`` bytes of bodies
-    (:meth:`Inbox.unfolded_quarantine`); their ``quarantine_id`` are appended to ``read_ids``.
-    Stops reading once ``budget`` (shared with the events) is spent."""
+    (rows as :meth:`Inbox.unfolded_quarantine` yields them), none with a ``quarantine_id``
+    past ``upto_id`` (``None``: the largest unfolded one at the first read); their
+    ``quarantine_id`` are appended to ``read_ids``. Stops reading once ``budget`` (shared with
+    the events) is spent."""
     round_budget = budget or RoundBudget()
 
     @dlt.resource(
@@ -37,7 +54,11 @@ def quarantine(
         },
     )
     def _quarantine() -> Iterator[list[dict[str, Any]]]:
-        for rows in inbox.unfolded_quarantine(max_bytes=batch_bytes):
+        c = quarantine_table.c
+        columns = [c.quarantine_id, c.received_at, c.status_code, c.reason, c.content_type,
+                   c.body_bytes, c.is_truncated, c.body]  # fmt: skip
+        for rows in keyset_batches(inbox.engine, quarantine_table, columns,
+                                   DEFAULT_QUARANTINE_ROWS, batch_bytes, upto_id):  # fmt: skip
             read_ids.extend(r[0] for r in rows)
             out = [quarantine_row(*row) for row in rows]
             round_budget.spend(sum(len(r[7]) for r in rows))
