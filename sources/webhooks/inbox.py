@@ -61,6 +61,7 @@ __all__ = [  # the inbox and what its callers hand it or get back
     "WriteAbandonedError",
     "caused_by_body",
     "inbox_url_from_config",
+    "waited_past_timeout",
 ]
 
 logger = logging.getLogger("sources.webhooks.inbox")
@@ -126,8 +127,8 @@ class Inbox:
             float(given_timeout) if isinstance(given_timeout, str) else SQLITE_BUSY_SECONDS
         )
         if self.dialect == "sqlite":
-            busy_ms = round(SQLITE_BUSY_SECONDS * 1000) if "timeout" not in self.url.query else None
-            sa.event.listen(self.engine, "connect", sqlite_pragmas(busy_ms))
+            sa.event.listen(self.engine, "connect", sqlite_pragmas())
+            sa.event.listen(self.engine, "checkout", self._reset_busy_timeout)
         metadata.create_all(self.engine)
         add_missing_columns(self.engine)
         add_missing_counters(self.engine)
@@ -227,8 +228,16 @@ class Inbox:
                 )  # fmt: skip
         return results
 
+    def _reset_busy_timeout(self, dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+        """A pool checkout hook (SQLite): the connection waits :attr:`busy_seconds` for a busy
+        writer, whatever wait the write before it set."""
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout={round(self.busy_seconds * 1000)}")
+        cursor.close()
+
     def _begin_write(self, conn: sa.Connection, timeout: float | None) -> None:
-        """Start a write transaction on ``conn`` that waits at most ``timeout`` seconds."""
+        """Start a write transaction on ``conn`` that waits at most ``timeout`` seconds (the
+        wait is set again to the inbox's own at the connection's next checkout)."""
         if self.dialect == "sqlite":
             wait = self.busy_seconds if timeout is None else min(timeout, self.busy_seconds)
             conn.exec_driver_sql(f"PRAGMA busy_timeout={max(1, round(wait * 1000))}")
@@ -383,6 +392,18 @@ class Inbox:
         """Raise unless the database answers."""
         with self.engine.connect() as conn:
             conn.execute(sa.text("select 1"))
+
+
+def waited_past_timeout(exc: BaseException) -> bool:
+    """Whether a write failed because it waited for a lock, or ran, past the ``timeout`` it was
+    given: SQLite busy (``database is locked``), PostgreSQL ``lock_timeout`` (SQLSTATE 55P03)
+    or ``statement_timeout`` (57014)."""
+    orig = getattr(exc, "orig", None)
+    if orig is None:
+        return False
+    if getattr(orig, "sqlite_errorname", None) in ("SQLITE_BUSY", "SQLITE_LOCKED"):
+        return True
+    return getattr(orig, "pgcode", None) in ("55P03", "57014")
 
 
 def _lost_a_deadlock(exc: sa.exc.OperationalError) -> bool:
