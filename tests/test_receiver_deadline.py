@@ -1,6 +1,6 @@
 """Deadlines within one group commit, against a real receiver (uvicorn on 127.0.0.1) and a real
-SQLite inbox: a delivery near its deadline does not fail the fresh ones committed with it, and a
-write's short wait for the lock does not stay on the pooled connection."""
+SQLite or PostgreSQL inbox: a delivery near its deadline does not fail the fresh ones committed
+with it, and a write's short wait for the lock does not stay on the pooled connection."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import httpx
 import orjson
@@ -41,18 +42,51 @@ def wait_until(condition: Callable[[], bool], what: str, seconds: float = 30) ->
         time.sleep(0.01)
 
 
-def test_a_delivery_near_its_deadline_does_not_fail_fresh_ones_in_its_group(tmp_path: Path):
+class Lock:
+    """The inbox's write lock, held by another connection: SQLite's (``BEGIN IMMEDIATE``, as a
+    fold's ``mark_folded`` takes it) or, on PostgreSQL, both inbox tables in SHARE mode (reads
+    pass, every insert waits)."""
+
+    def __init__(self, inbox_url: str) -> None:
+        self.sqlite = inbox_url.startswith("sqlite")
+        if self.sqlite:
+            self.conn: Any = sqlite3.connect(inbox_url.removeprefix("sqlite:///"),
+                                             isolation_level=None, timeout=30)  # fmt: skip
+        else:
+            import psycopg2
+
+            self.conn = psycopg2.connect(inbox_url)
+
+    def hold(self) -> None:
+        statement = (
+            "BEGIN IMMEDIATE"
+            if self.sqlite
+            else "lock table inbox_events, inbox_quarantine in share mode"
+        )
+        self.conn.cursor().execute(statement)
+
+    def release(self) -> None:
+        self.conn.rollback()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def inbox_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'inbox.sqlite3'}"
+    return str(request.getfixturevalue("postgres"))
+
+
+def test_a_delivery_near_its_deadline_does_not_fail_fresh_ones_in_its_group(inbox_url: str):
     """Group 1 (one delivery) waits for a held write lock until its deadline; meanwhile one
     delivery arrives and, a second later, five more. They form group 2, whose oldest has 0.5 s
     left. The lock is released only after that oldest was answered 503: the five fresh ones, with
     about a second left, are stored."""
-    path = tmp_path / "inbox.sqlite3"
-    app = create_app(ReceiverSettings(token=TOKEN, inbox_url=f"sqlite:///{path}",
+    app = create_app(ReceiverSettings(token=TOKEN, inbox_url=inbox_url,
                                       deadline_seconds=DEADLINE))  # fmt: skip
     writer = app.state.writer
-    lock = sqlite3.connect(path, isolation_level=None, timeout=30)
+    lock = Lock(inbox_url)
     with BackgroundServer(app) as server, ThreadPoolExecutor(8) as pool:
-        lock.execute("BEGIN IMMEDIATE")  # the write lock, as a fold's mark_folded holds it
+        lock.hold()
         try:
             first = pool.submit(post, server, event(0))
             wait_until(lambda: writer.groups == 1, "group 1 was not taken")
@@ -67,12 +101,12 @@ def test_a_delivery_near_its_deadline_does_not_fail_fresh_ones_in_its_group(tmp_
             assert writer.groups == 2  # the old delivery and the fresh ones: one group
             time.sleep(0.3)  # the lock outlives the old delivery's deadline
         finally:
-            lock.rollback()
+            lock.release()
         answers = [future.result() for future in fresh]
         assert [a.status_code for a in answers] == [200] * 5, [a.text for a in answers]
         assert first.result().status_code == 503
-    lock.close()
-    inbox = Inbox(f"sqlite:///{path}")
+    lock.conn.close()
+    inbox = Inbox(inbox_url)
     try:
         assert inbox.counts()["events"] == 5
     finally:
