@@ -41,6 +41,7 @@ from .tables import (
     events_table,
     metadata,
     quarantine_table,
+    sqlite_busy_timeout,
     sqlite_pragmas,
 )
 from .writes import (
@@ -128,7 +129,8 @@ class Inbox:
         )
         if self.dialect == "sqlite":
             sa.event.listen(self.engine, "connect", sqlite_pragmas())
-            sa.event.listen(self.engine, "checkout", self._reset_busy_timeout)
+            busy_ms = round(self.busy_seconds * 1000)
+            sa.event.listen(self.engine, "checkout", sqlite_busy_timeout(busy_ms))
         metadata.create_all(self.engine)
         add_missing_columns(self.engine)
         add_missing_counters(self.engine)
@@ -206,13 +208,7 @@ class Inbox:
             try:
                 with self.engine.begin() as conn:
                     self._begin_write(conn, timeout)
-                    if refused:
-                        rows = [quarantine_row(r) for r in refused]
-                        conn.execute(quarantine_table.insert(), rows)
-                    results = store_events(conn, events) if events else []
-                    if refused:
-                        added = sum(len(r.body) for r in refused)
-                        keep_within_budget(conn, added, self.quarantine_max_bytes)
+                    results = self._write(conn, events, refused)
                     if claim is not None and not claim():
                         raise WriteAbandonedError("the write was abandoned before its commit")
                 break
@@ -228,12 +224,17 @@ class Inbox:
                 )  # fmt: skip
         return results
 
-    def _reset_busy_timeout(self, dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
-        """A pool checkout hook (SQLite): the connection waits :attr:`busy_seconds` for a busy
-        writer, whatever wait the write before it set."""
-        cursor = dbapi_connection.cursor()
-        cursor.execute(f"PRAGMA busy_timeout={round(self.busy_seconds * 1000)}")
-        cursor.close()
+    def _write(
+        self, conn: sa.Connection, events: Sequence[ReceivedEvent], refused: Sequence[RefusedBody]
+    ) -> list[StoredEvent]:
+        """The statements of :meth:`store`, inside ``conn``'s transaction."""
+        if refused:
+            conn.execute(quarantine_table.insert(), [quarantine_row(r) for r in refused])
+        results = store_events(conn, events) if events else []
+        if refused:
+            added = sum(len(r.body) for r in refused)
+            keep_within_budget(conn, added, self.quarantine_max_bytes)
+        return results
 
     def _begin_write(self, conn: sa.Connection, timeout: float | None) -> None:
         """Start a write transaction on ``conn`` that waits at most ``timeout`` seconds (the
@@ -365,28 +366,19 @@ class Inbox:
         ``quarantine_bytes``: bytes of the bodies in quarantine; ``quarantine_dropped``: bodies
         the quarantine's byte budget deleted before the fold read them, and their bytes)."""
         e, q = events_table.c, quarantine_table.c
+        count = sa.select(sa.func.count())
+        queries = {
+            "events": count.select_from(events_table),
+            "unfolded": count.where(e.folded_at.is_(None)),
+            "quarantine": count.select_from(quarantine_table),
+            "quarantine_unfolded": count.where(q.folded_at.is_(None)),
+            "key_conflicts": count.where(e.conflict_of.is_not(None)),
+        }
+        held = ("quarantine_bytes", "quarantine_dropped", "quarantine_dropped_bytes")
         with self.engine.connect() as conn:
-            held = counters(conn)
-            return {
-                "quarantine_bytes": held.get("quarantine_bytes", 0),
-                "quarantine_dropped": held.get("quarantine_dropped", 0),
-                "quarantine_dropped_bytes": held.get("quarantine_dropped_bytes", 0),
-                "events": conn.execute(
-                    sa.select(sa.func.count()).select_from(events_table)
-                ).scalar_one(),
-                "unfolded": conn.execute(
-                    sa.select(sa.func.count()).where(e.folded_at.is_(None))
-                ).scalar_one(),
-                "quarantine": conn.execute(
-                    sa.select(sa.func.count()).select_from(quarantine_table)
-                ).scalar_one(),
-                "quarantine_unfolded": conn.execute(
-                    sa.select(sa.func.count()).where(q.folded_at.is_(None))
-                ).scalar_one(),
-                "key_conflicts": conn.execute(
-                    sa.select(sa.func.count()).where(e.conflict_of.is_not(None))
-                ).scalar_one(),
-            }
+            counted = counters(conn)
+            found = {name: int(conn.execute(query).scalar_one()) for name, query in queries.items()}
+        return {name: counted.get(name, 0) for name in held} | found
 
     def ping(self) -> None:
         """Raise unless the database answers."""
