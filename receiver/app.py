@@ -98,92 +98,96 @@ def create_app(
         queue_size=settings.queue_size,
         on_death=on_writer_death,
     )
-    retry_after = {"Retry-After": str(math.ceil(settings.deadline_seconds))}
-    probe_timeout = min(PROBE_TIMEOUT, settings.deadline_seconds)
-    probing: dict[str, asyncio.Task[None]] = {}
-    gate = Gate(settings, inbox.engine)
+    routes = _Routes(settings, inbox, writer, Gate(settings, inbox.engine))
 
     app = FastAPI(title="wfm-sync webhook receiver", docs_url=None, redoc_url=None)
     app.state.inbox = inbox
     app.state.writer = writer
-    app.state.gate = gate
+    app.state.gate = routes.gate
     app.router.on_shutdown.append(writer.close)
-    app.router.on_shutdown.append(gate.close)
+    app.router.on_shutdown.append(routes.gate.close)
+    app.add_api_route("/healthz", routes.healthz, methods=["GET"])
+    app.add_api_route(PATH, routes.receive, methods=["POST"])
+    return app
 
-    @app.get("/healthz")
-    async def healthz() -> Response:
-        problem = writer.problem()
+
+def read_body(body: bytes) -> Envelope | str:
+    """The envelope of a delivered body, or why the body is refused (422): not JSON, not an
+    object, an envelope that could not be read, or neither an event type nor an event time."""
+    try:
+        payload = orjson.loads(body)
+    except orjson.JSONDecodeError as exc:
+        return f"body is not JSON: {exc}"
+    if not isinstance(payload, dict):
+        return f"body is JSON but not an object (got {type(payload).__name__})"
+    try:
+        envelope: Envelope = read_envelope(payload, body)
+    except Exception as exc:  # noqa: BLE001 - a body our reading cannot take is refused
+        return f"the envelope could not be read: {cause(exc)}"
+    if not envelope.recognisable:
+        return "no recognisable envelope: neither eventType nor eventTimestamp/evnetTimestamp"
+    return envelope
+
+
+class _Routes:
+    """The receiver's two routes over one inbox, writer and gate."""
+
+    def __init__(
+        self, settings: ReceiverSettings, inbox: Inbox, writer: GroupCommitWriter, gate: Gate
+    ) -> None:
+        self.settings = settings
+        self.inbox = inbox
+        self.writer = writer
+        self.gate = gate
+        self.retry_after = {"Retry-After": str(math.ceil(settings.deadline_seconds))}
+        self.probe_timeout = min(PROBE_TIMEOUT, settings.deadline_seconds)
+        self.probing: asyncio.Task[None] | None = None
+
+    async def healthz(self) -> Response:
+        """``GET /healthz``."""
+        problem = self.writer.problem()
         if problem is None:
-            problem = await _probe()
+            problem = await self._probe()
         if problem is not None:
             return _json(503, {"status": "error", "reason": problem})
-        return _json(200, {"status": "ok", "inbox": inbox.dialect})
+        return _json(200, {"status": "ok", "inbox": self.inbox.dialect})
 
-    async def _probe() -> str | None:
+    async def _probe(self) -> str | None:
         """Why a real write to the inbox failed, or ``None``; concurrent checks share one."""
-        task = probing.get("task")
+        task = self.probing
         if task is None or task.done():
-            task = asyncio.ensure_future(asyncio.to_thread(inbox.probe, probe_timeout))
-            probing["task"] = task
+            task = asyncio.ensure_future(asyncio.to_thread(self.inbox.probe, self.probe_timeout))
+            self.probing = task
         try:
-            await asyncio.wait_for(asyncio.shield(task), probe_timeout + 1)
+            await asyncio.wait_for(asyncio.shield(task), self.probe_timeout + 1)
         except TimeoutError:
-            return f"the inbox write probe did not finish within {probe_timeout + 1:g} s"
+            return f"the inbox write probe did not finish within {self.probe_timeout + 1:g} s"
         except Exception as exc:  # noqa: BLE001 - reported as unhealthy
             return f"the inbox is not writable: {cause(exc)}"
         return None
 
-    def _unavailable(exc: Exception, what: str) -> Response:
-        """The 503 for a write the writer could not make (``what``: the event, the body)."""
-        if isinstance(exc, WriterBusyError):
-            reason = f"the receiver is busy ({exc}); retry"
-        elif isinstance(exc, DeadlineExceededError):
-            reason = (
-                f"the inbox did not commit {what} within {settings.deadline_seconds:g} s; retry"
-            )
-        elif isinstance(exc, WriterDeadError):
-            reason = "the receiver is stopping (its inbox writer died); retry"
-        else:
-            reason = f"the inbox could not store {what}; retry"
-        return _json(503, {"detail": reason}, retry_after)
-
-    @app.post(PATH)
-    async def receive(request: Request) -> Response:
+    async def receive(self, request: Request) -> Response:
+        """``POST /webhooks/connecteam``."""
         received_at = time.time()
-        deadline = time.monotonic() + settings.deadline_seconds
-        delivery = await gate.admit(request)  # token and signature; the body read
+        deadline = time.monotonic() + self.settings.deadline_seconds
+        delivery = await self.gate.admit(request)  # token and signature; the body read
         if delivery.refusal is not None:
             return _json(401, {"detail": delivery.refusal.detail})
         content_type = request.headers.get("content-type")
         body = delivery.body
         if delivery.oversize is not None:
-            return await _refuse(413, delivery.oversize, body, delivery.size, content_type,
-                                 received_at, deadline)  # fmt: skip
-        try:
-            payload = orjson.loads(body)
-        except orjson.JSONDecodeError as exc:
-            return await _refuse(422, f"body is not JSON: {exc}", body, len(body), content_type,
-                                 received_at, deadline)  # fmt: skip
-        if not isinstance(payload, dict):
-            kind = type(payload).__name__
-            return await _refuse(422, f"body is JSON but not an object (got {kind})", body,
-                                 len(body), content_type, received_at, deadline)  # fmt: skip
-        try:
-            envelope: Envelope = read_envelope(payload, body)
-        except Exception as exc:  # noqa: BLE001 - a body our reading cannot take is refused
-            return await _refuse(422, f"the envelope could not be read: {cause(exc)}", body,
-                                 len(body), content_type, received_at, deadline)  # fmt: skip
-        if not envelope.recognisable:
-            return await _refuse(
-                422,
-                "no recognisable envelope: neither eventType nor eventTimestamp/evnetTimestamp",
-                body, len(body), content_type, received_at, deadline,
-            )  # fmt: skip
+            oversize = RefusedBody(413, delivery.oversize, body, delivery.size, content_type,
+                                   received_at)  # fmt: skip
+            return await self._refuse(oversize, deadline)
+        envelope = read_body(body)
+        if isinstance(envelope, str):
+            malformed = RefusedBody(422, envelope, body, len(body), content_type, received_at)
+            return await self._refuse(malformed, deadline)
         event = ReceivedEvent(envelope, body, received_at, content_type)
         try:
-            outcome = await writer.write(event, deadline)
+            outcome = await self.writer.write(event, deadline)
         except Exception as exc:  # noqa: BLE001 - the inbox failed (not the body): the sender retries
-            return _unavailable(exc, "the event")
+            return self._unavailable(exc, "the event")
         if isinstance(outcome, RefusedBody):
             return _json(outcome.status_code, {"detail": outcome.reason})
         assert isinstance(outcome, StoredEvent)
@@ -195,20 +199,23 @@ def create_app(
             answer["keyConflictOf"] = outcome.conflict_of
         return _json(200, answer)
 
-    async def _refuse(
-        status: int,
-        reason: str,
-        body: bytes,
-        size: int,
-        content_type: str | None,
-        received_at: float,
-        deadline: float,
-    ) -> Response:
-        refusal = RefusedBody(status, reason, body, size, content_type, received_at)
+    async def _refuse(self, refusal: RefusedBody, deadline: float) -> Response:
+        """Keep a refused body in quarantine, then answer its status and reason."""
         try:
-            await writer.write(refusal, deadline)
+            await self.writer.write(refusal, deadline)
         except Exception as exc:  # noqa: BLE001
-            return _unavailable(exc, "the refused body")
-        return _json(status, {"detail": reason})
+            return self._unavailable(exc, "the refused body")
+        return _json(refusal.status_code, {"detail": refusal.reason})
 
-    return app
+    def _unavailable(self, exc: Exception, what: str) -> Response:
+        """The 503 for a write the writer could not make (``what``: the event, the body)."""
+        if isinstance(exc, WriterBusyError):
+            reason = f"the receiver is busy ({exc}); retry"
+        elif isinstance(exc, DeadlineExceededError):
+            deadline = self.settings.deadline_seconds
+            reason = f"the inbox did not commit {what} within {deadline:g} s; retry"
+        elif isinstance(exc, WriterDeadError):
+            reason = "the receiver is stopping (its inbox writer died); retry"
+        else:
+            reason = f"the inbox could not store {what}; retry"
+        return _json(503, {"detail": reason}, self.retry_after)

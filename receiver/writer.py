@@ -10,11 +10,15 @@ Bounds, so the receiver never hangs:
 
 * the queue holds at most ``queue_size`` items: beyond, :meth:`GroupCommitWriter.write` raises
   :class:`WriterBusyError` at once;
-* each item has a deadline. A transaction waits for locks (SQLite's busy timeout, PostgreSQL's
-  ``lock_timeout`` and ``statement_timeout``) at most until the earliest deadline of its group,
-  and just before its commit claims its items: an item whose deadline passed, or whose request
-  gave up, is not claimed and the transaction is rolled back and run again without it. So a
-  request answered :class:`DeadlineExceededError` before its item was claimed is never stored.
+* each item has a deadline. An item with less than :data:`MIN_LEFT` left is answered
+  :class:`DeadlineExceededError` before its group is written. A transaction waits for locks
+  (SQLite's busy timeout, PostgreSQL's ``lock_timeout`` and ``statement_timeout``) at most until
+  the earliest deadline of its group; when that wait runs out, the items at their deadline are
+  answered and the others written again without them, so one old item never fails the fresh
+  ones of its group. Just before its commit a transaction claims its items: an item whose
+  deadline passed, or whose request gave up, is not claimed and the transaction is rolled back
+  and run again without it. So a request answered :class:`DeadlineExceededError` before its
+  item was claimed is never stored.
   An item claimed just before its deadline waits at most :attr:`GroupCommitWriter.commit_grace`
   more for the commit itself (a commit can wait for no lock, only the disk);
 * the thread dying (an exception escaping its loop) fails every waiting item with
@@ -36,7 +40,7 @@ from collections.abc import Callable, Sequence
 from typing import cast
 
 from sources.webhooks import Inbox, ReceivedEvent, RefusedBody, StoredEvent, caused_by_body
-from sources.webhooks.inbox import WriteAbandonedError
+from sources.webhooks.inbox import WriteAbandonedError, waited_past_timeout
 
 logger = logging.getLogger("receiver")
 
@@ -47,6 +51,10 @@ Outcome = StoredEvent | RefusedBody | None
 STUCK_GRACE = 2.0
 """Seconds past the deadline after which a waiting item, or a group still being written, makes
 the writer count as stuck."""
+
+MIN_LEFT = 0.05
+"""Seconds an item must have left to be written (at most a tenth of the deadline); one with less
+is answered :class:`DeadlineExceededError` instead."""
 
 _PENDING, _CLAIMED, _ABANDONED = 0, 1, 2
 
@@ -119,6 +127,7 @@ class GroupCommitWriter:
         self.queue_size = queue_size
         self.max_batch = max_batch
         self.commit_grace = min(5.0, deadline / 2)
+        self._min_left = min(MIN_LEFT, deadline / 10)
         self.groups = 0
         self.death: BaseException | None = None
         self._on_death = on_death
@@ -239,9 +248,7 @@ class GroupCommitWriter:
                 jobs = [self._jobs.popleft() for _ in range(min(len(self._jobs), self.max_batch))]
                 self._busy, self._busy_since = jobs, time.monotonic()
             self.groups += 1
-            live = self._live(jobs)
-            if live:
-                self._commit(live)
+            self._commit(jobs)
             with self._cond:
                 self._busy = []
 
@@ -258,9 +265,9 @@ class GroupCommitWriter:
             self._on_death(exc)
 
     def _live(self, jobs: Sequence[_Job]) -> list[_Job]:
-        """The jobs still to write: each one abandoned or past its deadline is dropped (and
-        answered, if its request has not been)."""
-        now, live, expired = time.monotonic(), [], []
+        """The jobs still to write: each one abandoned or with less than :data:`MIN_LEFT` before
+        its deadline is dropped (and answered, if its request has not been)."""
+        now, live, expired = time.monotonic() + self._min_left, [], []
         with self._cond:
             for job in jobs:
                 if job.state == _PENDING and now < job.deadline:
@@ -291,46 +298,64 @@ class GroupCommitWriter:
                     job.state = _PENDING
 
     def _commit(self, jobs: Sequence[_Job]) -> None:
-        """Commit ``jobs`` together before their earliest deadline; on a failure caused by a
-        body, halve and retry, so only the body at fault is refused (quarantined with 422)."""
+        """Commit the live ``jobs`` together before their earliest deadline. A job abandoned
+        before the commit, or at its deadline when the wait for a lock ran out, is answered and
+        the rest written again; on a failure caused by a body, halve and retry, so only the body
+        at fault is refused (quarantined with 422)."""
+        pending = self._live(jobs)
+        while pending:
+            try:
+                answers = self._store(pending)
+            except WriteAbandonedError:
+                pending = self._live(pending)
+            except Exception as exc:  # noqa: BLE001 - a body's fault or the inbox's: told apart
+                self._release(pending)
+                if caused_by_body(exc):
+                    self._split(pending, exc)
+                    return
+                logger.error("inbox commit of %d item(s) failed: %s", len(pending), cause(exc))
+                live = self._live(pending) if waited_past_timeout(exc) else pending
+                if len(live) == len(pending):  # no job's deadline ended the wait: the inbox failed
+                    for job in live:
+                        _settle(job, error=exc)
+                    return
+                logger.info("inbox: writing the %d item(s) still within their deadline again",
+                            len(live))  # fmt: skip
+                pending = live
+            else:
+                for job, outcome in answers:
+                    _settle(job, outcome)
+                return
+
+    def _store(self, jobs: Sequence[_Job]) -> list[tuple[_Job, Outcome]]:
+        """Store ``jobs`` in one transaction that waits until the earliest deadline; returns each
+        job's outcome. Raises what :meth:`sources.webhooks.Inbox.store` raised."""
         events = [j for j in jobs if isinstance(j.item, ReceivedEvent)]
         refused = [j for j in jobs if isinstance(j.item, RefusedBody)]
-        try:
-            stored = self.inbox.store(
-                [cast(ReceivedEvent, j.item) for j in events],
-                [cast(RefusedBody, j.item) for j in refused],
-                timeout=min(j.deadline for j in jobs) - time.monotonic(),
-                claim=lambda: self._claim(jobs),
-            )
-        except WriteAbandonedError:
-            live = self._live(jobs)
-            if live:
-                self._commit(live)
+        stored = self.inbox.store(
+            [cast(ReceivedEvent, j.item) for j in events],
+            [cast(RefusedBody, j.item) for j in refused],
+            timeout=min(j.deadline for j in jobs) - time.monotonic(),
+            claim=lambda: self._claim(jobs),
+        )
+        answers: list[tuple[_Job, Outcome]] = list(zip(events, stored, strict=True))
+        return answers + [(job, None) for job in refused]
+
+    def _split(self, jobs: Sequence[_Job], exc: BaseException) -> None:
+        """After a failure caused by a body: commit each half of ``jobs``, down to the one job at
+        fault, which is refused."""
+        if len(jobs) > 1:
+            middle = len(jobs) // 2
+            self._commit(jobs[:middle])
+            self._commit(jobs[middle:])
             return
-        except Exception as exc:  # noqa: BLE001 - a body's fault or the inbox's: told apart below
-            self._release(jobs)
-            if not caused_by_body(exc):
-                logger.error("inbox commit of %d item(s) failed: %s", len(jobs), cause(exc))
-                for job in jobs:
-                    _settle(job, error=exc)
-                return
-            if len(jobs) > 1:
-                middle = len(jobs) // 2
-                for half in (jobs[:middle], jobs[middle:]):
-                    live = self._live(half)
-                    if live:
-                        self._commit(live)
-                return
-            self._refuse_unstorable(jobs[0], exc)
-            return
-        for job, outcome in zip(events, stored, strict=True):
-            _settle(job, outcome)
-        for job in refused:
-            _settle(job, None)
+        self._refuse_unstorable(jobs[0], exc)
 
     def _refuse_unstorable(self, job: _Job, exc: BaseException) -> None:
         """Quarantine the one event the inbox could not store (422, the reason named)."""
         item = job.item
+        if not self._live([job]):
+            return
         if not isinstance(item, ReceivedEvent):
             logger.error("inbox could not keep a refused body: %s", cause(exc))
             _settle(job, error=exc)

@@ -41,6 +41,7 @@ from .tables import (
     events_table,
     metadata,
     quarantine_table,
+    sqlite_busy_timeout,
     sqlite_pragmas,
 )
 from .writes import (
@@ -61,6 +62,7 @@ __all__ = [  # the inbox and what its callers hand it or get back
     "WriteAbandonedError",
     "caused_by_body",
     "inbox_url_from_config",
+    "waited_past_timeout",
 ]
 
 logger = logging.getLogger("sources.webhooks.inbox")
@@ -126,8 +128,9 @@ class Inbox:
             float(given_timeout) if isinstance(given_timeout, str) else SQLITE_BUSY_SECONDS
         )
         if self.dialect == "sqlite":
-            busy_ms = round(SQLITE_BUSY_SECONDS * 1000) if "timeout" not in self.url.query else None
-            sa.event.listen(self.engine, "connect", sqlite_pragmas(busy_ms))
+            sa.event.listen(self.engine, "connect", sqlite_pragmas())
+            busy_ms = round(self.busy_seconds * 1000)
+            sa.event.listen(self.engine, "checkout", sqlite_busy_timeout(busy_ms))
         metadata.create_all(self.engine)
         add_missing_columns(self.engine)
         add_missing_counters(self.engine)
@@ -205,13 +208,7 @@ class Inbox:
             try:
                 with self.engine.begin() as conn:
                     self._begin_write(conn, timeout)
-                    if refused:
-                        rows = [quarantine_row(r) for r in refused]
-                        conn.execute(quarantine_table.insert(), rows)
-                    results = store_events(conn, events) if events else []
-                    if refused:
-                        added = sum(len(r.body) for r in refused)
-                        keep_within_budget(conn, added, self.quarantine_max_bytes)
+                    results = self._write(conn, events, refused)
                     if claim is not None and not claim():
                         raise WriteAbandonedError("the write was abandoned before its commit")
                 break
@@ -227,8 +224,21 @@ class Inbox:
                 )  # fmt: skip
         return results
 
+    def _write(
+        self, conn: sa.Connection, events: Sequence[ReceivedEvent], refused: Sequence[RefusedBody]
+    ) -> list[StoredEvent]:
+        """The statements of :meth:`store`, inside ``conn``'s transaction."""
+        if refused:
+            conn.execute(quarantine_table.insert(), [quarantine_row(r) for r in refused])
+        results = store_events(conn, events) if events else []
+        if refused:
+            added = sum(len(r.body) for r in refused)
+            keep_within_budget(conn, added, self.quarantine_max_bytes)
+        return results
+
     def _begin_write(self, conn: sa.Connection, timeout: float | None) -> None:
-        """Start a write transaction on ``conn`` that waits at most ``timeout`` seconds."""
+        """Start a write transaction on ``conn`` that waits at most ``timeout`` seconds (the
+        wait is set again to the inbox's own at the connection's next checkout)."""
         if self.dialect == "sqlite":
             wait = self.busy_seconds if timeout is None else min(timeout, self.busy_seconds)
             conn.exec_driver_sql(f"PRAGMA busy_timeout={max(1, round(wait * 1000))}")
@@ -356,33 +366,36 @@ class Inbox:
         ``quarantine_bytes``: bytes of the bodies in quarantine; ``quarantine_dropped``: bodies
         the quarantine's byte budget deleted before the fold read them, and their bytes)."""
         e, q = events_table.c, quarantine_table.c
+        count = sa.select(sa.func.count())
+        queries = {
+            "events": count.select_from(events_table),
+            "unfolded": count.where(e.folded_at.is_(None)),
+            "quarantine": count.select_from(quarantine_table),
+            "quarantine_unfolded": count.where(q.folded_at.is_(None)),
+            "key_conflicts": count.where(e.conflict_of.is_not(None)),
+        }
+        held = ("quarantine_bytes", "quarantine_dropped", "quarantine_dropped_bytes")
         with self.engine.connect() as conn:
-            held = counters(conn)
-            return {
-                "quarantine_bytes": held.get("quarantine_bytes", 0),
-                "quarantine_dropped": held.get("quarantine_dropped", 0),
-                "quarantine_dropped_bytes": held.get("quarantine_dropped_bytes", 0),
-                "events": conn.execute(
-                    sa.select(sa.func.count()).select_from(events_table)
-                ).scalar_one(),
-                "unfolded": conn.execute(
-                    sa.select(sa.func.count()).where(e.folded_at.is_(None))
-                ).scalar_one(),
-                "quarantine": conn.execute(
-                    sa.select(sa.func.count()).select_from(quarantine_table)
-                ).scalar_one(),
-                "quarantine_unfolded": conn.execute(
-                    sa.select(sa.func.count()).where(q.folded_at.is_(None))
-                ).scalar_one(),
-                "key_conflicts": conn.execute(
-                    sa.select(sa.func.count()).where(e.conflict_of.is_not(None))
-                ).scalar_one(),
-            }
+            counted = counters(conn)
+            found = {name: int(conn.execute(query).scalar_one()) for name, query in queries.items()}
+        return {name: counted.get(name, 0) for name in held} | found
 
     def ping(self) -> None:
         """Raise unless the database answers."""
         with self.engine.connect() as conn:
             conn.execute(sa.text("select 1"))
+
+
+def waited_past_timeout(exc: BaseException) -> bool:
+    """Whether a write failed because it waited for a lock, or ran, past the ``timeout`` it was
+    given: SQLite busy (``database is locked``), PostgreSQL ``lock_timeout`` (SQLSTATE 55P03)
+    or ``statement_timeout`` (57014)."""
+    orig = getattr(exc, "orig", None)
+    if orig is None:
+        return False
+    if getattr(orig, "sqlite_errorname", None) in ("SQLITE_BUSY", "SQLITE_LOCKED"):
+        return True
+    return getattr(orig, "pgcode", None) in ("55P03", "57014")
 
 
 def _lost_a_deadlock(exc: sa.exc.OperationalError) -> bool:

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import sqlalchemy as sa
 
-from .tables import counters_table, quarantine_table
+from .tables import counters_table, held_bytes, quarantine_table
 
 logger = logging.getLogger("sources.webhooks.inbox")
 
@@ -102,12 +102,10 @@ def _delete(conn: sa.Connection, ids: Sequence[int]) -> None:
 def recount(conn: sa.Connection) -> None:
     """Set ``quarantine_bytes`` to the bytes of the bodies held now (after rows were deleted
     other than by the budget)."""
-    q = quarantine_table.c
-    held = sa.select(sa.func.coalesce(sa.func.sum(sa.func.length(q.body)), 0)).scalar_subquery()
     conn.execute(
         sa.update(counters_table)
         .where(counters_table.c.name == "quarantine_bytes")
-        .values(value=held)
+        .values(value=held_bytes())
     )
 
 

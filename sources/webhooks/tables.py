@@ -102,6 +102,20 @@ COUNTERS = ("quarantine_bytes", "quarantine_dropped", "quarantine_dropped_bytes"
 read them), ``health_probe`` (epoch seconds of the receiver's last write probe)."""
 
 
+def held_bytes() -> sa.ScalarSelect[Any]:
+    """A scalar subquery: the bytes of the bodies in ``inbox_quarantine`` now (0 when empty)."""
+    size = sa.func.length(quarantine_table.c.body)
+    return sa.select(sa.func.coalesce(sa.func.sum(size), 0)).scalar_subquery()
+
+
+def dialect_insert(engine: Engine, table: sa.Table) -> Any:
+    """An ``INSERT`` into ``table`` in ``engine``'s dialect (PostgreSQL's or SQLite's), so it can
+    take ``on_conflict_do_nothing`` / ``on_conflict_do_update``."""
+    if engine.dialect.name == "postgresql":
+        return postgresql.insert(table)
+    return sqlite.insert(table)
+
+
 def add_missing_counters(engine: Engine) -> None:
     """Create the :data:`COUNTERS` rows an inbox lacks (``quarantine_bytes`` counted from the
     bodies held, the others 0). Safe when several processes open the inbox at once."""
@@ -110,12 +124,10 @@ def add_missing_counters(engine: Engine) -> None:
     missing = [name for name in COUNTERS if name not in present]
     if not missing:
         return
-    q = quarantine_table.c
-    held = sa.select(sa.func.coalesce(sa.func.sum(sa.func.length(q.body)), 0)).scalar_subquery()
     insert = dialect_insert(engine, counters_table)
     with engine.begin() as conn:
         for name in missing:
-            value = held if name == "quarantine_bytes" else sa.literal(0, sa.BigInteger)
+            value = held_bytes() if name == "quarantine_bytes" else sa.literal(0, sa.BigInteger)
             conn.execute(insert.from_select(["name", "value"], sa.select(sa.literal(name), value))
                          .on_conflict_do_nothing())  # fmt: skip
 
@@ -143,27 +155,28 @@ def add_missing_columns(engine: Engine) -> None:
                 raise
 
 
-def sqlite_pragmas(busy_ms: int | None) -> Any:
-    """A connect hook: WAL with a full fsync on every commit, the WAL file cut back to 64 MiB after
-    each checkpoint (so a burst of large bodies does not keep its disk space), and waiting
-    ``busy_ms`` for a busy writer instead of failing (``None``: the URL's ``timeout`` already set
-    the wait)."""
+def sqlite_pragmas() -> Any:
+    """A connect hook: WAL with a full fsync on every commit and the WAL file cut back to 64 MiB
+    after each checkpoint (so a burst of large bodies does not keep its disk space). How long a
+    connection waits for a busy writer is set at each checkout (:func:`sqlite_busy_timeout`)."""
 
     def on_connect(dbapi_connection: Any, _record: Any) -> None:
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=FULL")
         cursor.execute(f"PRAGMA journal_size_limit={WAL_SIZE_LIMIT}")
-        if busy_ms is not None:
-            cursor.execute(f"PRAGMA busy_timeout={busy_ms}")
         cursor.close()
 
     return on_connect
 
 
-def dialect_insert(engine: Engine, table: sa.Table) -> Any:
-    """An ``INSERT`` into ``table`` in the dialect of ``engine`` (PostgreSQL's or SQLite's), so
-    that it has ``on_conflict_do_nothing`` / ``on_conflict_do_update`` and ``excluded``."""
-    if engine.dialect.name == "postgresql":
-        return postgresql.insert(table)
-    return sqlite.insert(table)
+def sqlite_busy_timeout(busy_ms: int) -> Any:
+    """A pool checkout hook: the connection waits ``busy_ms`` milliseconds for a busy writer,
+    whatever shorter wait the write before it set (``PRAGMA busy_timeout``)."""
+
+    def on_checkout(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout={busy_ms}")
+        cursor.close()
+
+    return on_checkout
