@@ -298,16 +298,21 @@ class Inbox:
         return keyset_batches(self.engine, events_table, columns, batch_size, max_bytes, upto_id)
 
     def unfolded_quarantine(
-        self, batch_size: int = DEFAULT_QUARANTINE_ROWS, max_bytes: int = DEFAULT_BATCH_BYTES
+        self,
+        batch_size: int = DEFAULT_QUARANTINE_ROWS,
+        max_bytes: int = DEFAULT_BATCH_BYTES,
+        upto_id: int | None = None,
     ) -> Iterator[list[tuple[Any, ...]]]:
         """Batches of quarantined bodies not yet folded, in ``quarantine_id`` order, each at most
-        ``batch_size`` rows and ``max_bytes`` bytes of bodies, up to the largest unfolded id at
-        the first read: ``(quarantine_id, received_at, status_code, reason, content_type,
-        body_bytes, is_truncated, body)``."""
+        ``batch_size`` rows and ``max_bytes`` bytes of bodies, up to ``upto_id`` (``None``: the
+        largest unfolded id at the first read): ``(quarantine_id, received_at, status_code,
+        reason, content_type, body_bytes, is_truncated, body)``."""
         c = quarantine_table.c
         columns = [c.quarantine_id, c.received_at, c.status_code, c.reason, c.content_type,
                    c.body_bytes, c.is_truncated, c.body]  # fmt: skip
-        return keyset_batches(self.engine, quarantine_table, columns, batch_size, max_bytes)
+        return keyset_batches(
+            self.engine, quarantine_table, columns, batch_size, max_bytes, upto_id
+        )
 
     def max_unfolded_id(self) -> int | None:
         """The largest ``inbox_id`` not yet folded (the snapshot bound of one fold)."""

@@ -16,7 +16,6 @@ from .batches import (
     DEFAULT_QUARANTINE_ROWS,
     INSERT_ONLY,
     RoundBudget,
-    keyset_batches,
     max_unfolded_key,
 )
 from .inbox import Inbox
@@ -54,11 +53,7 @@ def quarantine(
         },
     )
     def _quarantine() -> Iterator[list[dict[str, Any]]]:
-        c = quarantine_table.c
-        columns = [c.quarantine_id, c.received_at, c.status_code, c.reason, c.content_type,
-                   c.body_bytes, c.is_truncated, c.body]  # fmt: skip
-        for rows in keyset_batches(inbox.engine, quarantine_table, columns,
-                                   DEFAULT_QUARANTINE_ROWS, batch_bytes, upto_id):  # fmt: skip
+        for rows in inbox.unfolded_quarantine(DEFAULT_QUARANTINE_ROWS, batch_bytes, upto_id):
             read_ids.extend(r[0] for r in rows)
             out = [quarantine_row(*row) for row in rows]
             round_budget.spend(sum(len(r[7]) for r in rows))
