@@ -50,14 +50,9 @@ from sources.webhooks import Inbox, ReceivedEvent, RefusedBody, StoredEvent
 from sources.webhooks.events import Envelope, read_envelope
 
 from .auth import Gate
+from .jobs import DeadlineExceededError, WriterBusyError, WriterDeadError, cause
 from .settings import ReceiverSettings
-from .writer import (
-    DeadlineExceededError,
-    GroupCommitWriter,
-    WriterBusyError,
-    WriterDeadError,
-    cause,
-)
+from .writer import GroupCommitWriter
 
 PATH = "/webhooks/connecteam"
 PROBE_TIMEOUT = 2.0

@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 from sqlalchemy.engine import Engine
@@ -240,38 +241,44 @@ class Gate:
     ) -> tuple[bytes, int, StreamedSignature | None]:
         """Read the body, keeping at most ``max_body_bytes + 1`` bytes. Past the limit, stop
         reading, unless ``verify``: then read on, every byte through a
-        :class:`StreamedSignature`, up to ``verify_limit`` bytes and until ``started``
-        (``time.monotonic()``) plus the deadline; beyond either, stop and mark it ``abandoned``.
+        :class:`StreamedSignature` (:meth:`_stream_rest`).
 
         Returns:
             The bytes kept, the bytes read, the streamed signature (``None`` unless used).
         """
         kept = bytearray()
-        size = 0
-        streamed: StreamedSignature | None = None
-        loop = asyncio.get_running_loop()
+        chunks = request.stream()
+        async for chunk in chunks:
+            room = self.limit + 1 - len(kept)
+            kept += chunk[:room]
+            if len(kept) > self.limit:
+                size = self.limit + 1 - room + len(chunk)  # every byte before it was kept
+                if not verify:
+                    return bytes(kept), size, None
+                streamed = StreamedSignature(self._keys, request.headers)
+                streamed.update(bytes(kept))
+                streamed.update(chunk[room:])
+                size = await self._stream_rest(chunks, streamed, size, started)
+                return bytes(kept), size, streamed
+        return bytes(kept), len(kept), None
+
+    async def _stream_rest(
+        self, chunks: AsyncIterator[bytes], streamed: StreamedSignature, size: int, started: float
+    ) -> int:
+        """Read the rest of an oversize body through ``streamed``, up to ``verify_limit`` bytes
+        and until ``started`` (``time.monotonic()``) plus the deadline; beyond either, stop and
+        mark it ``abandoned``. Returns the bytes read in all."""
         try:
-            async with asyncio.timeout(None) as window:
-                async for chunk in request.stream():
-                    room = self.limit + 1 - len(kept)
-                    head = chunk[:room] if room > 0 else b""
-                    kept += head
+            async with asyncio.timeout_at(
+                asyncio.get_running_loop().time() + self.deadline - (time.monotonic() - started)
+            ):
+                while size <= self.verify_limit:
+                    chunk = await anext(chunks, None)
+                    if chunk is None:
+                        return size
+                    streamed.update(chunk)
                     size += len(chunk)
-                    if streamed is not None:
-                        streamed.update(chunk)
-                    elif size > self.limit:
-                        if not verify:
-                            break
-                        streamed = StreamedSignature(self._keys, request.headers)
-                        streamed.update(bytes(kept))
-                        streamed.update(chunk[len(head) :])
-                        window.reschedule(
-                            loop.time() + self.deadline - (time.monotonic() - started)
-                        )
-                    if streamed is not None and size > self.verify_limit:
-                        streamed.abandoned = True
-                        break
         except TimeoutError:
-            assert streamed is not None  # the window is set only once streaming
-            streamed.abandoned = True
-        return bytes(kept), size, streamed
+            pass
+        streamed.abandoned = True
+        return size

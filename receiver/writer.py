@@ -39,14 +39,26 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import cast
 
-from sources.webhooks import Inbox, ReceivedEvent, RefusedBody, StoredEvent, caused_by_body
+from sources.webhooks import Inbox, ReceivedEvent, RefusedBody, caused_by_body
 from sources.webhooks.inbox import WriteAbandonedError, waited_past_timeout
 
-logger = logging.getLogger("receiver")
+from .jobs import (
+    ABANDONED,
+    CLAIMED,
+    PENDING,
+    DeadlineExceededError,
+    Job,
+    Outcome,
+    WriterBusyError,
+    WriterDeadError,
+    WriterFaultError,
+    cause,
+    resolve,
+    settle,
+    settle_all,
+)
 
-Outcome = StoredEvent | RefusedBody | None
-"""What a write came to: where an event was stored, the refusal an unstorable event became
-(quarantined), or ``None`` for a refused body kept in quarantine."""
+logger = logging.getLogger("receiver")
 
 STUCK_GRACE = 2.0
 """Seconds past the deadline after which a waiting item, or a group still being written, makes
@@ -55,44 +67,6 @@ the writer count as stuck."""
 MIN_LEFT = 0.05
 """Seconds an item must have left to be written (at most a tenth of the deadline); one with less
 is answered :class:`DeadlineExceededError` instead."""
-
-_PENDING, _CLAIMED, _ABANDONED = 0, 1, 2
-
-
-class WriterBusyError(Exception):
-    """The writer's queue is full: the item was not queued (answer 503 at once)."""
-
-
-class DeadlineExceededError(Exception):
-    """The item was not committed by its deadline. ``maybe_stored`` is false when it never will
-    be (it was not claimed for a commit); true only when its commit was under way and did not
-    finish within the grace (a re-delivery is then recognised and stored once)."""
-
-    def __init__(self, message: str, maybe_stored: bool = False) -> None:
-        super().__init__(message)
-        self.maybe_stored = maybe_stored
-
-
-class WriterDeadError(Exception):
-    """The writer thread died: nothing more is written by this process."""
-
-
-class WriterFaultError(Exception):
-    """Raised in the writer thread by :meth:`GroupCommitWriter.inject_fault` (a fire drill)."""
-
-
-class _Job:
-    __slots__ = ("deadline", "enqueued", "future", "item", "loop", "state")
-
-    def __init__(
-        self, item: ReceivedEvent | RefusedBody, loop: asyncio.AbstractEventLoop, deadline: float
-    ) -> None:
-        self.item = item
-        self.loop = loop
-        self.deadline = deadline
-        self.enqueued = time.monotonic()
-        self.state = _PENDING
-        self.future: asyncio.Future[Outcome] = loop.create_future()
 
 
 class GroupCommitWriter:
@@ -131,8 +105,8 @@ class GroupCommitWriter:
         self.groups = 0
         self.death: BaseException | None = None
         self._on_death = on_death
-        self._jobs: deque[_Job] = deque()
-        self._busy: list[_Job] = []
+        self._jobs: deque[Job] = deque()
+        self._busy: list[Job] = []
         self._busy_since = 0.0
         self._closing = False
         self._fault = False
@@ -159,7 +133,7 @@ class GroupCommitWriter:
                 deadline: transient; nothing stored).
         """
         loop = asyncio.get_running_loop()
-        job = _Job(
+        job = Job(
             item, loop, deadline if deadline is not None else time.monotonic() + self.deadline
         )
         with self._cond:
@@ -216,17 +190,17 @@ class GroupCommitWriter:
 
     # -- the request's side (event loop) -------------------------------------------------------
 
-    def _expire(self, job: _Job) -> None:
+    def _expire(self, job: Job) -> None:
         """The deadline passed: abandon the job unless a commit has claimed it, then answer."""
         with self._cond:
-            claimed = job.state == _CLAIMED
-            if job.state == _PENDING:
-                job.state = _ABANDONED
+            claimed = job.state == CLAIMED
+            if job.state == PENDING:
+                job.state = ABANDONED
         if not claimed:
-            _resolve(job.future, None, DeadlineExceededError("not committed within the deadline"))
+            resolve(job.future, None, DeadlineExceededError("not committed within the deadline"))
             return
         late = DeadlineExceededError("the commit did not finish within the deadline", True)
-        job.loop.call_later(self.commit_grace, _resolve, job.future, None, late)
+        job.loop.call_later(self.commit_grace, resolve, job.future, None, late)
 
     # -- the writer thread ---------------------------------------------------------------------
 
@@ -260,44 +234,44 @@ class GroupCommitWriter:
             self._jobs.clear()
         for job in doomed:
             with contextlib.suppress(RuntimeError):  # its event loop is closed: nobody waits
-                _settle(job, error=WriterDeadError(f"the inbox writer died: {exc!r}"))
+                settle(job, error=WriterDeadError(f"the inbox writer died: {exc!r}"))
         if self._on_death is not None:
             self._on_death(exc)
 
-    def _live(self, jobs: Sequence[_Job]) -> list[_Job]:
+    def _live(self, jobs: Sequence[Job]) -> list[Job]:
         """The jobs still to write: each one abandoned or with less than :data:`MIN_LEFT` before
         its deadline is dropped (and answered, if its request has not been)."""
         now, live, expired = time.monotonic() + self._min_left, [], []
         with self._cond:
             for job in jobs:
-                if job.state == _PENDING and now < job.deadline:
+                if job.state == PENDING and now < job.deadline:
                     live.append(job)
-                elif job.state != _ABANDONED:
-                    job.state = _ABANDONED
+                elif job.state != ABANDONED:
+                    job.state = ABANDONED
                     expired.append(job)
         for job in expired:
-            _settle(job, error=DeadlineExceededError("not committed within the deadline"))
+            settle(job, error=DeadlineExceededError("not committed within the deadline"))
         return live
 
-    def _claim(self, jobs: Sequence[_Job]) -> bool:
+    def _claim(self, jobs: Sequence[Job]) -> bool:
         """Claim every job for the commit about to run, or none when one was abandoned or is past
         its deadline (the transaction is then rolled back)."""
         now = time.monotonic()
         with self._cond:
-            if any(job.state != _PENDING or now >= job.deadline for job in jobs):
+            if any(job.state != PENDING or now >= job.deadline for job in jobs):
                 return False
             for job in jobs:
-                job.state = _CLAIMED
+                job.state = CLAIMED
         return True
 
-    def _release(self, jobs: Sequence[_Job]) -> None:
+    def _release(self, jobs: Sequence[Job]) -> None:
         """After a failed commit: jobs claimed for it are pending again."""
         with self._cond:
             for job in jobs:
-                if job.state == _CLAIMED:
-                    job.state = _PENDING
+                if job.state == CLAIMED:
+                    job.state = PENDING
 
-    def _commit(self, jobs: Sequence[_Job]) -> None:
+    def _commit(self, jobs: Sequence[Job]) -> None:
         """Commit the live ``jobs`` together before their earliest deadline. A job abandoned
         before the commit, or at its deadline when the wait for a lock ran out, is answered and
         the rest written again; on a failure caused by a body, halve and retry, so only the body
@@ -317,17 +291,16 @@ class GroupCommitWriter:
                 live = self._live(pending) if waited_past_timeout(exc) else pending
                 if len(live) == len(pending):  # no job's deadline ended the wait: the inbox failed
                     for job in live:
-                        _settle(job, error=exc)
+                        settle(job, error=exc)
                     return
                 logger.info("inbox: writing the %d item(s) still within their deadline again",
                             len(live))  # fmt: skip
                 pending = live
             else:
-                for job, outcome in answers:
-                    _settle(job, outcome)
+                settle_all(answers)
                 return
 
-    def _store(self, jobs: Sequence[_Job]) -> list[tuple[_Job, Outcome]]:
+    def _store(self, jobs: Sequence[Job]) -> list[tuple[Job, Outcome]]:
         """Store ``jobs`` in one transaction that waits until the earliest deadline; returns each
         job's outcome. Raises what :meth:`sources.webhooks.Inbox.store` raised."""
         events = [j for j in jobs if isinstance(j.item, ReceivedEvent)]
@@ -335,13 +308,20 @@ class GroupCommitWriter:
         stored = self.inbox.store(
             [cast(ReceivedEvent, j.item) for j in events],
             [cast(RefusedBody, j.item) for j in refused],
-            timeout=min(j.deadline for j in jobs) - time.monotonic(),
+            timeout=self._wait(min(j.deadline for j in jobs)),
             claim=lambda: self._claim(jobs),
         )
-        answers: list[tuple[_Job, Outcome]] = list(zip(events, stored, strict=True))
+        answers: list[tuple[Job, Outcome]] = list(zip(events, stored, strict=True))
         return answers + [(job, None) for job in refused]
 
-    def _split(self, jobs: Sequence[_Job], exc: BaseException) -> None:
+    def _wait(self, deadline: float) -> float:
+        """Seconds a transaction may wait for a lock to end by ``deadline``, rounded down to a
+        step of half :data:`MIN_LEFT` (so consecutive groups pass the inbox the same wait and
+        it sets it once; a wait that runs out leaves the job less than :data:`MIN_LEFT`)."""
+        step = self._min_left / 2
+        return max(step, (deadline - time.monotonic()) // step * step)
+
+    def _split(self, jobs: Sequence[Job], exc: BaseException) -> None:
         """After a failure caused by a body: commit each half of ``jobs``, down to the one job at
         fault, which is refused."""
         if len(jobs) > 1:
@@ -351,14 +331,14 @@ class GroupCommitWriter:
             return
         self._refuse_unstorable(jobs[0], exc)
 
-    def _refuse_unstorable(self, job: _Job, exc: BaseException) -> None:
+    def _refuse_unstorable(self, job: Job, exc: BaseException) -> None:
         """Quarantine the one event the inbox could not store (422, the reason named)."""
         item = job.item
         if not self._live([job]):
             return
         if not isinstance(item, ReceivedEvent):
             logger.error("inbox could not keep a refused body: %s", cause(exc))
-            _settle(job, error=exc)
+            settle(job, error=exc)
             return
         reason = f"the inbox cannot store this event: {cause(exc)}"
         refusal = RefusedBody(422, reason, item.body, len(item.body), item.content_type,
@@ -372,29 +352,6 @@ class GroupCommitWriter:
             return
         except Exception as again:  # noqa: BLE001 - the inbox failed: the sender retries
             logger.error("quarantine of an unstorable event failed: %s", cause(again))
-            _settle(job, error=again)
+            settle(job, error=again)
             return
-        _settle(job, refusal)
-
-
-def cause(exc: BaseException) -> str:
-    """The first line of the driver's own message (not SQLAlchemy's, which quotes the SQL),
-    at most 300 characters."""
-    orig = getattr(exc, "orig", None) or exc
-    text = str(orig).strip().splitlines()[0] if str(orig).strip() else ""
-    return f"{type(orig).__name__}: {text}"[:300]
-
-
-def _settle(job: _Job, outcome: Outcome = None, error: BaseException | None = None) -> None:
-    job.loop.call_soon_threadsafe(_resolve, job.future, outcome, error)
-
-
-def _resolve(
-    future: asyncio.Future[Outcome], outcome: Outcome, error: BaseException | None
-) -> None:
-    if future.done():
-        return
-    if error is None:
-        future.set_result(outcome)
-    else:
-        future.set_exception(error)
+        settle(job, refusal)

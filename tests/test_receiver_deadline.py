@@ -117,16 +117,48 @@ def test_a_delivery_near_its_deadline_does_not_fail_fresh_ones_in_its_group(inbo
 def test_a_short_wait_does_not_stay_on_the_pooled_connection(
     tmp_path: Path, query: str, expected_ms: int
 ):
-    """After a write given a 0.2 s wait, the pooled connection the next user gets waits for a
-    busy writer as long as the inbox is configured to (its ``PRAGMA busy_timeout``)."""
+    """After a write given a 0.2 s wait, the inbox's other users wait for a busy writer as long
+    as the inbox is configured to (their ``PRAGMA busy_timeout``), and so does the next write
+    that states no wait, on the same pooled connection."""
     inbox = Inbox(f"sqlite:///{tmp_path / 'inbox.sqlite3'}{query}")
+    writes = inbox._engines.writes
     try:
-        body = event(1)
-        received = ReceivedEvent(read_envelope(orjson.loads(body), body), body, time.time(), None)
-        inbox.store([received], [], timeout=0.2)
-        assert inbox.engine.pool.checkedin() == 1  # the one connection the write used
+        bodies = [event(i) for i in (1, 2)]
+        received = [
+            ReceivedEvent(read_envelope(orjson.loads(b), b), b, time.time(), None) for b in bodies
+        ]
+        inbox.store(received[:1], [], timeout=0.2)
+        with writes.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 200
         with inbox.engine.connect() as conn:
             assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == expected_ms
-        assert inbox.engine.pool.checkedin() == 1
+        inbox.store(received[1:], [])
+        assert writes.pool.checkedin() == 1  # both writes used the one connection
+        with writes.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == expected_ms
+        assert inbox.counts()["events"] == 2
     finally:
+        inbox.close()
+
+
+@pytest.mark.parametrize(("deadline", "step"), [(10.0, 0.025), (0.2, 0.01)])
+def test_a_group_waits_for_a_lock_until_just_before_its_earliest_deadline(
+    tmp_path: Path, deadline: float, step: float
+):
+    """The wait a group's transaction is given ends before the group's earliest deadline and
+    less than half of ``MIN_LEFT`` (a tenth of the deadline when that is shorter) before it, in
+    whole steps of that half, so consecutive groups pass the inbox the same wait."""
+    from receiver.writer import GroupCommitWriter
+
+    inbox = Inbox(f"sqlite:///{tmp_path / 'inbox.sqlite3'}")
+    writer = GroupCommitWriter(inbox, deadline=deadline)
+    try:
+        for left in (deadline, deadline * 0.73, 0.3):
+            earliest = time.monotonic() + left
+            wait = writer._wait(earliest)
+            assert 0 < wait <= left
+            assert left - wait < step + 0.005  # the call itself takes a little of the time
+            assert abs(wait / step - round(wait / step)) < 1e-6
+    finally:
+        writer.close()
         inbox.close()

@@ -8,11 +8,10 @@ rows, marks them folded and prunes folded rows older than the retention.
 SQLite runs in WAL mode with ``synchronous=FULL``: a commit is on disk before the receiver answers.
 Each write transaction takes the write lock first (``BEGIN IMMEDIATE``) and waits for a busy
 writer up to the busy timeout (30 s, or the URL's ``?timeout=<seconds>``), or less when the write
-is given a shorter ``timeout``. On PostgreSQL a connection attempt gives up after
-:data:`CONNECT_TIMEOUT` seconds (unless the URL sets ``connect_timeout``), a write given a
-``timeout`` runs with that ``statement_timeout`` and ``lock_timeout``, and ``statement_timeout``
-can be set for every statement of the inbox. Engines hide bound parameters from logs and
-exception messages (``hide_parameters``): a failed commit never shows an event's body.
+is given a shorter ``timeout``; on PostgreSQL such a write runs with that ``statement_timeout``
+and ``lock_timeout``. How the database is opened (the receiver's writes on an engine of their
+own, connection and statement timeouts, parameters hidden from messages):
+:mod:`sources.webhooks.engines`.
 
 Quarantined bodies are kept within a byte budget (:mod:`sources.webhooks.quarantine_budget`).
 
@@ -25,7 +24,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
@@ -33,6 +31,7 @@ from sqlalchemy.engine import Engine
 
 from .batches import DEFAULT_BATCH_BYTES, DEFAULT_QUARANTINE_ROWS, keyset_batches
 from .config import DEFAULT_INBOX_URL, inbox_url_from_config
+from .engines import begin_write, open_engines
 from .quarantine_budget import counters, keep_within_budget, recount
 from .tables import (
     add_missing_columns,
@@ -41,8 +40,6 @@ from .tables import (
     events_table,
     metadata,
     quarantine_table,
-    sqlite_busy_timeout,
-    sqlite_pragmas,
 )
 from .writes import (
     ReceivedEvent,
@@ -69,10 +66,6 @@ logger = logging.getLogger("sources.webhooks.inbox")
 
 DEADLOCK_ATTEMPTS = 3
 """Tries of one write transaction that PostgreSQL aborts as a deadlock or serialization victim."""
-CONNECT_TIMEOUT = 10
-"""Seconds a PostgreSQL connection attempt may take (libpq ``connect_timeout``)."""
-SQLITE_BUSY_SECONDS = 30.0
-"""How long an SQLite write waits for another writer by default (the URL's ``timeout`` wins)."""
 
 
 class WriteAbandonedError(Exception):
@@ -105,32 +98,10 @@ class Inbox:
         quarantine_max_bytes: int | None = None,
         statement_timeout: float | None = None,
     ) -> None:
-        self.url = sa.engine.make_url(url)
         self.quarantine_max_bytes = quarantine_max_bytes
-        connect_args: dict[str, Any] = {}
-        if self.url.drivername in ("postgresql", "postgres"):
-            self.url = self.url.set(drivername="postgresql+psycopg2")
-        if self.url.get_backend_name() == "postgresql":
-            if "connect_timeout" not in self.url.query:
-                connect_args["connect_timeout"] = CONNECT_TIMEOUT
-            if statement_timeout is not None:
-                option = f"-c statement_timeout={max(1, round(statement_timeout * 1000))}"
-                given = self.url.query.get("options")
-                connect_args["options"] = f"{given} {option}" if isinstance(given, str) else option
-        database = self.url.database
-        if self.url.get_backend_name() == "sqlite" and database and database != ":memory:":
-            Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-        self.engine: Engine = sa.create_engine(
-            self.url, pool_pre_ping=True, hide_parameters=True, connect_args=connect_args
-        )
-        given_timeout = self.url.query.get("timeout")
-        self.busy_seconds = (
-            float(given_timeout) if isinstance(given_timeout, str) else SQLITE_BUSY_SECONDS
-        )
-        if self.dialect == "sqlite":
-            sa.event.listen(self.engine, "connect", sqlite_pragmas())
-            busy_ms = round(self.busy_seconds * 1000)
-            sa.event.listen(self.engine, "checkout", sqlite_busy_timeout(busy_ms))
+        self._engines = open_engines(url, statement_timeout)
+        self.url = self._engines.url
+        self.engine: Engine = self._engines.shared
         metadata.create_all(self.engine)
         add_missing_columns(self.engine)
         add_missing_counters(self.engine)
@@ -145,8 +116,8 @@ class Inbox:
         return self.url.render_as_string(hide_password=True)
 
     def close(self) -> None:
-        """Dispose of the connection pool."""
-        self.engine.dispose()
+        """Dispose of the connection pools."""
+        self._engines.dispose()
 
     # -- receiving -------------------------------------------------------------------------------
 
@@ -206,8 +177,8 @@ class Inbox:
             return []
         for attempt in range(1, DEADLOCK_ATTEMPTS + 1):
             try:
-                with self.engine.begin() as conn:
-                    self._begin_write(conn, timeout)
+                with self._engines.writes.begin() as conn:
+                    begin_write(self._engines, conn, timeout)
                     results = self._write(conn, events, refused)
                     if claim is not None and not claim():
                         raise WriteAbandonedError("the write was abandoned before its commit")
@@ -236,19 +207,6 @@ class Inbox:
             keep_within_budget(conn, added, self.quarantine_max_bytes)
         return results
 
-    def _begin_write(self, conn: sa.Connection, timeout: float | None) -> None:
-        """Start a write transaction on ``conn`` that waits at most ``timeout`` seconds (the
-        wait is set again to the inbox's own at the connection's next checkout)."""
-        if self.dialect == "sqlite":
-            wait = self.busy_seconds if timeout is None else min(timeout, self.busy_seconds)
-            conn.exec_driver_sql(f"PRAGMA busy_timeout={max(1, round(wait * 1000))}")
-            conn.exec_driver_sql("BEGIN IMMEDIATE")  # take the write lock now, not at the insert
-        elif timeout is not None:
-            ms = max(1, round(timeout * 1000))
-            conn.exec_driver_sql(
-                f"SET LOCAL statement_timeout = {ms}; SET LOCAL lock_timeout = {ms}"
-            )
-
     def probe(self, timeout: float) -> None:
         """A real, cheap write: take the lock the receiver's writes take (SQLite's write lock;
         on PostgreSQL ``ROW EXCLUSIVE`` on both inbox tables), update the ``health_probe``
@@ -258,8 +216,8 @@ class Inbox:
             sqlalchemy.exc.OperationalError: The inbox is unreachable, locked past ``timeout``,
                 read-only or full.
         """
-        with self.engine.begin() as conn:
-            self._begin_write(conn, timeout)
+        with self._engines.writes.begin() as conn:
+            begin_write(self._engines, conn, timeout)
             if self.dialect == "postgresql":
                 conn.exec_driver_sql(
                     "LOCK TABLE inbox_events, inbox_quarantine IN ROW EXCLUSIVE MODE"

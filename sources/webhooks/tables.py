@@ -158,7 +158,7 @@ def add_missing_columns(engine: Engine) -> None:
 def sqlite_pragmas() -> Any:
     """A connect hook: WAL with a full fsync on every commit and the WAL file cut back to 64 MiB
     after each checkpoint (so a burst of large bodies does not keep its disk space). How long a
-    connection waits for a busy writer is set at each checkout (:func:`sqlite_busy_timeout`)."""
+    connection waits for a busy writer: :mod:`sources.webhooks.engines`."""
 
     def on_connect(dbapi_connection: Any, _record: Any) -> None:
         cursor = dbapi_connection.cursor()
@@ -168,15 +168,3 @@ def sqlite_pragmas() -> Any:
         cursor.close()
 
     return on_connect
-
-
-def sqlite_busy_timeout(busy_ms: int) -> Any:
-    """A pool checkout hook: the connection waits ``busy_ms`` milliseconds for a busy writer,
-    whatever shorter wait the write before it set (``PRAGMA busy_timeout``)."""
-
-    def on_checkout(dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
-        cursor = dbapi_connection.cursor()
-        cursor.execute(f"PRAGMA busy_timeout={busy_ms}")
-        cursor.close()
-
-    return on_checkout
