@@ -1,7 +1,17 @@
-"""The jobs of wfm-sync, each a plain function returning a small summary (no Prefect here)."""
+"""The jobs of wfm-sync, each a plain function returning a small summary (no Prefect here).
 
-from .sync import STREAMS, SyncSummary, run_sync
-from .warehouse import build_pipeline, finish_pending_loads, warehouse_path
+The names below are imported on first use, so a command that needs one job (``wfm-sync
+status`` reads :mod:`pipelines.status`) does not pay for the sync's dlt source.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .sync import STREAMS, SyncSummary, run_sync
+    from .warehouse import build_pipeline, finish_pending_loads, warehouse_path
 
 __all__ = [
     "STREAMS",
@@ -11,3 +21,20 @@ __all__ = [
     "run_sync",
     "warehouse_path",
 ]
+
+_HOMES = {
+    "STREAMS": ".sync",
+    "SyncSummary": ".sync",
+    "run_sync": ".sync",
+    "build_pipeline": ".warehouse",
+    "finish_pending_loads": ".warehouse",
+    "warehouse_path": ".warehouse",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """``pipelines.<name>`` for the names of :data:`__all__`, imported when first asked for."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'pipelines' has no attribute {name!r}")
+    return getattr(importlib.import_module(home, __name__), name)

@@ -18,23 +18,22 @@ import shutil
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import duckdb
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from emulator.config import DEMO_SHIFTS, DEMO_USERS, demo_config
-from pipelines.timesheet_match import read_timesheet_match
 from sources import settings
 
-from .emulator import print_burst, send_counted
 from .live import live_progress
 from .render import print_fold, print_nightly
 from .terminal import console as stdout
 from .terminal import fail, setup_logging
-from .webhooks import print_steps
+
+if TYPE_CHECKING:
+    import duckdb
 
 EXAMPLE_QUERIES = {
     "Active and archived users": (
@@ -167,6 +166,9 @@ def run_demo(
     from sources.connecteam.webhook_settings import SUBSCRIPTION_SCOPES
     from sources.webhooks.events import FEATURE_FAMILIES
 
+    from .emulator import print_burst, send_counted
+    from .webhooks import print_steps
+
     path = settings.in_project(warehouse)
     if path.parent.exists():
         shutil.rmtree(path.parent)  # a fresh demo warehouse, inbox and state every time
@@ -266,6 +268,10 @@ def run_demo(
                   f"fct_shifts: the moved shift {moved} after run 2 (the API's rows again)",
                   MOVED_SHIFT_SQL.format(shift_id=moved))  # fmt: skip
 
+    import duckdb
+
+    from pipelines.timesheet_match import read_timesheet_match
+
     snapshot = path.parent / "analytics.duckdb"
     console.rule("the published snapshot")
     console.print(
@@ -321,6 +327,8 @@ def _utc(epoch: int) -> str:
 
 def _show(snapshot: Path, console: Console, title: str, sql: str) -> None:
     """Print ``sql``'s answer from the published ``snapshot`` (opened read-only, then closed)."""
+    import duckdb
+
     with duckdb.connect(str(snapshot), read_only=True) as con:
         _show_on(con, console, title, sql)
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import dlt
-import pandas  # noqa: F401 - dlt imports it lazily; parallel extract threads would race on that
 from dlt.common.typing import TSecretStrValue
 from dlt.sources import DltResource
 
@@ -111,6 +110,8 @@ def connecteam_source(
             ``http://`` to another machine without ``allow_insecure``).
         ValueError: A backfill start that is neither epoch seconds nor an ISO date.
     """
+    import pandas  # noqa: F401 - pyarrow imports it lazily; parallel resources would race on that
+
     config = ConnecteamClientConfiguration(
         api_key=api_key,
         client_id=client_id,
