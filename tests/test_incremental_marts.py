@@ -23,8 +23,11 @@ from pipelines.models import build_models
 
 DAY = 86_400
 INCREMENTAL = {
-    "intermediate": ("int_time_activities__paid_time",),
-    "marts": ("fct_daily_hours", "fct_attendance", "fct_labour_cost_daily", "fct_timesheet_days"),
+    "intermediate": ("int_time_activities__paid_time", "int_shift_assignments__versions"),
+    "marts": (
+        "fct_daily_hours", "fct_attendance", "fct_labour_cost_daily", "fct_timesheet_days",
+        "fct_schedule_changes",
+    ),
 }
 """The incremental models, by schema."""
 
