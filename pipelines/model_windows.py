@@ -34,7 +34,7 @@ def incremental_lookback_days() -> int:
     """
     days = []
     for name, stream in WINDOW_SETTINGS.items():
-        configured = dlt.config.get(f"sources.connecteam.{name}")
+        configured: object = dlt.config.get(f"sources.connecteam.{name}")
         if configured is None:
             window = STREAMS[stream].window
             days.append(window.days_back if window is not None else 0)

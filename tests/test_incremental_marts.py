@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import shutil
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,10 @@ DAY = 86_400
 INCREMENTAL = {
     "intermediate": ("int_time_activities__paid_time", "int_shift_assignments__versions"),
     "marts": (
-        "fct_daily_hours", "fct_attendance", "fct_labour_cost_daily", "fct_timesheet_days",
+        "fct_daily_hours",
+        "fct_attendance",
+        "fct_labour_cost_daily",
+        "fct_timesheet_days",
         "fct_schedule_changes",
     ),
 }
@@ -118,7 +122,9 @@ def test_incremental_marts_equal_a_full_build_after_nightly_syncs(
     # history older than the sync's window: rows an incremental build keeps as they are
     monkeypatch.setenv("SOURCES__CONNECTEAM__ACTIVITIES_BACKFILL_START", str(ANCHOR - 70 * DAY))
     nightly_syncs(server, monkeypatch, warehouse)
-    newest = rows(warehouse, "select max(local_date) from marts.fct_daily_hours where punch_count > 0")
+    newest = rows(
+        warehouse, "select max(local_date) from marts.fct_daily_hours where punch_count > 0"
+    )
     assert str(newest[0][0]) >= "2026-11-21"  # the added punches' days are in
     ((old,),) = rows(
         warehouse,
@@ -160,3 +166,38 @@ def test_a_look_back_shorter_than_the_window_misses_late_edits(
     build_models(full, full_refresh=True)
     missed = differences(warehouse, full)
     assert {"int_time_activities__paid_time", "fct_daily_hours"} <= set(missed)
+
+
+def postgres_rows(url: str) -> dict[str, Counter[tuple[Any, ...]]]:
+    """Every incremental model's rows in the PostgreSQL warehouse ``url``, counted (as text, so
+    floats compare as the database prints them)."""
+    import psycopg2
+
+    found = {}
+    with psycopg2.connect(url) as connection, connection.cursor() as cursor:
+        for schema, models in INCREMENTAL.items():
+            for model in models:
+                cursor.execute(f"select t::text from {schema}.{model} as t")
+                found[model] = Counter(row for row in cursor.fetchall())
+    return found
+
+
+@pytest.mark.slow
+def test_incremental_marts_equal_a_full_build_on_postgresql(
+    postgres, start_emulator, monkeypatch, warehouse
+):
+    from servers import fresh_database
+
+    database = fresh_database(postgres, "incremental")
+    monkeypatch.setenv("WFM_SYNC_DESTINATION", "postgres")
+    monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", database)
+    server = account(start_emulator)
+    point_at(monkeypatch, server)
+    monkeypatch.setenv("SOURCES__CONNECTEAM__ACTIVITIES_BACKFILL_START", str(ANCHOR - 70 * DAY))
+    nightly_syncs(server, monkeypatch, warehouse)
+    incremental = postgres_rows(database)
+    assert all(incremental.values())  # every model has rows
+    build_models(full_refresh=True)
+    full = postgres_rows(database)
+    missing = {m: (len(incremental[m] - full[m]), len(full[m] - incremental[m])) for m in full}
+    assert {m: d for m, d in missing.items() if d != (0, 0)} == {}

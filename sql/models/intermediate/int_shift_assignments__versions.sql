@@ -126,8 +126,6 @@ keyed as (
 
 ),
 
-{%- if from_date is not none %}
-
 changed_assignments as (
 
     select distinct shift_assignment_key
@@ -135,14 +133,13 @@ changed_assignments as (
     where {{ on_or_after('version_at', from_date) }}
 
 ),
-{%- endif %}
 
 scoped as (
 
-    select * from keyed
-    {%- if from_date is not none %}
-    where shift_assignment_key in (select shift_assignment_key from changed_assignments)
-    {%- endif %}
+    select keyed.*
+    from keyed
+    inner join changed_assignments
+        on keyed.shift_assignment_key = changed_assignments.shift_assignment_key
 
 ),
 

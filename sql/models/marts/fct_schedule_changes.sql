@@ -26,15 +26,20 @@ all_versions as (
 
 ),
 
+changed_assignments as (
+
+    select distinct shift_assignment_key
+    from all_versions
+    where {{ on_or_after('valid_from', from_date) }}
+
+),
+
 versions as (
 
-    select * from all_versions
-    {%- if from_date is not none %}
-    where shift_assignment_key in (
-        select shift_assignment_key from all_versions
-        where {{ on_or_after('valid_from', from_date) }}
-    )
-    {%- endif %}
+    select all_versions.*
+    from all_versions
+    inner join changed_assignments
+        on all_versions.shift_assignment_key = changed_assignments.shift_assignment_key
 
 ),
 
