@@ -14,7 +14,8 @@
     none when the model is built in full (not incremental, or a table with no past rows).
     `date_expression` is a date (or timestamp) column of the model; `past_rows` a condition
     naming the rows that lie in the past when built (punches, worked days), so a table holding
-    future days (scheduled shifts) still dates its last build. -#}
+    future days (scheduled shifts) still dates its last build. Days before 1900 (provider
+    values no calendar of ours places) never date it. -#}
 {% macro incremental_from_date(date_expression, past_rows='true') -%}
     {%- if not execute or model.resource_type == 'unit_test' or not is_incremental() -%}
         {{ return(none) }}
@@ -24,7 +25,8 @@
         from {{ this }}
         where
             ({{ past_rows }})
-            and cast({{ date_expression }} as date) <= cast({{ as_of_time() }} as date)
+            and cast({{ date_expression }} as date)
+            between cast('1900-01-01' as date) and cast({{ as_of_time() }} as date)
     {%- endset -%}
     {%- set newest = run_query(newest_query).columns[0].values()[0] -%}
     {%- if newest is none -%}
