@@ -132,6 +132,11 @@ def test_incremental_marts_equal_a_full_build_after_nightly_syncs(
         "and local_date < date '2026-11-20' - 40",
     )
     assert old > 0  # days before the look-back exist (and were kept, not re-derived)
+    ((changes,),) = rows(
+        warehouse,
+        f"select count(*) from marts.fct_schedule_changes where changed_at > to_timestamp({NOW})",
+    )
+    assert changes > 0  # the later syncs' schedule changes went through the incremental path
 
     full = tmp_path / "full" / "warehouse.duckdb"
     full.parent.mkdir()
