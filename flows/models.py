@@ -15,9 +15,10 @@ from pipelines.runs import run_log_path
 
 
 @task(name="dbt_build", task_run_name="dbt-build")
-def dbt_build(select: str | None = None) -> ModelsSummary:
-    """``dbt build`` of ``sql/`` (no retries: a failing data test is not transient)."""
-    summary = build_models(select=select)
+def dbt_build(select: str | None = None, full_refresh: bool = False) -> ModelsSummary:
+    """``dbt build`` of ``sql/`` (no retries: a failing data test is not transient);
+    ``full_refresh`` rebuilds the incremental marts from all their history."""
+    summary = build_models(select=select, full_refresh=full_refresh)
     run_logger().info(
         "dbt build: %d passed, %d warnings, %.1f s",
         summary.passed,
@@ -76,15 +77,19 @@ class ModelsResult:
 
 
 @flow(name="build_models", flow_run_name="build-models", log_prints=True)
-def build_models_flow(select: str | None = None, publish_after: bool = True) -> ModelsResult:
+def build_models_flow(
+    select: str | None = None, publish_after: bool = True, full_refresh: bool = False
+) -> ModelsResult:
     """Build the dbt models and tests; publish the snapshot when everything passed.
 
     Args:
         select: Optional dbt selection.
         publish_after: Publish the read-only snapshot (:func:`pipelines.publish.snapshot_path`)
             after a successful build (DuckDB only; skipped with a note on PostgreSQL).
+        full_refresh: Rebuild the incremental marts from all their history (dbt's
+            ``--full-refresh``) rather than re-deriving the days of the look-back.
     """
-    built = call_task(dbt_build, select)
+    built = call_task(dbt_build, select, full_refresh)
     if not publish_after:
         return ModelsResult(built, None)
     published, note = publish_unless_skipped()

@@ -47,6 +47,7 @@ from filelock import FileLock
 from sources import clock, settings
 from sources.progress import Progress
 
+from .model_windows import incremental_lookback_days
 from .runs import records_run
 from .warehouse import destination_name, postgres_target, warehouse_path, writes_warehouse
 
@@ -384,15 +385,23 @@ def _release_warehouse() -> None:
     lambda s: {"passed": s.passed, "warned": s.warned, "untypable_rows": s.untypable_rows},
 )
 @writes_warehouse("models")
-def build_models(warehouse: Path | None = None, select: str | None = None) -> ModelsSummary:
+def build_models(
+    warehouse: Path | None = None, select: str | None = None, full_refresh: bool = False
+) -> ModelsSummary:
     """Run ``dbt build`` (models, data tests, unit tests) against the warehouse: the DuckDB file,
     or with ``WFM_SYNC_DESTINATION=postgres`` the PostgreSQL database dlt loads into (models in
     its schemas ``staging``, ``intermediate``, ``marts``).
+
+    The marts that grow with history are incremental: they re-derive the days inside the
+    look-back (:func:`pipelines.model_windows.incremental_lookback_days`, the dbt variable
+    ``incremental_lookback_days``) and keep the older ones; ``full_refresh`` rebuilds them in
+    full (dbt's ``--full-refresh``).
 
     Args:
         warehouse: The DuckDB file (default: ``DESTINATION__DUCKDB__CREDENTIALS`` or
             ``data/warehouse.duckdb``); not used on PostgreSQL.
         select: Optional dbt selection (``--select``).
+        full_refresh: Rebuild the incremental marts from all their history.
 
     Returns:
         A :class:`ModelsSummary` when everything passed (warnings allowed).
@@ -401,27 +410,31 @@ def build_models(warehouse: Path | None = None, select: str | None = None) -> Mo
         ModelsBuildError: A test failed or a model errored; names and sample rows in the message.
             On PostgreSQL a database dbt could not reach is one too, its message naming the
             database (password hidden) and ``DESTINATION__POSTGRES__CREDENTIALS``.
-        ValueError: ``WFM_SYNC_DESTINATION=postgres`` without PostgreSQL credentials.
+        ValueError: ``WFM_SYNC_DESTINATION=postgres`` without PostgreSQL credentials, or a
+            source window setting that is not a number of days.
         FileNotFoundError: The DuckDB warehouse file does not exist (run ``wfm-sync sync``
             first).
         WarehouseBusyError: The writer lock (DuckDB: any job; PostgreSQL: another build)
             stayed taken for the whole wait.
         WarehouseUnreachableError: The PostgreSQL warehouse refused the lock's connection.
     """
+    args = ["build"] + (["--select", select] if select else [])
+    args += ["--full-refresh"] if full_refresh else []
     if destination_name() == "postgres":
-        return _build(None, postgres_target().display_url, select)
+        return _build(None, postgres_target().display_url, args)
     path = (warehouse or warehouse_path()).resolve()
     if not path.exists():
         raise FileNotFoundError(f"no warehouse at {path}: run `wfm-sync sync` first")
-    return _build(path, str(path), select)
+    return _build(path, str(path), args)
 
 
-def _build(path: Path | None, where: str, select: str | None) -> ModelsSummary:
-    """``dbt build`` on the DuckDB file ``path`` or (``None``) the PostgreSQL warehouse, shown
-    as ``where``; the summary, or :class:`ModelsBuildError` (see :func:`build_models`)."""
+def _build(path: Path | None, where: str, args: list[str]) -> ModelsSummary:
+    """``dbt <args>`` (a build) on the DuckDB file ``path`` or (``None``) the PostgreSQL
+    warehouse, shown as ``where``, with the incremental marts' look-back; the summary, or
+    :class:`ModelsBuildError` (see :func:`build_models`)."""
     started = time.monotonic()
-    args = ["build"] + (["--select", select] if select else [])
-    result = run_dbt(args, path)
+    lookback = {"incremental_lookback_days": incremental_lookback_days()}
+    result = run_dbt(args, path, lookback)
     summary = ModelsSummary(warehouse=where)
     for node_result in getattr(result.result, "results", None) or []:
         _count_node(summary, node_result, path)

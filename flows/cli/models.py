@@ -21,6 +21,13 @@ def models_build(
         bool,
         typer.Option(help="Publish the read-only snapshot after a successful build (DuckDB only)."),
     ] = True,
+    full_refresh: Annotated[
+        bool,
+        typer.Option(
+            "--full-refresh",
+            help="Rebuild the incremental marts from all their history (dbt's --full-refresh).",
+        ),
+    ] = False,
 ) -> None:
     """Run `dbt build` (models, data tests, unit tests) on the warehouse, then publish.
 
@@ -37,7 +44,12 @@ def models_build(
     started = time.monotonic()
     try:
         with live_progress():
-            result = run_flow(build_models_flow, select=select or None, publish_after=publish)
+            result = run_flow(
+                build_models_flow,
+                select=select or None,
+                publish_after=publish,
+                full_refresh=full_refresh,
+            )
     except Exception as exc:  # noqa: BLE001
         fail(exc, "models build")
     print_models(result.models, result.publish, result.publish_note)

@@ -8,6 +8,17 @@
 -- the API returned, older than a webhook's change). A version whose state (times, publication,
 -- deletion) equals the one before it adds nothing: an API version confirming what a webhook
 -- already said, or a re-extracted sync.
+-- Incremental (macros/incremental.sql): a run re-derives, whole, every assignment with a version
+-- on or after its first re-derived day (a new version ends the one before it), replacing its
+-- rows (delete+insert on shift_assignment_key); the others are kept.
+
+{%- set from_date = incremental_from_date('valid_from') %}
+
+{{ config(
+    materialized='incremental',
+    unique_key='shift_assignment_key',
+    incremental_strategy='delete+insert',
+) }}
 
 with
 
@@ -115,6 +126,23 @@ keyed as (
 
 ),
 
+changed_assignments as (
+
+    select distinct shift_assignment_key
+    from keyed
+    where {{ on_or_after('version_at', from_date) }}
+
+),
+
+scoped as (
+
+    select keyed.*
+    from keyed
+    inner join changed_assignments
+        on keyed.shift_assignment_key = changed_assignments.shift_assignment_key
+
+),
+
 carried as (
 
     select
@@ -140,7 +168,7 @@ carried as (
             {{ last_non_null('is_published', 'assignment_history') }},
             true
         ) as is_published
-    from keyed
+    from scoped
     window assignment_history as (
         partition by shift_assignment_key
         order by version_at asc, detected_by desc

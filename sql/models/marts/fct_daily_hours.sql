@@ -17,6 +17,17 @@
 -- webhook_only_day (webhooks brought activities the pull could not see), policy_unknown (a
 -- break whose policy is not synced), unapproved (the provider has not approved the day: it may
 -- still change), else unexplained.
+-- Incremental (macros/incremental.sql): a run re-derives the days on or after its first
+-- re-derived day, and the unknown days (local_date null).
+
+{%- set from_date = incremental_from_date('local_date', 'punch_count > 0') %}
+
+{{ config(
+    materialized='incremental',
+    unique_key='daily_hours_key',
+    incremental_strategy='delete+insert',
+    pre_hook="{{ delete_rederived('local_date', 'punch_count > 0', with_unknown=true) }}",
+) }}
 
 with
 
@@ -129,6 +140,7 @@ scheduled as (
         sum(scheduled_hours) as scheduled_hours,
         count(*) as shift_count
     from shifts
+    where {{ on_or_after('local_date', from_date) }}
     group by user_id, local_date
 
 ),
@@ -142,6 +154,7 @@ time_off as (
         count(*) filter (where data_source = 'api') as api_activity_count,
         count(*) filter (where data_source = 'webhooks') as webhook_activity_count
     from activity_days
+    where {{ on_or_after('local_date', from_date, with_unknown=true) }}
     group by user_id, local_date
 
 ),
@@ -162,6 +175,7 @@ paid_time as (
         count(*) filter (where data_source = 'api') as api_activity_count,
         count(*) filter (where data_source = 'webhooks') as webhook_activity_count
     from {{ ref('int_time_activities__paid_time') }}
+    where {{ on_or_after('local_date', from_date, with_unknown=true) }}
     group by user_id, local_date
 
 ),
@@ -203,7 +217,10 @@ timesheet as (
         sum(total_hours) as provider_total_hours,
         bool_and(is_approved) as is_approved
     from {{ ref('fct_timesheet_days') }}
-    where user_id is not null and work_date is not null
+    where
+        user_id is not null
+        and work_date is not null
+        and {{ on_or_after('work_date', from_date) }}
     group by user_id, work_date
 
 ),

@@ -11,7 +11,18 @@
 -- are reported as they are; they cost hours x rate only when var('labour_cost_hours_per_month')
 -- / var('labour_cost_hours_per_year') says how many hours such a rate pays.
 {%- set per_month = var('labour_cost_hours_per_month') %}
+-- Incremental (macros/incremental.sql): a run re-derives the days on or after its first
+-- re-derived day, and the unknown days (local_date null); a rate changed for earlier days
+-- reaches them with `wfm-sync models build --full-refresh`.
 {%- set per_year = var('labour_cost_hours_per_year') %}
+{%- set from_date = incremental_from_date('local_date', 'punch_count > 0') %}
+
+{{ config(
+    materialized='incremental',
+    unique_key='labour_cost_key',
+    incremental_strategy='delete+insert',
+    pre_hook="{{ delete_rederived('local_date', 'punch_count > 0', with_unknown=true) }}",
+) }}
 
 with
 
@@ -26,6 +37,7 @@ worked as (
         {{ round_to('sum(worked_hours)', 4) }} as worked_hours,
         {{ round_to('sum(paid_hours)', 4) }} as paid_hours
     from {{ ref('int_time_activities__paid_time') }}
+    where {{ on_or_after('local_date', from_date, with_unknown=true) }}
     group by user_id, local_date, job_id, sub_job_id
 
 ),
@@ -172,7 +184,10 @@ provider_pay as (
         work_date,
         sum(total_pay) as provider_day_pay
     from {{ ref('fct_timesheet_days') }}
-    where user_id is not null and work_date is not null
+    where
+        user_id is not null
+        and work_date is not null
+        and {{ on_or_after('work_date', from_date) }}
     group by user_id, work_date
     -- the day's pay only when every clock's day states it
     having bool_and(has_total_pay)

@@ -1,0 +1,139 @@
+"""Benchmark: a quiet nightly's models step (incremental marts) against a full build.
+
+    .venv/bin/python -m benchmarks.models_incremental [--users 1000] [--days 365] [--runs 3]
+        [--keep DIR]
+
+Starts the emulator with ``--users`` users and a year (``--days``) of time activities (300
+activities per user-year: punches, breaks, time off) and 20 shift rows per user, and syncs it
+once with the installed ``wfm-sync sync --steps sync`` into a DuckDB file, the activities
+backfilled over the whole span (``SOURCES__CONNECTEAM__ACTIVITIES_BACKFILL_START``; the
+timesheets follow them). With ``--keep DIR`` the synced warehouse is kept in ``DIR`` and
+reused by the next run with the same ``--keep``. The clock is pinned (``WFM_SYNC_NOW``).
+
+On a copy of that warehouse, after a first build (the tables created), it alternates ``--runs``
+times: ``wfm-sync models build --no-publish --full-refresh`` (every mart rebuilt from all its
+history, as every nightly did before the incremental marts) and ``wfm-sync models build
+--no-publish`` (a quiet nightly: nothing new since the last build, the incremental marts
+re-derive their look-back). Both are whole ``dbt build`` steps: models, data tests, unit tests.
+Prints the wall times (medians), their ratio, and per kind the seconds dbt's nodes took (its
+``run_results.json``): the incremental models, the other models, data tests, unit tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks._emulator import EmulatorProcess
+
+WFM_SYNC = str(Path(sys.executable).with_name("wfm-sync"))
+ANCHOR = 1_795_132_800  # 2026-11-20 00:00 UTC: the emulator's data and the sync's clock
+DAY = 86_400
+INCREMENTAL = (
+    "int_time_activities__paid_time", "int_shift_assignments__versions", "fct_daily_hours",
+    "fct_attendance", "fct_labour_cost_daily", "fct_timesheet_days", "fct_schedule_changes",
+)  # fmt: skip
+KINDS = ("incremental models", "other models", "data tests", "unit tests")
+
+
+def timed(env: dict[str, str], *args: str) -> float:
+    """Seconds one ``wfm-sync`` command took; raises when it failed."""
+    started = time.monotonic()
+    done = subprocess.run([WFM_SYNC, *args], env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(
+            f"wfm-sync {' '.join(args)} failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}"
+        )
+    return time.monotonic() - started
+
+
+def node_seconds(target: Path) -> dict[str, float]:
+    """Seconds dbt's nodes of the last run took, summed per kind of :data:`KINDS`."""
+    results = json.loads((target / "run_results.json").read_text())["results"]
+    found = dict.fromkeys(KINDS, 0.0)
+    for result in results:
+        kind, name = result["unique_id"].split(".")[0], result["unique_id"].split(".")[-1]
+        if kind == "model":
+            kind = "incremental models" if name in INCREMENTAL else "other models"
+        else:
+            kind = "unit tests" if kind == "unit_test" else "data tests"
+        found[kind] += result["execution_time"]
+    return found
+
+
+def synced_warehouse(base: dict[str, str], folder: Path, users: int, days: int) -> Path:
+    """The warehouse of one sync of the emulated account (made in ``folder`` unless there)."""
+    warehouse = folder / "warehouse.duckdb"
+    if warehouse.exists():
+        return warehouse
+    folder.mkdir(parents=True, exist_ok=True)
+    with EmulatorProcess(
+        users=users, shifts=20 * users, time_activities=300 * users * days // 365,
+        activity_days=days, minute_limit=1_000_000, day_limit=10_000_000,
+    ) as emulator:  # fmt: skip
+        env = dict(
+            base,
+            SOURCES__CONNECTEAM__BASE_URL=emulator.url,
+            SOURCES__CONNECTEAM__API_KEY="emulator-key",
+            SOURCES__CONNECTEAM__ACTIVITIES_BACKFILL_START=str(ANCHOR - (days + 1) * DAY),
+            DESTINATION__DUCKDB__CREDENTIALS=str(warehouse),
+        )
+        seconds = timed(env, "sync", "--steps", "sync")
+    print(f"synced {users:,} users x {days} days in {seconds:.0f} s", file=sys.stderr)
+    return warehouse
+
+
+def main() -> None:
+    """Run the benchmark and print a Markdown table."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--users", type=int, default=1000)
+    parser.add_argument("--days", type=int, default=365, help="days of time-activity history")
+    parser.add_argument("--runs", type=int, default=3, help="alternations full / incremental")
+    parser.add_argument("--keep", type=Path, help="folder keeping the synced warehouse")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        base = {k: v for k, v in os.environ.items() if not k.startswith(("DESTINATION__", "WFM_"))}
+        base.update(
+            WFM_SYNC_NOW=str(ANCHOR),
+            WEBHOOKS__INBOX_URL=f"sqlite:///{tmp}/inbox.sqlite3",
+            WFM_SYNC_DBT_TARGET_DIR=f"{tmp}/dbt",
+        )
+        source = synced_warehouse(base, args.keep or Path(tmp) / "synced", args.users, args.days)
+        copy = Path(tmp) / "built" / "warehouse.duckdb"
+        copy.parent.mkdir()
+        shutil.copy(source, copy)
+        env = dict(base, DESTINATION__DUCKDB__CREDENTIALS=str(copy))
+        timed(env, "models", "build", "--no-publish")  # the tables created
+        runs: dict[str, list[float]] = {"full": [], "incremental": []}
+        nodes: dict[str, list[dict[str, float]]] = {"full": [], "incremental": []}
+        for _ in range(args.runs):
+            for side, extra in (("full", ["--full-refresh"]), ("incremental", [])):
+                runs[side].append(timed(env, "models", "build", "--no-publish", *extra))
+                nodes[side].append(node_seconds(Path(tmp) / "dbt"))
+    full, incremental = (statistics.median(runs[s]) for s in ("full", "incremental"))
+    print(f"\n{args.users:,} users, {args.days} days of history; medians of {args.runs} "
+          "alternations (wall seconds of `wfm-sync models build --no-publish`)\n")  # fmt: skip
+    print("| build | wall, s | runs, s | " + " | ".join(f"{k}, s" for k in KINDS) + " |")
+    print("|---|---:|---:|" + "---:|" * len(KINDS))
+    labels = {"full": "full (--full-refresh)", "incremental": "quiet nightly (incremental)"}
+    for key, label in labels.items():
+        kinds = [statistics.median(n[k] for n in nodes[key]) for k in KINDS]
+        spread = ", ".join(f"{r:.1f}" for r in runs[key])
+        wall = statistics.median(runs[key])
+        print(
+            f"| {label} | {wall:.1f} | {spread} | " + " | ".join(f"{k:.1f}" for k in kinds) + " |"
+        )
+    print(f"\nratio quiet nightly / full: {incremental / full:.2f} (target <= 0.20)")
+
+
+if __name__ == "__main__":
+    main()
