@@ -16,6 +16,7 @@ from ...progress import Progress
 from ..arrow_rows import BIGINT, JSON, hints
 from ..client import ConnecteamClient
 from ..errors import ParentNotFoundError
+from ..fanout import in_parallel
 from ..listing import complete_listing, confirmed_gone, live, second_pass
 from ..loaded import live_keys, only_changed, vanished
 from ..registry import STREAMS, TASK_COVERAGE_TABLE
@@ -65,7 +66,8 @@ def tasks(client: ConnecteamClient, board_list: Callable[[], list[dict[str, Any]
         rows = []
         covered: list[dict[str, Any]] = []  # boards whose tasks were listed completely
         unlisted: list[int] = []  # boards whose tasks were not (completely) listed
-        for board in board_list():
+
+        def one(board: dict[str, Any]) -> Iterator[None]:
             board_id = int(board["id"])
             try:
                 progress = Progress(f"tasks[{board_id}]", logger=logger)
@@ -74,7 +76,7 @@ def tasks(client: ConnecteamClient, board_list: Callable[[], list[dict[str, Any]
                 )
                 listed, complete = complete_listing(listing(), progress.page)
                 board_rows = [task_row(board_id, t) for t in listed]
-                rows += board_rows
+                rows.extend(board_rows)
                 if complete is None:  # several pages without a total: confirm what looks gone
                     seen = {r["id"] for r in board_rows}
                     loaded = live_keys("tasks", "id", where="task_board_id = %s", args=(board_id,))
@@ -91,6 +93,11 @@ def tasks(client: ConnecteamClient, board_list: Callable[[], list[dict[str, Any]
             except ParentNotFoundError as exc:
                 client.skip_parent(exc, "tasks")
                 unlisted.append(board_id)
+            yield from ()
+
+        # up to max_in_flight boards at once; their rows gathered in any order
+        for _ in in_parallel([partial(one, board) for board in board_list()], client.max_in_flight):
+            pass
         changed = [live(r) for r in only_changed(rows, "id")]
         where = (
             "task_board_id is null or task_board_id not in ({})".format(
