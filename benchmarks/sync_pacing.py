@@ -72,10 +72,11 @@ def main() -> None:
         f"{'sent' if args.paging_total else 'not sent'})\n"
     )
     print("| requests | 429 answers | wall s | budget time s (requests / budget) | ratio | "
-          "client waited for resets s |")  # fmt: skip
-    print("|---:|---:|---:|---:|---:|---:|")
+          "waited for resets s (all threads) | most in flight at the emulator |")  # fmt: skip
+    print("|---:|---:|---:|---:|---:|---:|---:|")
     print(f"| {requests} | {throttled} | {wall:.1f} | {budget_seconds:.1f} | "
-          f"{wall / budget_seconds:.2f} | {summary.paced_seconds:.1f} |")  # fmt: skip
+          f"{wall / budget_seconds:.2f} | {summary.paced_seconds:.1f} | "
+          f"{stats['peak_in_flight']} |")  # fmt: skip
     print(f"\ntargets: 0 answers 429 ({'met' if throttled == 0 else 'MISSED'}); ratio <= 1.10 "
           f"({'met' if wall / budget_seconds <= 1.10 else 'MISSED'})")  # fmt: skip
     shutil.rmtree(workdir, ignore_errors=True)

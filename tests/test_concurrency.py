@@ -10,7 +10,8 @@ from pathlib import Path
 from conftest import CORE, WFM_SYNC, cli_env, point_at, query
 
 from emulator.operations_data import OperationsConfig
-from pipelines import run_sync
+from pipelines import SyncSummary, run_sync
+from sources.connecteam.registry import STREAMS
 
 OPERATIONS = OperationsConfig(
     time_clocks=3, time_activities=300, form_submissions=120, task_boards=3, tasks=120,
@@ -47,12 +48,14 @@ def tables(warehouse: Path) -> dict[str, list[tuple[object, ...]]]:
     return out
 
 
-def sync_into(monkeypatch, folder: Path, in_flight: int) -> tuple[Path, object]:
-    """One full sync of every stream into a warehouse of its own under ``folder``."""
+def sync_into(
+    monkeypatch, folder: Path, in_flight: int, streams: tuple[str, ...] = tuple(STREAMS)
+) -> tuple[Path, SyncSummary]:
+    """One sync of ``streams`` into a warehouse of its own under ``folder``."""
     warehouse = folder / "warehouse.duckdb"
     monkeypatch.setenv("DESTINATION__DUCKDB__CREDENTIALS", str(warehouse))
     monkeypatch.setenv("SOURCES__CONNECTEAM__MAX_IN_FLIGHT", str(in_flight))
-    summary = run_sync()
+    summary = run_sync(streams)
     return warehouse, summary
 
 
@@ -77,6 +80,27 @@ def test_concurrent_and_one_at_a_time_syncs_load_the_same_rows(
     expected, got = tables(one), tables(four)
     assert sum(len(rows) for rows in expected.values()) > 5000
     assert {"shifts", "time_activities", "timesheets", "form_submissions", "tasks"} <= set(got)
+    assert got == expected
+
+
+def test_date_windows_of_several_clocks_at_once_load_the_same_rows(
+    start_emulator, tmp_path, monkeypatch
+):
+    server = start_emulator(latency=0.01, users=40, schedulers=1, shifts=10, operations=OPERATIONS)
+    point_at(monkeypatch, server)
+    # a first run from mid-August: 2 time-activity and 3 timesheet windows per clock
+    monkeypatch.setenv("SOURCES__CONNECTEAM__ACTIVITIES_BACKFILL_START", "2026-08-15")
+    streams = ("time_clocks", "time_activities", "timesheets", "manual_breaks")
+
+    one, _ = sync_into(monkeypatch, tmp_path / "one", 1, streams)
+    server.control("stats/reset")
+    four, _ = sync_into(monkeypatch, tmp_path / "four", 4, streams)
+
+    stats = server.stats()
+    assert stats["requests"]["/time-clock/v1/time-clocks/{timeClockId}/timesheet"] == 3 * 3
+    assert 2 <= stats["peak_in_flight"] <= 4
+    expected, got = tables(one), tables(four)
+    assert len(expected["time_activities"]) == 300 and len(expected["timesheets"]) > 100
     assert got == expected
 
 

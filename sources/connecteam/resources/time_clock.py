@@ -190,8 +190,9 @@ def time_activities(
     window is re-pulled every run (windows of at most 92 days), vanished ones marked deleted.
     Also writes ``time_activity_coverage`` (see :data:`COVERAGE_HINTS`)."""
 
-    # not parallelized: an unpaged window answer is large; the two windowed resources take
-    # turns in the main thread instead of holding two such answers at once
+    # not parallelized with the other resources: an unpaged window answer is large; the two
+    # windowed resources take turns in the main thread, and within one, the clocks and windows
+    # under way at once hold about max_in_flight such answers (:func:`window_pages`)
     @dlt.resource(
         name="time_activities",
         primary_key="id",
@@ -227,7 +228,8 @@ def time_activities(
                     # through tomorrow: a clock east of UTC already lives on the next date
                     windows = date_windows(first, last + ONE_DAY, ACTIVITY_MAX_DAYS)
                     path = {"timeClockId": clock_id}
-                    for page in window_pages(client, "time_activities", windows, path):
+                    pages = window_pages(client, "time_activities", windows, path, clocks)
+                    for page in pages:
                         # flattened a batch at a time: the answer is one unpaged window
                         rows: list[dict[str, Any]] = []
                         for user in page:
@@ -257,8 +259,9 @@ def time_activities(
             except ParentNotFoundError as exc:
                 client.skip_parent(exc, "time_activities")
 
-        tasks = [partial(one, clock) for clock in time_clock_list()]
-        yield from in_parallel(tasks, client.max_in_flight)
+        listed = time_clock_list()
+        clocks = len(listed)
+        yield from in_parallel([partial(one, clock) for clock in listed], client.max_in_flight)
 
     return _time_activities
 
@@ -296,7 +299,7 @@ def timesheets(
                 windows = date_windows(first, last + ONE_DAY, TIMESHEET_MAX_DAYS)
                 path = {"timeClockId": clock_id}
                 plan = {"includePlanVsActual": "true"}
-                for page in window_pages(client, "timesheets", windows, path, plan):
+                for page in window_pages(client, "timesheets", windows, path, clocks, plan):
                     rows: list[dict[str, Any]] = []
                     for n, user in enumerate(page, 1):
                         rows += [timesheet_row(clock_id, int(user["userId"]), day)
@@ -315,8 +318,9 @@ def timesheets(
             except ParentNotFoundError as exc:
                 client.skip_parent(exc, "timesheets")
 
-        tasks = [partial(one, clock) for clock in time_clock_list()]
-        yield from in_parallel(tasks, client.max_in_flight)
+        listed = time_clock_list()
+        clocks = len(listed)
+        yield from in_parallel([partial(one, clock) for clock in listed], client.max_in_flight)
 
     return _timesheets
 
@@ -326,18 +330,21 @@ def window_pages(
     stream: str,
     windows: list[tuple[date, date]],
     path_params: dict[str, Any],
+    parents: int,
     params: dict[str, Any] | None = None,
 ) -> Iterator[list[dict[str, Any]]]:
-    """The pages of ``stream`` for every ``(startDate, endDate)`` window (UTC dates, inclusive),
-    up to ``client.max_in_flight`` windows at once; pages of different windows interleave (the
-    windows do not overlap, and a row two windows returned is taken once by the diff)."""
+    """The pages of ``stream`` for every ``(startDate, endDate)`` window (UTC dates, inclusive)
+    of one of ``parents`` time clocks listed at once: up to ``client.max_in_flight // parents``
+    windows at once (at least one), so all clocks together hold about ``max_in_flight`` window
+    answers. Pages of different windows interleave (the windows do not overlap, and a row two
+    windows returned is taken once by the diff)."""
 
     def one(lo: date, hi: date) -> Iterator[list[dict[str, Any]]]:
         query = {"startDate": lo.isoformat(), "endDate": hi.isoformat(), **(params or {})}
         return client.paginate(STREAMS[stream], query, path_params)
 
     tasks = [partial(one, lo, hi) for lo, hi in windows]
-    return in_parallel(tasks, client.max_in_flight)
+    return in_parallel(tasks, max(1, client.max_in_flight // max(1, parents)))
 
 
 MANUAL_BREAK_COLUMNS: dict[str, str] = {
