@@ -7,8 +7,10 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import httpx
 from conftest import CORE, WFM_SYNC, cli_env, point_at, query
 
+from benchmarks._emulator import EmulatorProcess
 from emulator.operations_data import OperationsConfig
 from pipelines import SyncSummary, run_sync
 from sources.connecteam.registry import STREAMS
@@ -136,3 +138,9 @@ def test_max_in_flight_below_one_is_a_configuration_error(start_emulator, wareho
     assert done.returncode == 2, done.stderr
     assert "SOURCES__CONNECTEAM__MAX_IN_FLIGHT must be at least 1" in done.stderr
     assert server.stats()["total"] == 0
+
+
+def test_the_emulator_command_takes_its_latency_in_milliseconds():
+    with EmulatorProcess(users=5, forms=1, schedulers=1, shifts=2, latency_ms=250) as emulator:
+        options = httpx.get(emulator.url + "/_emulator/config", timeout=10).json()["options"]
+    assert options["latency"] == 0.25
