@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import threading
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -180,6 +181,20 @@ class EmulatorState:
         self.fault_rng = random.Random(self.options.fault_seed)
         self.windows.clear()
         self._listing_cache.clear()
+
+    def cached_listing(
+        self, key: tuple[Any, ...], build: Callable[[], list[dict[str, Any]]]
+    ) -> list[dict[str, Any]]:
+        """``build()``'s records, built once per dataset version and ``key`` (a large listing's
+        sort costs once, not once per page); the caller must not change the list."""
+        full = ("listing", self.dataset.version, *key)
+        cached = self._listing_cache.get(full)
+        if cached is None:
+            cached = build()
+            if len(self._listing_cache) > 64:
+                self._listing_cache.clear()
+            self._listing_cache[full] = cached
+        return cached
 
     def shift_listing(
         self, scheduler_id: int, start: int, end: int, sort: ShiftSort, order: SortOrder
