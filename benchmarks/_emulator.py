@@ -42,7 +42,7 @@ class EmulatorProcess:
 
     def __enter__(self) -> EmulatorProcess:
         self._process = subprocess.Popen(self._args, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 600
+        deadline = time.monotonic() + 1800  # a large account on a busy machine
         while time.monotonic() < deadline:
             if self._process.poll() is not None:
                 raise RuntimeError(f"the emulator exited with {self._process.returncode}")

@@ -2,7 +2,8 @@
 authentication, no rate limit, not counted), for tests, demos and benchmarks:
 
 * ``GET stats``: ``{requests: {path template: n}, total, statuses: {"<status>": n},
-  document_entries, faults: {kind: n}}`` since the last ``stats/reset``;
+  document_entries, faults: {kind: n}, peak_in_flight}`` since the last ``stats/reset``
+  (``peak_in_flight``: the most API requests under way at once);
 * ``POST stats/reset``: forget the request counters (not the rate-limit windows);
 * ``POST mutate``: change the account; the body's keys are
   :meth:`~emulator.data.Dataset.mutate`'s arguments, the answer the ids it touched and
@@ -46,6 +47,7 @@ def add_control_routes(app: FastAPI, state: EmulatorState) -> None:
                     "statuses": {str(k): v for k, v in state.statuses.items()},
                     "document_entries": len(state.entries),
                     "faults": dict(state.faults),
+                    "peak_in_flight": state.peak_in_flight,
                 }
             )
 

@@ -70,18 +70,26 @@ def add_listing_routes(app: FastAPI, state: EmulatorState) -> None:
         order: SortOrder = SortOrder.asc,
     ) -> Response:
         wanted = set(userIds or [])
-        users = [
-            u
-            for u in state.dataset.users.values()
-            if (
-                userStatus is UserStatus.all
-                or u["isArchived"] == (userStatus is UserStatus.archived)
-            )
-            and (modifiedAt is None or u["modifiedAt"] > modifiedAt)
-            and (not wanted or u["userId"] in wanted)
-        ]
-        if sort is not None:
-            users.sort(key=_created, reverse=order is SortOrder.desc)
+        every = state.dataset.users
+        users = state.cached_listing(
+            ("users", len(every), sort, order),
+            lambda: (
+                sorted(every.values(), key=_created, reverse=order is SortOrder.desc)
+                if sort is not None
+                else list(every.values())
+            ),
+        )
+        if userStatus is not UserStatus.all or modifiedAt is not None or wanted:
+            users = [
+                u
+                for u in users
+                if (
+                    userStatus is UserStatus.all
+                    or u["isArchived"] == (userStatus is UserStatus.archived)
+                )
+                and (modifiedAt is None or u["modifiedAt"] > modifiedAt)
+                and (not wanted or u["userId"] in wanted)
+            ]
         return paged("users", users, offset, limit, state.options.paging_total)
 
     @app.get("/forms/v1/forms", dependencies=[requirement(state, "forms.read")])

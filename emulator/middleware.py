@@ -10,7 +10,8 @@ their headers, latency, injected faults and request counters.
 * :attr:`~emulator.state.ServerOptions.failing_paths`: chosen requests answered with a fixed
   status.
 * Requests are counted per spec path template (``/forms/v1/forms/{formId}/form-submissions``),
-  answers per status; control endpoints (``/_emulator/...``) pass untouched.
+  answers per status, and the most requests under way at once (``peak_in_flight``); control
+  endpoints (``/_emulator/...``) pass untouched.
 """
 
 from __future__ import annotations
@@ -85,6 +86,20 @@ class ProviderBehaviour:
         headers, over = _rate_headers(state, time.time())
         with state.lock:
             state.requests[template] += 1
+            state.in_flight += 1
+            state.peak_in_flight = max(state.peak_in_flight, state.in_flight)
+        try:
+            await self._answer(scope, receive, send, headers, over)
+        finally:
+            with state.lock:
+                state.in_flight -= 1
+
+    async def _answer(
+        self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str], over: bool
+    ) -> None:
+        """Answer one counted API request: after the latency, a fault, a configured failure,
+        a 429 when ``over`` the budget, else the app's answer with the rate-limit ``headers``."""
+        state, path = self.state, scope.get("path", "")
         if state.options.latency:
             await asyncio.sleep(state.options.latency)
         fault = None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import threading
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -30,7 +31,7 @@ class ServerOptions:
         minute_limit: Requests per rate-limit window (the provider's "per minute" budget).
         day_limit: Requests per UTC day.
         window_seconds: Length of the "minute" window in seconds (60 like the provider).
-        latency: Seconds added to every API answer.
+        latency: Seconds added to every API answer (``wfm-sync emulator --latency-ms`` / 1000).
         fault_rate: Fraction (0..1) of API requests answered with a fault.
         fault_seed: Seed of the fault draw.
         paging_total: Whether paged answers carry ``paging.total``.
@@ -124,6 +125,8 @@ class EmulatorState:
         requests: Requests per spec path template (since the last counter reset).
         statuses: Answers per HTTP status (0: connection dropped on purpose).
         faults: Faults injected, by kind (``429``, ``500``, ``503``, ``drop``).
+        in_flight: API requests under way (received, not yet answered).
+        peak_in_flight: The most API requests under way at once since the last counter reset.
         webhook_store: The account's webhook subscriptions (kept across ``regenerate``).
         deliverer: Sends the events of changes (``POST /_emulator/mutate``) to them.
     """
@@ -141,6 +144,8 @@ class EmulatorState:
         self.requests: Counter[str] = Counter()
         self.statuses: Counter[int] = Counter()
         self.faults: Counter[str] = Counter()
+        self.in_flight = 0
+        self.peak_in_flight = 0
         self._listing_cache: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
         self.webhook_store = WebhookStore()
         self.deliverer = Deliverer(
@@ -167,6 +172,7 @@ class EmulatorState:
             self.requests.clear()
             self.statuses.clear()
             self.faults.clear()
+            self.peak_in_flight = self.in_flight
 
     def regenerate(self) -> None:
         """Generate the account again from :attr:`config`, restart the fault draw and forget the
@@ -175,6 +181,20 @@ class EmulatorState:
         self.fault_rng = random.Random(self.options.fault_seed)
         self.windows.clear()
         self._listing_cache.clear()
+
+    def cached_listing(
+        self, key: tuple[Any, ...], build: Callable[[], list[dict[str, Any]]]
+    ) -> list[dict[str, Any]]:
+        """``build()``'s records, built once per dataset version and ``key`` (a large listing's
+        sort costs once, not once per page); the caller must not change the list."""
+        full = ("listing", self.dataset.version, *key)
+        cached = self._listing_cache.get(full)
+        if cached is None:
+            cached = build()
+            if len(self._listing_cache) > 64:
+                self._listing_cache.clear()
+            self._listing_cache[full] = cached
+        return cached
 
     def shift_listing(
         self, scheduler_id: int, start: int, end: int, sort: ShiftSort, order: SortOrder

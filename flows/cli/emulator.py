@@ -70,7 +70,10 @@ def emulator(
     minute_limit: Annotated[int, typer.Option(help="Requests per minute window.")] = 100,
     day_limit: Annotated[int, typer.Option(help="Requests per UTC day.")] = 10000,
     window_seconds: Annotated[float, typer.Option(help="Length of the 'minute' window.")] = 60.0,
-    latency: Annotated[float, typer.Option(help="Seconds added to every answer.")] = 0.0,
+    latency_ms: Annotated[
+        float,
+        typer.Option(min=0.0, help="Milliseconds added to every API answer (a slow provider)."),
+    ] = 0.0,
     fault_rate: Annotated[
         float, typer.Option(help="Fraction of requests answered 429/500/503 or dropped.")
     ] = 0.0,
@@ -125,7 +128,7 @@ def emulator(
         minute_limit=minute_limit,
         day_limit=day_limit,
         window_seconds=window_seconds,
-        latency=latency,
+        latency=latency_ms / 1000,
         fault_rate=fault_rate,
         paging_total=paging_total,
         webhook_retries=webhook_retries,

@@ -69,6 +69,7 @@ def connecteam_source(
     form_submissions_days_back: int = _DEFAULTS.form_submissions_days_back,
     max_attempts: int = _DEFAULTS.max_attempts,
     backoff_base: float = _DEFAULTS.backoff_base,
+    max_in_flight: int = _DEFAULTS.max_in_flight,
     stats: ClientStats | None = None,
     allow_insecure: bool = False,
 ) -> list[DltResource]:
@@ -98,6 +99,8 @@ def connecteam_source(
             re-reads per form, to pick up edited submissions (default 7).
         max_attempts: Attempts per request on 429, 5xx, timeouts and dropped connections.
         backoff_base: First back-off step in seconds (doubling, jittered).
+        max_in_flight: Requests in flight at once at most (default 4; 1: one at a time), when
+            the provider answers slower than the rate-limit budget's pace.
         stats: Optional :class:`ClientStats` the client fills (requests per endpoint, retries).
         allow_insecure: Accept a plain ``http://`` ``base_url`` to a host other than this
             machine (default: refused, :func:`~.config.require_secure_base_url`).
@@ -106,8 +109,9 @@ def connecteam_source(
         The resources named as the keys of :data:`~sources.connecteam.registry.STREAMS`.
 
     Raises:
-        ConnecteamConfigError: No credentials, or a bad ``base_url`` (not http(s), or plain
-            ``http://`` to another machine without ``allow_insecure``).
+        ConnecteamConfigError: No credentials, a bad ``base_url`` (not http(s), or plain
+            ``http://`` to another machine without ``allow_insecure``), or ``max_in_flight``
+            below 1.
         ValueError: A backfill start that is neither epoch seconds nor an ISO date.
     """
     import pandas  # noqa: F401 - pyarrow imports it lazily; parallel resources would race on that
@@ -119,6 +123,7 @@ def connecteam_source(
         base_url=base_url,
         max_attempts=max_attempts,
         backoff_base=backoff_base,
+        max_in_flight=max_in_flight,
     )
     client = config.client(scopes=selected_scopes, allow_insecure=allow_insecure)
     if stats is not None:

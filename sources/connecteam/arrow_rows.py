@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -103,9 +104,15 @@ class ArrowRows:
         self._declared = {name: kind.rstrip("!") for name, kind in (declared or {}).items()}
         self._kinds: dict[str, str] | None = None
         self._normalize: Any = None
+        self._lock = threading.Lock()
 
     def to_arrow(self, records: list[dict[str, Any]]) -> pa.Table:
-        """One batch of records (provider field names) as an Arrow table; see the module doc."""
+        """One batch of records (provider field names) as an Arrow table; see the module doc.
+        Thread-safe: the workers of a fan-out share one instance (one batch at a time)."""
+        with self._lock:
+            return self._to_arrow(records)
+
+    def _to_arrow(self, records: list[dict[str, Any]]) -> pa.Table:
         self._load_known_kinds()
         names: dict[str, None] = {}
         for record in records:

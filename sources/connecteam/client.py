@@ -4,7 +4,9 @@ authentication (:mod:`.auth`), rate-limit pacing and retries (:mod:`.pacing`).
 Follows the provider's rules as published in its OpenAPI spec
 (``tests/data/connecteam-openapi.json``) and documentation (``tests/data/provider-notes.md``):
 paged lists take ``limit``/``offset``; a page shorter than ``limit`` is the last one, and when the
-answer carries ``paging.total`` no page past it is asked for. Errors are those of :mod:`.errors`.
+answer carries ``paging.total`` no page past it is asked for. Up to ``max_in_flight`` requests are
+in flight at once (the next pages of a listing whose total is known, parallel fan-outs:
+:mod:`.fanout`), each within the rate-limit budget. Errors are those of :mod:`.errors`.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from .errors import (
     RetryableError,
     status_hint,
 )
+from .fanout import PagesAhead
 from .pacing import ANSWERED_HOSTS, RETRYABLE_STATUS, ClientStats
 from .registry import DEFAULT_BASE_URL, OAUTH_SCOPES, SCOPE_BY_PATH, Stream
 
@@ -51,6 +54,9 @@ class ConnecteamClient(TokenAuth):
         max_rate_limit_wait: Longest wait for a rate-limit reset in seconds; beyond it
             :class:`RateLimitExhaustedError` is raised (a spent daily budget should fail the night's
             run loudly, not stall it for hours).
+        max_in_flight: Requests in flight at once at most (>= 1; 1: one after another), when
+            the provider answers slower than the budget's pace: the next pages of a listing
+            whose ``paging.total`` is known and the per-parent fan-outs (:mod:`.fanout`).
         transport: Optional httpx transport (tests, benchmarks).
         scopes: OAuth 2.0 scopes to ask for (:data:`Scopes`; default: the scope of every stream,
             :data:`~sources.connecteam.registry.OAUTH_SCOPES`). A callable is called once per
@@ -73,6 +79,7 @@ class ConnecteamClient(TokenAuth):
         backoff_base: float = 1.0,
         backoff_max: float = 60.0,
         max_rate_limit_wait: float = 900.0,
+        max_in_flight: int = 4,
         transport: httpx.BaseTransport | None = None,
         scopes: Scopes = OAUTH_SCOPES,
     ) -> None:
@@ -100,6 +107,8 @@ class ConnecteamClient(TokenAuth):
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
         self.max_rate_limit_wait = max_rate_limit_wait
+        self.max_in_flight = max(1, max_in_flight)
+        self._slots = threading.BoundedSemaphore(self.max_in_flight)
         self.stats = ClientStats()
         self._lock = threading.Lock()
         self._token_lock = threading.Lock()
@@ -242,9 +251,14 @@ class ConnecteamClient(TokenAuth):
         endpoint: Stream,
         params: Mapping[str, Any] | None = None,
         path_params: Mapping[str, Any] | None = None,
+        *,
+        ahead: bool = True,
     ) -> Iterator[tuple[list[dict[str, Any]], int | None]]:
-        """As :meth:`paginate`, yielding ``(records, paging.total or None)`` per page; the caller
-        may stop early (no further page is asked for).
+        """As :meth:`paginate`, yielding ``(records, paging.total or None)`` per page, in order.
+
+        Once an answer carried ``paging.total``, the next pages up to it are asked for ahead, up
+        to ``max_in_flight`` at once (:class:`~.fanout.PagesAhead`); a caller that may stop
+        early passes ``ahead=False`` (no page past the one it stops at is asked for).
 
         Raises:
             ParentNotFoundError: A per-parent endpoint (``path_params`` given) answered 404.
@@ -252,7 +266,7 @@ class ConnecteamClient(TokenAuth):
         """
         path = endpoint.path.format(**(path_params or {}))
         try:
-            yield from self._pages(endpoint, path, dict(params or {}))
+            yield from self._pages(endpoint, path, dict(params or {}), ahead)
         except ConnecteamAPIError as exc:
             if exc.status != 404 or not path_params or isinstance(exc, ParentNotFoundError):
                 raise
@@ -260,7 +274,7 @@ class ConnecteamClient(TokenAuth):
             raise ParentNotFoundError(endpoint.path, exc.detail, parent) from None
 
     def _pages(
-        self, endpoint: Stream, path: str, query: dict[str, Any]
+        self, endpoint: Stream, path: str, query: dict[str, Any], ahead: bool
     ) -> Iterator[tuple[list[dict[str, Any]], int | None]]:
         if endpoint.max_limit is None:
             yield self._records(self.get(path, query, endpoint=endpoint.path), endpoint), None
@@ -269,17 +283,26 @@ class ConnecteamClient(TokenAuth):
         offset = 0
         if endpoint.sort and "sort" not in query:
             query = {**query, "sort": endpoint.sort, "order": "asc"}
-        while True:
-            body = self.get(
-                path, {**query, "limit": limit, "offset": offset}, endpoint=endpoint.path
-            )
-            records = self._records(body, endpoint)
-            total = (body.get("paging") or {}).get("total")
-            total = total if isinstance(total, int) and not isinstance(total, bool) else None
-            yield records, total
-            offset += limit
-            if len(records) < limit or (total is not None and offset >= total):
-                return
+
+        def fetch(at: int) -> dict[str, Any]:
+            return self.get(path, {**query, "limit": limit, "offset": at}, endpoint=endpoint.path)
+
+        asked = PagesAhead(fetch, self.max_in_flight if ahead else 1)
+        try:
+            while True:
+                body = asked.get(offset)
+                records = self._records(body, endpoint)
+                total = (body.get("paging") or {}).get("total")
+                total = total if isinstance(total, int) and not isinstance(total, bool) else None
+                offset += limit
+                if len(records) < limit or (total is not None and offset >= total):
+                    yield records, total
+                    return
+                if total is not None:
+                    asked.plan(range(offset, total, limit))
+                yield records, total
+        finally:
+            asked.close()
 
     def skip_parent(self, exc: ParentNotFoundError, stream: str) -> None:
         """Note that ``stream`` skipped a vanished parent this run (logged as a warning, listed
@@ -346,16 +369,17 @@ class ConnecteamClient(TokenAuth):
     ) -> httpx.Response:
         """Send one request within the rate-limit budget and record its answer's figures."""
         headers = self.auth_headers()  # before taking budget: a failed token fetch takes none
-        self.pace()
-        with self._lock:
-            self.stats.requests[template] += 1
-        try:
-            response = self._http.request(
-                method, path, params=_query(params), headers=headers, json=body
-            )
-        finally:
+        with self._slots:  # at most max_in_flight requests at once
+            self.pace()
             with self._lock:
-                self._in_flight -= 1
+                self.stats.requests[template] += 1
+            try:
+                response = self._http.request(
+                    method, path, params=_query(params), headers=headers, json=body
+                )
+            finally:
+                with self._lock:
+                    self._in_flight -= 1
         with self._lock:
             self.stats.rate_limit.update(response.headers, self._in_flight)
         ANSWERED_HOSTS.add(self.base_url)

@@ -3,7 +3,7 @@
 :class:`ConnecteamClientConfiguration` (credentials, host, retries) is resolved from section
 ``sources.connecteam`` of ``.dlt/config.toml``, ``.dlt/secrets.toml`` or the environment
 (``SOURCES__CONNECTEAM__API_KEY``, ``..._CLIENT_ID``, ``..._CLIENT_SECRET``, ``..._BASE_URL``,
-``..._MAX_ATTEMPTS``, ``..._BACKOFF_BASE``). The source's own specification,
+``..._MAX_ATTEMPTS``, ``..._BACKOFF_BASE``, ``..._MAX_IN_FLIGHT``). The source's own specification,
 :class:`ConnecteamSourceConfiguration`, extends it with the windows of the windowed streams, so
 the sync and the document-entry client (:func:`client_from_config`) read the same settings.
 """
@@ -44,6 +44,8 @@ class ConnecteamClientConfiguration(BaseConfiguration):
             ``https://api-au.connecteam.com``.
         max_attempts: Attempts per request on 429, 5xx, timeouts and dropped connections.
         backoff_base: First back-off step in seconds (doubling, jittered).
+        max_in_flight: Requests in flight at once at most (>= 1), when the provider answers
+            slower than the rate-limit budget's pace; every request still within the budget.
     """
 
     api_key: TSecretStrValue | None = None
@@ -52,6 +54,7 @@ class ConnecteamClientConfiguration(BaseConfiguration):
     base_url: str = DEFAULT_BASE_URL
     max_attempts: int = 8
     backoff_base: float = 1.0
+    max_in_flight: int = 4
 
     def client(
         self, scopes: Scopes = OAUTH_SCOPES, *, allow_insecure: bool = False
@@ -62,10 +65,16 @@ class ConnecteamClientConfiguration(BaseConfiguration):
         ``base_url`` name another host than this machine (:func:`require_secure_base_url`).
 
         Raises:
-            ConnecteamConfigError: No credentials, a ``base_url`` that is not http(s), or a
-                plain ``http://`` one to another host without ``allow_insecure``.
+            ConnecteamConfigError: No credentials, a ``base_url`` that is not http(s), a
+                plain ``http://`` one to another host without ``allow_insecure``, or a
+                ``max_in_flight`` below 1.
         """
         self.require_secure(allow_insecure)
+        if self.max_in_flight < 1:
+            raise ConnecteamConfigError(
+                f"SOURCES__CONNECTEAM__MAX_IN_FLIGHT must be at least 1 (1: one request at a "
+                f"time), got {self.max_in_flight}"
+            )
         return ConnecteamClient(
             self.api_url(),
             api_key=self.api_key,
@@ -73,6 +82,7 @@ class ConnecteamClientConfiguration(BaseConfiguration):
             client_secret=self.client_secret,
             max_attempts=self.max_attempts,
             backoff_base=self.backoff_base,
+            max_in_flight=self.max_in_flight,
             scopes=scopes,
         )
 

@@ -18,6 +18,7 @@ from ...progress import Progress
 from ..arrow_rows import BIGINT, BOOL, TEXT, ArrowRows, hints
 from ..client import ConnecteamClient
 from ..errors import ParentNotFoundError
+from ..fanout import in_parallel
 from ..listing import PageCheck, checked_pages, content_hash, second_pass
 from ..registry import STREAMS
 from ..windows import WindowDiff, shift_window, utc_date
@@ -91,7 +92,8 @@ def scheduler_unavailabilities(
         arrow = ArrowRows(
             "scheduler_unavailabilities", UNAVAILABILITY_COLUMNS, client.stats.untyped_values
         )
-        for scheduler in scheduler_list()[0]:
+
+        def one(scheduler: dict[str, Any]) -> Iterator[pa.Table]:
             sid = int(scheduler["schedulerId"])
             first = not pulled.get(str(sid))
             window = shift_window(now, days_back, days_ahead, backfill_start if first else None)
@@ -115,10 +117,14 @@ def scheduler_unavailabilities(
                 gone = diff.vanished(check.consistent, second_pass(again, _record_id))
             except ParentNotFoundError as exc:
                 client.skip_parent(exc, "scheduler_unavailabilities")
-                continue
+                return
             if gone:
                 yield arrow.to_arrow(diff.tombstones(gone, set(), int(now)))
             progress.done(f" in {window}: {len(gone)} deleted")
             pulled[str(sid)] = True
+
+        # up to max_in_flight schedulers at once; each scheduler's state key is its own
+        tasks = [partial(one, scheduler) for scheduler in scheduler_list()[0]]
+        yield from in_parallel(tasks, client.max_in_flight)
 
     return _unavailabilities

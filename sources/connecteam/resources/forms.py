@@ -18,6 +18,7 @@ from ...progress import Progress
 from ..arrow_rows import BIGINT, JSON, ArrowRows, hints
 from ..client import ConnecteamClient
 from ..errors import ParentNotFoundError
+from ..fanout import in_parallel
 from ..listing import content_hash, second_pass
 from ..registry import FORM_SUBMISSIONS_DAYS_BACK, STREAMS
 from .common import DELETION_MARK, Listing, diff_listing, listing_tables
@@ -95,7 +96,8 @@ def form_submissions(
         if complete:  # forms the provider no longer lists take their digests with them
             for gone in set(cursors) - {str(f["formId"]) for f in listed}:
                 del cursors[gone]
-        for form in listed:
+
+        def one(form: dict[str, Any]) -> Iterator[pa.Table]:
             form_id = int(form["formId"])
             try:
                 cursor = cursors.get(str(form_id), {})
@@ -144,6 +146,10 @@ def form_submissions(
                 progress.done()
             except ParentNotFoundError as exc:
                 client.skip_parent(exc, "form_submissions")
+
+        # up to max_in_flight forms at once; each form's cursor is its own state key
+        tasks = [partial(one, form) for form in listed]
+        yield from in_parallel(tasks, client.max_in_flight)
 
     return _form_submissions
 

@@ -18,6 +18,7 @@ from ...progress import Progress
 from ..arrow_rows import BIGINT, BOOL, JSON, TEXT, ArrowRows, hints
 from ..client import ConnecteamClient
 from ..errors import ParentNotFoundError
+from ..fanout import in_parallel
 from ..listing import PageCheck, content_hash, second_pass
 from ..registry import SHIFT_COVERAGE_TABLE, STREAMS
 from ..windows import Window, WindowDiff, shift_window
@@ -126,7 +127,8 @@ def shifts(
         totals: dict[str, bool] = state.setdefault("has_total", {})
         now = clock_now()
         arrow = ArrowRows("shifts", SHIFT_COLUMNS, client.stats.untyped_values)
-        for scheduler in scheduler_list()[0]:
+
+        def one(scheduler: dict[str, Any]) -> Iterator[pa.Table]:
             sid = int(scheduler["schedulerId"])
             try:
                 first = not pulled.get(str(sid))
@@ -164,6 +166,10 @@ def shifts(
                                  "window_to": window.end, "pulled_at": int(now)})  # fmt: skip
             except ParentNotFoundError as exc:
                 client.skip_parent(exc, "shifts")
+
+        # up to max_in_flight schedulers at once; each scheduler's state keys are its own
+        tasks = [partial(one, scheduler) for scheduler in scheduler_list()[0]]
+        yield from in_parallel(tasks, client.max_in_flight)
 
     def _full_pass(
         sid: int,
@@ -217,7 +223,8 @@ def shifts(
                   "sort": "updated_at", "order": "desc"}  # fmt: skip
         records: list[dict[str, Any]] = []
         total: int | None = None
-        for page, page_total in client.pages(STREAMS["shifts"], params, {"schedulerId": sid}):
+        listing = client.pages(STREAMS["shifts"], params, {"schedulerId": sid}, ahead=False)
+        for page, page_total in listing:
             progress.page(len(page))
             total = page_total if total is None else total
             records.extend(r for r in page if _updated(r) >= since)

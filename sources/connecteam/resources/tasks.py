@@ -16,6 +16,7 @@ from ...progress import Progress
 from ..arrow_rows import BIGINT, JSON, hints
 from ..client import ConnecteamClient
 from ..errors import ParentNotFoundError
+from ..fanout import in_parallel
 from ..listing import complete_listing, confirmed_gone, live, second_pass
 from ..loaded import live_keys, only_changed, vanished
 from ..registry import STREAMS, TASK_COVERAGE_TABLE
@@ -65,7 +66,9 @@ def tasks(client: ConnecteamClient, board_list: Callable[[], list[dict[str, Any]
         rows = []
         covered: list[dict[str, Any]] = []  # boards whose tasks were listed completely
         unlisted: list[int] = []  # boards whose tasks were not (completely) listed
-        for board in board_list():
+
+        def one(board: dict[str, Any]) -> Iterator[list[dict[str, Any]]]:
+            """The board's task rows (one list), its completeness noted in covered/unlisted."""
             board_id = int(board["id"])
             try:
                 progress = Progress(f"tasks[{board_id}]", logger=logger)
@@ -74,7 +77,6 @@ def tasks(client: ConnecteamClient, board_list: Callable[[], list[dict[str, Any]
                 )
                 listed, complete = complete_listing(listing(), progress.page)
                 board_rows = [task_row(board_id, t) for t in listed]
-                rows += board_rows
                 if complete is None:  # several pages without a total: confirm what looks gone
                     seen = {r["id"] for r in board_rows}
                     loaded = live_keys("tasks", "id", where="task_board_id = %s", args=(board_id,))
@@ -88,9 +90,16 @@ def tasks(client: ConnecteamClient, board_list: Callable[[], list[dict[str, Any]
                 else:
                     unlisted.append(board_id)
                 progress.done()
+                yield board_rows
             except ParentNotFoundError as exc:
                 client.skip_parent(exc, "tasks")
                 unlisted.append(board_id)
+
+        # up to max_in_flight boards at once; their rows gathered in any order
+        for board_rows in in_parallel(
+            [partial(one, b) for b in board_list()], client.max_in_flight
+        ):
+            rows.extend(board_rows)
         changed = [live(r) for r in only_changed(rows, "id")]
         where = (
             "task_board_id is null or task_board_id not in ({})".format(

@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterator
 from datetime import date, timedelta
+from functools import partial
 from typing import Any
 
 import dlt
@@ -29,6 +30,7 @@ from ...progress import Progress
 from ..arrow_rows import BATCH_ROWS, BIGINT, BOOL, DOUBLE, JSON, TEXT, ArrowRows, hints
 from ..client import ConnecteamClient
 from ..errors import ParentNotFoundError
+from ..fanout import in_parallel
 from ..listing import content_hash, live
 from ..loaded import only_changed, vanished
 from ..registry import STREAMS
@@ -188,8 +190,9 @@ def time_activities(
     window is re-pulled every run (windows of at most 92 days), vanished ones marked deleted.
     Also writes ``time_activity_coverage`` (see :data:`COVERAGE_HINTS`)."""
 
-    # not parallelized: an unpaged window answer is large; the two windowed resources take
-    # turns in the main thread instead of holding two such answers at once
+    # not parallelized with the other resources: an unpaged window answer is large; the two
+    # windowed resources take turns in the main thread, and within one, the clocks and windows
+    # under way at once hold about max_in_flight such answers (:func:`window_pages`)
     @dlt.resource(
         name="time_activities",
         primary_key="id",
@@ -202,7 +205,8 @@ def time_activities(
         coverage: dict[str, int] = state.setdefault("covered_from", {})
         now = clock_now()
         arrow = ArrowRows("time_activities", ACTIVITY_COLUMNS, client.stats.untyped_values)
-        for clock in time_clock_list():
+
+        def one(clock: dict[str, Any]) -> Iterator[Any]:
             clock_id = int(clock["id"])
             try:
                 first_run = not pulled.get(str(clock_id))
@@ -222,25 +226,24 @@ def time_activities(
                     progress: Progress = progress,
                 ) -> Iterator[list[dict[str, Any]]]:
                     # through tomorrow: a clock east of UTC already lives on the next date
-                    for lo, hi in date_windows(first, last + ONE_DAY, ACTIVITY_MAX_DAYS):
-                        params = {"startDate": lo.isoformat(), "endDate": hi.isoformat()}
-                        for page in client.paginate(
-                            STREAMS["time_activities"], params, {"timeClockId": clock_id}
-                        ):
-                            # flattened a batch at a time: the answer is one unpaged window
-                            rows: list[dict[str, Any]] = []
-                            for user in page:
-                                rows += [
-                                    activity_row(clock_id, int(user["userId"]), kind, record)
-                                    for kind in ACTIVITY_KINDS
-                                    for record in user.get(kind) or []
-                                ]
-                                if len(rows) >= BATCH_ROWS:
-                                    progress.page(len(rows))
-                                    yield diff.changed(rows)
-                                    rows = []
-                            progress.page(len(rows))
-                            yield diff.changed(rows)
+                    windows = date_windows(first, last + ONE_DAY, ACTIVITY_MAX_DAYS)
+                    path = {"timeClockId": clock_id}
+                    pages = window_pages(client, "time_activities", windows, path, clocks)
+                    for page in pages:
+                        # flattened a batch at a time: the answer is one unpaged window
+                        rows: list[dict[str, Any]] = []
+                        for user in page:
+                            rows += [
+                                activity_row(clock_id, int(user["userId"]), kind, record)
+                                for kind in ACTIVITY_KINDS
+                                for record in user.get(kind) or []
+                            ]
+                            if len(rows) >= BATCH_ROWS:
+                                progress.page(len(rows))
+                                yield diff.changed(rows)
+                                rows = []
+                        progress.page(len(rows))
+                        yield diff.changed(rows)
 
                 yield from arrow.batches(pages())
                 gone = diff.tombstones(diff.vanished(), {"shift_attachments"}, int(now))
@@ -255,6 +258,10 @@ def time_activities(
                 yield dlt.mark.with_hints([row], COVERAGE_HINTS, create_table_variant=True)
             except ParentNotFoundError as exc:
                 client.skip_parent(exc, "time_activities")
+
+        listed = time_clock_list()
+        clocks = len(listed)
+        yield from in_parallel([partial(one, clock) for clock in listed], client.max_in_flight)
 
     return _time_activities
 
@@ -278,7 +285,8 @@ def timesheets(
         pulled: dict[str, bool] = dlt.current.resource_state().setdefault("backfilled", {})
         now = clock_now()
         arrow = ArrowRows("timesheets", TIMESHEET_COLUMNS, client.stats.untyped_values)
-        for clock in time_clock_list():
+
+        def one(clock: dict[str, Any]) -> Iterator[pa.Table]:
             clock_id = int(clock["id"])
             try:
                 first_run = not pulled.get(str(clock_id))
@@ -288,22 +296,20 @@ def timesheets(
                     "timesheets", "time_clock_id", clock_id, ("date >= %s and date < %s", inside)
                 )
                 progress = Progress(f"timesheets[{clock_id}]", logger=logger)
-                for lo, hi in date_windows(first, last + ONE_DAY, TIMESHEET_MAX_DAYS):
-                    params = {"startDate": lo.isoformat(), "endDate": hi.isoformat(),
-                              "includePlanVsActual": "true"}  # fmt: skip
-                    for page in client.paginate(
-                        STREAMS["timesheets"], params, {"timeClockId": clock_id}
-                    ):
-                        rows: list[dict[str, Any]] = []
-                        for n, user in enumerate(page, 1):
-                            rows += [timesheet_row(clock_id, int(user["userId"]), day)
-                                     for day in user.get("dailyRecords") or []]  # fmt: skip
-                            if len(rows) >= BATCH_ROWS or n == len(page):
-                                progress.page(len(rows))
-                                changed = diff.changed(rows)
-                                rows = []
-                                if changed:
-                                    yield arrow.to_arrow(changed)
+                windows = date_windows(first, last + ONE_DAY, TIMESHEET_MAX_DAYS)
+                path = {"timeClockId": clock_id}
+                plan = {"includePlanVsActual": "true"}
+                for page in window_pages(client, "timesheets", windows, path, clocks, plan):
+                    rows: list[dict[str, Any]] = []
+                    for n, user in enumerate(page, 1):
+                        rows += [timesheet_row(clock_id, int(user["userId"]), day)
+                                 for day in user.get("dailyRecords") or []]  # fmt: skip
+                        if len(rows) >= BATCH_ROWS or n == len(page):
+                            progress.page(len(rows))
+                            changed = diff.changed(rows)
+                            rows = []
+                            if changed:
+                                yield arrow.to_arrow(changed)
                 gone = diff.tombstones(diff.vanished(), TIMESHEET_JSON_COLUMNS, int(now))
                 if gone:
                     yield arrow.to_arrow(gone)
@@ -312,7 +318,33 @@ def timesheets(
             except ParentNotFoundError as exc:
                 client.skip_parent(exc, "timesheets")
 
+        listed = time_clock_list()
+        clocks = len(listed)
+        yield from in_parallel([partial(one, clock) for clock in listed], client.max_in_flight)
+
     return _timesheets
+
+
+def window_pages(
+    client: ConnecteamClient,
+    stream: str,
+    windows: list[tuple[date, date]],
+    path_params: dict[str, Any],
+    parents: int,
+    params: dict[str, Any] | None = None,
+) -> Iterator[list[dict[str, Any]]]:
+    """The pages of ``stream`` for every ``(startDate, endDate)`` window (UTC dates, inclusive)
+    of one of ``parents`` time clocks listed at once: up to ``client.max_in_flight // parents``
+    windows at once (at least one), so all clocks together hold about ``max_in_flight`` window
+    answers. Pages of different windows interleave (the windows do not overlap, and a row two
+    windows returned is taken once by the diff)."""
+
+    def one(lo: date, hi: date) -> Iterator[list[dict[str, Any]]]:
+        query = {"startDate": lo.isoformat(), "endDate": hi.isoformat(), **(params or {})}
+        return client.paginate(STREAMS[stream], query, path_params)
+
+    tasks = [partial(one, lo, hi) for lo, hi in windows]
+    return in_parallel(tasks, max(1, client.max_in_flight // max(1, parents)))
 
 
 MANUAL_BREAK_COLUMNS: dict[str, str] = {

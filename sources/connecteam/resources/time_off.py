@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from datetime import timedelta
+from functools import partial
 from itertools import chain
 from typing import Any
 
@@ -21,6 +22,7 @@ from ...progress import Progress
 from ..arrow_rows import BIGINT, DOUBLE, JSON, TEXT, ArrowRows, hints
 from ..client import ConnecteamClient
 from ..errors import ParentNotFoundError
+from ..fanout import in_parallel
 from ..listing import all_consistent, complete_listing, live, second_pass
 from ..loaded import only_changed, vanished
 from ..registry import STREAMS
@@ -197,7 +199,8 @@ def time_off_balances(client: ConnecteamClient, policy_type_list: Listing) -> Dl
         now = int(clock_now())
         as_of = utc_date(now).isoformat()
         arrow = ArrowRows("time_off_balances", BALANCE_COLUMNS, client.stats.untyped_values)
-        for policy_type in policy_type_list()[0]:
+
+        def one(policy_type: dict[str, Any]) -> Iterator[pa.Table]:
             type_id = str(policy_type.get("id"))
             progress = Progress(f"time_off_balances[{type_id}]", logger=logger)
             try:
@@ -211,5 +214,9 @@ def time_off_balances(client: ConnecteamClient, policy_type_list: Listing) -> Dl
             except ParentNotFoundError as exc:
                 client.skip_parent(exc, "time_off_balances")
             progress.done(f" as of {as_of}")
+
+        # up to max_in_flight policy types at once
+        tasks = [partial(one, policy_type) for policy_type in policy_type_list()[0]]
+        yield from in_parallel(tasks, client.max_in_flight)
 
     return _balances
