@@ -7,8 +7,9 @@ its ``emulator`` and ``demo`` commands. The names below are imported on first us
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from sources.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from .app import create_app
@@ -26,10 +27,4 @@ _HOMES = {
     "ServerOptions": ".state",
 }
 
-
-def __getattr__(name: str) -> Any:
-    """``emulator.<name>`` for the names of :data:`__all__`, imported when first asked for."""
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'emulator' has no attribute {name!r}")
-    return getattr(importlib.import_module(home, __name__), name)
+__getattr__ = lazy_attributes(__name__, _HOMES)

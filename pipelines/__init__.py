@@ -6,8 +6,9 @@ status`` reads :mod:`pipelines.status`) does not pay for the sync's dlt source.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from sources.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from .sync import STREAMS, SyncSummary, run_sync
@@ -31,10 +32,4 @@ _HOMES = {
     "warehouse_path": ".warehouse",
 }
 
-
-def __getattr__(name: str) -> Any:
-    """``pipelines.<name>`` for the names of :data:`__all__`, imported when first asked for."""
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'pipelines' has no attribute {name!r}")
-    return getattr(importlib.import_module(home, __name__), name)
+__getattr__ = lazy_attributes(__name__, _HOMES)
