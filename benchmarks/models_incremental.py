@@ -26,15 +26,13 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
+from benchmarks._commands import timed
 from benchmarks._emulator import EmulatorProcess
 
-WFM_SYNC = str(Path(sys.executable).with_name("wfm-sync"))
 ANCHOR = 1_795_132_800  # 2026-11-20 00:00 UTC: the emulator's data and the sync's clock
 DAY = 86_400
 INCREMENTAL = (
@@ -42,17 +40,6 @@ INCREMENTAL = (
     "fct_attendance", "fct_labour_cost_daily", "fct_timesheet_days", "fct_schedule_changes",
 )  # fmt: skip
 KINDS = ("incremental models", "other models", "data tests", "unit tests")
-
-
-def timed(env: dict[str, str], *args: str) -> float:
-    """Seconds one ``wfm-sync`` command took; raises when it failed."""
-    started = time.monotonic()
-    done = subprocess.run([WFM_SYNC, *args], env=env, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise SystemExit(
-            f"wfm-sync {' '.join(args)} failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}"
-        )
-    return time.monotonic() - started
 
 
 def node_seconds(target: Path) -> dict[str, float]:

@@ -16,26 +16,10 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
-import time
-from pathlib import Path
 
+from benchmarks._commands import timed
 from benchmarks._emulator import EmulatorProcess
-
-WFM_SYNC = str(Path(sys.executable).with_name("wfm-sync"))
-
-
-def timed(env: dict[str, str], *args: str) -> float:
-    """Seconds one ``wfm-sync`` command took; raises when it failed."""
-    started = time.monotonic()
-    done = subprocess.run([WFM_SYNC, *args], env=env, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise SystemExit(
-            f"wfm-sync {' '.join(args)} failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}"
-        )
-    return time.monotonic() - started
 
 
 def main() -> None:
