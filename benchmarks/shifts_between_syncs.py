@@ -37,7 +37,6 @@ def main() -> None:
     from emulator.server import BackgroundServer
     from flows.fold import fold_webhooks
     from flows.nightly import nightly_sync
-    from flows.runner import run_flow
     from pipelines.subscriptions import apply, current, plan, receiver_url
     from receiver import PATH, ReceiverSettings, create_app
     from sources.connecteam.config import client_from_config
@@ -59,7 +58,7 @@ def main() -> None:
             with client_from_config(SUBSCRIPTION_SCOPES) as client:
                 wanted, registered = current(client, ["shift_scheduler"], 2)
                 apply(client, plan(wanted, registered, url), url, None)
-            run_flow(nightly_sync, streams_label="bench-full")
+            nightly_sync(streams_label="bench-full")
 
             day: dict[str, object] = {"move_shifts": 1, "reassign_shifts": 1,
                                       "add_shift_users": 1, "unassign_shift_users": 1}  # fmt: skip
@@ -68,7 +67,7 @@ def main() -> None:
             server.state.deliverer.wait(120)
             delivered = time.monotonic() - started
             started = time.monotonic()
-            run_flow(fold_webhooks, models=True)
+            fold_webhooks(models=True)
             folded = time.monotonic() - started
             moved = str(changed["moved_shifts"][0][1]).split(":")[0]  # type: ignore[index]
             with duckdb.connect(str(Path(tmp) / "analytics.duckdb"), read_only=True) as con:
@@ -76,7 +75,7 @@ def main() -> None:
                     f"select distinct data_source from marts.fct_shifts where shift_id = '{moved}'"
                 ).fetchall()
             started = time.monotonic()
-            run_flow(nightly_sync, streams_label="bench-incremental")
+            nightly_sync(streams_label="bench-incremental")
             nightly = time.monotonic() - started
     events = server.state.deliverer.stats["delivered"]
     print(f"\n{args.users:,} users, {args.shifts:,} shift rows, 4 schedulers; the moved shift "

@@ -26,6 +26,8 @@ from prefect.schedules import Cron, Interval
 
 from flows.fold import fold_webhooks
 from flows.nightly import nightly_sync
+from flows.prefect_flows import ENTRYPOINT_FILE
+from flows.runner import Job
 from sources.settings import Settings
 
 DEFAULT_NIGHTLY_CRON: str = Settings.model_fields["nightly_cron"].default
@@ -110,7 +112,7 @@ def require_server() -> str:
 
 def _definitions(
     schedules: Schedules, allow_insecure: bool = False
-) -> list[tuple[Any, dict[str, Any]]]:
+) -> list[tuple[Job[..., Any], dict[str, Any]]]:
     description = "wfm-sync: {} (see docs/operations.md)."
     nightly_parameters = {"source_options": {"allow_insecure": True}} if allow_insecure else {}
     return [
@@ -143,14 +145,21 @@ def _definitions(
 
 def work_pool_definitions(
     schedules: Schedules, allow_insecure: bool = False
-) -> list[tuple[Any, dict[str, Any]]]:
-    """``(flow, deployment options)`` of both deployments as :func:`deploy_to_work_pool`
+) -> list[tuple[Job[..., Any], dict[str, Any]]]:
+    """``(job, deployment options)`` of both deployments as :func:`deploy_to_work_pool`
     registers them: the options of ``Flow.deploy`` (name, schedule, parameters, ...) with job
     variable ``env`` :data:`TELEMETRY_OPT_OUTS`."""
     return [
-        (flow, {**options, "job_variables": {"env": dict(TELEMETRY_OPT_OUTS)}})
-        for flow, options in _definitions(schedules, allow_insecure)
+        (job, {**options, "job_variables": {"env": dict(TELEMETRY_OPT_OUTS)}})
+        for job, options in _definitions(schedules, allow_insecure)
     ]
+
+
+def entrypoint(job: Job[..., Any], root: Path = PROJECT_DIR) -> str:
+    """The entrypoint of ``job``'s Prefect flow (:mod:`flows.prefect_flows`), its file relative
+    to ``root``: ``flows/prefect_flows.py:nightly_sync`` from the project's root."""
+    path = os.path.relpath(PROJECT_DIR / ENTRYPOINT_FILE, root)
+    return f"{Path(path).as_posix()}:{job.fn.__name__}"
 
 
 def serve_deployments(schedules: Schedules, allow_insecure: bool = False) -> None:
@@ -169,9 +178,13 @@ def serve_deployments(schedules: Schedules, allow_insecure: bool = False) -> Non
 
     require_server()
     schedules.check()
-    deployments = [
-        flow.to_deployment(**options) for flow, options in _definitions(schedules, allow_insecure)
-    ]
+    deployments = []
+    for job, options in _definitions(schedules, allow_insecure):
+        prefect_flow: Any = job.prefect_flow  # Prefect's sync/async union is sync here
+        deployment = prefect_flow.to_deployment(**options)
+        # the runner loads the flow from here (the job's own module holds the job, not a Flow)
+        deployment.entrypoint = entrypoint(job, Path.cwd())
+        deployments.append(deployment)
     serve(*deployments, print_starting_message=True)
 
 
@@ -194,14 +207,11 @@ def deploy_to_work_pool(
     """
     require_server()
     schedules.check()
-    entrypoints = {
-        nightly_sync.name: "flows/nightly.py:nightly_sync",
-        fold_webhooks.name: "flows/fold.py:fold_webhooks",
-    }
     names = []
-    for flow, options in work_pool_definitions(schedules, allow_insecure):
-        remote = flow.from_source(source=str(source), entrypoint=entrypoints[flow.name])
+    for job, options in work_pool_definitions(schedules, allow_insecure):
+        prefect_flow: Any = job.prefect_flow  # Prefect's sync/async union is sync here
+        remote = prefect_flow.from_source(source=str(source), entrypoint=entrypoint(job))
         remote.deploy(work_pool_name=work_pool, build=False, push=False, print_next_steps=False,
                       **options)  # fmt: skip
-        names.append(f"{flow.name}/{options['name']}")
+        names.append(f"{job.name}/{options['name']}")
     return names

@@ -1,7 +1,8 @@
-"""Prefect flow ``fold_webhooks``: move received webhook events into the warehouse.
+"""Job ``fold_webhooks`` (a Prefect flow where a Prefect API is configured): move received webhook
+events into the warehouse.
 
 Meant to run every few minutes; the deployment also rebuilds the models that read webhooks and
-publishes the snapshot after a fold that loaded events. One fold task with declared retries; a
+publishes the snapshot after a fold that loaded events. One fold step with declared retries; a
 retry (or the next scheduled run) resumes an interrupted load, and the insert-only load never
 counts an event twice. The fold holds the warehouse's writer lock for job ``fold`` for its whole
 run (:func:`pipelines.fold.run_fold`), so this flow and the nightly's fold, on any machine, never
@@ -12,12 +13,15 @@ passed as a parameter.
 
 from __future__ import annotations
 
-from prefect import flow, task
+from typing import TYPE_CHECKING
 
-from flows.models import dbt_build, publish_unless_skipped
 from flows.naming import rename_current_run
-from flows.runner import call_task, cause_chain, retry_if, run_logger
-from pipelines.fold import DEFAULT_RETENTION_DAYS, FoldSummary, run_fold
+from flows.runner import cause_chain, job, run_logger, step
+from sources.settings import FOLD_RETENTION_DAYS
+
+if TYPE_CHECKING:
+    from pipelines.fold import FoldSummary
+
 
 WEBHOOK_MODELS = "source:webhooks+"
 """The dbt selection a fold rebuilds: every model that reads the webhook events, and theirs."""
@@ -34,16 +38,18 @@ def is_transient(exc: BaseException) -> bool:
     return not any(isinstance(e, kinds) for e in cause_chain(exc))
 
 
-@task(
+@step(
     name="fold_inbox",
-    task_run_name="fold-inbox",
+    run_name="fold-inbox",
     retries=2,
-    retry_delay_seconds=[5, 30],
-    retry_condition_fn=retry_if(is_transient),
+    retry_delay_seconds=(5, 30),
+    retry_if=is_transient,
 )
 def fold_inbox(batch_size: int, retention_days: float) -> FoldSummary:
-    """Fold every unfolded inbox event into ``webhooks.events``; the task run is renamed after
-    the events folded, and a failure is logged with the inbox range it was folding."""
+    """Fold every unfolded inbox event into ``webhooks.events``; under Prefect the task run is
+    renamed after the events folded; a failure is logged with the inbox range it was folding."""
+    from pipelines.fold import run_fold
+
     try:
         summary = run_fold(batch_size=batch_size, retention_days=retention_days)
     except Exception as exc:
@@ -66,10 +72,10 @@ def fold_inbox(batch_size: int, retention_days: float) -> FoldSummary:
     return summary
 
 
-@flow(name="fold_webhooks", flow_run_name="fold-webhooks", log_prints=True)
+@job(name="fold_webhooks", run_name="fold-webhooks")
 def fold_webhooks(
     batch_size: int = 100_000,
-    retention_days: float = DEFAULT_RETENTION_DAYS,
+    retention_days: float = FOLD_RETENTION_DAYS,
     models: bool = False,
 ) -> FoldSummary:
     """Fold the webhook inbox into dataset ``webhooks`` (tables ``events``, ``quarantine``).
@@ -83,9 +89,11 @@ def fold_webhooks(
             dashboard shows the day's changes before the nightly sync. The scheduled
             deployment sets it.
     """
-    summary = call_task(fold_inbox, batch_size, retention_days)
+    from flows.models import dbt_build, publish_unless_skipped
+
+    summary = fold_inbox(batch_size, retention_days)
     rename_current_run(f"fold-webhooks: {summary.events:,} events, backlog {summary.backlog:,}")
     if models and summary.events:
-        call_task(dbt_build, WEBHOOK_MODELS)
+        dbt_build(WEBHOOK_MODELS)
         publish_unless_skipped()
     return summary

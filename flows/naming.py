@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 
 logger = logging.getLogger("flows")
 
@@ -10,9 +11,11 @@ logger = logging.getLogger("flows")
 def rename_current_run(name: str, *, task: bool = False) -> None:
     """Give the running flow run (or task run, with ``task=True``) the name ``name``.
 
-    Best effort: outside a run, or when the server cannot be reached, it only logs at debug
-    level; the run itself never fails because of its name.
+    Best effort: outside a run (always, when Prefect is not imported), or when the server cannot
+    be reached, it only logs at debug level; the run itself never fails because of its name.
     """
+    if "prefect" not in sys.modules:
+        return
     try:
         from prefect.client.orchestration import get_client
         from prefect.runtime import flow_run, task_run

@@ -1,33 +1,28 @@
-"""Prefect flow ``nightly_sync``: sync -> fold -> models -> publish.
+"""Job ``nightly_sync`` (a Prefect flow where a Prefect API is configured): sync -> fold ->
+models -> publish -> report.
 
-The API sync runs as one task per task group of the stream registry
-(:data:`sources.connecteam.registry.TASK_GROUPS`: six tasks, streams sharing a parent listing in
+The API sync runs as one step per task group of the stream registry
+(:data:`sources.connecteam.registry.TASK_GROUPS`: six steps, streams sharing a parent listing in
 one, so the listing is fetched once), with declared retries, one after another (DuckDB takes one
-writer at a time). A task that fails on a transient problem is retried; one that
+writer at a time). A step that fails on a transient problem is retried; one that
 fails on credentials or a refused request is not, because retrying cannot fix it. Then the webhook
 inbox is folded, the dbt models are built and tested, and the read-only snapshot is published
 (on a PostgreSQL warehouse, where the models build too, publishing is skipped with a note).
-Secrets are never flow or task parameters (Prefect stores those): the tasks read them from dlt
-config.
+Secrets are never job or step parameters (Prefect stores those as flow and task parameters): the
+steps read them from dlt config. Importing this module imports neither Prefect nor the later
+steps' libraries (:mod:`flows.runner`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dlt.common.configuration.exceptions import ConfigurationException
-from prefect import flow, task
 
-from dashboard.report import ReportSummary
-from flows.fold import fold_inbox
-from flows.models import dbt_build, publish_unless_skipped, report
 from flows.naming import rename_current_run, rows_text
-from flows.runner import call_task, cause_chain, retry_if, run_logger
+from flows.runner import cause_chain, job, run_logger, step
 from pipelines import STREAMS, SyncSummary, run_sync
-from pipelines.fold import DEFAULT_RETENTION_DAYS, FoldSummary
-from pipelines.models import ModelsSummary
-from pipelines.publish import PublishSummary
 from pipelines.warehouse import WarehouseConfigError
 from sources import clock
 from sources.connecteam import (
@@ -39,6 +34,13 @@ from sources.connecteam import (
 from sources.connecteam.config import ConnecteamSourceConfiguration
 from sources.connecteam.registry import TASK_GROUPS as REGISTRY_GROUPS
 from sources.connecteam.windows import shift_window
+from sources.settings import FOLD_RETENTION_DAYS
+
+if TYPE_CHECKING:  # the later steps' modules load when their step runs, after the sync
+    from dashboard.report import ReportSummary
+    from pipelines.fold import FoldSummary
+    from pipelines.models import ModelsSummary
+    from pipelines.publish import PublishSummary
 
 TASK_GROUPS: tuple[tuple[str, ...], ...] = REGISTRY_GROUPS
 """The sync's tasks, in order: the registry's task groups (each stream's ``group``)."""
@@ -58,20 +60,20 @@ def is_transient(exc: BaseException) -> bool:
     return True
 
 
-@task(
+@step(
     name="sync_streams",
-    task_run_name="sync-{label}",
+    run_name="sync-{label}",
     retries=2,
-    retry_delay_seconds=[10, 60],
-    retry_condition_fn=retry_if(is_transient),
+    retry_delay_seconds=(10, 60),
+    retry_if=is_transient,
 )
 def sync_streams(
     streams: tuple[str, ...], label: str, source_options: dict[str, Any]
 ) -> SyncSummary:
     """Load ``streams`` into dataset ``connecteam``; resumes an interrupted load on retry.
 
-    The task run is renamed after what it did (rows per table, dataset, shift window); a
-    failure is logged with the endpoint and status the provider answered.
+    Under Prefect the task run is renamed after what it did (rows per table, dataset, shift
+    window); a failure is logged with the endpoint and status the provider answered.
     """
     logger = run_logger()
     try:
@@ -127,7 +129,7 @@ class StreamsFailedError(RuntimeError):
         )
 
 
-@flow(name="nightly_sync", flow_run_name="nightly-sync-{streams_label}", log_prints=True)
+@job(name="nightly_sync", run_name="nightly-sync-{streams_label}")
 def nightly_sync(
     streams: tuple[str, ...] = STREAMS,
     streams_label: str = "all",
@@ -163,21 +165,21 @@ def nightly_sync(
             selected = tuple(s for s in group if s in streams)
             if selected:
                 result.sync = result.sync.merge(
-                    call_task(
-                        sync_streams,
-                        selected,
-                        label="+".join(selected),
-                        source_options=source_options or {},
+                    sync_streams(
+                        selected, label="+".join(selected), source_options=source_options or {}
                     )
                 )
+    from flows.fold import fold_inbox  # each later step's libraries load when it runs
+    from flows.models import dbt_build, publish_unless_skipped, report
+
     if "fold" in steps:
-        result.fold = call_task(fold_inbox, 100_000, DEFAULT_RETENTION_DAYS)
+        result.fold = fold_inbox(100_000, FOLD_RETENTION_DAYS)
     if "models" in steps:
-        result.models = call_task(dbt_build)
+        result.models = dbt_build()
     if "publish" in steps:
         result.publish, result.publish_note = publish_unless_skipped()
     if "report" in steps and result.publish is not None:
-        result.report = call_task(report)
+        result.report = report()
     rename_current_run(_describe(result))
     if result.sync.failed_streams:
         raise StreamsFailedError(result)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import dlt
 
+from sources.settings import FOLD_RETENTION_DAYS
 from sources.webhooks import (
     DEFAULT_BATCH_BYTES,
     DEFAULT_ROUND_BYTES,
@@ -33,7 +34,6 @@ from .warehouse import (
 logger = logging.getLogger("pipelines.fold")
 
 DATASET_WEBHOOKS = "webhooks"
-DEFAULT_RETENTION_DAYS = 7.0
 
 
 @dataclass
@@ -103,7 +103,7 @@ def run_fold(
     inbox_url: str | None = None,
     *,
     batch_size: int = 100_000,
-    retention_days: float = DEFAULT_RETENTION_DAYS,
+    retention_days: float = FOLD_RETENTION_DAYS,
     pipeline: dlt.Pipeline | None = None,
     batch_bytes: int = DEFAULT_BATCH_BYTES,
     round_bytes: int = DEFAULT_ROUND_BYTES,

@@ -16,6 +16,11 @@ from . import settings
 NOW_VARIABLE = "WFM_SYNC_NOW"
 
 
+def pinned() -> bool:
+    """Whether ``WFM_SYNC_NOW`` pins the clock (else :func:`now` is the real time)."""
+    return bool((settings.current().now or "").strip())
+
+
 def now() -> float:
     """Epoch seconds (UTC): ``WFM_SYNC_NOW`` (:attr:`sources.settings.Settings.now`) when set,
     else the real time.

@@ -140,6 +140,9 @@ class Settings(BaseSettings):
 DESTINATIONS = ("duckdb", "postgres")
 """The raw warehouses the jobs can load into."""
 
+FOLD_RETENTION_DAYS = 7.0
+"""Days a folded inbox row is kept before a fold prunes it, unless the fold is told otherwise."""
+
 PROJECT_DIR_VARIABLE = "DLT_PROJECT_DIR"
 """dlt's own name for the project's home (its run directory): ``.dlt/`` is read from there and
 every relative path of the project resolves from there. ``wfm-sync --project-dir`` sets it."""

@@ -104,8 +104,8 @@ def test_flow_runs_of_the_work_pool_deployments_have_prefect_analytics_off() -> 
     from flows.deployments import Schedules, work_pool_definitions
 
     envs = []
-    for flow, options in work_pool_definitions(Schedules()):
-        deployment = flow.to_deployment(**options)  # the deployment as Prefect builds it
+    for job, options in work_pool_definitions(Schedules()):
+        deployment = job.prefect_flow.to_deployment(**options)  # as Prefect builds it
         envs.append(deployment.job_variables["env"])
     assert len(envs) == 2 and envs[0] == envs[1]
 

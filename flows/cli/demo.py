@@ -158,7 +158,6 @@ def run_demo(
     from emulator.webhooks import activity_events, build_burst
     from flows.fold import fold_webhooks
     from flows.nightly import nightly_sync
-    from flows.runner import run_flow
     from pipelines.subscriptions import apply, current, plan, receiver_url
     from receiver import ReceiverSettings, create_app
     from sources.clock import now as clock_now
@@ -223,9 +222,7 @@ def run_demo(
 
             console.rule("run 1: nightly_sync (full sync -> fold -> models -> publish)")
             started = time.monotonic()
-            print_nightly(
-                run_flow(nightly_sync, streams_label="demo-full"), time.monotonic() - started
-            )
+            print_nightly(nightly_sync(streams_label="demo-full"), time.monotonic() - started)
 
             changed = emulator.control("mutate", DAY_CHANGES)
             console.rule("during the day: changes at the emulator, delivered as webhooks")
@@ -253,7 +250,7 @@ def run_demo(
             )
             console.rule("fold_webhooks with models: the day's changes before the next sync")
             started = time.monotonic()
-            print_fold(run_flow(fold_webhooks, models=True), time.monotonic() - started)
+            print_fold(fold_webhooks(models=True), time.monotonic() - started)
             _show(path.parent / "analytics.duckdb", console,
                   f"fct_shifts: the moved shift {moved}, from the webhook (before run 2)",
                   MOVED_SHIFT_SQL.format(shift_id=moved))  # fmt: skip
@@ -261,7 +258,7 @@ def run_demo(
             console.rule("run 2: nightly_sync (incremental)")
             started = time.monotonic()
             print_nightly(
-                run_flow(nightly_sync, streams_label="demo-incremental"),
+                nightly_sync(streams_label="demo-incremental"),
                 time.monotonic() - started,
             )
             _show(path.parent / "analytics.duckdb", console,

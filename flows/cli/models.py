@@ -39,13 +39,11 @@ def models_build(
 
     setup_logging(False)
     from flows.models import build_models_flow
-    from flows.runner import run_flow
 
     started = time.monotonic()
     try:
         with live_progress():
-            result = run_flow(
-                build_models_flow,
+            result = build_models_flow(
                 select=select or None,
                 publish_after=publish,
                 full_refresh=full_refresh,

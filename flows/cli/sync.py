@@ -38,7 +38,6 @@ def sync(
 
     setup_logging(verbose)
     from flows.nightly import STEPS, StreamsFailedError, nightly_sync
-    from flows.runner import run_flow
     from pipelines import STREAMS
     from sources.connecteam.config import read_config
 
@@ -52,8 +51,7 @@ def sync(
     started = time.monotonic()
     try:
         with live_progress():
-            result = run_flow(
-                nightly_sync,
+            result = nightly_sync(
                 streams=chosen,
                 streams_label="all" if chosen == STREAMS else "+".join(chosen),
                 steps=chosen_steps,

@@ -10,6 +10,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from sources.settings import FOLD_RETENTION_DAYS
+
 from .live import live_progress
 from .render import print_fold
 from .terminal import AllowInsecureOption, console, err, fail, setup_logging
@@ -308,7 +310,7 @@ def webhooks_fold(
     batch_size: Annotated[int, typer.Option(help="Inbox rows per batch.")] = 100_000,
     retention_days: Annotated[
         float, typer.Option(help="Days folded inbox rows are kept before pruning.")
-    ] = 7.0,
+    ] = FOLD_RETENTION_DAYS,
     models: Annotated[
         bool,
         typer.Option(
@@ -323,7 +325,6 @@ def webhooks_fold(
 
     setup_logging(False)
     from flows.fold import fold_webhooks
-    from flows.runner import run_flow
     from sources.webhooks.config import inbox_url_from_config
 
     try:
@@ -333,8 +334,8 @@ def webhooks_fold(
     started = time.monotonic()
     try:
         with live_progress():
-            summary = run_flow(
-                fold_webhooks, batch_size=batch_size, retention_days=retention_days, models=models
+            summary = fold_webhooks(
+                batch_size=batch_size, retention_days=retention_days, models=models
             )
     except Exception as exc:  # noqa: BLE001
         fail(exc, "fold")

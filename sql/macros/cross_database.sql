@@ -235,12 +235,13 @@
 {%- endmacro %}
 
 {#- The time the models take as now (timestamp with time zone): the dbt variable `now` (epoch
-    seconds; `wfm-sync` passes its clock, WFM_SYNC_NOW when pinned), else the database's now(). -#}
+    seconds; `wfm-sync` passes it when WFM_SYNC_NOW pins its clock), else the start of the dbt
+    invocation (run_started_at, UTC), the same instant for every model of one build. -#}
 {% macro as_of_time() -%}
     {%- if var('now', none) is not none -%}
         to_timestamp({{ var('now') | float }})
     {%- else -%}
-        now()
+        to_timestamp({{ run_started_at.timestamp() }})
     {%- endif -%}
 {%- endmacro %}
 
