@@ -1,0 +1,46 @@
+"""dbt parses only what changed between runs: the variables ``wfm-sync`` passes stay the same
+from one run to the next unless the clock is pinned (``WFM_SYNC_NOW``), because dbt re-parses the
+whole project (about 10 s) whenever a variable changes."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from pipelines.models import run_dbt
+
+REPARSE = "Unable to do partial parsing because config vars"
+
+
+def parse_log(target: Path, warehouse: Path) -> str:
+    """dbt's log lines of one ``dbt parse`` of the project on ``warehouse``."""
+    log = target / "logs" / "dbt.log"
+    before = log.stat().st_size if log.exists() else 0
+    result = run_dbt(["parse"], warehouse)
+    assert result.success, result.exception
+    with log.open(encoding="utf-8") as handle:
+        handle.seek(before)
+        return handle.read()
+
+
+def test_with_the_real_clock_the_next_run_reuses_the_parse(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "dbt"
+    monkeypatch.setenv("WFM_SYNC_DBT_TARGET_DIR", str(target))
+    monkeypatch.delenv("WFM_SYNC_NOW", raising=False)
+    warehouse = tmp_path / "warehouse.duckdb"
+    duckdb.connect(str(warehouse)).close()
+    parse_log(target, warehouse)
+    time.sleep(1.1)  # the real clock has moved on by the next run
+    second = parse_log(target, warehouse)
+    assert REPARSE not in second
+    assert "Nothing changed, skipping partial parsing" in second
+    # a pinned clock that moves is a changed variable: the whole project is parsed again
+    monkeypatch.setenv("WFM_SYNC_NOW", "2026-12-20T00:00:00Z")
+    parse_log(target, warehouse)
+    monkeypatch.setenv("WFM_SYNC_NOW", "2026-12-21T00:00:00Z")
+    assert REPARSE in parse_log(target, warehouse)
