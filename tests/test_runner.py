@@ -119,3 +119,25 @@ def test_a_one_shot_sync_imports_no_prefect_dbt_or_dashboard(
     assert "pipelines.sync" in loaded and "dlt" in loaded  # the sync ran
     unwanted = ("prefect", "dbt", "marimo", "altair", "emulator.app", "fastapi")
     assert sorted(name for name in unwanted if name in loaded) == []
+
+
+@pytest.mark.parametrize("where", ["root", "elsewhere"])
+def test_deployment_entrypoints_load_the_jobs_prefect_flows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """What a served deployment's runner and a work pool's worker load: a Prefect ``Flow`` of
+    the job's name, from the project's root (work pools) or the directory ``serve`` ran in."""
+    from prefect import Flow
+    from prefect.flows import load_flow_from_entrypoint
+
+    from flows.deployments import entrypoint
+    from flows.fold import fold_webhooks
+    from flows.nightly import nightly_sync
+
+    cwd = ROOT if where == "root" else tmp_path
+    monkeypatch.chdir(cwd)
+    for one in (nightly_sync, fold_webhooks):
+        point = entrypoint(one, cwd)
+        assert point.endswith(f"flows/prefect_flows.py:{one.fn.__name__}")
+        loaded = load_flow_from_entrypoint(point)
+        assert isinstance(loaded, Flow) and loaded.name == one.name
