@@ -84,7 +84,9 @@ def main() -> None:
     parser.add_argument("--busy", action="store_true", help="two CPU-burning processes beside")
     parser.add_argument("--before", help="also run the command on the code in this folder")
     args = parser.parse_args()
-    variants = {name: (command, None) for name, command in VARIANTS.items()}
+    variants: dict[str, tuple[list[str], str | None]] = {
+        name: (command, None) for name, command in VARIANTS.items()
+    }
     if args.before:
         variants[f"wfm-sync sync, code in {args.before}"] = (
             [sys.executable, "-m", "flows.cli", *VARIANTS["wfm-sync sync (no API: direct)"][1:]],
