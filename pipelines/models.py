@@ -11,17 +11,19 @@ values out of its logs and artifacts), with ``PGTZ=UTC`` (the session's timezone
 ``timestamptz`` cast to a date falls on the UTC day, as on DuckDB); both variables are set for
 the duration of the call only. The models land in the schemas ``staging``, ``intermediate`` and
 ``marts`` beside the raw ones. The dbt variable ``now`` is the project's clock
-(:func:`sources.clock.now`, ``WFM_SYNC_NOW`` when pinned).
+(:func:`sources.clock.now`) when ``WFM_SYNC_NOW`` pins it; otherwise it is not passed and the
+models take the build's start (dbt's ``run_started_at``), so the variables stay the same from run
+to run and dbt re-parses only what changed.
 
 The project's packages are vendored in ``sql/vendor/`` (``sql/packages.yml``, ``local:``);
 :func:`run_dbt` links them with ``dbt deps`` the first time, offline. dbt runs ``--quiet`` (set
 ``WFM_SYNC_DBT_VERBOSE=1`` for its per-node log); a failing data test, unit test or model is
 reported by name with a sample of the offending rows, re-queried from the DuckDB file or with
-psycopg2 from PostgreSQL. Rows holding provider values a staging model could not type are
-counted per model (the ``untypable_values`` warn tests) in :attr:`ModelsSummary.untypable_rows`,
-the run log and ``wfm-sync status``; what each staging model reads and casts is its YAML
-declaration (:func:`staging_declarations`, :func:`models_casting`). The dbt-project-evaluator
-package is built only with the dbt variable ``evaluate_project`` (never by
+psycopg2 from PostgreSQL (:mod:`pipelines.model_failures`). Rows holding provider values a
+staging model could not type are counted per model (the ``untypable_values`` warn tests) in
+:attr:`ModelsSummary.untypable_rows`, the run log and ``wfm-sync status``; what each staging
+model reads and casts is its YAML declaration (:mod:`pipelines.staging_declarations`). The
+dbt-project-evaluator package is built only with the dbt variable ``evaluate_project`` (never by
 :func:`build_models`).
 
 A build holds the warehouse's writer lock (:func:`pipelines.warehouse.writes_warehouse`): on
@@ -40,20 +42,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import duckdb
-import yaml  # type: ignore[import-untyped]  # (PyYAML, a dbt dependency; no stubs here)
 from filelock import FileLock
 
 from sources import clock, settings
 from sources.progress import Progress
 
+from .model_failures import FailedNode, sample_failed_rows
 from .model_windows import incremental_lookback_days
 from .runs import records_run
 from .warehouse import destination_name, postgres_target, warehouse_path, writes_warehouse
 
 logger = logging.getLogger("pipelines.models")
-
-SAMPLE_ROWS = 5
 
 
 def project_dir() -> Path:
@@ -71,37 +70,6 @@ def target_dir() -> Path:
     need their own: dbt rewrites its manifest and parse cache there on every run.
     """
     return settings.current().dbt_target_dir or project_dir() / "target"
-
-
-@dataclass
-class FailedNode:
-    """One model or test that did not pass.
-
-    Attributes:
-        name: The dbt node name, e.g. ``unique_dim_users_user_id``.
-        kind: ``test``, ``unit_test``, ``model``, ...
-        status: ``fail`` or ``error``.
-        message: dbt's message.
-        failures: Failing rows counted by dbt (tests).
-        columns: Column names of ``sample``.
-        sample: Up to five offending rows (tests whose SQL could be re-run).
-    """
-
-    name: str
-    kind: str
-    status: str
-    message: str
-    failures: int | None = None
-    columns: list[str] = field(default_factory=list)
-    sample: list[tuple[Any, ...]] = field(default_factory=list)
-
-    def describe(self) -> str:
-        """One paragraph: name, status, message, and the sample rows."""
-        text = f"{self.kind} {self.name} {self.status}: {self.message}"
-        if self.sample:
-            text += f"\n    offending rows ({', '.join(self.columns)}):"
-            text += "".join(f"\n      {row}" for row in self.sample)
-        return text
 
 
 @dataclass
@@ -131,122 +99,11 @@ class ModelsSummary:
     untypable_rows: dict[str, int] = field(default_factory=dict)
 
 
-STAGING_MODELS_YAML = "models/staging/*/_*__models.yml"
-"""Where the staging models' YAML is, relative to the project: one file per source folder."""
-
 PACKAGES = ("dbt_utils", "dbt_project_evaluator")
 """The project's dbt packages (``sql/packages.yml``), vendored in ``sql/vendor/``."""
 
 UNTYPABLE_TEST = "untypable_values_"
 """Name prefix of the warn tests counting rows with untypable provider values, per model."""
-
-
-@dataclass(frozen=True)
-class DeclaredColumn:
-    """One provider value a staging model reads (``config.meta`` in ``_<source>__models.yml``).
-
-    Attributes:
-        name: The raw column, or for a value inside a JSON raw column the name the model gives it.
-        type: What it is cast to (``bigint``, ``double``, ``boolean``, ``date``, ``epoch``,
-            ``timezone``, ``json``, ...); ``varchar`` is read as sent, not a cast.
-        column: The raw column it is read from (``name`` itself for a raw column).
-        field: The provider's field path it holds, dotted, ``[*]`` for the items of an array
-            (``start.timezone``, ``customFields[*].customFieldId``); ``None`` for a column our
-            source adds (keys, deletion marks, ...).
-    """
-
-    name: str
-    type: str
-    column: str
-    field: str | None
-
-    @property
-    def is_cast(self) -> bool:
-        """Whether the model casts it (and counts it in ``untypable_value_count``)."""
-        return self.type != "varchar"
-
-
-@dataclass(frozen=True)
-class StagingDeclaration:
-    """What one staging model reads from its raw table, as its YAML ``meta`` declares it.
-
-    Attributes:
-        model: The staging model, e.g. ``stg_connecteam__time_off_requests``.
-        raw_table: ``<dataset>.<table>``, e.g. ``connecteam.time_off_requests``.
-        columns: Every raw column it reads, then every value it reads inside a JSON column.
-    """
-
-    model: str
-    raw_table: str
-    columns: tuple[DeclaredColumn, ...]
-
-    @property
-    def casts(self) -> tuple[DeclaredColumn, ...]:
-        """The values the model casts: a present (not null, not empty) value that cannot be
-        typed is null and makes the row count in the model's untypable-row count."""
-        return tuple(c for c in self.columns if c.is_cast)
-
-    @property
-    def raw_columns(self) -> tuple[str, ...]:
-        """The raw columns the model reads (it reads no other)."""
-        return tuple(c.name for c in self.columns if c.name == c.column)
-
-
-def staging_declarations(project: Path | None = None) -> dict[str, StagingDeclaration]:
-    """Every staging model's declaration, by model name, from the YAML of each source's staging
-    folder (``models/staging/<source>/_<source>__models.yml``).
-
-    The same ``meta`` drives the ``typed_source`` macro, so this is exactly what the models read
-    and cast.
-    """
-    found = {}
-    for entry in (
-        model
-        for path in sorted((project or project_dir()).glob(STAGING_MODELS_YAML))
-        for model in yaml.safe_load(path.read_text())["models"]
-    ):
-        meta = (entry.get("config") or {}).get("meta") or {}
-        if "raw_table" not in meta:
-            continue
-        raw = meta.get("raw_columns") or {}
-        columns = [
-            DeclaredColumn(name, spec["type"], name, spec.get("field"))
-            for name, spec in raw.items()
-        ]
-        for name, spec in (meta.get("json_fields") or {}).items():
-            base = raw[spec["column"]].get("field")
-            path_in = spec["path"] if spec["path"].startswith("[") else "." + spec["path"]
-            field_path = f"{base}{path_in}" if base else path_in.lstrip(".")
-            columns.append(DeclaredColumn(name, spec["type"], spec["column"], field_path))
-        found[entry["name"]] = StagingDeclaration(entry["name"], meta["raw_table"], tuple(columns))
-    return found
-
-
-def models_casting(raw_table: str, field_path: str | list[str]) -> list[str]:
-    """The staging models that cast the provider field ``field_path`` of ``raw_table``.
-
-    Args:
-        raw_table: ``time_off_requests`` or ``connecteam.time_off_requests`` (a bare name is
-            taken in dataset ``connecteam``).
-        field_path: Dotted (``start.timezone``) or a list of parts as a record is walked
-            (``["customFields", 0, "value"]``; list positions become ``[*]``).
-
-    Returns:
-        Model names, sorted; empty when no model casts that field.
-    """
-    table = raw_table if "." in raw_table else f"connecteam.{raw_table}"
-    if isinstance(field_path, str):
-        wanted = field_path
-    else:
-        wanted = ""
-        for part in field_path:
-            text = str(part)
-            wanted += "[*]" if text.isdigit() else ("." if wanted else "") + text
-    return sorted(
-        d.model
-        for d in staging_declarations().values()
-        if d.raw_table == table and any(c.field == wanted for c in d.casts)
-    )
 
 
 class ModelsBuildError(Exception):
@@ -455,7 +312,7 @@ def _build(path: Path | None, where: str, args: list[str]) -> ModelsSummary:
 
 def _count_node(summary: ModelsSummary, node_result: Any, path: Path | None) -> None:
     """Add one of dbt's node results to ``summary``: passed (by kind), warned (untypable-row
-    counts), skipped, or failed (a failed test's rows sampled, see :func:`_sample`)."""
+    counts), skipped, or failed (a failed test's rows sampled, :func:`sample_failed_rows`)."""
     status = str(node_result.status).lower().rsplit(".", 1)[-1]
     node = node_result.node
     kind = str(node.resource_type).rsplit(".", 1)[-1].lower()
@@ -479,7 +336,7 @@ def _count_node(summary: ModelsSummary, node_result: Any, path: Path | None) -> 
         )
         summary.failed.append(failed)
         if failed.kind == "test":
-            _sample(failed, getattr(node, "compiled_code", None), path)
+            sample_failed_rows(failed, getattr(node, "compiled_code", None), path)
 
 
 def _build_failure_reason(summary: ModelsSummary, result: Any, path: Path | None) -> str:
@@ -497,42 +354,6 @@ def _build_failure_reason(summary: ModelsSummary, result: Any, path: Path | None
             "DESTINATION__POSTGRES__CREDENTIALS, its host, port, database, user and password)"
         )
     return reason
-
-
-def _sample(node: FailedNode, compiled_sql: str | None, warehouse: Path | None) -> None:
-    """Re-run a failed test's compiled query for a few of the rows it complains about, on the
-    DuckDB file ``warehouse`` or (``None``) the PostgreSQL warehouse."""
-    if not compiled_sql:
-        return
-    query = f"select * from ({compiled_sql}) as failing limit {SAMPLE_ROWS}"
-    if warehouse is None:
-        _sample_postgres(node, query)
-        return
-    try:
-        with duckdb.connect(str(warehouse)) as con:
-            relation = con.sql(query)
-            node.columns = list(relation.columns)
-            node.sample = [tuple(r) for r in relation.fetchall()]
-    except duckdb.Error as exc:  # the sample is a courtesy; the failure itself stands
-        logger.warning("could not sample the rows of %s: %s", node.name, exc)
-
-
-def _sample_postgres(node: FailedNode, query: str) -> None:
-    """Run ``query`` on the PostgreSQL warehouse (psycopg2, session timezone UTC as the build's)
-    into ``node.columns`` and ``node.sample``; a query that fails is logged, not raised."""
-    import psycopg2
-
-    target = postgres_target()
-    try:
-        with psycopg2.connect(
-            host=target.host, port=target.port, user=target.user, password=target.password,
-            dbname=target.database, options="-c timezone=UTC",
-        ) as connection, connection.cursor() as cursor:  # fmt: skip
-            cursor.execute(query)
-            node.columns = [d.name for d in cursor.description or ()]
-            node.sample = [tuple(r) for r in cursor.fetchall()]
-    except psycopg2.Error as exc:  # the sample is a courtesy; the failure itself stands
-        logger.warning("could not sample the rows of %s: %s", node.name, exc)
 
 
 def generate_docs(warehouse: Path | None = None) -> Path:

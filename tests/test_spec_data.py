@@ -24,7 +24,7 @@ from emulator.server import BackgroundServer
 from emulator.spec_data import spec_webhook_bodies
 from emulator.webhooks import send_burst
 from pipelines.model_docs import mart_docs
-from pipelines.models import models_casting
+from pipelines.staging_declarations import models_casting
 from pipelines.timesheet_match import read_timesheet_match
 from receiver import ReceiverSettings, create_app
 

@@ -3,7 +3,7 @@
 Every ``stg_connecteam__*`` model reads its raw table through the ``typed_source`` macro, which
 reads exactly the raw columns the model declares in its YAML ``meta``
 (``staging/<source>/_<source>__models.yml``;
-:func:`pipelines.models.staging_declarations`). Two checks:
+:func:`pipelines.staging_declarations.staging_declarations`). Two checks:
 
 * the **declarations**: each declared raw column holds a provider field the spec's schema of
   the endpoint's record has (dlt's snake_case of it for tables loaded as the provider sends
@@ -33,9 +33,19 @@ import yaml  # type: ignore[import-untyped, unused-ignore]
 from dlt.common.normalizers.naming.snake_case import NamingConvention
 from sqlglot import exp
 
-from pipelines.models import DeclaredColumn, StagingDeclaration, run_dbt, staging_declarations
+from pipelines.models import run_dbt
+from pipelines.staging_declarations import DeclaredColumn, StagingDeclaration, staging_declarations
 from sources.connecteam.registry import STREAMS as ENDPOINTS
-from sources.connecteam.resources import availability, forms, jobs, pay, tasks, time_clock, time_off
+from sources.connecteam.resources import (
+    availability,
+    forms,
+    jobs,
+    manual_breaks,
+    pay,
+    tasks,
+    time_clock,
+    time_off,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = json.loads((ROOT / "tests" / "data" / "connecteam-openapi.json").read_text())
@@ -127,7 +137,7 @@ BUILT: dict[str, tuple[Builder, list[str]]] = {
         lambda r: availability.unavailability_row(1, r),
         ["SchedulerUnavailabilityResponse"],
     ),
-    "manual_breaks": (lambda r: time_clock.manual_break_row(1, r), ["ManualBreakResponse"]),
+    "manual_breaks": (lambda r: manual_breaks.manual_break_row(1, r), ["ManualBreakResponse"]),
 }
 """Tables the source builds with a row builder from one record: the builder and the spec
 schemas of the records it reads (the others are loaded as the provider sends them, named by
