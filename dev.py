@@ -41,6 +41,7 @@ COMPILE = [
     "--quiet",
     "--generate-hashes",  # every distribution file of each pinned version
     "--extra=dev",
+    "--extra=emulator",  # the emulator's generators (its spec data mode): `make install` has them
     "--all-build-deps",  # setuptools, the build backend: installed from the lock as well
     # each package with the extras asked of it (mashumaro[msgpack]): pip's hash mode wants
     # every requirement with extras pinned as such

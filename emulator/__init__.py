@@ -1,15 +1,17 @@
 """A local stand-in for the Connecteam API, for the demo, the tests and the benchmarks.
 
 Never imported by production code paths (``sources``, ``pipelines``); the CLI imports it only for
-its ``emulator`` and ``demo`` commands. The names below are imported on first use, so reading
-:mod:`emulator.config` (the demo's sizes, for ``--help``) costs no web framework.
+its ``emulator`` and ``demo`` commands. It imports nothing of the product either (an import
+contract in ``pyproject.toml``): what it serves and sends comes from the provider's documents
+(its webhook events: :mod:`emulator.spec_webhooks`), so where the product misreads them a test
+can tell. The names below are imported on first use, so reading :mod:`emulator.config` (the
+demo's sizes, for ``--help``) costs no web framework.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from sources.lazy import lazy_attributes
+import importlib
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .app import create_app
@@ -27,4 +29,14 @@ _HOMES = {
     "ServerOptions": ".state",
 }
 
-__getattr__ = lazy_attributes(__name__, _HOMES)
+
+def __getattr__(name: str) -> Any:
+    """The names of :data:`__all__`, each imported from its module on first use (PEP 562).
+
+    Raises:
+        AttributeError: ``name`` is not one of them.
+    """
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(home, __name__), name)

@@ -1,13 +1,45 @@
 """The size and seed of one emulated account: :class:`EmulatorConfig` and the operations part
-of it, :class:`OperationsConfig`."""
+of it, :class:`OperationsConfig`; and the emulator's "now" (:func:`now`)."""
 
 from __future__ import annotations
 
+import os
+import time
 from dataclasses import dataclass, field
-
-from sources import clock
+from datetime import UTC, datetime
 
 DAY = 86_400
+NOW_VARIABLE = "WFM_SYNC_NOW"
+"""The variable that pins the emulator's "now" (the project's pinned clock, read here at the
+emulator's own edge: the emulator imports nothing of the product)."""
+
+
+def now() -> float:
+    """The emulator's "now", epoch seconds (UTC): the instant ``WFM_SYNC_NOW`` names (epoch
+    seconds, or an ISO 8601 date or datetime, UTC when it has no offset), read at every call so
+    a test that moves it moves the emulator; the real time when it is unset or blank.
+
+    Raises:
+        ValueError: ``WFM_SYNC_NOW`` is neither epoch seconds nor an ISO 8601 date or datetime
+            (the message names the variable and the value).
+    """
+    raw = os.environ.get(NOW_VARIABLE, "").strip()
+    if not raw:
+        return time.time()
+    try:
+        return float(raw)
+    except ValueError:
+        pass
+    try:
+        moment = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(
+            f"{NOW_VARIABLE}={raw!r} is not epoch seconds or an ISO date/datetime such as "
+            "2026-12-20T00:00:00Z; unset it to use the real clock"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()
 
 
 @dataclass
@@ -60,7 +92,7 @@ class EmulatorConfig:
         schedulers: Number of schedulers (schedules).
         shifts: Number of V1 shift rows (one per assigned user, one per open shift) in all.
         anchor: The emulator's "now" for data generation, UTC epoch seconds (default: the UTC
-            midnight of :func:`sources.clock.now`: the real date, or the ``WFM_SYNC_NOW`` setting).
+            midnight of :func:`now`: the real date, or the ``WFM_SYNC_NOW`` setting).
         archived_fraction: Share of users that are archived.
         documents_fraction: Share of users holding user documents (one or two each).
         shift_days_back: Shifts start from ``anchor - shift_days_back`` days...
@@ -92,10 +124,14 @@ class EmulatorConfig:
     same_second_changes: bool = False
 
     def resolved_anchor(self) -> int:
-        """The anchor, defaulting to today's UTC midnight."""
+        """The anchor (UTC epoch seconds), defaulting to the UTC midnight of :func:`now`.
+
+        Raises:
+            ValueError: No anchor is set and ``WFM_SYNC_NOW`` is unreadable (:func:`now`).
+        """
         if self.anchor is not None:
             return self.anchor
-        return int(clock.now()) // DAY * DAY
+        return int(now()) // DAY * DAY
 
 
 DEMO_USERS = 3000

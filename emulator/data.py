@@ -15,10 +15,9 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sources import clock
-
 from .attendance import tie_punches_to_shifts
 from .config import DAY, EmulatorConfig
+from .config import now as clock_now
 from .operations_data import REMOVABLE_OPERATIONS, Operations
 from .pay_leave_data import tidy_pay_leave
 from .spec_account import spec_account
@@ -126,7 +125,7 @@ class Dataset:
         ops = ds.operations
         # punches for every shift that has ended: by the anchor when one is set (repeatable),
         # else by the clock at start-up, so a shift that ended this morning is no false no-show
-        ended_by = anchor if config.anchor is not None else max(anchor, int(clock.now()))
+        ended_by = anchor if config.anchor is not None else max(anchor, int(clock_now()))
         tie_punches_to_shifts(ops, ds.shifts, ended_by, config.operations.attendance_share,
                               config.seed)  # fmt: skip
         ops.pay_leave = tidy_pay_leave(config.operations, config.seed, anchor, active, ops.jobs,
@@ -315,7 +314,7 @@ class Dataset:
         earlier than the last change). With ``config.same_second_changes`` a change within the
         second of the last one gets the same second."""
         step = 0 if self.config.same_second_changes else 1
-        self._clock = max(int(clock.now()), self._clock + step)
+        self._clock = max(int(clock_now()), self._clock + step)
         return self._clock
 
     def mutate(

@@ -62,8 +62,8 @@ class Deliverer:
         """Queue one event for every matching subscription; returns the deliveries queued.
 
         Args:
-            event_type: The catalogued ``eventType``.
-            family: Its family (:data:`sources.webhooks.events.FAMILIES`).
+            event_type: The ``eventType`` (:func:`emulator.spec_webhooks.catalogue`).
+            family: Its family (:data:`emulator.spec_webhooks.FAMILIES`).
             entity_id: The time clock or scheduler the event belongs to, as a string (matched
                 against a subscription's ``entityId``), or ``None``.
             payload_for: The payload for a subscription's ``webhookVersion``.

@@ -72,7 +72,8 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from .responses import json_bytes
-from .spec_schemas import Leaf, draw_pool, resolved, spec
+from .spec_schemas import Leaf, draw_pool, resolved
+from .spec_webhooks import catalogue, spec_webhook_payloads
 
 DAY = 86_400
 INT64 = (-(2**63), 2**63 - 1)
@@ -337,18 +338,9 @@ def _uuid(rng: random.Random) -> str:
 # -- webhooks --------------------------------------------------------------------------------------
 
 
-def webhook_payloads() -> list[tuple[str, str]]:
-    """``(title, payload component)`` of every webhook the spec publishes (41), in spec order."""
-    out = []
-    for title, operation in spec().get("webhooks", {}).items():
-        answer = operation["post"]["responses"]["200"]["content"]["application/json"]["schema"]
-        out.append((title, answer["$ref"].rsplit("/", 1)[-1]))
-    return out
-
-
 def webhook_components() -> list[str]:
     """The payload component of every webhook the spec publishes, in spec order."""
-    return [component for _, component in webhook_payloads()]
+    return [component for _, component in spec_webhook_payloads()]
 
 
 def spec_webhooks(
@@ -356,8 +348,8 @@ def spec_webhooks(
 ) -> tuple[list[tuple[bytes, str | None, str | None]], list[dict[str, Any]]]:
     """``count`` webhook bodies drawn from the spec's 41 payload schemas (each in turn), made
     wild like the API's records, each with a unique ``requestId`` (``spec-<seed>-<i>``). The spec
-    leaves ``eventType`` a free string: 85% of bodies carry the catalogued ``eventType`` of their
-    webhook (:data:`sources.webhooks.events.CATALOGUE`, by title), 5% ``brand_new_event``, the
+    leaves ``eventType`` a free string: 85% of bodies carry the ``eventType`` of their webhook
+    (:func:`emulator.spec_webhooks.catalogue`, by title), 5% ``brand_new_event``, the
     rest whatever was drawn (absent included). One in twenty has an implausible
     ``eventTimestamp`` (negative, 1.5e18, beyond 64 bits), one in twenty lacks a field its
     schema requires. ``anchor`` (UTC epoch seconds) places the dates.
@@ -369,12 +361,11 @@ def spec_webhooks(
         ``requestId``; an ``eventType`` the catalogue does not know is listed as ``enum``, a
         required field left out as ``missing``).
     """
-    from sources.webhooks.events import CATALOGUE
-
     gen = SpecData(seed, anchor if anchor is not None else 1_795_132_800)
     rng = gen.rng
-    payloads = webhook_payloads()
-    by_title = {event.title: event.event_type for event in CATALOGUE.values()}
+    payloads = spec_webhook_payloads()
+    events = catalogue()
+    by_title = {event.title: event.event_type for event in events.values()}
     per_schema = math.ceil(count / len(payloads)) if payloads else 0
     bodies: list[tuple[bytes, str | None, str | None]] = []
     for i in range(count):
@@ -388,7 +379,7 @@ def spec_webhooks(
             body["eventType"] = "brand_new_event"
         elif roll < 0.9 and title in by_title:
             body["eventType"] = by_title[title]
-        if body.get("eventType") not in CATALOGUE:
+        if body.get("eventType") not in events:
             gen.note("webhooks", key, ["eventType"], "enum")
         if rng.random() < 0.05:
             body["eventTimestamp"] = stamp = rng.choice([-5, 1.5e18, *BIG_INTS])
@@ -400,7 +391,7 @@ def spec_webhooks(
             body.pop(missing, None)
             gen.manifest[mark:] = [e for e in gen.manifest[mark:] if e["path"][0] != missing]
             gen.note("webhooks", key, [missing], "missing")
-        event = CATALOGUE.get(body["eventType"]) if isinstance(body.get("eventType"), str) else None
+        event = events.get(body["eventType"]) if isinstance(body.get("eventType"), str) else None
         bodies.append((json_bytes(body), key, event.family if event else None))
     return bodies, gen.manifest
 

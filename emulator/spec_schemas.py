@@ -19,6 +19,7 @@ are the same in the emulator's own process, a test process or a benchmark). The 
 from __future__ import annotations
 
 import functools
+import importlib.util
 import json
 import random
 import re
@@ -39,6 +40,32 @@ WIDE_ITEMS = ((3, 5), (1, 2))
 """As :data:`MIXED_ITEMS`, ``wide``: nested arrays stay short, or records grow exponentially."""
 WIDE_STRINGS = (24, 64)
 """``(minLength, maxLength)`` of a free string in ``wide`` width (within the spec's own)."""
+
+
+GENERATOR_MODULES = ("hypothesis", "hypothesis_jsonschema")
+"""What the spec data mode draws with: the ``emulator`` extra of the package (``pip install
+'wfm-sync[emulator]'``; ``make install`` installs it), not needed by the emulator's own data."""
+INSTALL_HINT = "pip install 'wfm-sync[emulator]' (or make install)"
+
+
+def missing_generators() -> list[str]:
+    """The modules of :data:`GENERATOR_MODULES` that cannot be imported (none imported here)."""
+    return [name for name in GENERATOR_MODULES if importlib.util.find_spec(name) is None]
+
+
+def require_generators() -> None:
+    """Check the spec data mode can draw.
+
+    Raises:
+        ModuleNotFoundError: A module of :data:`GENERATOR_MODULES` is missing (the message names
+            it and :data:`INSTALL_HINT`).
+    """
+    missing = missing_generators()
+    if missing:
+        raise ModuleNotFoundError(
+            f"the emulator's spec data mode needs {', '.join(missing)}: {INSTALL_HINT}",
+            name=missing[0],
+        )
 
 
 @functools.cache
@@ -245,7 +272,13 @@ def _no_test() -> None:
 def draw_pool(name: str, seed: int, wide: bool, size: int) -> tuple[Any, ...]:
     """Up to ``size`` distinct values of component ``name`` (:func:`resolved`), drawn by
     hypothesis with choices from ``random.Random(f"{name}:{seed}:{wide}")``; cached per process.
-    At least one value: ``{}`` if every draw failed."""
+    At least one value: ``{}`` if every draw failed.
+
+    Raises:
+        ModuleNotFoundError: hypothesis or hypothesis-jsonschema is not installed
+            (:func:`require_generators`).
+    """
+    require_generators()
     return _draw_pool(name, seed, wide, size)
 
 

@@ -4,8 +4,8 @@
 ``settings.delete``).
 
 Emulator's choices where the spec is silent: a URL must be ``https://``, or ``http://`` on a
-loopback host (the local receiver); ``eventTypes`` must be catalogued events of the feature type
-(:data:`sources.webhooks.events.FEATURE_FAMILIES`, 422 otherwise); ``retryLimit`` is
+loopback host (the local receiver); ``eventTypes`` must be events of the feature type
+(:func:`emulator.spec_webhooks.feature_families`, 422 otherwise); ``retryLimit`` is
 :attr:`~emulator.state.ServerOptions.webhook_retries`; the secret key is stored and never
 answered. Every write is counted in :attr:`WebhookStore.writes` so tests can tell a run that
 changed nothing from one that did.
@@ -20,11 +20,10 @@ import orjson
 from fastapi import FastAPI, Path, Query, Request
 from fastapi.responses import Response
 
-from sources.clock import now as clock_now
-from sources.webhooks.events import FEATURE_FAMILIES, feature_event_types
-
 from .auth import requirement
+from .config import now as clock_now
 from .responses import envelope, invalid, json_response, paged
+from .spec_webhooks import feature_event_types, feature_families
 from .webhook_store import LOOPBACK_HOSTS, public
 
 if TYPE_CHECKING:
@@ -56,9 +55,10 @@ def _check(body: dict[str, Any], creating: bool) -> tuple[dict[str, Any], Respon
         loopback = parts.scheme == "http" and parts.hostname in LOOPBACK_HOSTS
         if not parts.netloc or not (parts.scheme == "https" or loopback):
             return fields, invalid(["body", "url"], "Must be a valid https endpoint")
-    if "featureType" in fields and fields["featureType"] not in FEATURE_FAMILIES:
+    if "featureType" in fields and fields["featureType"] not in feature_families():
         return fields, invalid(
-            ["body", "featureType"], f"Unknown feature type; choose from {list(FEATURE_FAMILIES)}"
+            ["body", "featureType"],
+            f"Unknown feature type; choose from {list(feature_families())}",
         )
     if "eventTypes" in fields:
         events = fields["eventTypes"]

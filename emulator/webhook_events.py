@@ -1,5 +1,5 @@
-"""Provider-like webhook event payloads, one per catalogued event type
-(:data:`sources.webhooks.events.CATALOGUE`).
+"""Provider-like webhook event payloads, one per event type the provider's documents name
+(:func:`emulator.spec_webhooks.catalogue`).
 
 Payloads of the 41 events in the spec's ``webhooks`` section validate against their schemas
 (tests check this). The newer events follow ``tests/data/provider-notes.md``: they carry only
@@ -26,7 +26,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from sources.webhooks.events import CATALOGUE, EventType
+from .spec_webhooks import WebhookEvent, catalogue
 
 COMPANY = "emulated-company"
 TIMEZONES = ["America/New_York", "Europe/London", "Australia/Sydney"]
@@ -55,7 +55,7 @@ def make_event(
     """One provider-like payload of ``event_type``.
 
     Args:
-        event_type: A catalogued ``eventType``.
+        event_type: An ``eventType`` of :func:`emulator.spec_webhooks.catalogue`.
         rng: Source of randomness (seed it for repeatable payloads).
         now: Event time, UTC epoch seconds (default: now).
         shift_version: ``"v1"`` or ``"v2"`` for shift events.
@@ -64,7 +64,7 @@ def make_event(
     Raises:
         KeyError: ``event_type`` is not in the catalogue.
     """
-    spec: EventType = CATALOGUE[event_type]
+    spec: WebhookEvent = catalogue()[event_type]
     stamp = int(now if now is not None else time.time()) - rng.randint(0, 5)
     payload: dict[str, Any] = {
         "requestId": random_uuid(rng),
@@ -72,7 +72,7 @@ def make_event(
         "eventType": event_type,
         "eventTimestamp": stamp,
     }
-    if spec.schema is not None:  # events in the spec file still carry the misspelled duplicate
+    if spec.in_spec:  # events in the spec file still carry the misspelled duplicate
         payload["evnetTimestamp"] = stamp
     user_id = rng.choice(user_ids) if user_ids else rng.randint(1000, 1999)
     builder = _BUILDERS[spec.family]

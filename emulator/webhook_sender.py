@@ -43,6 +43,10 @@ def signature_headers(secret: str, msg_id: str, timestamp: int, body: bytes) -> 
     }
 
 
+Body = tuple[bytes, str | None, str | None]
+"""One body of a burst: ``(body, request id or None for a malformed body, family or None)``."""
+
+
 @dataclass
 class SendReport:
     """What one burst did.
@@ -53,8 +57,9 @@ class SendReport:
             out on the last attempt).
         errors: The transport errors behind the 0s, by exception class (``ReadTimeout``, ...).
         retried: Attempts repeated after a transport error (``send_burst(retries=...)``).
-        acknowledged_keys: Event keys (as the receiver keys them:
-            :func:`emulator.webhooks.event_key`) of the bodies answered 200.
+        acknowledged_keys: The receiver's keys of the bodies it answered 200: the ``eventKey``
+            of its JSON answer, or the body's request id when the answer names none.
+        acknowledged_ids: The request ids (a burst's second item) of the bodies answered 200.
         malformed_sent: Malformed bodies sent.
         duplicates_sent: Repeated bodies sent.
         families: Distinct events sent per family.
@@ -66,15 +71,52 @@ class SendReport:
     errors: Counter[str] = field(default_factory=Counter)
     retried: int = 0
     acknowledged_keys: set[str] = field(default_factory=set)
+    acknowledged_ids: set[str] = field(default_factory=set)
     malformed_sent: int = 0
     duplicates_sent: int = 0
     families: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
 
+    def count_bodies(self, bodies: Sequence[Body]) -> None:
+        """Count the malformed bodies (request id ``None``), the repeated ones and the distinct
+        events per family of ``bodies``."""
+        seen: set[bytes] = set()
+        for body, request_id, family in bodies:
+            if request_id is None:
+                self.malformed_sent += 1
+            elif body in seen:
+                self.duplicates_sent += 1
+            else:
+                seen.add(body)
+                if family:
+                    self.families[family] += 1
+
+    def record(self, request_id: str | None, answer: httpx.Response | None, error: str) -> None:
+        """Count one body's final ``answer`` (``None``: no answer, for transport ``error``)."""
+        status = answer.status_code if answer is not None else 0
+        if answer is None:
+            self.errors[error] += 1
+        self.sent += 1
+        self.statuses[status] += 1
+        if answer is not None and status == 200 and request_id is not None:
+            self.acknowledged_ids.add(request_id)
+            self.acknowledged_keys.add(answered_key(answer) or request_id)
+
+
+def answered_key(answer: httpx.Response) -> str | None:
+    """The ``eventKey`` a receiver's JSON answer names (the key it stored the event under), or
+    ``None`` when the answer is not a JSON object naming one as text."""
+    try:
+        named = answer.json()
+    except ValueError:
+        return None
+    key = named.get("eventKey") if isinstance(named, dict) else None
+    return key if isinstance(key, str) else None
+
 
 async def send_burst(
     url: str,
-    bodies: Sequence[tuple[bytes, str | None, str | None]],
+    bodies: Sequence[Body],
     *,
     token: str | None = None,
     signing_secret: str | None = None,
@@ -92,7 +134,7 @@ async def send_burst(
 
     Args:
         url: The receiver's endpoint, e.g. ``http://127.0.0.1:8000/webhooks/connecteam``.
-        bodies: ``(body, event key or None, family or None)`` tuples, from
+        bodies: ``(body, request id or None, family or None)`` tuples, from
             :func:`emulator.webhooks.build_burst`.
         token: Sent as ``X-Webhook-Token``.
         signing_secret: When set, each request carries Standard Webhooks signature headers
@@ -105,59 +147,65 @@ async def send_burst(
             attempt (``total`` = ``len(bodies)``).
     """
     report = SendReport()
-    seen: set[bytes] = set()
-    queue: asyncio.Queue[tuple[bytes, str | None, str | None]] = asyncio.Queue()
+    report.count_bodies(bodies)
+    queue: asyncio.Queue[Body] = asyncio.Queue()
     for item in bodies:
         queue.put_nowait(item)
-        if item[1] is None:
-            report.malformed_sent += 1
-        elif item[0] in seen:
-            report.duplicates_sent += 1
-        else:
-            seen.add(item[0])
-            if item[2]:
-                report.families[item[2]] += 1
     headers = {"content-type": "application/json"}
     if token:
         headers["x-webhook-token"] = token
     started = time.monotonic()
-    total = len(bodies)
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
     async with httpx.AsyncClient(timeout=timeout, limits=limits) as client:
 
         async def worker() -> None:
             while True:
                 try:
-                    body, key, _family = queue.get_nowait()
+                    body, request_id, _family = queue.get_nowait()
                 except asyncio.QueueEmpty:
                     return
-                extra = dict(headers)
-                if signing_secret:
-                    with contextlib.suppress(UnicodeDecodeError):
-                        extra.update(
-                            signature_headers(
-                                signing_secret, str(uuid.uuid4()), int(time.time()), body
-                            )
-                        )
-                for attempt in range(retries + 1):
-                    try:
-                        response = await client.post(url, content=body, headers=extra)
-                        status = response.status_code
-                        break
-                    except httpx.HTTPError as exc:
-                        status, error = 0, type(exc).__name__
-                        if attempt < retries:
-                            report.retried += 1
-                            await asyncio.sleep(retry_delay)
-                if status == 0:
-                    report.errors[error] += 1
-                report.sent += 1
-                report.statuses[status] += 1
+                request_headers = signed(headers, signing_secret, body)
+                answer, error = await post_with_retries(
+                    client, url, body, request_headers, retries, retry_delay, report
+                )
+                report.record(request_id, answer, error)
                 if on_progress is not None:
-                    on_progress(report.sent, total)
-                if status == 200 and key is not None:
-                    report.acknowledged_keys.add(key)
+                    on_progress(report.sent, len(bodies))
 
         await asyncio.gather(*(worker() for _ in range(concurrency)))
     report.seconds = time.monotonic() - started
     return report
+
+
+def signed(headers: dict[str, str], secret: str | None, body: bytes) -> dict[str, str]:
+    """``headers`` plus the Standard Webhooks signature headers of ``body`` (a new message id,
+    the current time) when ``secret`` is set and ``body`` is UTF-8; else a copy of ``headers``."""
+    out = dict(headers)
+    if secret:
+        with contextlib.suppress(UnicodeDecodeError):
+            out.update(signature_headers(secret, str(uuid.uuid4()), int(time.time()), body))
+    return out
+
+
+async def post_with_retries(
+    client: httpx.AsyncClient,
+    url: str,
+    body: bytes,
+    headers: dict[str, str],
+    retries: int,
+    retry_delay: float,
+    report: SendReport,
+) -> tuple[httpx.Response | None, str]:
+    """POST ``body``, again up to ``retries`` times (``retry_delay`` seconds apart, each counted
+    in ``report.retried``) while no answer comes. Returns ``(answer, "")``, or ``(None, <class
+    name of the last transport error>)``."""
+    error = ""
+    for attempt in range(retries + 1):
+        try:
+            return await client.post(url, content=body, headers=headers), ""
+        except httpx.HTTPError as exc:
+            error = type(exc).__name__
+            if attempt < retries:
+                report.retried += 1
+                await asyncio.sleep(retry_delay)
+    return None, error

@@ -8,7 +8,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from sources.webhooks.events import FEATURE_FAMILIES
+from .spec_webhooks import feature_families
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 CREATOR_USER_ID = 1000
@@ -50,12 +50,13 @@ class WebhookStore:
     def matching(self, event_type: str, family: str, entity_id: str | None) -> list[dict[str, Any]]:
         """Enabled webhooks that ask for ``event_type`` of ``family`` on ``entity_id`` (a
         webhook with no entity receives every entity's events)."""
+        families = feature_families()
         with self.lock:
             return [
                 dict(w)
                 for w in self.webhooks.values()
                 if not w.get("isDisabled")
-                and family in FEATURE_FAMILIES.get(str(w.get("featureType")), ())
+                and family in families.get(str(w.get("featureType")), ())
                 and event_type in (w.get("eventTypes") or [])
                 and (w.get("entityId") is None or w.get("entityId") == entity_id)
             ]

@@ -2,6 +2,11 @@
 drawn from the spec's schemas: :mod:`emulator.spec_data`) with duplicates and malformed bodies
 mixed in, bodies for the emulator's own time activities, and the sender that POSTs them
 (:mod:`emulator.webhook_sender`).
+
+A burst is a list of ``(body, request id, family)``: the request id is the event's ``requestId``
+(``None`` for a malformed body), the emulator's own name for the event; the key a receiver stores
+the event under is the receiver's business, and the sender learns it from the receiver's answer
+(:attr:`~emulator.webhook_sender.SendReport.acknowledged_keys`).
 """
 
 from __future__ import annotations
@@ -12,13 +17,12 @@ from typing import Any
 
 import orjson
 
-from sources.webhooks.events import CATALOGUE, read_envelope
-
+from .spec_webhooks import catalogue
 from .webhook_events import COMPANY, make_event, random_uuid
 from .webhook_sender import SendReport, send_burst, signature_headers
 
-__all__ = ["SendReport", "activity_events", "build_burst", "event_key", "make_event",
-           "send_burst", "signature_headers"]  # fmt: skip
+__all__ = ["SendReport", "activity_events", "build_burst", "make_event", "send_burst",
+           "signature_headers"]  # fmt: skip
 
 MALFORMED_BODIES = [
     b"this is not json",
@@ -40,51 +44,46 @@ def build_burst(
     user_ids: Sequence[int] | None = None,
     data: str = "emulator",
 ) -> list[tuple[bytes, str | None, str | None]]:
-    """Bodies to send: ``(body, event_key or None for malformed, family)``, in sending order;
-    ``event_key`` is the key the receiver stores the event under (:func:`event_key`).
+    """Bodies to send: ``(body, requestId or None for malformed, family)``, in sending order
+    (a repeated body keeps its ``requestId``, its family ``None``).
 
-    ``events`` distinct events cycle through every catalogued type of the chosen families (V1 and
-    V2 shift events alternate); each is repeated with probability ``duplicate_rate`` and a
-    malformed body is slipped in with probability ``malformed_rate``.
+    ``events`` distinct events cycle through every event type of the chosen families
+    (:func:`emulator.spec_webhooks.catalogue`, in its order; V1 and V2 shift events alternate);
+    each is repeated with probability ``duplicate_rate`` and a malformed body is slipped in with
+    probability ``malformed_rate``.
 
     ``data="spec"``: the distinct events are drawn from the spec's 41 webhook payload schemas
     instead, wilder than the spec (:func:`emulator.spec_data.spec_webhooks`; ``now`` places their
     dates, ``families`` and ``user_ids`` do not apply); duplicates and malformed bodies as above.
+
+    Raises:
+        ValueError: ``data`` is neither ``emulator`` nor ``spec``, or no event type belongs to
+            ``families``.
     """
     rng = random.Random(seed)
     if data == "spec":
         from .spec_data import spec_webhook_bodies
 
-        drawn: list[tuple[bytes, str | None, str | None]] = [
-            (body, event_key(body), family)
-            for body, _, family in spec_webhook_bodies(events, seed, now)
-        ]
+        drawn = spec_webhook_bodies(events, seed, now)
         return _with_repeats(drawn, rng, duplicate_rate, malformed_rate)
     if data != "emulator":
         raise ValueError(f"data={data!r}: choose 'emulator' or 'spec'")
     wanted = set(families) if families else None
-    types = [t for t in CATALOGUE.values() if wanted is None or t.family in wanted]
+    types = [t for t in catalogue().values() if wanted is None or t.family in wanted]
     if not types:
-        raise ValueError(f"no catalogued events in families {sorted(wanted or [])}")
+        raise ValueError(f"no events in families {sorted(wanted or [])}")
     out: list[tuple[bytes, str | None, str | None]] = []
     for i in range(events):
         spec = types[i % len(types)]
         version = "v2" if (i // len(types)) % 2 else "v1"
         payload = make_event(spec.event_type, rng, now, version, user_ids)
         body = orjson.dumps(payload)
-        key = event_key(body)
-        out.append((body, key, spec.family))
+        out.append((body, payload["requestId"], spec.family))
         if rng.random() < duplicate_rate:
-            out.append((body, key, None))
+            out.append((body, payload["requestId"], None))
         if rng.random() < malformed_rate:
             out.append((rng.choice(MALFORMED_BODIES), None, None))
     return out
-
-
-def event_key(body: bytes) -> str:
-    """The key the receiver stores a JSON-object ``body`` under
-    (:func:`sources.webhooks.events.event_key`)."""
-    return read_envelope(orjson.loads(body), body).event_key
 
 
 def _with_repeats(
@@ -93,7 +92,7 @@ def _with_repeats(
     duplicate_rate: float,
     malformed_rate: float,
 ) -> list[tuple[bytes, str | None, str | None]]:
-    """``bodies`` with each repeated (key kept, family ``None``) with probability
+    """``bodies`` with each repeated (request id kept, family ``None``) with probability
     ``duplicate_rate`` and a malformed body slipped in with probability ``malformed_rate``."""
     out: list[tuple[bytes, str | None, str | None]] = []
     for body, key, family in bodies:
@@ -117,7 +116,7 @@ def activity_events(
     ``timeActivity`` is the API's record, so both sides agree where both have an activity.
 
     Returns:
-        ``(body, event_key, family)`` tuples, as :func:`build_burst`.
+        ``(body, requestId, family)`` tuples, as :func:`build_burst`.
     """
     rng = random.Random(seed)
     kinds = {"shifts": "shift", "manualBreaks": "manual_break", "timeOffs": "time_off"}
@@ -156,5 +155,4 @@ def _activity_event(
         "timeActivity": record,
         "timeActivityId": record["id"],
     }
-    body = orjson.dumps(payload)
-    return body, event_key(body), "time_activity"
+    return orjson.dumps(payload), payload["requestId"], "time_activity"

@@ -59,7 +59,7 @@ def test_receiver_killed_mid_burst_keeps_every_acknowledged_event(tmp_path, ware
     # The provider retries what got no 200; after the restart everything lands exactly once.
     receiver = start_receiver(port, inbox_url, TOKEN)
     try:
-        unanswered = [b for b in bodies if b[1] not in first.acknowledged_keys]
+        unanswered = [b for b in bodies if b[1] not in first.acknowledged_ids]
         # with the provider's own re-deliveries: a request caught by a restart-time hiccup
         # (a dropped keep-alive connection on a busy machine) is sent again, not lost
         retry = asyncio.run(send_burst(url, unanswered, token=TOKEN, concurrency=32, retries=3))

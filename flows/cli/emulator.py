@@ -2,14 +2,16 @@
 data (``mutate``) and send it webhooks (``send-webhooks``); and how a webhook burst is printed.
 
 With the demo (:mod:`flows.cli.demo`), the only part of the project that imports the emulator
-(the import contracts in ``pyproject.toml`` hold it to that).
+(the import contracts in ``pyproject.toml`` hold it to that). The spec data mode (``--data
+spec``) draws with the ``emulator`` extra (hypothesis, hypothesis-jsonschema); without it these
+commands say what to install instead of failing with a traceback.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -48,6 +50,68 @@ def send_counted(
     )  # fmt: skip
     progress.done()
     return report
+
+
+def require_spec_generators(option: str) -> None:
+    """Exit with code 2 and a message naming the install when the emulator's spec data mode
+    (``option``, e.g. ``--data spec``) lacks its generators (the ``emulator`` extra:
+    :func:`emulator.spec_schemas.missing_generators`; nothing of them is imported here).
+
+    Raises:
+        typer.Exit: A generator module is missing.
+    """
+    from emulator.spec_schemas import INSTALL_HINT, missing_generators
+
+    missing = missing_generators()
+    if missing:
+        err.print(
+            f"{option} draws from the provider's schemas with {' and '.join(missing)}, not "
+            f"installed here: {INSTALL_HINT}",
+            markup=False,
+        )
+        raise typer.Exit(code=2)
+
+
+OPERATION_OPTIONS = ("time_clocks", "time_activities", "activity_days", "form_submissions",
+                     "jobs", "time_off_requests", "task_boards", "tasks")  # fmt: skip
+"""The options of ``wfm-sync emulator`` that size the operations data (:class:`OperationsConfig
+<emulator.operations_data.OperationsConfig>` fields of the same names)."""
+SERVER_OPTIONS = ("minute_limit", "day_limit", "window_seconds", "fault_rate", "paging_total",
+                  "webhook_retries", "webhook_retry_seconds")  # fmt: skip
+"""The options of ``wfm-sync emulator`` that are :class:`ServerOptions
+<emulator.state.ServerOptions>` fields of the same names."""
+
+
+def serve_emulator(params: dict[str, Any]) -> None:
+    """Serve the emulator with the options of ``wfm-sync emulator`` (``params``: option name ->
+    value, as the command's context holds them) until interrupted.
+
+    Raises:
+        typer.Exit: ``--data spec`` without the emulator extra (:func:`require_spec_generators`).
+    """
+    if params["data"] == "spec":
+        require_spec_generators("--data spec")
+    from emulator import EmulatorConfig, ServerOptions
+    from emulator.operations_data import OperationsConfig
+    from emulator.server import serve
+
+    operations = OperationsConfig(**{name: params[name] for name in OPERATION_OPTIONS})
+    config = EmulatorConfig(
+        seed=params["seed"], users=params["users"], forms=params["forms"],
+        schedulers=params["schedulers"], shifts=params["shifts"], operations=operations,
+        data=params["data"], spec_width=params["spec_width"],
+    )  # fmt: skip
+    options = ServerOptions(
+        api_key=params["api_key"], latency=params["latency_ms"] / 1000,
+        **{name: params[name] for name in SERVER_OPTIONS},
+    )  # fmt: skip
+    host, port = params["host"], params["port"]
+    err.print(
+        f"emulator on http://{host}:{port} ({config.users} users, {config.shifts} shift rows); "
+        f"export SOURCES__CONNECTEAM__BASE_URL=http://{host}:{port} "
+        "SOURCES__CONNECTEAM__API_KEY=<the --api-key>"
+    )
+    serve(config, options, host=host, port=port)
 
 
 app = typer.Typer(
@@ -106,40 +170,11 @@ def emulator(
     """Serve a local stand-in of the Connecteam API with seeded data (Ctrl-C to stop).
 
     OAuth: client id 'emulator-client', secret 'emulator-secret'. Subcommands change its data
-    (`mutate`) or send webhooks (`send-webhooks`).
+    (`mutate`) or send webhooks (`send-webhooks`). `--data spec` needs the emulator extra
+    (`pip install 'wfm-sync[emulator]'`, or `make install`).
     """
-    if ctx.invoked_subcommand is not None:
-        return
-    from emulator import EmulatorConfig, ServerOptions
-    from emulator.operations_data import OperationsConfig
-    from emulator.server import serve
-
-    operations = OperationsConfig(
-        time_clocks=time_clocks, time_activities=time_activities, activity_days=activity_days,
-        form_submissions=form_submissions, jobs=jobs, time_off_requests=time_off_requests,
-        task_boards=task_boards, tasks=tasks,
-    )  # fmt: skip
-    config = EmulatorConfig(
-        seed=seed, users=users, forms=forms, schedulers=schedulers, shifts=shifts,
-        operations=operations, data=data, spec_width=spec_width,
-    )  # fmt: skip
-    options = ServerOptions(
-        api_key=api_key,
-        minute_limit=minute_limit,
-        day_limit=day_limit,
-        window_seconds=window_seconds,
-        latency=latency_ms / 1000,
-        fault_rate=fault_rate,
-        paging_total=paging_total,
-        webhook_retries=webhook_retries,
-        webhook_retry_seconds=webhook_retry_seconds,
-    )
-    err.print(
-        f"emulator on http://{host}:{port} ({users} users, {shifts} shift rows); "
-        f"export SOURCES__CONNECTEAM__BASE_URL=http://{host}:{port} "
-        "SOURCES__CONNECTEAM__API_KEY=<the --api-key>"
-    )
-    serve(config, options, host=host, port=port)
+    if ctx.invoked_subcommand is None:
+        serve_emulator(ctx.params)
 
 
 @app.command("mutate")
@@ -198,12 +233,16 @@ def emulator_send_webhooks(
         ),
     ] = "emulator",
 ) -> None:
-    """POST provider-like webhook events (every catalogued type, V1 and V2 shifts) to a receiver."""
+    """POST provider-like webhook events (every catalogued type, V1 and V2 shifts) to a receiver.
+    `--data spec` needs the emulator extra (`pip install 'wfm-sync[emulator]'`, or `make
+    install`)."""
     from emulator.webhooks import build_burst
 
     chosen = [f.strip() for f in families.split(",") if f.strip()] or None
     if data not in {"emulator", "spec"}:
         raise typer.BadParameter(f"{data!r}: choose 'emulator' or 'spec'", param_hint="--data")
+    if data == "spec":
+        require_spec_generators("--data spec")
     bodies = build_burst(
         events, seed=seed, families=chosen, duplicate_rate=duplicate_rate,
         malformed_rate=malformed_rate, data=data,
