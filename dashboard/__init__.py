@@ -2,7 +2,9 @@
 
 * :mod:`dashboard.notebook`: the marimo notebook (a plain Python file; DuckDB SQL cells on the
   snapshot, altair charts). ``wfm-sync dashboard`` serves it with ``marimo run``.
-* :mod:`dashboard.views`: what its cells share: the filters as SQL, KPI and chart helpers.
+* :mod:`dashboard.queries`: every SQL query it runs (marts only); :mod:`dashboard.sections`: each
+  section's heading, summary and charts.
+* :mod:`dashboard.views`: what the sections share: the filters as SQL, KPI and chart helpers.
 * :mod:`dashboard.report`: the same notebook run once and written as one self-contained HTML file
   (``wfm-sync report``, and the nightly after each publish).
 

@@ -6,8 +6,12 @@ nightly run it once and write the static report (:mod:`dashboard.report`). Argum
 ``runs.jsonl``), ``--today YYYY-MM-DD`` (the last day of the default range; default today, UTC,
 by the project's clock ``WFM_SYNC_NOW``).
 
+Every query is in :mod:`dashboard.queries` (marts only), every section's charts in
+:mod:`dashboard.sections`; the cells here wire the filters to them.
+
 KPIs, per the filters (local days of the shifts and punches):
-scheduled hours = ``fct_shifts.scheduled_hours`` of published, not deleted assignments;
+scheduled hours = ``fct_shifts.scheduled_hours`` of assignments on the schedule (``is_scheduled``:
+published, not deleted);
 worked hours and no-shows = ``fct_attendance`` (every shift punch, matched to its assignment or
 unscheduled); labour cost = ``fct_labour_cost_daily.labour_cost`` (with a scheduler chosen: the
 user x day x job rows of that scheduler's attendance).
@@ -28,10 +32,10 @@ def imports():
     import marimo as mo
     import pandas as pd
 
-    from dashboard import views
+    from dashboard import queries, sections, views
     from sources import clock
 
-    return UTC, Path, alt, clock, date, datetime, mo, pd, timedelta, views
+    return UTC, Path, alt, clock, date, datetime, mo, pd, queries, sections, timedelta, views
 
 
 @app.cell
@@ -51,7 +55,7 @@ def config(Path, UTC, clock, date, datetime, mo):
 
 
 @app.cell
-def options(mo, snapshot_file, views):
+def options(mo, queries, snapshot_file, views):
     mo.stop(
         not snapshot_file.exists(),
         mo.callout(
@@ -63,51 +67,12 @@ def options(mo, snapshot_file, views):
         ),
     )
     with views.connect(snapshot_file) as _con:
-        published_at = _con.execute("select max(published_at) from main._published").fetchall()[0][
-            0
-        ]
-        scheduler_options = dict(
-            _con.sql(
-                """
-                with named as (
-                    select scheduler_id,
-                        coalesce(max(scheduler_name), 'scheduler ' || scheduler_id) as label
-                    from marts.fct_shifts where scheduler_id is not null
-                    group by scheduler_id
-                )
-                select
-                    case when count(*) over (partition by label) > 1
-                        then label || ' (' || scheduler_id || ')' else label end,
-                    scheduler_id
-                from named order by 1
-                """
-            ).fetchall()
-        )
-        job_options = dict(
-            _con.sql(
-                """
-                with used as (
-                    select job_id from marts.fct_shifts
-                    union select job_id from marts.fct_attendance
-                    union select job_id from marts.fct_labour_cost_daily
-                )
-                select coalesce(max(jobs.job_title), used.job_id) || ' (' || used.job_id || ')',
-                    used.job_id
-                from used left join staging.stg_connecteam__jobs as jobs using (job_id)
-                where used.job_id is not null
-                group by used.job_id order by 1
-                """
-            ).fetchall()
-        )
-        user_options = dict(
-            _con.sql(
-                """
-                select coalesce(full_name, 'user') || ' (' || user_id || ')', user_id
-                from marts.dim_users order by full_name, user_id
-                """
-            ).fetchall()
-        )
-    return job_options, published_at, scheduler_options, user_options
+        published_at = _con.execute(queries.PUBLISHED_AT).fetchall()[0][0]
+        currency = _con.execute(queries.CURRENCY).fetchall()[0][0]
+        scheduler_options = dict(_con.sql(queries.SCHEDULER_OPTIONS).fetchall())
+        job_options = dict(_con.sql(queries.JOB_OPTIONS).fetchall())
+        user_options = dict(_con.sql(queries.USER_OPTIONS).fetchall())
+    return currency, job_options, published_at, scheduler_options, user_options
 
 
 @app.cell
@@ -157,18 +122,7 @@ def filters(date_range, job, scheduler, user, views):
         job_id=views.choice(job.value),
         user_id=views.choice(user.value),
     )
-    # Labour cost has no scheduler: with one chosen, the rows of that scheduler's attendance.
-    cost_where = filters.where(scheduler=None)
-    if filters.scheduler_id is not None:
-        cost_where += f"""
-            and exists (
-                select 1 from marts.fct_attendance as attendance
-                where attendance.scheduler_id = {filters.scheduler_id}
-                    and attendance.user_id = cost.user_id
-                    and attendance.local_date = cost.local_date
-                    and attendance.job_id is not distinct from cost.job_id
-            )"""
-    return cost_where, filters
+    return (filters,)
 
 
 @app.cell
@@ -180,539 +134,107 @@ def connection(filters, snapshot_file, views):
 
 
 @app.cell
-def kpi_query(con, cost_where, filters, mo):
-    kpi_frame = mo.sql(
-        f"""
-        select
-            (select coalesce(sum(scheduled_hours), 0) from marts.fct_shifts
-                where is_published and not is_deleted and {filters.where()}) as scheduled_hours,
-            (select coalesce(sum(worked_hours), 0) from marts.fct_attendance
-                where {filters.where()}) as worked_hours,
-            (select count(*) filter (where no_show) from marts.fct_attendance
-                where {filters.where()}) as no_shows,
-            (select coalesce(sum(labour_cost), 0) from marts.fct_labour_cost_daily as cost
-                where {cost_where}) as labour_cost,
-            (select coalesce(sum(worked_hours) filter (where has_no_rate), 0)
-                from marts.fct_labour_cost_daily as cost where {cost_where}) as hours_without_rate
-        """,
-        engine=con,
-        output=False,
-    )
+def kpi_query(con, filters, mo, queries):
+    kpi_frame = mo.sql(queries.kpis(filters), engine=con, output=False)
     kpis = {_key: float(_value) for _key, _value in kpi_frame.iloc[0].items()}
     return (kpis,)
 
 
 @app.cell
-def kpi_cards(kpis, mo, views):
-    mo.Html(f"<style>{views.KPI_STYLE}</style>" + views.kpi_html(kpis))
+def kpi_cards(currency, kpis, mo, views):
+    mo.Html(f"<style>{views.KPI_STYLE}</style>" + views.kpi_html(kpis, currency))
     return
 
 
 @app.cell
-def hours_query(con, filters, mo, stack_by):
-    _label = (
-        "coalesce(jobs.job_title, measures.job_id, '(no job)')"
-        if stack_by.value == "job"
-        else "coalesce(schedulers.scheduler_name, cast(measures.scheduler_id as varchar), "
-        "'(unscheduled)')"
-    )
-    hours_daily = mo.sql(
-        f"""
-        with scheduled as (
-            select local_date, scheduler_id, job_id, sum(scheduled_hours) as hours
-            from marts.fct_shifts
-            where is_published and not is_deleted and {filters.where()}
-            group by all
-        ),
-        worked as (
-            select local_date, scheduler_id, job_id, sum(worked_hours) as hours
-            from marts.fct_attendance
-            where {filters.where()}
-            group by all
-        ),
-        measures as (
-            select 'scheduled' as measure, * from scheduled
-            union all
-            select 'worked' as measure, * from worked
-        ),
-        schedulers as (
-            select scheduler_id, max(scheduler_name) as scheduler_name
-            from staging.stg_connecteam__schedulers group by scheduler_id
-        ),
-        jobs as (
-            select job_id, max(job_title) as job_title
-            from staging.stg_connecteam__jobs group by job_id
-        )
-        select
-            measures.local_date,
-            measures.measure,
-            {_label} as stacked_by,
-            round(sum(measures.hours), 2) as hours
-        from measures
-        left join schedulers on schedulers.scheduler_id = measures.scheduler_id
-        left join jobs on jobs.job_id = measures.job_id
-        group by all
-        order by local_date, measure, stacked_by
-        """,
-        engine=con,
-        output=False,
-    )
-    variance_leaders = mo.sql(
-        f"""
-        with scheduled as (
-            select user_id, sum(scheduled_hours) as scheduled_hours
-            from marts.fct_shifts
-            where is_published and not is_deleted and user_id is not null and {filters.where()}
-            group by user_id
-        ),
-        worked as (
-            select user_id, sum(worked_hours) as worked_hours
-            from marts.fct_attendance
-            where user_id is not null and {filters.where()}
-            group by user_id
-        )
-        select
-            coalesce(users.full_name, 'user') || ' (' || user_id || ')' as person,
-            round(coalesce(scheduled.scheduled_hours, 0), 2) as scheduled_hours,
-            round(coalesce(worked.worked_hours, 0), 2) as worked_hours,
-            round(coalesce(worked.worked_hours, 0) - coalesce(scheduled.scheduled_hours, 0), 2)
-                as variance_hours
-        from scheduled
-        full join worked using (user_id)
-        left join marts.dim_users as users using (user_id)
-        order by abs(variance_hours) desc, person
-        limit 10
-        """,
-        engine=con,
-        output=False,
-    )
+def hours_query(con, filters, mo, queries, stack_by):
+    hours_daily = mo.sql(queries.hours_daily(filters, stack_by.value), engine=con, output=False)
+    variance_leaders = mo.sql(queries.variance_leaders(filters), engine=con, output=False)
     return hours_daily, variance_leaders
 
 
 @app.cell
-def hours_section(hours_daily, stack_by, variance_leaders, views):
-    hours_section = views.Section(
-        key="hours",
-        title="Hours",
-        summary=(
-            "Scheduled hours (published assignments) beside worked hours (shift punches) per "
-            f"local day, stacked by {stack_by.value}; and the ten people furthest from their "
-            "schedule."
-        ),
-        views=[
-            views.bar_view(
-                hours_daily,
-                rows=views.days_label(hours_daily),
-                title="Scheduled vs worked hours per local day",
-                x="local_date",
-                x_title="Local day",
-                y="hours",
-                y_title="Hours (h)",
-                color="stacked_by",
-                color_title=stack_by.value.capitalize(),
-                x_offset="measure",
-            ),
-            views.bar_view(
-                variance_leaders,
-                title="Variance leaders: worked minus scheduled hours",
-                x="person",
-                x_title="Person",
-                y="variance_hours",
-                y_title="Worked - scheduled (h)",
-                horizontal=True,
-            ),
-        ],
-    )
+def hours_section(hours_daily, sections, stack_by, variance_leaders, views):
+    hours_section = sections.hours(hours_daily, variance_leaders, stack_by.value)
     views.section_ui(hours_section)
     return (hours_section,)
 
 
 @app.cell
-def attendance_query(con, filters, mo):
-    attendance_daily = mo.sql(
-        f"""
-        select
-            local_date,
-            count(*) filter (where is_late) as late_arrivals,
-            count(*) filter (where no_show) as no_shows,
-            count(*) filter (where is_unscheduled) as unscheduled_punches
-        from marts.fct_attendance
-        where {filters.where()}
-        group by local_date
-        order by local_date
-        """,
-        engine=con,
-        output=False,
-    )
-    attendance_people = mo.sql(
-        f"""
-        select
-            coalesce(users.full_name, 'user') || ' (' || attendance.user_id || ')' as person,
-            count(*) filter (where is_late) as late_arrivals,
-            count(*) filter (where no_show) as no_shows,
-            count(*) filter (where is_unscheduled) as unscheduled_punches,
-            late_arrivals + no_shows + unscheduled_punches as incidents
-        from marts.fct_attendance as attendance
-        left join marts.dim_users as users using (user_id)
-        where {filters.where(user="attendance.user_id")} and attendance.user_id is not null
-        group by all
-        having incidents > 0
-        order by incidents desc, person
-        limit 10
-        """,
-        engine=con,
-        output=False,
-    )
+def attendance_query(con, filters, mo, queries):
+    attendance_daily = mo.sql(queries.attendance_daily(filters), engine=con, output=False)
+    attendance_people = mo.sql(queries.attendance_people(filters), engine=con, output=False)
     return attendance_daily, attendance_people
 
 
 @app.cell
-def attendance_section(attendance_daily, attendance_people, views):
-    _kinds = ["late_arrivals", "no_shows", "unscheduled_punches"]
-    attendance_section = views.Section(
-        key="attendance",
-        title="Attendance",
-        summary=(
-            "Late arrivals, no-shows and shift punches no published assignment explains "
-            "(fct_attendance), per local day and for the ten people with the most."
-        ),
-        views=[
-            views.bar_view(
-                attendance_daily,
-                rows=views.days_label(attendance_daily).melt(
-                    id_vars="local_date",
-                    value_vars=_kinds,
-                    var_name="incident",
-                    value_name="count",
-                ),
-                title="Attendance incidents per local day",
-                x="local_date",
-                x_title="Local day",
-                y="count",
-                y_title="Incidents (count)",
-                color="incident",
-                color_title="Incident",
-            ),
-            views.bar_view(
-                attendance_people,
-                rows=attendance_people.melt(
-                    id_vars="person", value_vars=_kinds, var_name="incident", value_name="count"
-                ),
-                title="Attendance incidents per person (top 10)",
-                x="person",
-                x_title="Person",
-                y="count",
-                y_title="Incidents (count)",
-                color="incident",
-                color_title="Incident",
-                horizontal=True,
-            ),
-        ],
-    )
+def attendance_section(attendance_daily, attendance_people, sections, views):
+    attendance_section = sections.attendance(attendance_daily, attendance_people)
     views.section_ui(attendance_section)
     return (attendance_section,)
 
 
 @app.cell
-def cost_query(con, cost_where, mo):
-    cost_daily = mo.sql(
-        f"""
-        select
-            local_date,
-            round(coalesce(sum(labour_cost), 0), 2) as labour_cost,
-            round(coalesce(sum(worked_hours) filter (where not has_no_rate), 0), 2)
-                as hours_with_rate,
-            round(coalesce(sum(worked_hours) filter (where has_no_rate), 0), 2)
-                as hours_without_rate
-        from marts.fct_labour_cost_daily as cost
-        where {cost_where}
-        group by local_date
-        order by local_date
-        """,
-        engine=con,
-        output=False,
-    )
-    cost_jobs = mo.sql(
-        f"""
-        with jobs as (
-            select job_id, max(job_title) as job_title
-            from staging.stg_connecteam__jobs group by job_id
-        )
-        select
-            coalesce(jobs.job_title, cost.job_id, '(no job)') as job,
-            round(coalesce(sum(labour_cost), 0), 2) as labour_cost,
-            round(sum(worked_hours), 2) as worked_hours,
-            round(coalesce(sum(worked_hours) filter (where has_no_rate), 0), 2)
-                as hours_without_rate
-        from marts.fct_labour_cost_daily as cost
-        left join jobs on jobs.job_id = cost.job_id
-        where {cost_where}
-        group by all
-        order by labour_cost desc, job
-        """,
-        engine=con,
-        output=False,
-    )
+def cost_query(con, filters, mo, queries):
+    cost_daily = mo.sql(queries.cost_daily(filters), engine=con, output=False)
+    cost_jobs = mo.sql(queries.cost_jobs(filters), engine=con, output=False)
     return cost_daily, cost_jobs
 
 
 @app.cell
-def cost_section(cost_daily, cost_jobs, views):
-    cost_section = views.Section(
-        key="cost",
-        title="Labour cost",
-        summary=(
-            "Worked hours times the rate in effect that day (fct_labour_cost_daily), per local day "
-            "and per job, in the account's currency. Hours worked without a rate have no cost: "
-            "they are counted apart, so a missing rate never looks like a cheap day."
-        ),
-        views=[
-            views.bar_view(
-                cost_daily,
-                rows=views.days_label(cost_daily),
-                title="Labour cost per local day",
-                x="local_date",
-                x_title="Local day",
-                y="labour_cost",
-                y_title="Labour cost (account currency)",
-            ),
-            views.bar_view(
-                cost_daily,
-                rows=views.days_label(cost_daily).melt(
-                    id_vars="local_date",
-                    value_vars=["hours_with_rate", "hours_without_rate"],
-                    var_name="rate",
-                    value_name="hours",
-                ),
-                title="Worked hours with and without a rate",
-                x="local_date",
-                x_title="Local day",
-                y="hours",
-                y_title="Worked hours (h)",
-                color="rate",
-                color_title="Rate",
-            ),
-            views.bar_view(
-                cost_jobs,
-                title="Labour cost per job",
-                x="job",
-                x_title="Job",
-                y="labour_cost",
-                y_title="Labour cost (account currency)",
-                horizontal=True,
-            ),
-        ],
-    )
+def cost_section(cost_daily, cost_jobs, currency, sections, views):
+    cost_section = sections.cost(cost_daily, cost_jobs, currency)
     views.section_ui(cost_section)
     return (cost_section,)
 
 
 @app.cell
-def changes_query(con, filters, mo):
+def changes_query(con, filters, mo, queries):
     schedule_changes_weekly = mo.sql(
-        f"""
-        with shifts as (
-            select shift_assignment_key, max(job_id) as job_id
-            from marts.fct_shifts group by shift_assignment_key
-        ),
-        schedulers as (
-            select scheduler_id, max(scheduler_name) as scheduler_name
-            from staging.stg_connecteam__schedulers group by scheduler_id
-        )
-        select
-            cast(date_trunc('week', changes.changed_at) as date) as week_start,
-            coalesce(schedulers.scheduler_name, cast(changes.scheduler_id as varchar), '(none)')
-                as scheduler,
-            count(*) as changes,
-            count(*) filter (where is_inside_notice_window) as inside_notice_window,
-            count(*) filter (where is_inside_24h) as inside_24h
-        from marts.fct_schedule_changes as changes
-        left join shifts using (shift_assignment_key)
-        left join schedulers on schedulers.scheduler_id = changes.scheduler_id
-        where {
-            filters.where(
-                day="cast(changes.changed_at as date)",
-                scheduler="changes.scheduler_id",
-                job="shifts.job_id",
-                user="changes.user_id",
-            )
-        }
-        group by all
-        order by week_start, scheduler
-        """,
-        engine=con,
-        output=False,
+        queries.schedule_changes_weekly(filters), engine=con, output=False
     )
     return (schedule_changes_weekly,)
 
 
 @app.cell
-def changes_section(schedule_changes_weekly, views):
-    changes_section = views.Section(
-        key="schedule_changes",
-        title="Schedule changes",
-        summary=(
-            "Changes to assignments made inside the notice window before the shift "
-            "(fct_schedule_changes), per ISO week (Monday, UTC) of the change and scheduler."
-        ),
-        views=[
-            views.bar_view(
-                schedule_changes_weekly,
-                rows=views.days_label(schedule_changes_weekly, "week_start"),
-                title="Changes inside the notice window per week",
-                x="week_start",
-                x_title="Week starting (Monday, UTC)",
-                y="inside_notice_window",
-                y_title="Changes inside the notice window (count)",
-                color="scheduler",
-                color_title="Scheduler",
-            ),
-        ],
-    )
+def changes_section(schedule_changes_weekly, sections, views):
+    changes_section = sections.schedule_changes(schedule_changes_weekly)
     views.section_ui(changes_section)
     return (changes_section,)
 
 
 @app.cell
-def timesheets_query(con, filters, mo, today, views):
+def timesheets_query(con, filters, mo, queries, today):
     # Waiting for approval is a to-do list: every period still waiting, whatever its dates.
     timesheets_waiting = mo.sql(
-        f"""
-        select
-            period_start,
-            count(*) as waiting_for_approval,
-            round(max(date_diff('minute', submitted_at, {views.end_of_day_sql(today)}) / 60.0), 1)
-                as longest_wait_hours
-        from marts.fct_timesheet_periods
-        where status = 'submitted' and {filters.where(day=None, scheduler=None, job=None)}
-        group by period_start
-        order by period_start
-        """,
-        engine=con,
-        output=False,
+        queries.timesheets_waiting(filters, today), engine=con, output=False
     )
-    timesheet_periods = mo.sql(
-        f"""
-        select
-            period_start,
-            count(*) filter (where status = 'open') as open,
-            count(*) filter (where status = 'submitted') as waiting_for_approval,
-            count(*) filter (where status = 'approved') as approved,
-            round(avg(approval_lag_hours), 2) as mean_approval_lag_hours
-        from marts.fct_timesheet_periods
-        where period_end >= date '{filters.start}' and period_start <= date '{filters.end}'
-            and {filters.where(day=None, scheduler=None, job=None)}
-        group by period_start
-        order by period_start
-        """,
-        engine=con,
-        output=False,
-    )
+    timesheet_periods = mo.sql(queries.timesheet_periods(filters), engine=con, output=False)
     return timesheet_periods, timesheets_waiting
 
 
 @app.cell
-def timesheets_section(timesheet_periods, timesheets_waiting, views):
-    timesheets_section = views.Section(
-        key="timesheets",
-        title="Timesheets",
-        summary=(
-            "Every timesheet period still waiting for approval, whatever its dates; the periods "
-            "overlapping the range by status, and how long approvals took (submission to "
-            "approval), from fct_timesheet_periods. The scheduler and job filters do not apply: "
-            "a timesheet is a user's."
-        ),
-        views=[
-            views.bar_view(
-                timesheets_waiting,
-                rows=views.days_label(timesheets_waiting, "period_start"),
-                title="Periods waiting for approval",
-                x="period_start",
-                x_title="Period starting",
-                y="waiting_for_approval",
-                y_title="Periods waiting (count)",
-            ),
-            views.bar_view(
-                timesheet_periods,
-                rows=views.days_label(timesheet_periods, "period_start").melt(
-                    id_vars="period_start",
-                    value_vars=["open", "waiting_for_approval", "approved"],
-                    var_name="status",
-                    value_name="periods",
-                ),
-                title="Timesheet periods in the range by status",
-                x="period_start",
-                x_title="Period starting",
-                y="periods",
-                y_title="Periods (count)",
-                color="status",
-                color_title="Status",
-            ),
-            views.bar_view(
-                timesheet_periods,
-                rows=views.days_label(timesheet_periods, "period_start").fillna(
-                    {"mean_approval_lag_hours": 0}
-                ),
-                title="Mean approval lag per period",
-                x="period_start",
-                x_title="Period starting",
-                y="mean_approval_lag_hours",
-                y_title="Submission to approval (h)",
-            ),
-        ],
-    )
+def timesheets_section(sections, timesheet_periods, timesheets_waiting, views):
+    timesheets_section = sections.timesheets(timesheet_periods, timesheets_waiting)
     views.section_ui(timesheets_section)
     return (timesheets_section,)
 
 
 @app.cell
-def health_query(con, filters, mo, pd, runs_file, today, views):
+def health_query(con, filters, mo, pd, queries, runs_file, today, views):
     # schema health: the publish's summary of the raw tables (no raw value in the snapshot)
-    _health = {
-        _name
-        for (_name,) in con.sql(
-            "select table_name from information_schema.tables where table_schema = 'health'"
-        ).fetchall()
-    }
+    _health = {_name for (_name,) in con.sql(queries.HEALTH_TABLES).fetchall()}
     freshness = (
-        mo.sql(
-            """
-            select table_name, row_count, last_load_epoch
-            from health.raw_tables
-            order by table_name
-            """,
-            engine=con,
-            output=False,
-        )
+        mo.sql(queries.FRESHNESS, engine=con, output=False)
         if "raw_tables" in _health
         else pd.DataFrame(columns=["table_name", "row_count", "last_load_epoch"])
     )
     _end = views.end_of_day_epoch(today)
     freshness["hours_since_load"] = ((_end - freshness["last_load_epoch"]) / 3600).round(1)
     last_runs = views.read_runs(runs_file)
-    reconciliation = mo.sql(
-        f"""
-        select data_source, coalesce(sum(activity_count), 0) as activities
-        from marts.fct_time_activity_reconciliation
-        where {filters.where(scheduler=None, job=None)}
-        group by data_source
-        order by data_source
-        """,
-        engine=con,
-        output=False,
-    )
+    reconciliation = mo.sql(queries.reconciliation(filters), engine=con, output=False)
     quarantine = (
-        mo.sql(
-            f"""
-            select received_on, reason, cast(sum(bodies) as bigint) as bodies
-            from health.quarantine
-            where received_on between date '{filters.start}' and date '{filters.end}'
-            group by all
-            order by received_on, reason
-            """,
-            engine=con,
-            output=False,
-        )
+        mo.sql(queries.quarantine(filters), engine=con, output=False)
         if "quarantine" in _health
         else pd.DataFrame(columns=["received_on", "reason", "bodies"])
     )
@@ -720,56 +242,8 @@ def health_query(con, filters, mo, pd, runs_file, today, views):
 
 
 @app.cell
-def health_section(freshness, last_runs, quarantine, reconciliation, views):
-    health_section = views.Section(
-        key="data_health",
-        title="Data health",
-        summary=(
-            "How old each raw table's last load is, the last runs (runs.jsonl), activities the "
-            "API and the webhooks disagree on (fct_time_activity_reconciliation), and webhook "
-            "bodies kept in quarantine."
-        ),
-        views=[
-            views.bar_view(
-                freshness,
-                title="Hours since each table's last load",
-                x="table_name",
-                x_title="Table",
-                y="hours_since_load",
-                y_title="Hours since last load (h)",
-                horizontal=True,
-            ),
-            views.bar_view(
-                last_runs,
-                title="Last runs",
-                x="run",
-                x_title="Run (oldest first)",
-                y="duration_seconds",
-                y_title="Duration (s)",
-                color="outcome",
-                color_title="Outcome",
-            ),
-            views.bar_view(
-                reconciliation,
-                title="Webhook/API reconciliation",
-                x="data_source",
-                x_title="Disagreement",
-                y="activities",
-                y_title="Time activities (count)",
-            ),
-            views.bar_view(
-                quarantine,
-                rows=views.days_label(quarantine, "received_on"),
-                title="Quarantined webhook bodies",
-                x="received_on",
-                x_title="Received on (UTC)",
-                y="bodies",
-                y_title="Bodies (count)",
-                color="reason",
-                color_title="Reason",
-            ),
-        ],
-    )
+def health_section(freshness, last_runs, quarantine, reconciliation, sections, views):
+    health_section = sections.data_health(freshness, last_runs, quarantine, reconciliation)
     views.section_ui(health_section)
     return (health_section,)
 
@@ -785,7 +259,7 @@ def report_parts(
     timesheets_section,
 ):
     # What the static report (dashboard.report) writes, in this order.
-    sections = [
+    report_sections = [
         hours_section,
         attendance_section,
         cost_section,
@@ -794,7 +268,7 @@ def report_parts(
         health_section,
     ]
     report_filters = filters
-    return report_filters, sections
+    return report_filters, report_sections
 
 
 if __name__ == "__main__":

@@ -99,11 +99,11 @@ def write_report(
             "today": day,
         }
     )
-    sections: list[views.Section] = list(defs["sections"])
+    sections: list[views.Section] = list(defs["report_sections"])
     kpis: dict[str, float] = dict(defs["kpis"])
     filters: views.Filters = defs["report_filters"]
     published_at = defs["published_at"]
-    page, charts = render(sections, kpis, filters, published_at)
+    page, charts = render(sections, kpis, filters, published_at, defs["currency"])
     output.parent.mkdir(parents=True, exist_ok=True)
     partial = output.with_name(f".{output.name}.{os.getpid()}.tmp")
     partial.write_text(page, encoding="utf-8")
@@ -124,8 +124,10 @@ def render(
     kpis: dict[str, float],
     filters: views.Filters,
     published_at: datetime | None,
+    currency: str | None = None,
 ) -> tuple[str, int]:
-    """The report page and the number of charts in it."""
+    """The report page and the number of charts in it; labour cost in ``currency`` (ISO 4217)
+    when the account's currency is named."""
     import vl_convert  # its JavaScript engine loads with it: only when a report is drawn
 
     published = f"{published_at:%Y-%m-%d %H:%M} UTC" if published_at else "unknown"
@@ -137,7 +139,7 @@ def render(
         "<h1>Workforce report</h1>",
         f"<p class='wfm-meta'>{html.escape(filters.describe({}))}; snapshot published "
         f"{html.escape(published)}. Made by wfm-sync from the dashboard notebook.</p>",
-        views.kpi_html(kpis),
+        views.kpi_html(kpis, currency),
     ]
     charts = 0
     for section in sections:

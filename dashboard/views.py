@@ -1,8 +1,8 @@
-"""What the dashboard notebook's cells share: the filters as SQL, the KPIs, charts and tables.
+"""What the dashboard's sections share: the filters as SQL, the KPIs, charts and tables.
 
-The notebook (:mod:`dashboard.notebook`) keeps the SQL of each section in its own cells; this
-module holds the parts every section uses, declared once, so the served app and the static
-report (:mod:`dashboard.report`) show the same thing.
+The SQL is in :mod:`dashboard.queries`, the sections in :mod:`dashboard.sections`; this module
+holds the parts every section uses, declared once, so the served app and the static report
+(:mod:`dashboard.report`) show the same thing.
 """
 
 from __future__ import annotations
@@ -124,11 +124,20 @@ KPI_LABELS = {
 """The KPI cards, in order: key -> (label, unit)."""
 
 
-def kpi_html(kpis: dict[str, float]) -> str:
-    """The KPI cards as HTML. Each card carries ``data-kpi`` (its key) and ``data-value`` (the
-    unrounded figure) so a reader (or a browser test) can take the number as computed."""
+def money_title(measure: str, currency: str | None) -> str:
+    """An axis title for money: ``"Labour cost (EUR)"``, or, when the account's currency is not
+    named (``WFM_SYNC_CURRENCY``; the provider's API states none), says so."""
+    return f"{measure} ({currency or 'currency not named: set WFM_SYNC_CURRENCY'})"
+
+
+def kpi_html(kpis: dict[str, float], currency: str | None = None) -> str:
+    """The KPI cards as HTML, labour cost with ``currency`` (ISO 4217) beside it when named.
+    Each card carries ``data-kpi`` (its key) and ``data-value`` (the unrounded figure) so a
+    reader (or a browser test) can take the number as computed."""
     cards = []
     for key, (label, unit) in KPI_LABELS.items():
+        if key == "labour_cost":
+            unit = currency or ""
         value = float(kpis.get(key) or 0)
         shown = f"{value:,.0f}" if key == "no_shows" else f"{value:,.1f}"
         if key == "labour_cost":
@@ -225,7 +234,10 @@ def bar_chart(
 ) -> alt.Chart:
     """A titled bar chart of ``frame``: ``x`` against the sum of ``y``, stacked by ``color``
     and, with ``x_offset``, grouped side by side (scheduled beside worked). ``horizontal`` puts
-    the categories on the y axis (leader boards)."""
+    the categories on the y axis (leader boards). A frame with no value of ``y`` (no rows, or
+    every ``y`` null) gives :func:`no_data_chart` instead of an empty axis."""
+    if frame.empty or frame[y].isna().all():
+        return no_data_chart(title)
     encoding: dict[str, Any]
     if horizontal:
         encoding = {
@@ -262,6 +274,20 @@ def bar_chart(
         # labels are already cut to LABEL_CHARACTERS: no second cut by pixel width
         .configure_axis(labelLimit=0)
         .configure_legend(labelLimit=0)
+    )
+
+
+NO_DATA = "No data in this range"
+"""What a chart with nothing to draw says."""
+
+
+def no_data_chart(title: str) -> alt.Chart:
+    """A chart of the same size as :func:`bar_chart` that says :data:`NO_DATA` under ``title``."""
+    return (
+        alt.Chart(pd.DataFrame({"message": [NO_DATA]}), title=title)
+        .mark_text(fontSize=14, color="#57606a")
+        .encode(text="message:N")
+        .properties(width="container", height=260)
     )
 
 

@@ -127,7 +127,8 @@ def run_dbt(
     port, user and database as dbt variables, and, for the duration of the call only, the
     password in ``DBT_ENV_SECRET_POSTGRES_PASSWORD`` and ``PGTZ=UTC`` (the session's timezone,
     UTC as DuckDB's) in the environment. ``variables`` go beside them (``--vars``), and ``now``
-    (epoch seconds) when ``WFM_SYNC_NOW`` pins the clock; otherwise the models take the build's
+    (epoch seconds) when ``WFM_SYNC_NOW`` pins the clock, ``currency`` when
+    ``WFM_SYNC_CURRENCY`` names it; otherwise the models take the build's
     start (dbt's ``run_started_at``) as now, and the variables stay the same from run to run, so
     dbt parses only what changed. Every finished node (model, test, unit test, source) is counted
     in a :class:`sources.progress.Progress` line ``dbt <command>``.
@@ -149,7 +150,9 @@ def run_dbt(
     # `now` only when the clock is pinned: a var that changes on every run makes dbt re-parse
     # the whole project (~10 s); the models otherwise take dbt's run_started_at as now
     pinned = {"now": clock.now()} if clock.pinned() else {}
-    dbt_vars = json.dumps({**connection, **pinned, **(variables or {})})
+    currency = settings.current().currency
+    named = {"currency": currency} if currency else {}
+    dbt_vars = json.dumps({**connection, **pinned, **named, **(variables or {})})
     verbosity = [] if settings.current().dbt_verbose else ["--quiet"]
     paths = [] if "--target-path" in args else ["--target-path", str(target_dir())]
     configured = settings.current().dbt_target_dir
@@ -312,7 +315,8 @@ def _build(path: Path | None, where: str, args: list[str]) -> ModelsSummary:
 
 def _count_node(summary: ModelsSummary, node_result: Any, path: Path | None) -> None:
     """Add one of dbt's node results to ``summary``: passed (by kind), warned (untypable-row
-    counts), skipped, or failed (a failed test's rows sampled, :func:`sample_failed_rows`)."""
+    counts), skipped, or failed (a failed test's rows sampled, :func:`sample_failed_rows`); an
+    exposure's no-op is not counted."""
     status = str(node_result.status).lower().rsplit(".", 1)[-1]
     node = node_result.node
     kind = str(node.resource_type).rsplit(".", 1)[-1].lower()
@@ -326,6 +330,8 @@ def _count_node(summary: ModelsSummary, node_result: Any, path: Path | None) -> 
             summary.untypable_rows[model] = int(node_result.failures or 0)
     elif status == "skipped":
         summary.skipped += 1
+    elif status in ("no-op", "noop"):
+        return  # an exposure (the dashboard, the report): nothing of dbt's runs for it
     else:
         failed = FailedNode(
             name=node.name,

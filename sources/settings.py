@@ -99,6 +99,12 @@ class Settings(BaseSettings):
         description="where dbt writes its artifacts (manifest, run results, docs) and its log; "
         "default the dbt project's `target/` and `logs/`",
     )
+    currency: str | None = Field(
+        None,
+        description="the account's currency (ISO 4217, e.g. `EUR`), named beside labour cost in "
+        "`fct_labour_cost_daily.currency`, the dashboard and the report (the provider's API "
+        "states none); default unnamed",
+    )
     dbt_verbose: bool = Field(False, description="`1` prints dbt's log per model and test")
     nightly_cron: str = Field("0 2 * * *", description="cron of the `nightly_sync` deployment")
     timezone: str = Field("UTC", description="IANA timezone of the nightly cron")
@@ -131,7 +137,20 @@ class Settings(BaseSettings):
     def _from_the_project(cls, value: Path | None) -> Path | None:
         return None if value is None else in_project(value)
 
-    @field_validator("now", "duckdb_memory_limit", mode="before")
+    @field_validator("currency")
+    @classmethod
+    def _currency_code(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        code = value.strip().upper()
+        if len(code) != 3 or not code.isalpha() or not code.isascii():
+            raise ValueError(
+                f"{ENV_PREFIX}CURRENCY={value!r} is not an ISO 4217 code; "
+                "use three letters, e.g. EUR"
+            )
+        return code
+
+    @field_validator("now", "duckdb_memory_limit", "currency", mode="before")
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value

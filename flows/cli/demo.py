@@ -192,6 +192,8 @@ def run_demo(
             "SOURCES__CONNECTEAM__API_KEY": options.api_key,
             "DESTINATION__DUCKDB__CREDENTIALS": str(path),
             "WEBHOOKS__INBOX_URL": inbox_url,
+            # the provider states no currency; the demo's account is taken to pay in USD
+            "WFM_SYNC_CURRENCY": settings.current().currency or "USD",
         }
         with settings.environment(env):
             console.rule("webhooks: the provider pushes a burst of events")

@@ -22,6 +22,7 @@
     unique_key='labour_cost_key',
     incremental_strategy='delete+insert',
     pre_hook="{{ delete_rederived('local_date', 'punch_count > 0', with_unknown=true) }}",
+    on_schema_change='append_new_columns',
 ) }}
 
 with
@@ -243,7 +244,9 @@ final as (
             when day_paid_hours > 0
                 then {{ round_to('provider_day_pay * paid_hours / day_paid_hours', 2) }}
             else {{ round_to('provider_day_pay / day_row_count', 2) }}
-        end as labour_cost
+        end as labour_cost,
+        -- the API states no currency for rates or pay: the account's, as var('currency') names it
+        {{ currency_literal() }} as currency
     from shared
 
 )

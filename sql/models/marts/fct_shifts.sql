@@ -35,6 +35,8 @@ final as (
         assignments.scheduled_hours,
         assignments.unpaid_break_minutes,
         assignments.is_published,
+        -- the one definition of "on the schedule" the dashboard's scheduled hours read
+        assignments.is_published and not assignments.is_deleted as is_scheduled,
         {{ local_date('assignments.starts_at', 'assignments.timezone') }} as local_date,
         assignments.is_deleted,
         assignments.deleted_at,

@@ -1,0 +1,329 @@
+"""Every SQL query the dashboard and its static report run, over the published snapshot's marts.
+
+Each function returns one DuckDB query as text; the notebook (:mod:`dashboard.notebook`) runs it
+with ``mo.sql``. They read the ``marts`` schema only (the snapshot's ``health`` summary and the
+``_published`` manifest besides): names come from the dimensions (``dim_jobs.job_label``,
+``dim_schedulers.scheduler_label``, ``dim_users.full_name``), rules such as "on the schedule"
+from mart columns (``fct_shifts.is_scheduled``), so the dbt project defines each figure once and
+its ``exposures`` list what the dashboard reads. ``tests/test_dashboard_queries.py`` parses every
+query and fails on any staging, intermediate or raw reference.
+
+Filters arrive as a :class:`dashboard.views.Filters`; its values are quoted by
+:func:`dashboard.views.sql_literal`.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from .views import Filters, end_of_day_sql
+
+PUBLISHED_AT = "select max(published_at) from main._published"
+"""When the snapshot was published (UTC), from its manifest."""
+
+SCHEDULER_OPTIONS = """
+    select schedulers.scheduler_label, schedulers.scheduler_id
+    from marts.dim_schedulers as schedulers
+    where schedulers.scheduler_id in (
+        select scheduler_id from marts.fct_shifts where scheduler_id is not null
+    )
+    order by 1
+"""
+"""The scheduler filter's choices: ``(label, scheduler_id)`` of every scheduler with shifts."""
+
+JOB_OPTIONS = """
+    with used as (
+        select job_id from marts.fct_shifts
+        union select job_id from marts.fct_attendance
+        union select job_id from marts.fct_labour_cost_daily
+    )
+    select jobs.job_label, jobs.job_id
+    from marts.dim_jobs as jobs
+    where jobs.job_id in (select job_id from used)
+    order by 1
+"""
+"""The job filter's choices: ``(label, job_id)`` of every job a shift, punch or cost names."""
+
+USER_OPTIONS = """
+    select coalesce(full_name, 'user') || ' (' || user_id || ')', user_id
+    from marts.dim_users order by full_name, user_id
+"""
+"""The user filter's choices: ``(name (id), user_id)``."""
+
+CURRENCY = "select max(currency) from marts.fct_labour_cost_daily"
+"""The account's currency (ISO 4217) labour cost is in, or null when not named."""
+
+
+def cost_where(filters: Filters) -> str:
+    """The filters as a condition on ``marts.fct_labour_cost_daily as cost``. Labour cost has no
+    scheduler: with one chosen, the cost rows of that scheduler's attendance (same user, local
+    day and job)."""
+    condition = filters.where(scheduler=None)
+    if filters.scheduler_id is None:
+        return condition
+    return f"""{condition}
+        and exists (
+            select 1 from marts.fct_attendance as attendance
+            where attendance.scheduler_id = {filters.scheduler_id}
+                and attendance.user_id = cost.user_id
+                and attendance.local_date = cost.local_date
+                and attendance.job_id is not distinct from cost.job_id
+        )"""
+
+
+def kpis(filters: Filters) -> str:
+    """One row: ``scheduled_hours``, ``worked_hours``, ``no_shows``, ``labour_cost`` and
+    ``hours_without_rate`` (hours) within the filters."""
+    return f"""
+        select
+            (select coalesce(sum(scheduled_hours), 0) from marts.fct_shifts
+                where is_scheduled and {filters.where()}) as scheduled_hours,
+            (select coalesce(sum(worked_hours), 0) from marts.fct_attendance
+                where {filters.where()}) as worked_hours,
+            (select count(*) filter (where no_show) from marts.fct_attendance
+                where {filters.where()}) as no_shows,
+            (select coalesce(sum(labour_cost), 0) from marts.fct_labour_cost_daily as cost
+                where {cost_where(filters)}) as labour_cost,
+            (select coalesce(sum(worked_hours) filter (where has_no_rate), 0)
+                from marts.fct_labour_cost_daily as cost where {cost_where(filters)})
+                as hours_without_rate
+    """
+
+
+def hours_daily(filters: Filters, stack_by: str) -> str:
+    """Scheduled and worked hours per local day: ``local_date``, ``measure`` (scheduled |
+    worked), ``stacked_by`` (the scheduler's or, with ``stack_by="job"``, the job's label) and
+    ``hours``."""
+    label = (
+        "coalesce(jobs.job_label, '(no job)')"
+        if stack_by == "job"
+        else "coalesce(schedulers.scheduler_label, '(unscheduled)')"
+    )
+    return f"""
+        with scheduled as (
+            select local_date, scheduler_id, job_id, sum(scheduled_hours) as hours
+            from marts.fct_shifts
+            where is_scheduled and {filters.where()}
+            group by all
+        ),
+        worked as (
+            select local_date, scheduler_id, job_id, sum(worked_hours) as hours
+            from marts.fct_attendance
+            where {filters.where()}
+            group by all
+        ),
+        measures as (
+            select 'scheduled' as measure, * from scheduled
+            union all
+            select 'worked' as measure, * from worked
+        )
+        select
+            measures.local_date,
+            measures.measure,
+            {label} as stacked_by,
+            round(sum(measures.hours), 2) as hours
+        from measures
+        left join marts.dim_schedulers as schedulers
+            on schedulers.scheduler_id = measures.scheduler_id
+        left join marts.dim_jobs as jobs on jobs.job_id = measures.job_id
+        group by all
+        order by local_date, measure, stacked_by
+    """
+
+
+def variance_leaders(filters: Filters) -> str:
+    """The ten people furthest from their schedule: ``person``, ``scheduled_hours``,
+    ``worked_hours``, ``variance_hours`` (worked minus scheduled)."""
+    return f"""
+        with scheduled as (
+            select user_id, sum(scheduled_hours) as scheduled_hours
+            from marts.fct_shifts
+            where is_scheduled and user_id is not null and {filters.where()}
+            group by user_id
+        ),
+        worked as (
+            select user_id, sum(worked_hours) as worked_hours
+            from marts.fct_attendance
+            where user_id is not null and {filters.where()}
+            group by user_id
+        )
+        select
+            coalesce(users.full_name, 'user') || ' (' || user_id || ')' as person,
+            round(coalesce(scheduled.scheduled_hours, 0), 2) as scheduled_hours,
+            round(coalesce(worked.worked_hours, 0), 2) as worked_hours,
+            round(coalesce(worked.worked_hours, 0) - coalesce(scheduled.scheduled_hours, 0), 2)
+                as variance_hours
+        from scheduled
+        full join worked using (user_id)
+        left join marts.dim_users as users using (user_id)
+        order by abs(variance_hours) desc, person
+        limit 10
+    """
+
+
+def attendance_daily(filters: Filters) -> str:
+    """Per local day: ``late_arrivals``, ``no_shows``, ``unscheduled_punches`` (counts)."""
+    return f"""
+        select
+            local_date,
+            count(*) filter (where is_late) as late_arrivals,
+            count(*) filter (where no_show) as no_shows,
+            count(*) filter (where is_unscheduled) as unscheduled_punches
+        from marts.fct_attendance
+        where {filters.where()}
+        group by local_date
+        order by local_date
+    """
+
+
+def attendance_people(filters: Filters) -> str:
+    """The ten people with the most incidents: ``person``, the three counts and ``incidents``."""
+    return f"""
+        select
+            coalesce(users.full_name, 'user') || ' (' || attendance.user_id || ')' as person,
+            count(*) filter (where is_late) as late_arrivals,
+            count(*) filter (where no_show) as no_shows,
+            count(*) filter (where is_unscheduled) as unscheduled_punches,
+            late_arrivals + no_shows + unscheduled_punches as incidents
+        from marts.fct_attendance as attendance
+        left join marts.dim_users as users using (user_id)
+        where {filters.where(user="attendance.user_id")} and attendance.user_id is not null
+        group by all
+        having incidents > 0
+        order by incidents desc, person
+        limit 10
+    """
+
+
+def cost_daily(filters: Filters) -> str:
+    """Per local day: ``labour_cost``, ``hours_with_rate``, ``hours_without_rate``."""
+    return f"""
+        select
+            local_date,
+            round(coalesce(sum(labour_cost), 0), 2) as labour_cost,
+            round(coalesce(sum(worked_hours) filter (where not has_no_rate), 0), 2)
+                as hours_with_rate,
+            round(coalesce(sum(worked_hours) filter (where has_no_rate), 0), 2)
+                as hours_without_rate
+        from marts.fct_labour_cost_daily as cost
+        where {cost_where(filters)}
+        group by local_date
+        order by local_date
+    """
+
+
+def cost_jobs(filters: Filters) -> str:
+    """Per job (sub-jobs under their job): ``job`` (its label), ``labour_cost``,
+    ``worked_hours``, ``hours_without_rate``."""
+    return f"""
+        select
+            coalesce(jobs.job_label, '(no job)') as job,
+            round(coalesce(sum(cost.labour_cost), 0), 2) as labour_cost,
+            round(sum(cost.worked_hours), 2) as worked_hours,
+            round(coalesce(sum(cost.worked_hours) filter (where cost.has_no_rate), 0), 2)
+                as hours_without_rate
+        from marts.fct_labour_cost_daily as cost
+        left join marts.dim_jobs as jobs on jobs.job_id = cost.job_id
+        where {cost_where(filters)}
+        group by cost.job_id, jobs.job_label
+        order by labour_cost desc, job
+    """
+
+
+def schedule_changes_weekly(filters: Filters) -> str:
+    """Per ISO week of the change and scheduler: ``week_start``, ``scheduler`` (its label),
+    ``changes``, ``inside_notice_window``, ``inside_24h``."""
+    where = filters.where(
+        day="cast(changes.changed_at as date)",
+        scheduler="changes.scheduler_id",
+        job="shifts.job_id",
+        user="changes.user_id",
+    )
+    return f"""
+        with shifts as (
+            select shift_assignment_key, max(job_id) as job_id
+            from marts.fct_shifts group by shift_assignment_key
+        )
+        select
+            cast(date_trunc('week', changes.changed_at) as date) as week_start,
+            coalesce(schedulers.scheduler_label, '(none)') as scheduler,
+            count(*) as changes,
+            count(*) filter (where is_inside_notice_window) as inside_notice_window,
+            count(*) filter (where is_inside_24h) as inside_24h
+        from marts.fct_schedule_changes as changes
+        left join shifts using (shift_assignment_key)
+        left join marts.dim_schedulers as schedulers
+            on schedulers.scheduler_id = changes.scheduler_id
+        where {where}
+        group by all
+        order by week_start, scheduler
+    """
+
+
+def timesheets_waiting(filters: Filters, today: date) -> str:
+    """Every period still waiting for approval, whatever its dates: ``period_start``,
+    ``waiting_for_approval``, ``longest_wait_hours`` (up to the end of ``today``, UTC)."""
+    return f"""
+        select
+            period_start,
+            count(*) as waiting_for_approval,
+            round(max(date_diff('minute', submitted_at, {end_of_day_sql(today)}) / 60.0), 1)
+                as longest_wait_hours
+        from marts.fct_timesheet_periods
+        where status = 'submitted' and {filters.where(day=None, scheduler=None, job=None)}
+        group by period_start
+        order by period_start
+    """
+
+
+def timesheet_periods(filters: Filters) -> str:
+    """Periods overlapping the range: ``period_start``, counts ``open``,
+    ``waiting_for_approval``, ``approved``, and ``mean_approval_lag_hours`` (null when no period
+    states both its submission and its approval)."""
+    return f"""
+        select
+            period_start,
+            count(*) filter (where status = 'open') as open,
+            count(*) filter (where status = 'submitted') as waiting_for_approval,
+            count(*) filter (where status = 'approved') as approved,
+            round(avg(approval_lag_hours), 2) as mean_approval_lag_hours
+        from marts.fct_timesheet_periods
+        where period_end >= date '{filters.start}' and period_start <= date '{filters.end}'
+            and {filters.where(day=None, scheduler=None, job=None)}
+        group by period_start
+        order by period_start
+    """
+
+
+HEALTH_TABLES = "select table_name from information_schema.tables where table_schema = 'health'"
+"""The tables of the snapshot's ``health`` summary (present when the publish wrote them)."""
+
+FRESHNESS = """
+    select table_name, row_count, last_load_epoch
+    from health.raw_tables
+    order by table_name
+"""
+"""Each raw table's row count and last load (epoch seconds), from the publish's summary."""
+
+
+def reconciliation(filters: Filters) -> str:
+    """Time activities the API and the webhooks disagree on: ``data_source``, ``activities``."""
+    return f"""
+        select data_source, coalesce(sum(activity_count), 0) as activities
+        from marts.fct_time_activity_reconciliation
+        where {filters.where(scheduler=None, job=None)}
+        group by data_source
+        order by data_source
+    """
+
+
+def quarantine(filters: Filters) -> str:
+    """Quarantined webhook bodies per day received (UTC) and reason: ``received_on``,
+    ``reason``, ``bodies``."""
+    return f"""
+        select received_on, reason, cast(sum(bodies) as bigint) as bodies
+        from health.quarantine
+        where received_on between date '{filters.start}' and date '{filters.end}'
+        group by all
+        order by received_on, reason
+    """
