@@ -1,5 +1,5 @@
 """The emulator's spec data mode, the account: every record of every endpoint the sync reads,
-drawn from its schema by :class:`~emulator.spec_data.SpecData` (see :mod:`emulator.spec_data` for
+drawn from its schema by :class:`~emulator.spec_records.SpecData` (see :mod:`emulator.spec_data` for
 how values are drawn, made wild, and listed in the manifest). Only the structural fields (keys,
 parents' ids, the times the endpoints filter on) are set here.
 """
@@ -12,8 +12,8 @@ from typing import Any
 
 from .config import DAY, EmulatorConfig, OperationsConfig
 from .operations_data import TASK_BOARD_BASE, TIME_CLOCK_BASE, Operations
-from .spec_data import SpecData
 from .spec_pay_leave import spec_pay_leave
+from .spec_records import SpecData
 from .timesheet import daily_records
 from .vocabulary import DOCUMENT_STATUSES, DOCUMENTS
 
@@ -33,7 +33,7 @@ class SpecAccount:
         shifts: By ``schedulerId``: V1 shift rows.
         user_documents: By ``id``.
         operations: The operations records.
-        generator: The :class:`~emulator.spec_data.SpecData` that drew them; its ``manifest``
+        generator: The :class:`~emulator.spec_records.SpecData` that drew them; its ``manifest``
             lists the values made unfit on purpose.
     """
 

@@ -1,6 +1,6 @@
 """The emulator's spec data mode for pay and leave: pay rates, pay rule policies, time-off
 balances and scheduler unavailabilities drawn from their schemas by
-:class:`~emulator.spec_data.SpecData`. Only the structural fields are set here: each pay rate
+:class:`~emulator.spec_records.SpecData`. Only the structural fields are set here: each pay rate
 item's ``userId`` and ``effectiveDate`` (unique per user, within 100 days before the anchor), the
 policies' ``id``, each balance's ``userId`` and ``policyId`` (unique per policy type), each
 unavailability's ``id`` and ``unavailabilityDate`` (within the shift window)."""
@@ -11,7 +11,7 @@ from typing import Any
 
 from .config import OperationsConfig
 from .pay_leave_data import PayLeave, pay_rate_users
-from .spec_data import SpecData
+from .spec_records import SpecData
 
 
 def spec_pay_leave(

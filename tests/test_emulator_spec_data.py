@@ -36,7 +36,8 @@ from jsonschema import Draft202012Validator
 
 from emulator.data import Dataset, EmulatorConfig
 from emulator.operations_data import OperationsConfig
-from emulator.spec_data import EPOCHS, INT64, ODD_VALUES, spec_webhooks, webhook_components
+from emulator.spec_data import spec_webhooks, webhook_components
+from emulator.spec_records import EPOCHS, INT64, ODD_VALUES
 from emulator.spec_schemas import spec
 from emulator.webhooks import build_burst
 
