@@ -19,7 +19,7 @@ pyproject.toml), pytest.
 
 `WFM_SYNC_VENV` moves the virtual environment (default `.venv`). This script runs before the
 project is installed, so it reads that one variable itself instead of through
-`sources/settings.py`.
+`core/settings.py`.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime
 
-from . import settings
+from core import settings
 
 NOW_VARIABLE = "WFM_SYNC_NOW"
 
@@ -22,7 +22,7 @@ def pinned() -> bool:
 
 
 def now() -> float:
-    """Epoch seconds (UTC): ``WFM_SYNC_NOW`` (:attr:`sources.settings.Settings.now`) when set,
+    """Epoch seconds (UTC): ``WFM_SYNC_NOW`` (:attr:`core.settings.Settings.now`) when set,
     else the real time.
 
     Raises:

@@ -32,8 +32,8 @@ def imports():
     import marimo as mo
     import pandas as pd
 
+    from core import clock
     from dashboard import queries, sections, views
-    from sources import clock
 
     return UTC, Path, alt, clock, date, datetime, mo, pd, queries, sections, timedelta, views
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from sources.durable import replace_durably
+from core.durable import replace_durably
 
 from . import views
 
@@ -70,7 +70,7 @@ def write_report(
 ) -> ReportSummary:
     """Run the dashboard notebook on ``snapshot`` and write the report to ``output`` (a temporary
     file beside it, flushed to disk, then one durable ``rename``,
-    :func:`sources.durable.replace_durably`: a reader never sees half a report).
+    :func:`core.durable.replace_durably`: a reader never sees half a report).
 
     Args:
         snapshot: The published snapshot (read-only).
@@ -82,7 +82,7 @@ def write_report(
     Raises:
         FileNotFoundError: No snapshot at ``snapshot`` (the message says how to make one).
     """
-    from sources import clock
+    from core import clock
 
     from .notebook import app
 

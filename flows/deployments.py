@@ -24,11 +24,11 @@ from typing import Any
 
 from prefect.schedules import Cron, Interval
 
+from core.settings import Settings
 from flows.fold import fold_webhooks
 from flows.nightly import nightly_sync
 from flows.prefect_flows import ENTRYPOINT_FILE
 from flows.runner import Job
-from sources.settings import Settings
 
 DEFAULT_NIGHTLY_CRON: str = Settings.model_fields["nightly_cron"].default
 DEFAULT_TIMEZONE: str = Settings.model_fields["timezone"].default

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from core.settings import FOLD_RETENTION_DAYS
 from flows.naming import rename_current_run
 from flows.runner import cause_chain, job, run_logger, step
-from sources.settings import FOLD_RETENTION_DAYS
 
 if TYPE_CHECKING:
     from pipelines.fold import FoldSummary

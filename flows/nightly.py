@@ -20,11 +20,12 @@ from typing import TYPE_CHECKING, Any
 
 from dlt.common.configuration.exceptions import ConfigurationException
 
+from core import clock
+from core.settings import FOLD_RETENTION_DAYS
 from flows.naming import rename_current_run, rows_text
 from flows.runner import cause_chain, job, run_logger, step
 from pipelines import STREAMS, SyncSummary, run_sync
 from pipelines.warehouse import WarehouseConfigError
-from sources import clock
 from sources.connecteam import (
     ConnecteamAPIError,
     ConnecteamConfigError,
@@ -34,7 +35,6 @@ from sources.connecteam import (
 from sources.connecteam.config import ConnecteamSourceConfiguration
 from sources.connecteam.registry import TASK_GROUPS as REGISTRY_GROUPS
 from sources.connecteam.windows import shift_window
-from sources.settings import FOLD_RETENTION_DAYS
 
 if TYPE_CHECKING:  # the later steps' modules load when their step runs, after the sync
     from dashboard.report import ReportSummary

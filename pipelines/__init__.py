@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sources.lazy import lazy_attributes
+from core.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from .sync import STREAMS, SyncSummary, run_sync

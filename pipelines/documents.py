@@ -31,7 +31,7 @@ from typing import Any
 
 import dlt
 
-from sources import clock
+from core import clock
 from sources.connecteam import ConnecteamClient, ConnecteamError
 from sources.connecteam.config import client_from_config
 from sources.connecteam.documents import (

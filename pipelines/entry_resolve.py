@@ -20,7 +20,7 @@ from typing import Any
 
 import dlt
 
-from sources import clock
+from core import clock
 from sources.connecteam import ConnecteamClient
 from sources.connecteam.config import client_from_config
 from sources.connecteam.documents import WRITE_SCOPES

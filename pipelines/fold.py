@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import dlt
 
-from sources.settings import FOLD_RETENTION_DAYS
+from core.settings import FOLD_RETENTION_DAYS
 from sources.webhooks import (
     DEFAULT_BATCH_BYTES,
     DEFAULT_ROUND_BYTES,

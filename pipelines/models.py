@@ -11,7 +11,7 @@ values out of its logs and artifacts), with ``PGTZ=UTC`` (the session's timezone
 ``timestamptz`` cast to a date falls on the UTC day, as on DuckDB); both variables are set for
 the duration of the call only. The models land in the schemas ``staging``, ``intermediate`` and
 ``marts`` beside the raw ones. The dbt variable ``now`` is the project's clock
-(:func:`sources.clock.now`) when ``WFM_SYNC_NOW`` pins it; otherwise it is not passed and the
+(:func:`core.clock.now`) when ``WFM_SYNC_NOW`` pins it; otherwise it is not passed and the
 models take the build's start (dbt's ``run_started_at``), so the variables stay the same from run
 to run and dbt re-parses only what changed.
 
@@ -44,8 +44,8 @@ from typing import Any
 
 from filelock import FileLock
 
-from sources import clock, settings
-from sources.progress import Progress
+from core import clock, settings
+from core.progress import Progress
 
 from .model_failures import FailedNode, sample_failed_rows
 from .model_windows import incremental_lookback_days
@@ -131,7 +131,7 @@ def run_dbt(
     ``WFM_SYNC_CURRENCY`` names it; otherwise the models take the build's
     start (dbt's ``run_started_at``) as now, and the variables stay the same from run to run, so
     dbt parses only what changed. Every finished node (model, test, unit test, source) is counted
-    in a :class:`sources.progress.Progress` line ``dbt <command>``.
+    in a :class:`core.progress.Progress` line ``dbt <command>``.
 
     Raises:
         ValueError: PostgreSQL credentials missing (:func:`pipelines.warehouse.postgres_target`).

@@ -10,7 +10,7 @@ Layout, with the default ``<warehouse dir>/marts`` (setting ``parquet_dir``,
 A publish writes every mart of schema ``marts`` into a new folder, then its manifest
 ``_published.json`` (``{"published_at": <epoch s>, "published_at_utc": ..., "tables": {mart:
 rows}}``), flushes the folder and every file in it to disk, then points the link at it with one
-atomic, durable ``rename`` (:func:`sources.durable.replace_durably`). A reader that opened
+atomic, durable ``rename`` (:func:`core.durable.replace_durably`). A reader that opened
 ``marts/fct_shifts.parquet`` keeps reading the file it opened; a reader opening it afterwards gets
 the new one; nobody sees a folder half written. The folder before the current one is kept; older
 ones are removed (a reader still holding one of their files keeps reading it: POSIX keeps an
@@ -28,8 +28,8 @@ from pathlib import Path
 
 import duckdb
 
-from sources import settings
-from sources.durable import fsync_path, fsync_tree, replace_durably
+from core import settings
+from core.durable import fsync_path, fsync_tree, replace_durably
 
 from .warehouse import warehouse_path
 

@@ -3,7 +3,7 @@
 The snapshot (default ``analytics.duckdb`` beside the warehouse file; setting ``snapshot``,
 ``WFM_SYNC_SNAPSHOT``, to change) holds every table and view of the published schemas as plain
 tables, built in a temporary file beside it and moved into place with one durable ``rename``
-(:func:`sources.durable.replace_durably`). A reader
+(:func:`core.durable.replace_durably`). A reader
 that opened the old snapshot keeps reading the old file until it reconnects; a new reader sees
 the new one; nobody ever sees a half-built state, and an open dashboard never holds a lock on the
 warehouse the next sync writes. Every mart is also written as Parquet, swapped in the same way
@@ -27,8 +27,8 @@ from pathlib import Path
 
 import duckdb
 
-from sources import settings
-from sources.durable import replace_durably
+from core import settings
+from core.durable import replace_durably
 
 from .parquet import parquet_dir, write_marts
 from .runs import records_run

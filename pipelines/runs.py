@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
-from sources import settings
+from core import settings
 
 from .warehouse import warehouse_path
 

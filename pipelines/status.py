@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sources import settings
+from core import settings
 from sources.connecteam.registry import STREAMS as REGISTRY
 
 from .fold import DATASET_WEBHOOKS

@@ -18,7 +18,7 @@ import pyarrow as pa
 from dlt.common.configuration.exceptions import ConfigFieldMissingException
 from dlt.common.destination import TLoaderFileFormat
 
-from sources import settings
+from core import settings
 
 from .writer_lock import WarehouseBusyError as WarehouseBusyError  # raised here: import it here
 from .writer_lock import WarehouseUnreachableError as WarehouseUnreachableError
@@ -39,7 +39,7 @@ def warehouse_path() -> Path:
     ``[destination.duckdb] credentials`` in ``.dlt/secrets.toml``: dlt refuses a destination's
     credentials in ``config.toml``), default
     ``data/warehouse.duckdb``; a relative path is taken from the project's home
-    (:func:`sources.settings.project_dir`), never from the current directory."""
+    (:func:`core.settings.project_dir`), never from the current directory."""
     try:
         configured = dlt.config.get("destination.duckdb.credentials", str)
     except ConfigFieldMissingException:

@@ -21,7 +21,7 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
-from sources import settings
+from core import settings
 
 logger = logging.getLogger("pipelines.warehouse")
 

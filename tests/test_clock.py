@@ -8,8 +8,8 @@ import time
 import pytest
 from conftest import point_at
 
+from core.clock import now
 from pipelines import STREAMS, run_sync
-from sources.clock import now
 
 
 def test_now_reads_epoch_iso_and_date(monkeypatch):

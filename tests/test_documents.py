@@ -317,10 +317,10 @@ def test_an_entry_left_sending_is_settled_by_checking_with_the_provider(
 ):
     """A run killed between writing the intent and learning the outcome: the next run lists the
     user's documents and sends the PUT again only when the entry is not there."""
+    from core import clock
     from pipelines.documents import EntryRow, journal_path, run_bulk
     from pipelines.entry_journal import EntryJournal
     from pipelines.warehouse import build_pipeline
-    from sources import clock
 
     (tmp_path / "a.pdf").write_bytes(b"%PDF a")
     row = EntryRow(1001, 7002, "a.pdf", {"expires": "2027-01-01"})

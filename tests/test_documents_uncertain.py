@@ -98,9 +98,9 @@ def test_an_interrupted_entry_the_check_cannot_tell_is_resolved_as_sent_without_
     """A run killed after its PUT left: the next run's check lists the document but cannot tell
     whose entry it holds, so it is kept ``uncertain`` (not sent); ``resolve --sent`` marks it
     recorded without any request."""
+    from core import clock
     from pipelines.documents import EntryRow, documents_pipeline, journal_path, run_bulk
     from pipelines.entry_journal import EntryJournal
-    from sources import clock
 
     (tmp_path / "a.pdf").write_bytes(b"%PDF a")
     row = EntryRow(1003, 7002, "a.pdf")
@@ -173,10 +173,10 @@ def test_resend_checks_an_interrupted_entry_first_and_never_sends_it_twice(
     --resend`` and ``resolve KEY --resend`` check them as a bulk would and send none (the
     listing cannot tell whose entry the document holds: ``uncertain``); once ``uncertain``,
     ``resolve KEY --resend`` sends it once."""
+    from core import clock
     from pipelines.documents import EntryRow, documents_pipeline, journal_path
     from pipelines.entry_journal import EntryJournal
     from pipelines.entry_resolve import resolve_entries
-    from sources import clock
 
     (tmp_path / "a.pdf").write_bytes(b"%PDF a")
     first, second = EntryRow(1004, 7003, "a.pdf"), EntryRow(1005, 7003, "a.pdf")

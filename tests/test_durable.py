@@ -1,4 +1,4 @@
-"""Write-then-rename, durably (:mod:`sources.durable`): the file (every file of a folder) and its
+"""Write-then-rename, durably (:mod:`core.durable`): the file (every file of a folder) and its
 folder are flushed before the rename, the folder after it. Observed on real files: each real
 ``os.fsync`` call is recorded by the inode it flushed."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sources.durable import replace_durably
+from core.durable import replace_durably
 
 
 @pytest.fixture

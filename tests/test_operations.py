@@ -10,12 +10,12 @@ import orjson
 import pytest
 from conftest import point_at, query
 
+from core.clock import now as clock_now
 from emulator.operations_data import TIME_CLOCK_BASE, OperationsConfig
 from pipelines import STREAMS, run_sync
 from pipelines.fold import run_fold
 from pipelines.models import build_models
 from pipelines.status import collect_status
-from sources.clock import now as clock_now
 from sources.connecteam.registry import STREAMS as REGISTRY
 from sources.connecteam.registry import Incremental
 from sources.connecteam.windows import date_windows

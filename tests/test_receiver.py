@@ -12,10 +12,10 @@ import httpx
 import orjson
 import pytest
 
+from core.settings import in_project
 from emulator.server import BackgroundServer
 from emulator.webhooks import signature_headers
 from receiver import PATH, ReceiverConfigError, ReceiverSettings, create_app, settings_from_config
-from sources.settings import in_project
 from sources.webhooks import Inbox
 
 TOKEN = "wh-token-7c1e"

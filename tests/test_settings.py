@@ -1,5 +1,5 @@
 """Settings in one typed place: the settings table of docs/configuration.md is
-``sources.settings.markdown_table()``, and no module but ``sources/settings.py`` reads a
+``core.settings.markdown_table()``, and no module but ``core/settings.py`` reads a
 ``WFM_SYNC_*`` variable from the environment."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from sources import settings
+from core import settings
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("sources", "pipelines", "flows", "emulator", "receiver", "benchmarks")
@@ -16,7 +16,7 @@ PACKAGES = ("sources", "pipelines", "flows", "emulator", "receiver", "benchmarks
 def test_the_docs_settings_table_is_the_generated_one():
     page = (ROOT / "docs" / "configuration.md").read_text()
     assert settings.markdown_table() in page, (
-        "docs/configuration.md's settings table differs from sources.settings.markdown_table(); "
+        "docs/configuration.md's settings table differs from core.settings.markdown_table(); "
         "paste:\n" + settings.markdown_table()
     )
 

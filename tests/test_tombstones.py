@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 from conftest import NOW, point_at, query
 
+from core.clock import now as clock_now
 from emulator.operations_data import TASK_BOARD_BASE, OperationsConfig
 from pipelines import run_sync
-from sources.clock import now as clock_now
 from sources.connecteam.listing import complete_listing, confirmed_gone
 
 WIDE_TIME_OFF = {"time_off_days_back": 182, "time_off_days_ahead": 182}

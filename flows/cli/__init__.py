@@ -29,7 +29,7 @@ from typing import Annotated
 
 import typer
 
-from sources.settings import PROJECT_DIR_VARIABLE
+from core.settings import PROJECT_DIR_VARIABLE
 
 from . import dashboard, demo, documents, emulator, models, schedule, sync, webhooks
 

@@ -24,8 +24,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from core import settings
 from emulator.config import DEMO_SHIFTS, DEMO_USERS, demo_config
-from sources import settings
 
 from .live import live_progress
 from .render import print_fold, print_nightly
@@ -153,6 +153,7 @@ def run_demo(
         console: Where to print.
         webhook_events: Distinct webhook events in the first burst (a tenth as many follow).
     """
+    from core.clock import now as clock_now
     from emulator import EmulatorServer, ServerOptions
     from emulator.server import BackgroundServer
     from emulator.webhooks import activity_events, build_burst
@@ -160,7 +161,6 @@ def run_demo(
     from flows.nightly import nightly_sync
     from pipelines.subscriptions import apply, current, plan, receiver_url
     from receiver import ReceiverSettings, create_app
-    from sources.clock import now as clock_now
     from sources.connecteam.config import client_from_config
     from sources.connecteam.webhook_settings import SUBSCRIPTION_SCOPES
     from sources.webhooks.events import FEATURE_FAMILIES

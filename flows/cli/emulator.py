@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from sources.progress import Progress
+from core.progress import Progress
 
 from .live import live_progress
 from .terminal import console, err, setup_logging

@@ -1,8 +1,8 @@
 """The live display of long commands: one line per stream on a terminal.
 
-Sources and jobs count their work with :class:`sources.progress.Progress`, which logs plain lines
+Sources and jobs count their work with :class:`core.progress.Progress`, which logs plain lines
 (what a scheduler's log or a CI job wants). On a terminal, :func:`live_progress` subscribes to
-those counts (:func:`sources.progress.progress_sink`) and draws them with rich instead; the
+those counts (:func:`core.progress.progress_sink`) and draws them with rich instead; the
 closing line per stream is logged either way.
 """
 
@@ -19,14 +19,14 @@ from .terminal import err
 @contextmanager
 def live_progress() -> Iterator[None]:
     """On a terminal, one live line per stream (pages, rows or events, elapsed time) while the block
-    runs; elsewhere nothing extra: :class:`sources.progress.Progress` logs plain lines."""
+    runs; elsewhere nothing extra: :class:`core.progress.Progress` logs plain lines."""
     if not err.is_terminal:
         yield
         return
     from rich.progress import Progress as Bars
     from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    from sources.progress import progress_sink
+    from core.progress import progress_sink
 
     columns = (
         SpinnerColumn(finished_text="[green]✓[/]"),

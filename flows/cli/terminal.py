@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 
-from sources import settings
+from core import settings
 
 console = Console(soft_wrap=True)
 """Standard output: what a command reports (tables, counts)."""
@@ -115,7 +115,7 @@ def fail(exc: BaseException, what: str = "sync") -> NoReturn:
 
 
 def setting(name: str) -> object:
-    """The current value of :class:`sources.settings.Settings` field ``name``, as an option's
+    """The current value of :class:`core.settings.Settings` field ``name``, as an option's
     default (read when the command runs, so ``WFM_SYNC_<NAME>`` set in the environment counts).
 
     Raises:

@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from sources.settings import FOLD_RETENTION_DAYS
+from core.settings import FOLD_RETENTION_DAYS
 
 from .live import live_progress
 from .render import print_fold

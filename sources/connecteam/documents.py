@@ -202,7 +202,7 @@ def record_entry(
         client: An authenticated client (``documents.write``; checks list user documents, which
             an API key reads and an OAuth token reads when the app's grant covers the listing).
         user_id, document_id, file_id, fields, note: As :func:`put_entry`.
-        sent_at: Epoch seconds (UTC, :func:`sources.clock.now`) at or before the first PUT;
+        sent_at: Epoch seconds (UTC, :func:`core.clock.now`) at or before the first PUT;
             the caller recorded its intent with this time.
         attempts: PUTs at most.
 

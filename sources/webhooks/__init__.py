@@ -50,8 +50,9 @@ import pyarrow as pa
 import pyarrow.compute
 from dlt.sources import DltResource
 
+from core.progress import Progress
+
 from ..arrow_hints import quiet_arrow_hint_warnings
-from ..progress import Progress
 from .batches import DEFAULT_BATCH_BYTES, DEFAULT_ROUND_BYTES, INSERT_ONLY, RoundBudget
 from .config import DEFAULT_INBOX_URL, WebhooksConfiguration, inbox_url_from_config
 from .events import CATALOGUE, FAMILIES, UNKNOWN_FAMILY, plausible_time, read_envelope

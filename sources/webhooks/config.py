@@ -17,7 +17,7 @@ from dlt.common.configuration.exceptions import ConfigValueCannotBeCoercedExcept
 from dlt.common.configuration.specs import BaseConfiguration
 from dlt.common.typing import TSecretStrValue
 
-from sources.settings import in_project
+from core.settings import in_project
 
 SECTION = "webhooks"
 DEFAULT_INBOX_URL = "sqlite:///data/inbox.sqlite3"
@@ -144,7 +144,7 @@ class InboxURLError(ValueError):
 def check_inbox_url(url: str, setting: str = "WEBHOOKS__INBOX_URL") -> str:
     """``url`` when it names an inbox the receiver and the fold can use, before any work; a
     relative SQLite path is made absolute from the project's home
-    (:func:`sources.settings.in_project`), never from the current directory.
+    (:func:`core.settings.in_project`), never from the current directory.
 
     Args:
         url: An SQLAlchemy URL (``sqlite:///path`` or ``postgresql://user:password@host/db``).

@@ -20,7 +20,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from dlt.sources import DltResource
 
-from ...clock import now as clock_now
+from core.clock import now as clock_now
+
 from ..arrow_rows import BIGINT, BOOL, TEXT, ArrowRows, hints
 from ..client import ConnecteamClient
 from ..listing import live

@@ -11,7 +11,8 @@ import dlt
 import pyarrow as pa
 from dlt.sources import DltResource
 
-from ...progress import Progress
+from core.progress import Progress
+
 from ..arrow_rows import hints
 from ..client import ConnecteamClient
 from ..listing import complete_listing, second_pass

@@ -10,7 +10,8 @@ import dlt
 import pyarrow as pa
 from dlt.sources import DltResource
 
-from ...clock import now as clock_now
+from core.clock import now as clock_now
+
 from ..arrow_rows import BIGINT, BOOL, hints
 from ..client import ConnecteamClient
 from ..errors import ParentNotFoundError

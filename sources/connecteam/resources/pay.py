@@ -14,8 +14,9 @@ import dlt
 import pyarrow as pa
 from dlt.sources import DltResource
 
-from ...clock import now as clock_now
-from ...progress import Progress
+from core.clock import now as clock_now
+from core.progress import Progress
+
 from ..arrow_rows import BIGINT, BOOL, DOUBLE, JSON, TEXT, hints
 from ..client import ConnecteamClient
 from ..listing import all_consistent, complete_listing, live

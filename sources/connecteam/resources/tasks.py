@@ -11,8 +11,9 @@ from typing import Any
 import dlt
 from dlt.sources import DltResource
 
-from ...clock import now as clock_now
-from ...progress import Progress
+from core.clock import now as clock_now
+from core.progress import Progress
+
 from ..arrow_rows import BIGINT, JSON, hints
 from ..client import ConnecteamClient
 from ..errors import ParentNotFoundError

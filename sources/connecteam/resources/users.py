@@ -12,8 +12,9 @@ import dlt
 import pyarrow as pa
 from dlt.sources import DltResource
 
-from ...clock import now as clock_now
-from ...progress import Progress
+from core.clock import now as clock_now
+from core.progress import Progress
+
 from ..arrow_rows import JSON, ArrowRows, hints
 from ..client import ConnecteamClient
 from ..listing import complete_listing, content_hash, second_pass
