@@ -16,9 +16,9 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from core import clock
 from emulator import config as emulator_config
 from emulator.spec_webhooks import catalogue, feature_event_types, feature_families
-from sources import clock
 from sources.webhooks.events import CATALOGUE, FEATURE_FAMILIES
 from sources.webhooks.events import feature_event_types as product_event_types
 
