@@ -33,18 +33,36 @@ def imports():
     import pandas as pd
 
     from core import clock
+    from core.paths import paths_in, project_paths
     from dashboard import queries, sections, views
 
-    return UTC, Path, alt, clock, date, datetime, mo, pd, queries, sections, timedelta, views
+    return (
+        UTC,
+        Path,
+        alt,
+        clock,
+        date,
+        datetime,
+        mo,
+        paths_in,
+        pd,
+        project_paths,
+        queries,
+        sections,
+        timedelta,
+        views,
+    )
 
 
 @app.cell
-def config(Path, UTC, clock, date, datetime, mo):
+def config(Path, UTC, clock, date, datetime, mo, paths_in, project_paths):
     # The report (dashboard.report) replaces this cell's three names through app.run(defs=...).
     _args = mo.cli_args()
-    snapshot_file = Path(str(_args.get("snapshot") or "data/analytics.duckdb"))
+    snapshot_file = (
+        Path(str(_args["snapshot"])) if _args.get("snapshot") else project_paths().snapshot
+    )
     runs_file = (
-        Path(str(_args["runs"])) if _args.get("runs") else snapshot_file.parent / "runs.jsonl"
+        Path(str(_args["runs"])) if _args.get("runs") else paths_in(snapshot_file.parent).run_log
     )
     today = (
         date.fromisoformat(str(_args["today"]))

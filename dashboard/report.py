@@ -22,6 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from core.durable import replace_durably
+from core.paths import paths_in
 
 from . import views
 
@@ -95,7 +96,7 @@ def write_report(
     _, defs = app.run(
         defs={
             "snapshot_file": snapshot,
-            "runs_file": runs if runs is not None else snapshot.parent / "runs.jsonl",
+            "runs_file": runs if runs is not None else paths_in(snapshot.parent).run_log,
             "today": day,
         }
     )

@@ -28,10 +28,8 @@ from pathlib import Path
 
 import duckdb
 
-from core import settings
 from core.durable import fsync_path, fsync_tree, replace_durably
-
-from .warehouse import warehouse_path
+from core.paths import project_paths
 
 VERSIONS = ".marts-versions"
 MANIFEST = "_published.json"
@@ -41,9 +39,8 @@ KEEP = 2
 
 def parquet_dir() -> Path:
     """Setting ``parquet_dir`` (``WFM_SYNC_PARQUET_DIR``), default ``marts`` beside the
-    warehouse file."""
-    configured = settings.current().parquet_dir
-    return configured if configured else warehouse_path().parent / "marts"
+    warehouse file (:func:`core.paths.project_paths`)."""
+    return project_paths().parquet_dir
 
 
 def write_marts(

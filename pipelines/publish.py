@@ -29,6 +29,7 @@ import duckdb
 
 from core import settings
 from core.durable import replace_durably
+from core.paths import project_paths
 
 from .parquet import parquet_dir, write_marts
 from .runs import records_run
@@ -62,16 +63,15 @@ def published_schemas(raw_schemas: bool | None = None) -> tuple[str, ...]:
 
 def snapshot_path() -> Path:
     """Setting ``snapshot`` (``WFM_SYNC_SNAPSHOT``), default ``analytics.duckdb`` beside the
-    warehouse file."""
-    configured = settings.current().snapshot
-    return configured if configured else warehouse_path().parent / "analytics.duckdb"
+    warehouse file (:func:`core.paths.project_paths`)."""
+    return project_paths().snapshot
 
 
 def report_path() -> Path:
     """Setting ``report`` (``WFM_SYNC_REPORT``), default ``report.html`` beside the warehouse
-    file: where the nightly writes the static report (:mod:`dashboard.report`)."""
-    configured = settings.current().report
-    return configured if configured else warehouse_path().parent / "report.html"
+    file (:func:`core.paths.project_paths`): where the nightly writes the static report
+    (:mod:`dashboard.report`)."""
+    return project_paths().report
 
 
 @dataclass

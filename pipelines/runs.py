@@ -19,9 +19,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
-from core import settings
-
-from .warehouse import warehouse_path
+from core.paths import project_paths
 
 JOBS = ("sync", "fold", "models", "publish")
 """The scheduled jobs ``status`` watches for failures and staleness. The document bulk (job
@@ -58,9 +56,9 @@ class RunRecord:
 
 
 def run_log_path() -> Path:
-    """Setting ``run_log``, default ``runs.jsonl`` beside the warehouse file."""
-    configured = settings.current().run_log
-    return configured if configured else warehouse_path().parent / "runs.jsonl"
+    """Setting ``run_log``, default ``runs.jsonl`` beside the warehouse file
+    (:func:`core.paths.project_paths`)."""
+    return project_paths().run_log
 
 
 def append_run(record: RunRecord, path: Path | None = None) -> None:

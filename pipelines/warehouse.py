@@ -15,10 +15,10 @@ from typing import ParamSpec, TypeVar
 
 import dlt
 import pyarrow as pa
-from dlt.common.configuration.exceptions import ConfigFieldMissingException
 from dlt.common.destination import TLoaderFileFormat
 
 from core import settings
+from core.paths import project_paths, warehouse_file
 
 from .writer_lock import WarehouseBusyError as WarehouseBusyError  # raised here: import it here
 from .writer_lock import WarehouseUnreachableError as WarehouseUnreachableError
@@ -31,23 +31,13 @@ R = TypeVar("R")
 
 DATASET_CONNECTEAM = "connecteam"
 PIPELINE_NAME = "connecteam"
-DEFAULT_WAREHOUSE = "data/warehouse.duckdb"
 
 
 def warehouse_path() -> Path:
-    """The DuckDB warehouse file: ``DESTINATION__DUCKDB__CREDENTIALS`` (or
-    ``[destination.duckdb] credentials`` in ``.dlt/secrets.toml``: dlt refuses a destination's
-    credentials in ``config.toml``), default
-    ``data/warehouse.duckdb``; a relative path is taken from the project's home
-    (:func:`core.settings.project_dir`), never from the current directory."""
-    try:
-        configured = dlt.config.get("destination.duckdb.credentials", str)
-    except ConfigFieldMissingException:
-        configured = None
-    value = str(configured or DEFAULT_WAREHOUSE)
-    if value.startswith("duckdb:///"):
-        value = value[len("duckdb:///") :]
-    return settings.in_project(value)
+    """The DuckDB warehouse file (:func:`core.paths.warehouse_file`: dlt's
+    ``DESTINATION__DUCKDB__CREDENTIALS``, default ``data/warehouse.duckdb`` in the project's
+    home)."""
+    return warehouse_file()
 
 
 def destination_name() -> str:
@@ -71,9 +61,8 @@ def loader_file_format() -> TLoaderFileFormat:
 
 def default_pipelines_dir() -> Path:
     """dlt's working directory: setting ``pipelines_dir``, default ``pipelines`` beside the
-    warehouse file."""
-    configured = settings.current().pipelines_dir
-    return configured if configured else warehouse_path().parent / "pipelines"
+    warehouse file (:func:`core.paths.project_paths`)."""
+    return project_paths().pipelines_dir
 
 
 def build_pipeline(

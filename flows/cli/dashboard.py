@@ -58,19 +58,17 @@ def marimo_command(
 
 
 def _paths(snapshot: Path | None, runs: Path | None) -> tuple[Path, Path]:
-    from pipelines.publish import snapshot_path
-    from pipelines.runs import run_log_path
+    from core.paths import paths_in, project_paths
 
-    chosen = snapshot or snapshot_path()
+    # a snapshot named on the command line (the demo's) has its project's files beside it
+    project = project_paths() if snapshot is None else paths_in(snapshot.parent)
+    chosen = snapshot or project.snapshot
     if not chosen.exists():
         raise FileNotFoundError(
             f"no snapshot at {chosen}: run `wfm-sync sync` (or `make demo`, then "
             "--snapshot data/demo/analytics.duckdb) first"
         )
-    if runs is not None:
-        return chosen, runs
-    # a snapshot named on the command line (the demo's) has its run log beside it
-    return chosen, chosen.parent / "runs.jsonl" if snapshot is not None else run_log_path()
+    return chosen, runs if runs is not None else project.run_log
 
 
 def dashboard(
