@@ -28,15 +28,13 @@ from pathlib import Path
 from emulator import EmulatorConfig, EmulatorServer, ServerOptions
 from sources.connecteam.registry import STREAMS as REGISTRY
 
+from .streams import FOUNDATION
+from .streams import OPERATIONS as OPERATION_STREAMS
+
 USERS, FORMS, SHIFTS = REGISTRY["users"], REGISTRY["forms"], REGISTRY["shifts"]
 
-STREAMS = ["users", "forms", "schedulers", "shifts"]
-PATHS = {
-    "users": USERS.path,
-    "forms": FORMS.path,
-    "schedulers": "/scheduler/v1/schedulers",
-    "shifts": SHIFTS.path,
-}
+STREAMS = list(FOUNDATION)
+PATHS = {name: REGISTRY[name].path for name in STREAMS}
 
 
 def minimum(n: int, limit: int | None, with_total: bool) -> int:
@@ -86,10 +84,7 @@ def measure(args: argparse.Namespace, with_total: bool, workdir: Path) -> list[t
     return rows
 
 
-OPERATIONS = [
-    "time_clocks", "time_activities", "timesheets", "forms", "form_submissions", "jobs",
-    "time_off_requests", "task_boards", "tasks", "user_custom_field_definitions",
-]  # fmt: skip
+OPERATIONS = [*OPERATION_STREAMS, "forms"]  # with form_submissions' parent
 
 
 def measure_operations(args: argparse.Namespace, workdir: Path) -> list[tuple]:

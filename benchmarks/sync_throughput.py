@@ -36,14 +36,12 @@ import duckdb
 import httpx
 import orjson
 
+from . import streams
 from ._emulator import EmulatorProcess
 
-FOUNDATION = "users,forms,schedulers,shifts"
+FOUNDATION = ",".join(streams.FOUNDATION)
 """The dataset issue 6 defines the targets on (time <= 2x the limit, memory <= 500 MiB)."""
-OPERATIONS = (
-    "time_clocks,time_activities,timesheets,form_submissions,jobs,time_off_requests,task_boards,"
-    "tasks,user_custom_field_definitions"
-)
+OPERATIONS = ",".join(streams.OPERATIONS)
 CHILD = """
 import json, sys, time
 from pathlib import Path
