@@ -1,18 +1,17 @@
-"""HTTP client for the Connecteam REST API: requests and paging, over the client's
-authentication (:mod:`.auth`), rate-limit pacing and retries (:mod:`.pacing`).
+"""HTTP client for the Connecteam REST API: one request answered by a JSON object, over the
+client's paging (:mod:`.paging`), authentication (:mod:`.auth`), rate-limit pacing and retries
+(:mod:`.pacing`).
 
 Follows the provider's rules as published in its OpenAPI spec
-(``tests/data/connecteam-openapi.json``) and documentation (``tests/data/provider-notes.md``):
-paged lists take ``limit``/``offset``; a page shorter than ``limit`` is the last one, and when the
-answer carries ``paging.total`` no page past it is asked for. Up to ``max_in_flight`` requests are
-in flight at once (the next pages of a listing whose total is known, parallel fan-outs:
-:mod:`.fanout`), each within the rate-limit budget. Errors are those of :mod:`.errors`.
+(``tests/data/connecteam-openapi.json``) and documentation (``tests/data/provider-notes.md``).
+Up to ``max_in_flight`` requests are in flight at once (the next pages of a listing whose total
+is known, parallel fan-outs: :mod:`.fanout`), each within the rate-limit budget. Errors are those
+of :mod:`.errors`.
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import re
 import threading
 from collections.abc import Iterator, Mapping
@@ -24,22 +23,15 @@ import httpx
 import orjson
 
 from .auth import Scopes, TokenAuth
-from .errors import (
-    ConnecteamAPIError,
-    ConnecteamConfigError,
-    ParentNotFoundError,
-    RetryableError,
-    status_hint,
-)
-from .fanout import PagesAhead
+from .errors import ConnecteamAPIError, ConnecteamConfigError, RetryableError, status_hint
 from .pacing import ANSWERED_HOSTS, RETRYABLE_STATUS, ClientStats
-from .registry import DEFAULT_BASE_URL, OAUTH_SCOPES, SCOPE_BY_PATH, Stream
+from .paging import Paging
+from .registry import DEFAULT_BASE_URL, OAUTH_SCOPES, SCOPE_BY_PATH
 
-logger = logging.getLogger(__name__)
 
-
-class ConnecteamClient(TokenAuth):
-    """A synchronous, connection-pooling client of one Connecteam account.
+class ConnecteamClient(Paging, TokenAuth):
+    """A synchronous, connection-pooling client of one Connecteam account; its list endpoints
+    are read with :meth:`~.paging.Paging.paginate` and :meth:`~.paging.Paging.pages`.
 
     Args:
         base_url: API host, e.g. ``https://api.connecteam.com``.
@@ -216,117 +208,7 @@ class ConnecteamClient(TokenAuth):
             ) from None
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def paginate(
-        self,
-        endpoint: Stream,
-        params: Mapping[str, Any] | None = None,
-        path_params: Mapping[str, Any] | None = None,
-    ) -> Iterator[list[dict[str, Any]]]:
-        """Yield the pages of one list endpoint, spending the fewest requests the provider allows.
-
-        ``limit`` is the endpoint's maximum; page ``n`` uses ``offset = n * limit``; the
-        listing is sorted by the stream's stable key (``sort``, ascending) unless ``params``
-        names a ``sort`` of its own. Paging stops
-        at the first page holding fewer than ``limit`` records, and without asking for a page past
-        ``paging.total`` when the answer carries it. For ``N`` records that is ``N // limit + 1``
-        requests without a total, ``max(1, ceil(N / limit))`` with one. An endpoint that is not
-        paged is asked once.
-
-        Args:
-            endpoint: The stream whose endpoint to list (:data:`.registry.STREAMS`).
-            params: Extra query parameters (filters, windows).
-            path_params: Values for the placeholders in ``endpoint.path``.
-
-        Yields:
-            Each page's list of records (``data[<endpoint.data_key>]``), as the provider sent them.
-
-        Raises:
-            ConnecteamAPIError: As :meth:`get`, and when an answer lacks ``data.<data_key>``.
-        """
-        for records, _total in self.pages(endpoint, params, path_params):
-            yield records
-
-    def pages(
-        self,
-        endpoint: Stream,
-        params: Mapping[str, Any] | None = None,
-        path_params: Mapping[str, Any] | None = None,
-        *,
-        ahead: bool = True,
-    ) -> Iterator[tuple[list[dict[str, Any]], int | None]]:
-        """As :meth:`paginate`, yielding ``(records, paging.total or None)`` per page, in order.
-
-        Once an answer carried ``paging.total``, the next pages up to it are asked for ahead, up
-        to ``max_in_flight`` at once (:class:`~.fanout.PagesAhead`); a caller that may stop
-        early passes ``ahead=False`` (no page past the one it stops at is asked for).
-
-        Raises:
-            ParentNotFoundError: A per-parent endpoint (``path_params`` given) answered 404.
-            ConnecteamAPIError: As :meth:`get`, and when an answer lacks ``data.<data_key>``.
-        """
-        path = endpoint.path.format(**(path_params or {}))
-        try:
-            yield from self._pages(endpoint, path, dict(params or {}), ahead)
-        except ConnecteamAPIError as exc:
-            if exc.status != 404 or not path_params or isinstance(exc, ParentNotFoundError):
-                raise
-            parent = ", ".join(f"{name} {value}" for name, value in path_params.items())
-            raise ParentNotFoundError(endpoint.path, exc.detail, parent) from None
-
-    def _pages(
-        self, endpoint: Stream, path: str, query: dict[str, Any], ahead: bool
-    ) -> Iterator[tuple[list[dict[str, Any]], int | None]]:
-        if endpoint.max_limit is None:
-            yield self._records(self.get(path, query, endpoint=endpoint.path), endpoint), None
-            return
-        limit = endpoint.max_limit
-        offset = 0
-        if endpoint.sort and "sort" not in query:
-            query = {**query, "sort": endpoint.sort, "order": "asc"}
-
-        def fetch(at: int) -> dict[str, Any]:
-            return self.get(path, {**query, "limit": limit, "offset": at}, endpoint=endpoint.path)
-
-        asked = PagesAhead(fetch, self.max_in_flight if ahead else 1)
-        try:
-            while True:
-                body = asked.get(offset)
-                records = self._records(body, endpoint)
-                total = (body.get("paging") or {}).get("total")
-                total = total if isinstance(total, int) and not isinstance(total, bool) else None
-                offset += limit
-                if len(records) < limit or (total is not None and offset >= total):
-                    yield records, total
-                    return
-                if total is not None:
-                    asked.plan(range(offset, total, limit))
-                yield records, total
-        finally:
-            asked.close()
-
-    def skip_parent(self, exc: ParentNotFoundError, stream: str) -> None:
-        """Note that ``stream`` skipped a vanished parent this run (logged as a warning, listed
-        in :attr:`ClientStats.skipped_parents`)."""
-        logger.warning(
-            "%s: skipped %s: it vanished since it was listed (%s answered 404)",
-            stream, exc.parent, exc.endpoint,
-        )  # fmt: skip
-        with self._lock:
-            self.stats.skipped_parents.append(f"{stream}: {exc.parent}")
-
     # -- internals -------------------------------------------------------------------------------
-
-    def _records(self, body: dict[str, Any], endpoint: Stream) -> list[dict[str, Any]]:
-        data = body.get("data")
-        records = data.get(endpoint.data_key) if isinstance(data, dict) else None
-        if not isinstance(records, list):
-            raise ConnecteamAPIError(
-                endpoint.path,
-                200,
-                f"the answer has no list at data.{endpoint.data_key}",
-                "is SOURCES__CONNECTEAM__BASE_URL a Connecteam API host?",
-            )
-        return records
 
     def _send(
         self,

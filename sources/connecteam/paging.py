@@ -1,0 +1,161 @@
+"""Paging of the Connecteam client's list endpoints (:class:`Paging`, a base class of
+:class:`~sources.connecteam.client.ConnecteamClient`).
+
+Follows the provider's rules as published in its OpenAPI spec
+(``tests/data/connecteam-openapi.json``) and documentation (``tests/data/provider-notes.md``):
+paged lists take ``limit``/``offset``; a page shorter than ``limit`` is the last one, and when the
+answer carries ``paging.total`` no page past it is asked for. Once the total is known the next
+pages are asked for ahead, up to ``max_in_flight`` at once (:class:`~.fanout.PagesAhead`). A
+per-parent listing whose parent vanished answers 404: :class:`~.errors.ParentNotFoundError`.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from .errors import ConnecteamAPIError, ParentNotFoundError
+from .fanout import PagesAhead
+from .pacing import ClientStats
+from .registry import Stream
+
+logger = logging.getLogger("sources.connecteam.client")
+
+
+class Paging:
+    """The paging of :class:`~sources.connecteam.client.ConnecteamClient` (a base class: the
+    client provides :meth:`get` and sets these attributes).
+
+    Attributes:
+        max_in_flight: Requests in flight at once at most; the pages asked for ahead.
+        stats: Figures of the client's work; ``stats.skipped_parents`` lists vanished parents.
+    """
+
+    max_in_flight: int
+    stats: ClientStats
+    _lock: threading.Lock
+
+    def get(
+        self, path: str, params: Mapping[str, Any] | None = None, *, endpoint: str | None = None
+    ) -> dict[str, Any]:
+        """GET one answer as a JSON object (the client's
+        :meth:`~sources.connecteam.client.ConnecteamClient.get`)."""
+        raise NotImplementedError
+
+    def paginate(
+        self,
+        endpoint: Stream,
+        params: Mapping[str, Any] | None = None,
+        path_params: Mapping[str, Any] | None = None,
+    ) -> Iterator[list[dict[str, Any]]]:
+        """Yield the pages of one list endpoint, spending the fewest requests the provider allows.
+
+        ``limit`` is the endpoint's maximum; page ``n`` uses ``offset = n * limit``; the
+        listing is sorted by the stream's stable key (``sort``, ascending) unless ``params``
+        names a ``sort`` of its own. Paging stops
+        at the first page holding fewer than ``limit`` records, and without asking for a page past
+        ``paging.total`` when the answer carries it. For ``N`` records that is ``N // limit + 1``
+        requests without a total, ``max(1, ceil(N / limit))`` with one. An endpoint that is not
+        paged is asked once.
+
+        Args:
+            endpoint: The stream whose endpoint to list (:data:`.registry.STREAMS`).
+            params: Extra query parameters (filters, windows).
+            path_params: Values for the placeholders in ``endpoint.path``.
+
+        Yields:
+            Each page's list of records (``data[<endpoint.data_key>]``), as the provider sent them.
+
+        Raises:
+            ConnecteamAPIError: As :meth:`get`, and when an answer lacks ``data.<data_key>``.
+        """
+        for records, _total in self.pages(endpoint, params, path_params):
+            yield records
+
+    def pages(
+        self,
+        endpoint: Stream,
+        params: Mapping[str, Any] | None = None,
+        path_params: Mapping[str, Any] | None = None,
+        *,
+        ahead: bool = True,
+    ) -> Iterator[tuple[list[dict[str, Any]], int | None]]:
+        """As :meth:`paginate`, yielding ``(records, paging.total or None)`` per page, in order.
+
+        Once an answer carried ``paging.total``, the next pages up to it are asked for ahead, up
+        to ``max_in_flight`` at once (:class:`~.fanout.PagesAhead`); a caller that may stop
+        early passes ``ahead=False`` (no page past the one it stops at is asked for).
+
+        Raises:
+            ParentNotFoundError: A per-parent endpoint (``path_params`` given) answered 404.
+            ConnecteamAPIError: As :meth:`get`, and when an answer lacks ``data.<data_key>``.
+        """
+        path = endpoint.path.format(**(path_params or {}))
+        try:
+            yield from self._pages(endpoint, path, dict(params or {}), ahead)
+        except ConnecteamAPIError as exc:
+            if exc.status != 404 or not path_params or isinstance(exc, ParentNotFoundError):
+                raise
+            parent = ", ".join(f"{name} {value}" for name, value in path_params.items())
+            raise ParentNotFoundError(endpoint.path, exc.detail, parent) from None
+
+    def _pages(
+        self, endpoint: Stream, path: str, query: dict[str, Any], ahead: bool
+    ) -> Iterator[tuple[list[dict[str, Any]], int | None]]:
+        if endpoint.max_limit is None:
+            yield page_records(self.get(path, query, endpoint=endpoint.path), endpoint), None
+            return
+        limit = endpoint.max_limit
+        offset = 0
+        if endpoint.sort and "sort" not in query:
+            query = {**query, "sort": endpoint.sort, "order": "asc"}
+
+        def fetch(at: int) -> dict[str, Any]:
+            return self.get(path, {**query, "limit": limit, "offset": at}, endpoint=endpoint.path)
+
+        asked = PagesAhead(fetch, self.max_in_flight if ahead else 1)
+        try:
+            while True:
+                body = asked.get(offset)
+                records = page_records(body, endpoint)
+                total = (body.get("paging") or {}).get("total")
+                total = total if isinstance(total, int) and not isinstance(total, bool) else None
+                offset += limit
+                if len(records) < limit or (total is not None and offset >= total):
+                    yield records, total
+                    return
+                if total is not None:
+                    asked.plan(range(offset, total, limit))
+                yield records, total
+        finally:
+            asked.close()
+
+    def skip_parent(self, exc: ParentNotFoundError, stream: str) -> None:
+        """Note that ``stream`` skipped a vanished parent this run (logged as a warning, listed
+        in :attr:`ClientStats.skipped_parents`)."""
+        logger.warning(
+            "%s: skipped %s: it vanished since it was listed (%s answered 404)",
+            stream, exc.parent, exc.endpoint,
+        )  # fmt: skip
+        with self._lock:
+            self.stats.skipped_parents.append(f"{stream}: {exc.parent}")
+
+
+def page_records(body: dict[str, Any], endpoint: Stream) -> list[dict[str, Any]]:
+    """The records of one answer of ``endpoint``: its list at ``data.<data_key>``.
+
+    Raises:
+        ConnecteamAPIError: The answer holds no list there (status 200, the endpoint's path).
+    """
+    data = body.get("data")
+    records = data.get(endpoint.data_key) if isinstance(data, dict) else None
+    if not isinstance(records, list):
+        raise ConnecteamAPIError(
+            endpoint.path,
+            200,
+            f"the answer has no list at data.{endpoint.data_key}",
+            "is SOURCES__CONNECTEAM__BASE_URL a Connecteam API host?",
+        )
+    return records
