@@ -1,0 +1,151 @@
+"""What ``wfm-sync status`` reads from the warehouse: each API table's rows, newest provider time
+(dbt's ``source freshness``) and last refresh, the other tables' rows, the webhook families, the
+API/webhook reconciliation and the timesheet match. Reads through the dlt pipeline's SQL client,
+so DuckDB and PostgreSQL alike."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sources.connecteam.registry import STREAMS as REGISTRY
+
+from .fold import DATASET_WEBHOOKS
+from .models import run_dbt, target_dir
+from .runs import RunRecord
+from .status_report import FamilyStatus, Status, TableStatus, age_text, iso
+from .sync import STREAMS
+from .timesheet_match import read_timesheet_match
+from .warehouse import DATASET_CONNECTEAM, build_pipeline, destination_name, warehouse_path
+
+DATASETS = (DATASET_CONNECTEAM, DATASET_WEBHOOKS, "marts")
+"""Datasets (schemas) whose tables ``status`` counts; staging views are not materialized."""
+
+
+def _refreshed(runs: list[RunRecord], table: str) -> float | None:
+    """When the last successful sync that included ``table`` finished."""
+    for record in reversed(runs):
+        ok = record.job == "sync" and record.outcome == "succeeded"
+        if ok and table in record.details.get("rows", {}):
+            return record.finished_at
+    return None
+
+
+def warehouse_status(status: Status, runs: list[RunRecord], max_age: float, now: float) -> None:
+    """Fill ``tables`` and ``webhook_families`` from the warehouse, if it can be read."""
+    if destination_name() == "duckdb" and not warehouse_path().exists():
+        status.problems.append(f"no warehouse at {warehouse_path()} yet")
+        return
+    pipeline = build_pipeline()
+    try:
+        with pipeline.sql_client() as client:
+            existing = _tables(client)
+        freshness = _source_freshness() if existing else {}
+        with pipeline.sql_client() as client:
+            for table in STREAMS:
+                refreshed = _refreshed(runs, table)
+                entry = TableStatus(DATASET_CONNECTEAM, table, refreshed_at=iso(refreshed))
+                entry.stale = refreshed is None or now - refreshed > max_age
+                if (DATASET_CONNECTEAM, table) in existing:
+                    entry.rows = _count(client, DATASET_CONNECTEAM, table)
+                    entry.freshness, newest = freshness.get(table, (None, None))
+                    entry.newest = iso(newest) if REGISTRY[table].freshness else None
+                if entry.stale:
+                    status.problems.append(
+                        f"table {DATASET_CONNECTEAM}.{table}: last synced "
+                        f"{entry.refreshed_at or 'never'}, older than {age_text(max_age)}"
+                    )
+                status.tables.append(entry)
+            for dataset, table in sorted(existing):
+                if dataset != DATASET_CONNECTEAM and not table.startswith("_dlt"):
+                    rows = _count(client, dataset, table)
+                    status.tables.append(TableStatus(dataset, table, rows))
+            if (DATASET_WEBHOOKS, "events") in existing:
+                status.webhook_families = _families(client)
+            if ("marts", "fct_time_activity_reconciliation") in existing:
+                status.reconciliation = _reconciliation(client)
+            if ("marts", "fct_daily_hours") in existing:
+                match = read_timesheet_match(lambda sql: _rows(client, sql))
+                status.timesheet_match = {**match.as_dict(), "line": match.line()}
+    except Exception as exc:  # noqa: BLE001 - a busy or unreachable warehouse is reported
+        reason = str(exc).splitlines()[0]
+        if "lock" in reason.lower():
+            reason = "in use by a running job (DuckDB allows one writer process)"
+        status.problems.append(f"warehouse not readable: {reason}")
+
+
+def _tables(client: Any) -> set[tuple[str, str]]:
+    placeholders = ", ".join(["%s"] * len(DATASETS))
+    with client.execute_query(
+        "select table_schema, table_name from information_schema.tables "
+        f"where table_type = 'BASE TABLE' and table_schema in ({placeholders})",
+        *DATASETS,
+    ) as cursor:
+        return {(str(s), str(t)) for s, t in cursor.fetchall()}
+
+
+def _source_freshness() -> dict[str, tuple[str, float | None]]:
+    """``dbt source freshness`` of source ``connecteam`` on the warehouse (DuckDB read-only, or
+    PostgreSQL through :func:`pipelines.models.run_dbt`): per table, dbt's status and
+    ``max_loaded_at`` (epoch seconds, ``None`` when dbt got none).
+
+    A table dbt could not query (absent, a missing or non-numeric ``loaded_at_field`` column)
+    has status ``runtime error`` and no time. dbt prints nothing (the command's own output
+    stays JSON-clean) and writes its artifacts to ``freshness/`` in
+    :func:`pipelines.models.target_dir`, apart from the build's.
+
+    Raises:
+        RuntimeError: The warehouse could not be opened (held by a writer, PostgreSQL not
+            reachable): dbt's message.
+        ValueError: PostgreSQL credentials missing.
+    """
+    target = target_dir() / "freshness"
+    result = run_dbt(
+        ["source", "freshness", "--select", f"source:{DATASET_CONNECTEAM}",
+         "--target-path", str(target), "--log-level", "none"],
+        variables={"access_mode": "read_only"},
+    )  # fmt: skip
+    found: dict[str, tuple[str, float | None]] = {}
+    for node_result in getattr(result.result, "results", None) or []:
+        node = node_result.node
+        loaded = getattr(node_result, "max_loaded_at", None)
+        verdict = getattr(node_result.status, "value", node_result.status)
+        found[node.name] = (
+            str(verdict),
+            loaded.timestamp() if isinstance(loaded, datetime) else None,
+        )
+    if not found and result.exception is not None:
+        raise RuntimeError(str(result.exception))
+    return found
+
+
+def _count(client: Any, dataset: str, table: str) -> int:
+    qualified = f"{client.escape_column_name(dataset)}.{client.escape_column_name(table)}"
+    with client.execute_query(f"select count(*) from {qualified}") as cursor:
+        (rows,) = cursor.fetchone()
+    return int(rows)
+
+
+def _families(client: Any) -> list[FamilyStatus]:
+    qualified = f"{client.escape_column_name(DATASET_WEBHOOKS)}.events"
+    with client.execute_query(
+        f"select family, count(*), max(event_timestamp) from {qualified} "
+        "group by family order by family"
+    ) as cursor:
+        return [
+            FamilyStatus(str(f), int(n), iso(t.timestamp()) if t else None)
+            for f, n, t in cursor.fetchall()
+        ]
+
+
+def _rows(client: Any, sql: str) -> list[tuple[Any, ...]]:
+    with client.execute_query(sql) as cursor:
+        return [tuple(row) for row in cursor.fetchall()]
+
+
+def _reconciliation(client: Any) -> dict[str, int]:
+    with client.execute_query(
+        "select data_source, sum(activity_count) from marts.fct_time_activity_reconciliation "
+        "group by data_source order by data_source"
+    ) as cursor:
+        return {str(kind): int(n) for kind, n in cursor.fetchall()}
