@@ -47,7 +47,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import Response
 
 from sources.webhooks import Inbox, ReceivedEvent, RefusedBody, StoredEvent
-from sources.webhooks.events import Envelope, read_envelope
+from sources.webhooks.envelope import Envelope, read_envelope
 
 from .auth import Gate
 from .jobs import DeadlineExceededError, WriterBusyError, WriterDeadError, cause

@@ -18,7 +18,7 @@ import pytest
 from emulator.server import BackgroundServer
 from receiver import PATH, ReceiverSettings, create_app
 from sources.webhooks import Inbox, ReceivedEvent
-from sources.webhooks.events import read_envelope
+from sources.webhooks.envelope import read_envelope
 
 TOKEN = "deadline-token-51c0"
 DEADLINE = 4.0

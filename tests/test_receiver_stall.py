@@ -31,7 +31,7 @@ from benchmarks.webhooks_fold import BURST_DUCKDB_LIMIT, FOLD_PEAK_MIB, fold_in_
 from flows.cli import app
 from receiver import PATH
 from sources.webhooks import Inbox, ReceivedEvent
-from sources.webhooks.events import read_envelope
+from sources.webhooks.envelope import read_envelope
 
 TOKEN = "stall-token-3b9d"
 DEADLINE = 2.0

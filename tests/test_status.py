@@ -16,7 +16,7 @@ from pipelines.fold import run_fold
 from pipelines.runs import read_runs
 from pipelines.status import collect_status, parse_age
 from sources.webhooks import Inbox
-from sources.webhooks.events import read_envelope
+from sources.webhooks.envelope import read_envelope
 from sources.webhooks.inbox import ReceivedEvent, inbox_url_from_config
 
 

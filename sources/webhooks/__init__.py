@@ -4,7 +4,7 @@ Resources:
 
 ``events``
     One row per delivered event, insert-only on ``event_key`` (``requestId``/event type/identity
-    digest, else a hash of the body: :func:`~sources.webhooks.events.event_key`):
+    digest, else a hash of the body: :func:`~sources.webhooks.envelope.event_key`):
     ``event_key, event_type, family, is_known_type, activity_type, company, event_timestamp``
     (UTC timestamp), ``received_at`` (UTC timestamp), ``webhook_version``, ``inbox_id``,
     ``payload`` (the raw body as JSON), ``request_id``, ``is_event_time_implausible``,
@@ -26,7 +26,8 @@ bytes of bodies (:mod:`~sources.webhooks.batches`), events as Arrow tables. The 
 collected in a :class:`FoldLedger` so the fold job can mark them folded after the load commits;
 insert-only loading makes a re-read after an interruption harmless.
 
-The package: :mod:`~sources.webhooks.events` reads an event's envelope (type, family, key);
+The package: :mod:`~sources.webhooks.events` is the event catalogue and
+:mod:`~sources.webhooks.envelope` reads an event's envelope (type, family, key);
 :mod:`~sources.webhooks.config` is the ``[webhooks]`` configuration; :mod:`~sources.webhooks.inbox`
 is the inbox database, its tables in :mod:`~sources.webhooks.tables` and its keyed inserts in
 :mod:`~sources.webhooks.writes`; :mod:`~sources.webhooks.quarantine` is the ``quarantine``
@@ -55,7 +56,8 @@ from core.progress import Progress
 from ..arrow_hints import quiet_arrow_hint_warnings
 from .batches import DEFAULT_BATCH_BYTES, DEFAULT_ROUND_BYTES, INSERT_ONLY, RoundBudget
 from .config import DEFAULT_INBOX_URL, WebhooksConfiguration, inbox_url_from_config
-from .events import CATALOGUE, FAMILIES, UNKNOWN_FAMILY, plausible_time, read_envelope
+from .envelope import plausible_time, read_envelope
+from .events import CATALOGUE, FAMILIES, UNKNOWN_FAMILY
 from .inbox import Inbox
 from .quarantine import max_unfolded_quarantine_id, quarantine
 from .writes import ReceivedEvent, RefusedBody, StoredEvent, caused_by_body
@@ -237,7 +239,7 @@ def event_batch(rows: list[tuple[Any, ...]], json_holds_nul: bool = True) -> pa.
     :data:`EVENT_SCHEMA`: epoch seconds become UTC timestamps, bodies UTF-8 JSON text.
 
     Never raises on a stored value: an event time that is not plausible
-    (:func:`~sources.webhooks.events.plausible_time`) becomes NULL with
+    (:func:`~sources.webhooks.envelope.plausible_time`) becomes NULL with
     ``is_event_time_implausible``; a body that is not UTF-8 JSON (or, unless
     ``json_holds_nul``, holds U+0000) becomes a NULL ``payload`` with ``is_payload_unreadable``
     and its text in ``payload_text``. Rows stored before the inbox kept ``request_id`` and the

@@ -1,7 +1,7 @@
 """The inbox's tables (SQLAlchemy Core, the same on SQLite and PostgreSQL) and how they are opened.
 
 ``inbox_events``
-    One row per distinct event: its key (:func:`sources.webhooks.events.event_key`: the
+    One row per distinct event: its key (:func:`sources.webhooks.envelope.event_key`: the
     ``requestId`` with the event's type and identity, else a hash of the body), the raw body and
     the envelope fields read at receipt. ``conflict_of`` names the key a different body already
     held (the event is then stored under ``<key>#<16 hex of its body>``). ``folded_at`` (epoch

@@ -15,7 +15,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from .events import Envelope
+from .envelope import Envelope
 from .tables import events_table
 
 KEY_CHUNK = 500
