@@ -1,10 +1,24 @@
-"""The ``fold`` job: move webhook events from the inbox into the warehouse dataset ``webhooks``."""
+"""The ``fold`` job: move webhook events from the inbox into the warehouse dataset ``webhooks``.
+
+The whole job holds the warehouse's writer lock for job ``fold``
+(:func:`pipelines.warehouse.writes_warehouse`): on DuckDB the file lock every job takes turns
+through, on PostgreSQL the advisory lock of the folds on that database, so two folds (the
+scheduled one and the nightly's, from any machine) never load or mark the same events at once.
+Memory follows ``batch_bytes`` and ``round_bytes``, not the backlog: the inbox is read in
+batches bounded by rows and by bytes of bodies (events and refused bodies alike), dlt writes each
+batch out before the next is read, and a backlog of more than ``round_bytes`` is folded in rounds
+(each one load, then its rows marked folded). A fold is safe to kill: a re-run re-reads what
+was not marked and the insert-only load skips keys already in the warehouse. No value of a
+stored event fails it: an implausible event time or a body the warehouse cannot hold as JSON
+loads as NULL with a flag (:func:`sources.webhooks.event_batch`).
+"""
 
 from __future__ import annotations
 
 import logging
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import dlt
 
@@ -113,19 +127,8 @@ def run_fold(
     Reads events and refused bodies up to the newest of each present when the fold starts (rows
     arriving meanwhile wait for the next fold), loads them insert-only on ``event_key``, then
     marks them folded in the inbox and prunes rows folded more than ``retention_days`` ago.
-    Safe to run while the receiver takes traffic, and safe to kill: a re-run re-reads what was
-    not marked and the insert-only load skips keys already in the warehouse. No value of a
-    stored event fails the fold: an implausible event time or a body the warehouse cannot hold
-    as JSON loads as NULL with a flag (:func:`sources.webhooks.event_batch`).
-
-    The whole job holds the warehouse's writer lock for job ``fold``
-    (:func:`pipelines.warehouse.writes_warehouse`): on DuckDB the file lock every job takes turns
-    through, on PostgreSQL the advisory lock of the folds on that database, so two folds (the
-    scheduled one and the nightly's, from any machine) never load or mark the same events at
-    once. Memory follows ``batch_bytes`` and ``round_bytes``, not the backlog: the inbox is read
-    in batches bounded by rows and by bytes of bodies (events and refused bodies alike), dlt
-    writes each batch out before the next is read, and a backlog of more than ``round_bytes``
-    is folded in rounds (each one load, then its rows marked folded).
+    Safe to run while the receiver takes traffic, and to kill (the module's docstring says why,
+    and how the writer lock and memory bounds hold).
 
     Args:
         inbox_url: SQLAlchemy URL of the inbox (default ``[webhooks] inbox_url``,
@@ -176,21 +179,24 @@ def run_fold(
             len(ledger.inbox_ids), len(ledger.quarantine_ids), pruned, backlog,
         )  # fmt: skip
         return FoldSummary(
-            events=len(ledger.inbox_ids),
-            families=dict(sorted(ledger.families.items())),
-            quarantined=len(ledger.quarantine_ids),
-            key_conflicts=ledger.key_conflicts,
-            implausible_times=ledger.implausible_times,
-            unreadable_payloads=ledger.unreadable_payloads,
-            pruned=pruned,
-            backlog=backlog,
-            resumed_packages=resumed,
+            **_ledger_counts(ledger), pruned=pruned, backlog=backlog, resumed_packages=resumed,
             duration_seconds=round(time.monotonic() - started, 2),
-            warehouse=warehouse_location(pipeline),
-            inbox=inbox.describe(),
-        )
+            warehouse=warehouse_location(pipeline), inbox=inbox.describe(),
+        )  # fmt: skip
     finally:
         inbox.close()
+
+
+def _ledger_counts(ledger: FoldLedger) -> dict[str, Any]:
+    """What the fold's rounds added up to, as :class:`FoldSummary`'s fields of the same names."""
+    return {
+        "events": len(ledger.inbox_ids),
+        "families": dict(sorted(ledger.families.items())),
+        "quarantined": len(ledger.quarantine_ids),
+        "key_conflicts": ledger.key_conflicts,
+        "implausible_times": ledger.implausible_times,
+        "unreadable_payloads": ledger.unreadable_payloads,
+    }
 
 
 def _fold_round(
