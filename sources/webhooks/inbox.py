@@ -187,12 +187,7 @@ class Inbox:
                 if attempt == DEADLOCK_ATTEMPTS or not _lost_a_deadlock(exc):
                     raise
                 logger.info("inbox: transaction lost a deadlock (attempt %d); retrying", attempt)
-        for result in results:
-            if result.outcome == "key_conflict":
-                logger.warning(
-                    "inbox: event key %s was stored with another body; this one is stored as %s",
-                    result.conflict_of, result.event_key,
-                )  # fmt: skip
+        _log_key_conflicts(results)
         return results
 
     def _write(
@@ -359,6 +354,16 @@ def waited_past_timeout(exc: BaseException) -> bool:
     if getattr(orig, "sqlite_errorname", None) in ("SQLITE_BUSY", "SQLITE_LOCKED"):
         return True
     return getattr(orig, "pgcode", None) in ("55P03", "57014")
+
+
+def _log_key_conflicts(results: Sequence[StoredEvent]) -> None:
+    """A warning for each event of :meth:`Inbox.store` stored under a conflict key."""
+    for result in results:
+        if result.outcome == "key_conflict":
+            logger.warning(
+                "inbox: event key %s was stored with another body; this one is stored as %s",
+                result.conflict_of, result.event_key,
+            )  # fmt: skip
 
 
 def _lost_a_deadlock(exc: sa.exc.OperationalError) -> bool:

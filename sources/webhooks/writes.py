@@ -109,6 +109,10 @@ def caused_by_body(exc: BaseException) -> bool:
 def store_events(conn: sa.Connection, events: Sequence[ReceivedEvent]) -> list[StoredEvent]:
     """Classify and insert ``events`` inside ``conn``'s transaction (see the module docstring).
 
+    Up to three rounds: look the pending events' keys up (:func:`stored_bodies`), insert the
+    new ones (:func:`claim_keys`, :func:`insert_rows`) and settle what the insert did
+    (:func:`settle_inserted`); an event whose key another writer took in between is pending again.
+
     Returns:
         One :class:`StoredEvent` per event, in order.
 
@@ -117,15 +121,7 @@ def store_events(conn: sa.Connection, events: Sequence[ReceivedEvent]) -> list[S
         InboxRaceError: Other writers took the keys of some events three times running.
     """
     results: list[StoredEvent | None] = [None] * len(events)
-    first_of: dict[tuple[str, bytes], int] = {}
-    copies: dict[int, int] = {}
-    pending: list[int] = []
-    for i, event in enumerate(events):  # a body twice in the batch: decided once
-        seen = first_of.setdefault((event.envelope.event_key, event.body), i)
-        if seen != i:
-            copies[i] = seen
-        else:
-            pending.append(i)
+    pending, copies = first_copies(events)
     bodies: dict[str, bytes] = {}
     for _ in range(3):
         if not pending:
@@ -136,41 +132,9 @@ def store_events(conn: sa.Connection, events: Sequence[ReceivedEvent]) -> list[S
         alternatives = {conflict_key(events[i].envelope.event_key, events[i].body)
                         for i in taken}  # fmt: skip
         bodies.update(stored_bodies(conn, alternatives - bodies.keys()))
-        rows: list[dict[str, Any]] = []
-        tried: dict[int, tuple[str, str | None]] = {}
-        for i in pending:
-            event = events[i]
-            key, base = event.envelope.event_key, event.envelope.event_key
-            legacy = event.envelope.legacy_key
-            if key not in bodies and legacy and bodies.get(legacy) == event.body:
-                results[i] = StoredEvent(legacy, "redelivery")
-                continue
-            if key in bodies and bodies[key] != event.body:
-                key = conflict_key(base, event.body)
-                if key in bodies and bodies[key] != event.body:
-                    raise KeyCollisionError(
-                        f"event key {base!r} and its conflict key are both stored with other bodies"
-                    )
-            if key in bodies:
-                results[i] = StoredEvent(key, "redelivery", None if key == base else base)
-                continue
-            conflict_of = None if key == base else base
-            bodies[key] = event.body
-            rows.append(event_row(event, key, conflict_of))
-            tried[i] = (key, conflict_of)
-        inserted = insert_rows(conn, rows)
-        # another writer (PostgreSQL) may have stored a key between the read and the insert
-        others = stored_bodies(conn, {k for k, _ in tried.values()} - inserted)
-        pending = []
-        for i, (key, conflict_of) in tried.items():
-            if key in inserted:
-                outcome = "stored" if conflict_of is None else "key_conflict"
-                results[i] = StoredEvent(key, outcome, conflict_of)
-            elif others.get(key) == events[i].body:
-                results[i] = StoredEvent(key, "redelivery", conflict_of)
-            else:
-                bodies[key] = others.get(key, b"")
-                pending.append(i)
+        tried = claim_keys(events, pending, bodies, results)
+        inserted = insert_rows(conn, [event_row(events[i], *tried[i]) for i in tried])
+        pending = settle_inserted(conn, events, tried, inserted, bodies, results)
     if pending:
         raise InboxRaceError(f"{len(pending)} event(s) lost their keys to other writers")
     for i, first in copies.items():
@@ -178,6 +142,94 @@ def store_events(conn: sa.Connection, events: Sequence[ReceivedEvent]) -> list[S
         assert done is not None
         results[i] = StoredEvent(done.event_key, "redelivery", done.conflict_of)
     return [r for r in results if r is not None]
+
+
+def first_copies(events: Sequence[ReceivedEvent]) -> tuple[list[int], dict[int, int]]:
+    """A body sent twice in one batch is decided once: ``(pending, copies)``, the indexes of
+    each ``(event_key, body)``'s first event, and for every later one the index of its first."""
+    first_of: dict[tuple[str, bytes], int] = {}
+    copies: dict[int, int] = {}
+    pending: list[int] = []
+    for i, event in enumerate(events):
+        seen = first_of.setdefault((event.envelope.event_key, event.body), i)
+        if seen != i:
+            copies[i] = seen
+        else:
+            pending.append(i)
+    return pending, copies
+
+
+def claim_keys(
+    events: Sequence[ReceivedEvent],
+    pending: Sequence[int],
+    bodies: dict[str, bytes],
+    results: list[StoredEvent | None],
+) -> dict[int, tuple[str, str | None]]:
+    """The key each pending event is to be inserted under, given the stored ``bodies`` looked up
+    so far (``{event_key: body}``, which the new keys join).
+
+    A re-delivery (its key, or its ``legacy_key`` when its key is free, holds the same body)
+    gets its result in ``results`` and no key. A key held by another body gives way to
+    :func:`conflict_key`.
+
+    Returns:
+        ``{event index: (key, conflict_of)}`` of the events to insert (``conflict_of``: the
+        envelope's key when the event goes under its conflict key, else ``None``).
+
+    Raises:
+        KeyCollisionError: Both the key and the conflict key hold other bodies.
+    """
+    tried: dict[int, tuple[str, str | None]] = {}
+    for i in pending:
+        event = events[i]
+        key, base = event.envelope.event_key, event.envelope.event_key
+        legacy = event.envelope.legacy_key
+        if key not in bodies and legacy and bodies.get(legacy) == event.body:
+            results[i] = StoredEvent(legacy, "redelivery")
+            continue
+        if key in bodies and bodies[key] != event.body:
+            key = conflict_key(base, event.body)
+            if key in bodies and bodies[key] != event.body:
+                raise KeyCollisionError(
+                    f"event key {base!r} and its conflict key are both stored with other bodies"
+                )
+        if key in bodies:
+            results[i] = StoredEvent(key, "redelivery", None if key == base else base)
+            continue
+        conflict_of = None if key == base else base
+        bodies[key] = event.body
+        tried[i] = (key, conflict_of)
+    return tried
+
+
+def settle_inserted(
+    conn: sa.Connection,
+    events: Sequence[ReceivedEvent],
+    tried: dict[int, tuple[str, str | None]],
+    inserted: set[str],
+    bodies: dict[str, bytes],
+    results: list[StoredEvent | None],
+) -> list[int]:
+    """The results of one insert of the ``tried`` keys (:func:`claim_keys`), ``inserted`` being
+    the keys the insert stored: another writer (PostgreSQL) may have stored a key between the
+    read and the insert; with the same body that event is a re-delivery.
+
+    Returns:
+        The indexes of the events whose keys another writer took with another body (their
+        bodies noted in ``bodies``): pending for the next round.
+    """
+    others = stored_bodies(conn, {k for k, _ in tried.values()} - inserted)
+    pending = []
+    for i, (key, conflict_of) in tried.items():
+        if key in inserted:
+            outcome = "stored" if conflict_of is None else "key_conflict"
+            results[i] = StoredEvent(key, outcome, conflict_of)
+        elif others.get(key) == events[i].body:
+            results[i] = StoredEvent(key, "redelivery", conflict_of)
+        else:
+            bodies[key] = others.get(key, b"")
+            pending.append(i)
+    return pending
 
 
 def _lookups(
