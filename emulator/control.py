@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import asdict
+from typing import Any
 
 import orjson
 from fastapi import FastAPI, Request
@@ -39,17 +40,7 @@ def add_control_routes(app: FastAPI, state: EmulatorState) -> None:
 
     @app.get(CONTROL_PREFIX + "/stats")
     async def stats() -> Response:
-        with state.lock:
-            return json_response(
-                {
-                    "requests": dict(state.requests),
-                    "total": sum(state.requests.values()),
-                    "statuses": {str(k): v for k, v in state.statuses.items()},
-                    "document_entries": len(state.entries),
-                    "faults": dict(state.faults),
-                    "peak_in_flight": state.peak_in_flight,
-                }
-            )
+        return json_response(stats_answer(state))
 
     @app.post(CONTROL_PREFIX + "/stats/reset")
     async def stats_reset() -> Response:
@@ -58,48 +49,82 @@ def add_control_routes(app: FastAPI, state: EmulatorState) -> None:
 
     @app.post(CONTROL_PREFIX + "/mutate")
     async def mutate(request: Request) -> Response:
-        body = orjson.loads(await request.body() or b"{}")
-        try:
-            with state.lock:
-                touched = state.dataset.mutate(**body)
-                touched["webhook_deliveries"] = publish_changes(  # type: ignore[assignment]
-                    state.dataset, state.deliverer, touched
-                )
-        except (TypeError, ValueError) as exc:
-            return json_response({"detail": f"mutate: {exc}"}, 422)
-        return json_response(touched)
+        return mutate_answer(state, orjson.loads(await request.body() or b"{}"))
 
     @app.get(CONTROL_PREFIX + "/webhooks")
     async def webhooks(wait: float = 0.0) -> Response:
         if wait > 0:
             await asyncio.to_thread(state.deliverer.wait, wait)
-        with state.webhook_store.lock:
-            writes = [list(w) for w in state.webhook_store.writes]
-            subscribed = len(state.webhook_store.webhooks)
-        return json_response(
-            {
-                "deliveries": dict(state.deliverer.stats),
-                "pending": state.deliverer.pending(),
-                "writes": writes,
-                "subscriptions": subscribed,
-            }
-        )
+        return json_response(webhooks_answer(state))
 
     @app.post(CONTROL_PREFIX + "/reset")
     async def reset(request: Request) -> Response:
         """Regenerate the account; the body may override config and option fields."""
-        body = orjson.loads(await request.body() or b"{}")
-        config_fields = set(asdict(state.config))
-        with state.lock:
-            for key, value in body.items():
-                target = state.config if key in config_fields else state.options
-                if not hasattr(target, key):
-                    return json_response({"detail": f"unknown setting {key}"}, 422)
-                setattr(target, key, value)
-            state.regenerate()
-        state.reset_counters()
-        return json_response({"config": asdict(state.config), "options": asdict(state.options)})
+        return reset_answer(state, orjson.loads(await request.body() or b"{}"))
 
     @app.get(CONTROL_PREFIX + "/config")
     async def get_config() -> JSONResponse:
-        return JSONResponse({"config": asdict(state.config), "options": asdict(state.options)})
+        return JSONResponse(settings_answer(state))
+
+
+def stats_answer(state: EmulatorState) -> dict[str, Any]:
+    """``GET stats``: the request counters since the last reset (see the module docstring)."""
+    with state.lock:
+        return {
+            "requests": dict(state.requests),
+            "total": sum(state.requests.values()),
+            "statuses": {str(k): v for k, v in state.statuses.items()},
+            "document_entries": len(state.entries),
+            "faults": dict(state.faults),
+            "peak_in_flight": state.peak_in_flight,
+        }
+
+
+def mutate_answer(state: EmulatorState, body: Any) -> Response:
+    """``POST mutate``: change the account by ``body`` (:meth:`~emulator.data.Dataset.mutate`'s
+    arguments) and queue the changes' webhook deliveries; the ids touched and
+    ``webhook_deliveries``, or 422 naming a bad argument."""
+    try:
+        with state.lock:
+            touched = state.dataset.mutate(**body)
+            touched["webhook_deliveries"] = publish_changes(  # type: ignore[assignment]
+                state.dataset, state.deliverer, touched
+            )
+    except (TypeError, ValueError) as exc:
+        return json_response({"detail": f"mutate: {exc}"}, 422)
+    return json_response(touched)
+
+
+def webhooks_answer(state: EmulatorState) -> dict[str, Any]:
+    """``GET webhooks``: the deliveries' counters, the pending ones, the subscription writes
+    and the number of subscriptions."""
+    with state.webhook_store.lock:
+        writes = [list(w) for w in state.webhook_store.writes]
+        subscribed = len(state.webhook_store.webhooks)
+    return {
+        "deliveries": dict(state.deliverer.stats),
+        "pending": state.deliverer.pending(),
+        "writes": writes,
+        "subscriptions": subscribed,
+    }
+
+
+def reset_answer(state: EmulatorState, body: dict[str, Any]) -> Response:
+    """``POST reset``: set ``body``'s config and option fields, generate the account again and
+    forget the counters; ``{config, options}``, or 422 for an unknown field (then nothing is
+    regenerated; fields set before it stay set)."""
+    config_fields = set(asdict(state.config))
+    with state.lock:
+        for key, value in body.items():
+            target = state.config if key in config_fields else state.options
+            if not hasattr(target, key):
+                return json_response({"detail": f"unknown setting {key}"}, 422)
+            setattr(target, key, value)
+        state.regenerate()
+    state.reset_counters()
+    return json_response(settings_answer(state))
+
+
+def settings_answer(state: EmulatorState) -> dict[str, Any]:
+    """``GET config``: ``{config, options}`` as dictionaries."""
+    return {"config": asdict(state.config), "options": asdict(state.options)}

@@ -58,6 +58,33 @@ def _created(user: dict[str, Any]) -> tuple[int | float, str]:
 
 def add_listing_routes(app: FastAPI, state: EmulatorState) -> None:
     """Register the core listings on ``app`` (see the module docstring)."""
+    _add_account_listings(app, state)
+    _add_shift_listing(app, state)
+
+    @app.get("/documents/v1/user-documents", dependencies=[requirement(state, None)])
+    async def get_user_documents(
+        limit: Annotated[int, Query(ge=1, le=100)] = 10,
+        offset: Annotated[int, Query(ge=0)] = 0,
+        userIds: Annotated[list[int] | None, Query()] = None,  # noqa: N803
+    ) -> Response:
+        docs = [
+            d
+            for d in state.dataset.user_documents.values()
+            if not userIds or d.get("userId") in set(userIds)
+        ]
+        shown = docs
+        if state.options.user_documents_untold:
+            shown = [{k: v for k, v in d.items() if k not in ("fileId", "updatedAt")} for d in docs]
+        answer = paged("userDocuments", shown, offset, limit, state.options.paging_total)
+        if offset == 0 and len(docs) > limit and state.take_paging_deletion("user_documents"):
+            with state.lock:
+                state.dataset.user_documents.pop(docs[0]["id"], None)
+                state.dataset.version += 1
+        return answer
+
+
+def _add_account_listings(app: FastAPI, state: EmulatorState) -> None:
+    """``GET /users/v1/users``, ``/forms/v1/forms`` and ``/scheduler/v1/schedulers``."""
 
     @app.get("/users/v1/users", dependencies=[requirement(state, "users.read")])
     async def get_users(
@@ -69,27 +96,7 @@ def add_listing_routes(app: FastAPI, state: EmulatorState) -> None:
         sort: Literal["created_at"] | None = None,
         order: SortOrder = SortOrder.asc,
     ) -> Response:
-        wanted = set(userIds or [])
-        every = state.dataset.users
-        users = state.cached_listing(
-            ("users", len(every), sort, order),
-            lambda: (
-                sorted(every.values(), key=_created, reverse=order is SortOrder.desc)
-                if sort is not None
-                else list(every.values())
-            ),
-        )
-        if userStatus is not UserStatus.all or modifiedAt is not None or wanted:
-            users = [
-                u
-                for u in users
-                if (
-                    userStatus is UserStatus.all
-                    or u["isArchived"] == (userStatus is UserStatus.archived)
-                )
-                and (modifiedAt is None or u["modifiedAt"] > modifiedAt)
-                and (not wanted or u["userId"] in wanted)
-            ]
+        users = listed_users(state, userStatus, modifiedAt, userIds, sort, order)
         return paged("users", users, offset, limit, state.options.paging_total)
 
     @app.get("/forms/v1/forms", dependencies=[requirement(state, "forms.read")])
@@ -103,6 +110,42 @@ def add_listing_routes(app: FastAPI, state: EmulatorState) -> None:
     @app.get("/scheduler/v1/schedulers", dependencies=[requirement(state, "schedule.read")])
     async def get_schedulers() -> Response:
         return envelope({"schedulers": list(state.dataset.schedulers.values())})
+
+
+def listed_users(
+    state: EmulatorState,
+    status: UserStatus,
+    modified_after: int | None,
+    user_ids: list[int] | None,
+    sort: str | None,
+    order: SortOrder,
+) -> list[dict[str, Any]]:
+    """The users ``GET /users/v1/users`` lists: of ``status``, modified after
+    ``modified_after`` (epoch seconds), among ``user_ids``; sorted by ``created_at`` in
+    ``order`` when ``sort`` asks, else in id order."""
+    wanted = set(user_ids or [])
+    every = state.dataset.users
+    users = state.cached_listing(
+        ("users", len(every), sort, order),
+        lambda: (
+            sorted(every.values(), key=_created, reverse=order is SortOrder.desc)
+            if sort is not None
+            else list(every.values())
+        ),
+    )
+    if status is UserStatus.all and modified_after is None and not wanted:
+        return users
+    return [
+        u
+        for u in users
+        if (status is UserStatus.all or u["isArchived"] == (status is UserStatus.archived))
+        and (modified_after is None or u["modifiedAt"] > modified_after)
+        and (not wanted or u["userId"] in wanted)
+    ]
+
+
+def _add_shift_listing(app: FastAPI, state: EmulatorState) -> None:
+    """``GET /scheduler/v1/schedulers/{schedulerId}/shifts``."""
 
     @app.get(
         "/scheduler/v1/schedulers/{schedulerId}/shifts",
@@ -123,15 +166,7 @@ def add_listing_routes(app: FastAPI, state: EmulatorState) -> None:
         if schedulerId not in state.dataset.schedulers:
             return json_response({"detail": f"Scheduler {schedulerId} not found"}, 404)
         rows = state.shift_listing(schedulerId, startTime, endTime, sort, order)
-        if isOpenShift is not None or assignedUserIds or shiftId:
-            users, ids = set(assignedUserIds or []), set(shiftId or [])
-            rows = [
-                r
-                for r in rows
-                if (isOpenShift is None or r["isOpenShift"] == isOpenShift)
-                and (not users or users & set(r.get("assignedUserIds") or []))
-                and (not ids or r["id"] in ids or r["id"].split(":")[0] in ids)
-            ]
+        rows = filtered_shifts(rows, isOpenShift, assignedUserIds, shiftId)
         answer = paged("shifts", rows, offset, limit, state.options.paging_total)
         if offset == 0 and len(rows) > limit and state.take_paging_deletion("shifts"):
             with state.lock:
@@ -140,24 +175,23 @@ def add_listing_routes(app: FastAPI, state: EmulatorState) -> None:
                 state.dataset.version += 1
         return answer
 
-    @app.get("/documents/v1/user-documents", dependencies=[requirement(state, None)])
-    async def get_user_documents(
-        limit: Annotated[int, Query(ge=1, le=100)] = 10,
-        offset: Annotated[int, Query(ge=0)] = 0,
-        userIds: Annotated[list[int] | None, Query()] = None,  # noqa: N803
-    ) -> Response:
-        wanted = set(userIds or [])
-        docs = [
-            d
-            for d in state.dataset.user_documents.values()
-            if not wanted or d.get("userId") in wanted
-        ]
-        shown = docs
-        if state.options.user_documents_untold:
-            shown = [{k: v for k, v in d.items() if k not in ("fileId", "updatedAt")} for d in docs]
-        answer = paged("userDocuments", shown, offset, limit, state.options.paging_total)
-        if offset == 0 and len(docs) > limit and state.take_paging_deletion("user_documents"):
-            with state.lock:
-                state.dataset.user_documents.pop(docs[0]["id"], None)
-                state.dataset.version += 1
-        return answer
+
+def filtered_shifts(
+    rows: list[dict[str, Any]],
+    is_open: bool | None,
+    user_ids: list[int] | None,
+    shift_ids: list[str] | None,
+) -> list[dict[str, Any]]:
+    """The V1 shift ``rows`` that are open or not (``is_open``), assigned to one of
+    ``user_ids``, of one of ``shift_ids`` (a slot id or its base shift id); ``rows`` itself when
+    no filter is given."""
+    if is_open is None and not user_ids and not shift_ids:
+        return rows
+    users, ids = set(user_ids or []), set(shift_ids or [])
+    return [
+        r
+        for r in rows
+        if (is_open is None or r["isOpenShift"] == is_open)
+        and (not users or users & set(r.get("assignedUserIds") or []))
+        and (not ids or r["id"] in ids or r["id"].split(":")[0] in ids)
+    ]

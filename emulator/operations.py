@@ -69,64 +69,76 @@ def parse_window(start: str, end: str, max_days: int) -> tuple[date, date] | Res
 
 def add_operations_routes(app: FastAPI, state: EmulatorState) -> None:
     """Register the operations endpoints on ``app`` (see the module docstring)."""
+    _add_time_clock_routes(app, state)
+    _add_form_job_and_field_routes(app, state)
+    _add_time_off_and_task_routes(app, state)
 
-    def ops() -> Operations:
-        return state.dataset.operations
 
-    def require(scope_name: str) -> Any:
-        return requirement(state, scope_name)
+def _page(
+    state: EmulatorState, key: str, rows: list[dict[str, Any]], offset: int, limit: int
+) -> Response:
+    return paged(key, rows, offset, limit, state.options.paging_total)
 
-    def page(key: str, rows: list[dict[str, Any]], offset: int, limit: int) -> Response:
-        return paged(key, rows, offset, limit, state.options.paging_total)
 
-    @app.get("/time-clock/v1/time-clocks", dependencies=[require("time_clock.read")])
+def _unknown_clock(state: EmulatorState, time_clock_id: int) -> Response | None:
+    """404 for a time clock the account does not hold, else ``None``."""
+    if time_clock_id in state.dataset.operations.time_clocks:
+        return None
+    return json_response({"detail": f"Time clock {time_clock_id} not found"}, 404)
+
+
+def _add_time_clock_routes(app: FastAPI, state: EmulatorState) -> None:
+    """The time clocks, their time activities, timesheets and manual-break policies."""
+    scope = requirement(state, "time_clock.read")
+
+    @app.get("/time-clock/v1/time-clocks", dependencies=[scope])
     async def get_time_clocks() -> Response:
-        return envelope({"timeClocks": list(ops().time_clocks.values())})
+        return envelope({"timeClocks": list(state.dataset.operations.time_clocks.values())})
 
-    @app.get(
-        "/time-clock/v1/time-clocks/{timeClockId}/time-activities",
-        dependencies=[require("time_clock.read")],
-    )
+    @app.get("/time-clock/v1/time-clocks/{timeClockId}/time-activities", dependencies=[scope])
     async def get_time_activities(
         timeClockId: Annotated[int, Path()],  # noqa: N803 - the provider's names
         startDate: Annotated[str, Query()],  # noqa: N803
         endDate: Annotated[str, Query()],  # noqa: N803
     ) -> Response:
-        if timeClockId not in ops().time_clocks:
-            return json_response({"detail": f"Time clock {timeClockId} not found"}, 404)
-        window = parse_window(startDate, endDate, WINDOW_DAYS["time-activities"])
+        window = _unknown_clock(state, timeClockId) or parse_window(
+            startDate, endDate, WINDOW_DAYS["time-activities"]
+        )
         if isinstance(window, Response):
             return window
-        return envelope({"timeActivitiesByUsers": ops().time_activities(timeClockId, *window)})
+        activities = state.dataset.operations.time_activities(timeClockId, *window)
+        return envelope({"timeActivitiesByUsers": activities})
 
-    @app.get(
-        "/time-clock/v1/time-clocks/{timeClockId}/timesheet",
-        dependencies=[require("time_clock.read")],
-    )
+    @app.get("/time-clock/v1/time-clocks/{timeClockId}/timesheet", dependencies=[scope])
     async def get_timesheet(
         timeClockId: Annotated[int, Path()],  # noqa: N803
         startDate: Annotated[str, Query()],  # noqa: N803
         endDate: Annotated[str, Query()],  # noqa: N803
     ) -> Response:
-        if timeClockId not in ops().time_clocks:
-            return json_response({"detail": f"Time clock {timeClockId} not found"}, 404)
-        window = parse_window(startDate, endDate, WINDOW_DAYS["timesheet"])
+        window = _unknown_clock(state, timeClockId) or parse_window(
+            startDate, endDate, WINDOW_DAYS["timesheet"]
+        )
         if isinstance(window, Response):
             return window
-        users = ops().timesheet(timeClockId, *window)
+        users = state.dataset.operations.timesheet(timeClockId, *window)
         return envelope({"startDate": startDate, "endDate": endDate, "users": users})
 
-    @app.get(
-        "/time-clock/v1/time-clocks/{timeClockId}/manual-breaks",
-        dependencies=[require("time_clock.read")],
-    )
+    @app.get("/time-clock/v1/time-clocks/{timeClockId}/manual-breaks", dependencies=[scope])
     async def get_manual_breaks(timeClockId: Annotated[int, Path()]) -> Response:  # noqa: N803
-        if timeClockId not in ops().time_clocks:
-            return json_response({"detail": f"Time clock {timeClockId} not found"}, 404)
-        policies = ops().manual_breaks.get(timeClockId, [])
+        unknown = _unknown_clock(state, timeClockId)
+        if unknown is not None:
+            return unknown
+        policies = state.dataset.operations.manual_breaks.get(timeClockId, [])
         return envelope({"manualBreaks": policies, "areManualBreaksEnabled": bool(policies)})
 
-    @app.get("/forms/v1/forms/{formId}/form-submissions", dependencies=[require("forms.read")])
+
+def _add_form_job_and_field_routes(app: FastAPI, state: EmulatorState) -> None:
+    """Form submissions, jobs and the users' custom field definitions."""
+
+    @app.get(
+        "/forms/v1/forms/{formId}/form-submissions",
+        dependencies=[requirement(state, "forms.read")],
+    )
     async def get_form_submissions(
         formId: Annotated[int, Path(ge=1)],  # noqa: N803
         limit: Annotated[int, Query(ge=1, le=100)] = 10,
@@ -137,31 +149,57 @@ def add_operations_routes(app: FastAPI, state: EmulatorState) -> None:
     ) -> Response:
         if formId not in state.dataset.forms:
             return json_response({"detail": f"Form {formId} not found"}, 404)
-        wanted = set(userIds or [])
-        rows = [
-            s
-            for s in ops().form_submissions.get(formId, [])
-            if (submittingStartTimestamp is None
-                or s["submissionTimestamp"] >= submittingStartTimestamp)
-            and (submittingEndTime is None or s["submissionTimestamp"] <= submittingEndTime)
-            and (not wanted or s["submittingUserId"] in wanted)
-        ]  # fmt: skip
-        return page("formSubmissions", rows, offset, limit)
+        rows = form_submissions(state.dataset.operations, formId, submittingStartTimestamp,
+                                submittingEndTime, userIds)  # fmt: skip
+        return _page(state, "formSubmissions", rows, offset, limit)
 
-    @app.get("/jobs/v1/jobs", dependencies=[require("jobs.read")])
+    @app.get("/jobs/v1/jobs", dependencies=[requirement(state, "jobs.read")])
     async def get_jobs(
         limit: Annotated[int, Query(ge=1, le=500)] = 10,
         offset: Annotated[int, Query(ge=0)] = 0,
         includeDeleted: bool = True,  # noqa: N803
     ) -> Response:
-        rows = [j for j in ops().jobs if includeDeleted or not j.get("isDeleted", False)]
-        return page("jobs", rows, offset, limit)
+        jobs = state.dataset.operations.jobs
+        rows = [j for j in jobs if includeDeleted or not j.get("isDeleted", False)]
+        return _page(state, "jobs", rows, offset, limit)
 
-    @app.get("/time-off/v1/policy-types", dependencies=[require("time_off.read")])
+    @app.get("/users/v1/custom-fields", dependencies=[requirement(state, "users.read")])
+    async def get_custom_fields(
+        limit: Annotated[int, Query(ge=1, le=500)] = 10,
+        offset: Annotated[int, Query(ge=0)] = 0,
+    ) -> Response:
+        fields = state.dataset.operations.custom_fields
+        return _page(state, "customFields", fields, offset, limit)
+
+
+def form_submissions(
+    ops: Operations,
+    form_id: int,
+    start: int | None,
+    end: int | None,
+    user_ids: list[int] | None,
+) -> list[dict[str, Any]]:
+    """The submissions of ``form_id`` submitted within ``start`` .. ``end`` (epoch seconds,
+    both inclusive, either open) by one of ``user_ids`` (any when none), oldest first."""
+    wanted = set(user_ids or [])
+    return [
+        s
+        for s in ops.form_submissions.get(form_id, [])
+        if (start is None or s["submissionTimestamp"] >= start)
+        and (end is None or s["submissionTimestamp"] <= end)
+        and (not wanted or s["submittingUserId"] in wanted)
+    ]
+
+
+def _add_time_off_and_task_routes(app: FastAPI, state: EmulatorState) -> None:
+    """Time-off policy types and requests, task boards and their tasks."""
+    time_off, tasks = requirement(state, "time_off.read"), requirement(state, "quick_tasks.read")
+
+    @app.get("/time-off/v1/policy-types", dependencies=[time_off])
     async def get_policy_types() -> Response:
-        return envelope({"policyTypes": ops().policy_types})
+        return envelope({"policyTypes": state.dataset.operations.policy_types})
 
-    @app.get("/time-off/v1/requests", dependencies=[require("time_off.read")])
+    @app.get("/time-off/v1/requests", dependencies=[time_off])
     async def get_time_off_requests(
         startDate: Annotated[str, Query()],  # noqa: N803
         endDate: Annotated[str, Query()],  # noqa: N803
@@ -173,43 +211,47 @@ def add_operations_routes(app: FastAPI, state: EmulatorState) -> None:
         window = parse_window(startDate, endDate, WINDOW_DAYS["time-off"])
         if isinstance(window, Response):
             return window
-        first, last = (d.isoformat() for d in window)
-        wanted_status = {s.value for s in statuses or [TimeOffStatus.approved]}
-        wanted_users = set(userIds or [])
-        rows = [
-            r
-            for r in ops().time_off_requests
-            if r["status"] in wanted_status
-            and r["startDate"] <= last
-            and r["endDate"] >= first
-            and (not wanted_users or r["userId"] in wanted_users)
-        ]
-        return page("requests", rows, offset, limit)
+        rows = time_off_requests(state.dataset.operations, window, statuses, userIds)
+        return _page(state, "requests", rows, offset, limit)
 
-    @app.get("/tasks/v1/taskboards", dependencies=[require("quick_tasks.read")])
+    @app.get("/tasks/v1/taskboards", dependencies=[tasks])
     async def get_task_boards() -> Response:
-        return envelope({"taskBoards": list(ops().task_boards.values())})
+        return envelope({"taskBoards": list(state.dataset.operations.task_boards.values())})
 
-    @app.get("/tasks/v1/taskboards/{taskBoardId}/tasks", dependencies=[require("quick_tasks.read")])
+    @app.get("/tasks/v1/taskboards/{taskBoardId}/tasks", dependencies=[tasks])
     async def get_tasks(
         taskBoardId: Annotated[str, Path()],  # noqa: N803
         status: TaskStatusFilter = TaskStatusFilter.all,
         limit: Annotated[int, Query(ge=1, le=100)] = 10,
         offset: Annotated[int, Query(ge=0)] = 0,
     ) -> Response:
+        ops = state.dataset.operations
         board = int(taskBoardId) if taskBoardId.isdigit() else -1
-        if board not in ops().task_boards:
+        if board not in ops.task_boards:
             return json_response({"detail": f"Task board {taskBoardId} not found"}, 404)
         rows = [
-            t
-            for t in ops().tasks[board]
+            t for t in ops.tasks[board]
             if status is TaskStatusFilter.all or t["status"] == status.value
-        ]
-        return page("tasks", rows, offset, limit)
+        ]  # fmt: skip
+        return _page(state, "tasks", rows, offset, limit)
 
-    @app.get("/users/v1/custom-fields", dependencies=[require("users.read")])
-    async def get_custom_fields(
-        limit: Annotated[int, Query(ge=1, le=500)] = 10,
-        offset: Annotated[int, Query(ge=0)] = 0,
-    ) -> Response:
-        return page("customFields", ops().custom_fields, offset, limit)
+
+def time_off_requests(
+    ops: Operations,
+    window: tuple[date, date],
+    statuses: list[TimeOffStatus] | None,
+    user_ids: list[int] | None,
+) -> list[dict[str, Any]]:
+    """The time-off requests overlapping ``window`` (first and last day, inclusive) in one of
+    ``statuses`` (default ``approved``), of one of ``user_ids`` (any when none)."""
+    first, last = (d.isoformat() for d in window)
+    wanted_status = {s.value for s in statuses or [TimeOffStatus.approved]}
+    wanted_users = set(user_ids or [])
+    return [
+        r
+        for r in ops.time_off_requests
+        if r["status"] in wanted_status
+        and r["startDate"] <= last
+        and r["endDate"] >= first
+        and (not wanted_users or r["userId"] in wanted_users)
+    ]

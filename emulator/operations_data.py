@@ -81,62 +81,26 @@ class Operations:
         forms: dict[int, dict[str, Any]],
         custom_fields: list[tuple[int, str, str]],
     ) -> Operations:
-        """Deterministic data for ``seed`` and ``anchor`` over the account's users and forms."""
+        """Deterministic data for ``seed`` and ``anchor`` (UTC epoch seconds) over the account's
+        users (``user_ids``, ``[1]`` when none) and forms, with the users' ``custom_fields``
+        definitions (``(id, name, type)``)."""
         rng = random.Random(seed * 7919 + 13)
         ops = cls()
         users = user_ids or [1]
         ops._add_jobs(rng, config)
-        for i in range(config.time_clocks):
-            clock_id = TIME_CLOCK_BASE + i
-            archived = config.time_clocks >= 3 and i == config.time_clocks - 1
-            ops.time_clocks[clock_id] = {
-                "id": clock_id,
-                "name": ["Main site", "Warehouse clock", "Old kiosk"][i % 3] + f" {clock_id}",
-                "isArchived": archived,
-            }
-            ops.activities[clock_id] = []
-            ops.manual_breaks[clock_id] = [dict(policy) for policy in MANUAL_BREAKS]
-        n = 0
-        while n < (config.time_activities if ops.time_clocks else 0):
-            clock_id = TIME_CLOCK_BASE + n % len(ops.time_clocks)
-            group = ops._activity(rng, n, anchor, config, users)
-            group = group[: config.time_activities - n]  # exactly config.time_activities
-            ops.activities[clock_id] += group
-            n += len(group)
+        ops._add_time_clocks(config)
+        ops._add_activities(rng, config, anchor, users)
         for form_id in forms:
             ops.form_submissions[form_id] = [
                 form_submission(rng, form_id, k + 1, anchor, users, forms[form_id])
                 for k in range(config.form_submissions)
             ]
             ops.form_submissions[form_id].sort(key=lambda s: s["submissionTimestamp"])
-        ops.policy_types = [
-            {
-                "id": pid,
-                "name": name,
-                "policies": [
-                    {
-                        "id": f"{pid}-default",
-                        "name": f"{name} (default)",
-                        "unit": "days",
-                        "accrualType": "fixed",
-                    }
-                ],
-            }
-            for pid, name in POLICY_TYPES
-        ]
+        ops.policy_types = policy_types()
         ops.time_off_requests = [
             time_off_request(rng, k, anchor, users) for k in range(config.time_off_requests)
         ]
-        for b in range(config.task_boards):
-            board_id = TASK_BOARD_BASE + b
-            ops.task_boards[board_id] = {
-                "id": board_id,
-                "name": ["Daily tasks", "Maintenance", "Projects"][b % 3],
-                "isArchived": False,
-            }
-            ops.tasks[board_id] = [
-                task_record(rng, board_id, k, anchor, users) for k in range(config.tasks)
-            ]
+        ops._add_task_boards(rng, config, anchor, users)
         ops.custom_fields = [
             custom_field_definition(cid, name, kind) for cid, name, kind in custom_fields
         ]
@@ -145,6 +109,49 @@ class Operations:
             for k in range(config.extra_custom_fields)
         ]
         return ops
+
+    def _add_time_clocks(self, config: OperationsConfig) -> None:
+        """``config.time_clocks`` clocks from :data:`TIME_CLOCK_BASE` (the last archived when
+        there are three or more), each with no activities yet and the usual break policies."""
+        for i in range(config.time_clocks):
+            clock_id = TIME_CLOCK_BASE + i
+            archived = config.time_clocks >= 3 and i == config.time_clocks - 1
+            self.time_clocks[clock_id] = {
+                "id": clock_id,
+                "name": ["Main site", "Warehouse clock", "Old kiosk"][i % 3] + f" {clock_id}",
+                "isArchived": archived,
+            }
+            self.activities[clock_id] = []
+            self.manual_breaks[clock_id] = [dict(policy) for policy in MANUAL_BREAKS]
+
+    def _add_activities(
+        self, rng: random.Random, config: OperationsConfig, anchor: int, users: list[int]
+    ) -> None:
+        """Exactly ``config.time_activities`` activities (in working-pattern groups), the
+        clocks taking turns; none without clocks."""
+        n = 0
+        while n < (config.time_activities if self.time_clocks else 0):
+            clock_id = TIME_CLOCK_BASE + n % len(self.time_clocks)
+            group = self._activity(rng, n, anchor, config, users)
+            group = group[: config.time_activities - n]  # exactly config.time_activities
+            self.activities[clock_id] += group
+            n += len(group)
+
+    def _add_task_boards(
+        self, rng: random.Random, config: OperationsConfig, anchor: int, users: list[int]
+    ) -> None:
+        """``config.task_boards`` boards from :data:`TASK_BOARD_BASE` with ``config.tasks``
+        tasks each."""
+        for b in range(config.task_boards):
+            board_id = TASK_BOARD_BASE + b
+            self.task_boards[board_id] = {
+                "id": board_id,
+                "name": ["Daily tasks", "Maintenance", "Projects"][b % 3],
+                "isArchived": False,
+            }
+            self.tasks[board_id] = [
+                task_record(rng, board_id, k, anchor, users) for k in range(config.tasks)
+            ]
 
     def _add_jobs(self, rng: random.Random, config: OperationsConfig) -> None:
         for j in range(config.jobs):
@@ -331,3 +338,23 @@ def _break(start: int, end: int, zone: str, policy: str) -> dict[str, Any]:
         "manualBreakId": policy,
         "isAutoClockOut": False,
     }
+
+
+def policy_types() -> list[dict[str, Any]]:
+    """The account's time-off policy types (:data:`POLICY_TYPES`), each with one default
+    policy counted in days."""
+    return [
+        {
+            "id": pid,
+            "name": name,
+            "policies": [
+                {
+                    "id": f"{pid}-default",
+                    "name": f"{name} (default)",
+                    "unit": "days",
+                    "accrualType": "fixed",
+                }
+            ],
+        }
+        for pid, name in POLICY_TYPES
+    ]

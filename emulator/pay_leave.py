@@ -16,6 +16,7 @@ Records: :mod:`emulator.pay_leave_data`.
 
 from __future__ import annotations
 
+from datetime import date
 from enum import StrEnum
 from typing import Annotated, Any
 
@@ -55,14 +56,56 @@ def rates_in_effect(items: list[dict[str, Any]], first: str, last: str) -> list[
     ]
 
 
+def pay_rates(
+    records: PayLeave,
+    window: tuple[date, date],
+    user_ids: list[int] | None,
+    rate_type: RateType | None,
+    history: bool,
+) -> list[dict[str, Any]]:
+    """``GET /pay-rates/v1/pay-rates``'s items: in effect during ``window`` (first and last day,
+    :func:`rates_in_effect`), of one of ``user_ids`` (any when none), of ``rate_type`` (any when
+    none); without their ``payRate.modifications`` unless ``history``."""
+    first, last = (d.isoformat() for d in window)
+    users = set(user_ids or [])
+    rows = [
+        item
+        for item in rates_in_effect(records.pay_rates, first, last)
+        if (not users or item.get("userId") in users)
+        and (rate_type is None or (item.get("payRate") or {}).get("rateType") == rate_type.value)
+    ]
+    if history:
+        return rows
+    return [
+        {**item, "payRate": {k: v for k, v in item["payRate"].items() if k != "modifications"}}
+        if isinstance(item.get("payRate"), dict)
+        else item
+        for item in rows
+    ]
+
+
+def unavailabilities(records: PayLeave, scheduler_id: int, start: int, end: int) -> list[Any]:
+    """The unavailabilities of ``scheduler_id`` whose UTC days overlap ``[start, end)`` (epoch
+    seconds); those with no readable day are left out."""
+    rows = []
+    for record in records.unavailabilities.get(scheduler_id, []):
+        span = unavailability_epochs(record)
+        if span is not None and span[0] < end and span[1] > start:
+            rows.append(record)
+    return rows
+
+
 def add_pay_leave_routes(app: FastAPI, state: EmulatorState) -> None:
     """Register the pay and leave endpoints on ``app`` (see the module docstring)."""
+    _add_pay_routes(app, state)
+    _add_leave_routes(app, state)
+
+
+def _add_pay_routes(app: FastAPI, state: EmulatorState) -> None:
+    """Pay rates and pay rule policies."""
 
     def records() -> PayLeave:
         return state.dataset.operations.pay_leave
-
-    def page(key: str, rows: list[dict[str, Any]], offset: int, limit: int) -> Response:
-        return paged(key, rows, offset, limit, state.options.paging_total)
 
     @app.get("/pay-rates/v1/pay-rates", dependencies=[requirement(state, "pay_rates.read")])
     async def get_pay_rates(
@@ -77,25 +120,8 @@ def add_pay_leave_routes(app: FastAPI, state: EmulatorState) -> None:
         window = parse_window(startDate, endDate, PAY_RATES_MAX_DAYS)
         if isinstance(window, Response):
             return window
-        first, last = (d.isoformat() for d in window)
-        users = set(userIds or [])
-        rows = [
-            item
-            for item in rates_in_effect(records().pay_rates, first, last)
-            if (not users or item.get("userId") in users)
-            and (rateType is None or (item.get("payRate") or {}).get("rateType") == rateType.value)
-        ]
-        if not isIncludeHistory:
-            rows = [
-                {
-                    **item,
-                    "payRate": {k: v for k, v in item["payRate"].items() if k != "modifications"},
-                }
-                if isinstance(item.get("payRate"), dict)
-                else item
-                for item in rows
-            ]
-        return page("payRatesByUsers", rows, offset, limit)
+        rows = pay_rates(records(), window, userIds, rateType, isIncludeHistory)
+        return paged("payRatesByUsers", rows, offset, limit, state.options.paging_total)
 
     @app.get(
         "/company-policies/v1/pay-rule-policies",
@@ -103,6 +129,16 @@ def add_pay_leave_routes(app: FastAPI, state: EmulatorState) -> None:
     )
     async def get_pay_rule_policies() -> Response:
         return envelope({"payRulesPolicies": records().pay_rule_policies})
+
+
+def _add_leave_routes(app: FastAPI, state: EmulatorState) -> None:
+    """Time-off balances and scheduler unavailabilities."""
+
+    def records() -> PayLeave:
+        return state.dataset.operations.pay_leave
+
+    def page(key: str, rows: list[Any], offset: int, limit: int) -> Response:
+        return paged(key, rows, offset, limit, state.options.paging_total)
 
     @app.get(
         "/time-off/v1/policy-types/{policyTypeId}/balances",
@@ -117,8 +153,7 @@ def add_pay_leave_routes(app: FastAPI, state: EmulatorState) -> None:
         balances = records().balances.get(policyTypeId)
         if balances is None:
             return json_response({"detail": f"Policy type {policyTypeId} not found"}, 404)
-        users = set(userIds or [])
-        rows = [b for b in balances if not users or b.get("userId") in users]
+        rows = [b for b in balances if not userIds or b.get("userId") in set(userIds)]
         return page("balances", rows, offset, limit)
 
     @app.get(
@@ -134,9 +169,5 @@ def add_pay_leave_routes(app: FastAPI, state: EmulatorState) -> None:
     ) -> Response:
         if schedulerId not in state.dataset.schedulers:
             return json_response({"detail": f"Scheduler {schedulerId} not found"}, 404)
-        rows = []
-        for record in records().unavailabilities.get(schedulerId, []):
-            span = unavailability_epochs(record)
-            if span is not None and span[0] < endTime and span[1] > startTime:
-                rows.append(record)
+        rows = unavailabilities(records(), schedulerId, startTime, endTime)
         return page("unavailabilities", rows, offset, limit)

@@ -80,63 +80,89 @@ def tidy_pay_leave(
         rate_type = "hourly" if n % 10 != 9 else rng.choice(["monthly", "yearly"])
         if rate_type != "hourly":
             base = base * (160 if rate_type == "monthly" else 2000)
-        created = anchor - 120 * DAY
+        resources = job_ids if n % 3 == 0 and rate_type == "hourly" else []
         for v in range(versions):
-            effective = anchor - (120 if v == 0 else 3) * DAY
-            rate = round(base * (1 if v == 0 else 1.1), 2)
-            pay_rate: dict[str, Any] = {
-                "effectiveDate": _iso(effective),
-                "rateType": rate_type,
-                "isDefaultRateEnabled": True,
-                "defaultRate": rate,
-                "isResourceRateEnabled": n % 3 == 0 and rate_type == "hourly" and bool(job_ids),
-                "isApplyDefaultRateToNewResource": True,
-                "createdBy": users[0],
-                "createdAt": created + v * 117 * DAY,
-            }
-            if pay_rate["isResourceRateEnabled"]:
-                first_job: dict[str, Any] = {
-                    "resourceId": job_ids[0],
-                    "isUsingDefaultRate": False,
-                    "rate": round(rate + 2.5, 2),
-                    "subResourcesRates": [
-                        {"subResourceId": f"{job_ids[0]}-a", "isUsingParentRate": True}
-                    ],
-                }
-                others = [
-                    {"resourceId": j, "isUsingDefaultRate": k % 2 == 0,
-                     **({} if k % 2 == 0 else {"rate": round(rate + k, 2)})}
-                    for k, j in enumerate(job_ids[1:])
-                ]  # fmt: skip
-                pay_rate["resourcesRates"] = [first_job, *others]
-            if v:
-                pay_rate["modifiedAt"] = pay_rate["createdAt"]
-                change = {"modifiedBy": users[0], "modifiedAt": pay_rate["createdAt"],
-                          "previousDefaultRate": round(base, 2)}  # fmt: skip
-                pay_rate["modifications"] = [change]
+            pay_rate = _pay_rate(anchor, base, rate_type, v, resources, users[0])
             out.pay_rates.append({"userId": user, "payRate": pay_rate})
     out.pay_rule_policies = [
         {"id": 7100 + k, "name": PAY_RULE_POLICY_NAMES[k % 3] + ("" if k < 3 else f" {k}")}
         for k in range(config.pay_rule_policies)
     ]
     for policy_type in policy_types:
-        policies = policy_type.get("policies") or [{"id": f"{policy_type['id']}-default"}]
-        rows = []
-        for policy in policies:
-            unit = policy.get("unit") if policy.get("unit") in ("hours", "days") else "days"
-            count = config.time_off_balances if config.time_off_balances is not None else len(users)
-            for k in range(count):
-                user = users[k % len(users)] + (k // len(users)) * 1_000_000 if users else k + 1
-                balance = round(rng.uniform(0, 25), 1)
-                rows.append(
-                    {
-                        "userId": user,
-                        "units": unit,
-                        "policyId": str(policy["id"]),
-                        "balance": balance,
-                    }
-                )
-        out.balances[str(policy_type["id"])] = rows
+        out.balances[str(policy_type["id"])] = _balances(rng, config, users, policy_type)
+    out.unavailabilities = _unavailabilities(rng, config, anchor, users, scheduler_ids)
+    return out
+
+
+def _pay_rate(
+    anchor: int, base: float, rate_type: str, version: int, job_ids: list[str], creator: int
+) -> dict[str, Any]:
+    """Version ``version`` (0: the default rate effective 120 days before ``anchor``; 1: a 10%
+    raise effective 3 days before it, with its modification) of a user's ``PayRate`` of
+    ``base`` per ``rate_type``; resource rates for ``job_ids`` (none: resource rates off)."""
+    created = anchor - 120 * DAY
+    effective = anchor - (120 if version == 0 else 3) * DAY
+    rate = round(base * (1 if version == 0 else 1.1), 2)
+    pay_rate: dict[str, Any] = {
+        "effectiveDate": _iso(effective),
+        "rateType": rate_type,
+        "isDefaultRateEnabled": True,
+        "defaultRate": rate,
+        "isResourceRateEnabled": bool(job_ids),
+        "isApplyDefaultRateToNewResource": True,
+        "createdBy": creator,
+        "createdAt": created + version * 117 * DAY,
+    }
+    if job_ids:
+        first_job: dict[str, Any] = {
+            "resourceId": job_ids[0],
+            "isUsingDefaultRate": False,
+            "rate": round(rate + 2.5, 2),
+            "subResourcesRates": [{"subResourceId": f"{job_ids[0]}-a", "isUsingParentRate": True}],
+        }
+        others = [
+            {"resourceId": j, "isUsingDefaultRate": k % 2 == 0,
+             **({} if k % 2 == 0 else {"rate": round(rate + k, 2)})}
+            for k, j in enumerate(job_ids[1:])
+        ]  # fmt: skip
+        pay_rate["resourcesRates"] = [first_job, *others]
+    if version:
+        pay_rate["modifiedAt"] = pay_rate["createdAt"]
+        change = {"modifiedBy": creator, "modifiedAt": pay_rate["createdAt"],
+                  "previousDefaultRate": round(base, 2)}  # fmt: skip
+        pay_rate["modifications"] = [change]
+    return pay_rate
+
+
+def _balances(
+    rng: random.Random, config: OperationsConfig, users: list[int], policy_type: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The balances of one policy type: per policy, ``config.time_off_balances`` (default one
+    per user of ``users``) in the policy's unit (hours or days)."""
+    policies = policy_type.get("policies") or [{"id": f"{policy_type['id']}-default"}]
+    rows = []
+    for policy in policies:
+        unit = policy.get("unit") if policy.get("unit") in ("hours", "days") else "days"
+        count = config.time_off_balances if config.time_off_balances is not None else len(users)
+        for k in range(count):
+            user = users[k % len(users)] + (k // len(users)) * 1_000_000 if users else k + 1
+            balance = round(rng.uniform(0, 25), 1)
+            rows.append(
+                {"userId": user, "units": unit, "policyId": str(policy["id"]), "balance": balance}
+            )
+    return rows
+
+
+def _unavailabilities(
+    rng: random.Random,
+    config: OperationsConfig,
+    anchor: int,
+    users: list[int],
+    scheduler_ids: list[int],
+) -> dict[int, list[dict[str, Any]]]:
+    """``config.unavailabilities`` unavailabilities by scheduler (every scheduler listed, the
+    schedulers taking turns), each on a day within 20 days before to 30 after ``anchor``."""
+    out: dict[int, list[dict[str, Any]]] = {}
     for k in range(config.unavailabilities if scheduler_ids else 0):
         sid = scheduler_ids[k % len(scheduler_ids)]
         day = date.fromisoformat(_iso(anchor)) + timedelta(days=rng.randint(-20, 30))
@@ -152,9 +178,9 @@ def tidy_pay_leave(
             "timezone": "America/New_York",
             "note": rng.choice(NOTES),
         }
-        out.unavailabilities.setdefault(sid, []).append(record)
+        out.setdefault(sid, []).append(record)
     for sid in scheduler_ids:
-        out.unavailabilities.setdefault(sid, [])
+        out.setdefault(sid, [])
     return out
 
 

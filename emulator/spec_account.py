@@ -145,20 +145,7 @@ def _spec_operations(
     * tasks ``id`` ``task-<board>-<k>``; policy types ``id`` ``pt-<k>``.
     """
     ops = Operations()
-    for i in range(config.time_clocks):
-        cid = TIME_CLOCK_BASE + i
-        ops.time_clocks[cid] = gen.record(
-            "time_clocks", "time_clocks", cid, {"id": cid}, config.time_clocks
-        )
-        ops.activities[cid], ops.spec_timesheets[cid] = [], []
-    clocks = list(ops.time_clocks)
-    for n in range(config.time_activities if clocks else 0):
-        ops.activities[clocks[n % len(clocks)]].append(
-            _activity(gen, n, users, config.time_activities)
-        )
-    for cid in clocks:
-        ops.manual_breaks[cid] = _manual_breaks(gen, cid, len(clocks))
-        ops.spec_timesheets[cid] = _timesheets(gen, cid, ops)
+    _spec_time_clocks(gen, config, users, ops)
     for fid in forms:
         ops.form_submissions[fid] = _submissions(gen, fid, config.form_submissions)
     for n in range(config.jobs):
@@ -185,6 +172,27 @@ def _spec_operations(
         for k in range(fields)
     ]  # fmt: skip
     return ops
+
+
+def _spec_time_clocks(
+    gen: SpecData, config: OperationsConfig, users: list[int], ops: Operations
+) -> None:
+    """The time clocks of ``ops`` with their activities, manual-break policies and timesheets
+    (see :func:`_spec_operations`)."""
+    for i in range(config.time_clocks):
+        cid = TIME_CLOCK_BASE + i
+        ops.time_clocks[cid] = gen.record(
+            "time_clocks", "time_clocks", cid, {"id": cid}, config.time_clocks
+        )
+        ops.activities[cid], ops.spec_timesheets[cid] = [], []
+    clocks = list(ops.time_clocks)
+    for n in range(config.time_activities if clocks else 0):
+        ops.activities[clocks[n % len(clocks)]].append(
+            _activity(gen, n, users, config.time_activities)
+        )
+    for cid in clocks:
+        ops.manual_breaks[cid] = _manual_breaks(gen, cid, len(clocks))
+        ops.spec_timesheets[cid] = _timesheets(gen, cid, ops)
 
 
 def _activity(gen: SpecData, n: int, users: list[int], needed: int) -> dict[str, Any]:

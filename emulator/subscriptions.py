@@ -86,92 +86,114 @@ def _event_types_fit(record: dict[str, Any]) -> Response | None:
 
 def add_subscription_routes(app: FastAPI, state: EmulatorState) -> None:
     """Register ``/settings/v1/webhooks`` on ``app`` (see the module docstring)."""
-    store = state.webhook_store
+    path, one = "/settings/v1/webhooks", "/settings/v1/webhooks/{webhookId}"
 
-    async def read_body(request: Request) -> dict[str, Any] | Response:
-        try:
-            body = orjson.loads(await request.body())
-        except orjson.JSONDecodeError:
-            return invalid(["body"], "JSON decode error")
-        if not isinstance(body, dict):
-            return invalid(["body"], "Input should be a valid dictionary")
-        return body
-
-    @app.post("/settings/v1/webhooks", dependencies=[requirement(state, "settings.write")])
+    @app.post(path, dependencies=[requirement(state, "settings.write")])
     async def create_webhook(request: Request) -> Response:
-        body = await read_body(request)
-        if isinstance(body, Response):
-            return body
-        fields, problem = _check(body, creating=True)
-        if problem is not None:
-            return problem
-        fields.setdefault("isDisabled", False)
-        fields.setdefault("entityId", None)
-        fields.setdefault("webhookVersion", 1)
-        problem = _event_types_fit(fields)
-        if problem is not None:
-            return problem
-        now = int(clock_now())
-        return envelope(public(store.create(fields, now, state.options.webhook_retries)))
+        body = await _read_body(request)
+        return body if isinstance(body, Response) else create(state, body)
 
-    @app.get("/settings/v1/webhooks", dependencies=[requirement(state, "settings.read")])
+    @app.get(path, dependencies=[requirement(state, "settings.read")])
     async def list_webhooks(
         featureType: str | None = None,  # noqa: N803
         limit: Annotated[int, Query(ge=1, le=100)] = 10,
         offset: Annotated[int, Query(ge=0)] = 0,
     ) -> Response:
-        with store.lock:
-            rows = [
-                public(w)
-                for _, w in sorted(store.webhooks.items())
-                if featureType is None or w["featureType"] == featureType
-            ]
+        rows = listed(state, featureType)
         return paged("webhooks", rows, offset, limit, state.options.paging_total)
 
-    def find(webhook_id: int) -> dict[str, Any] | Response:
-        with store.lock:
-            record = store.webhooks.get(webhook_id)
-        if record is None:
-            return json_response({"detail": f"Webhook {webhook_id} not found"}, 404)
-        return record
-
-    @app.get(
-        "/settings/v1/webhooks/{webhookId}", dependencies=[requirement(state, "settings.read")]
-    )
+    @app.get(one, dependencies=[requirement(state, "settings.read")])
     async def get_webhook(webhookId: Annotated[int, Path()]) -> Response:  # noqa: N803
-        record = find(webhookId)
+        record = _find(state, webhookId)
         return record if isinstance(record, Response) else envelope(public(record))
 
-    @app.put(
-        "/settings/v1/webhooks/{webhookId}", dependencies=[requirement(state, "settings.write")]
-    )
+    @app.put(one, dependencies=[requirement(state, "settings.write")])
     async def update_webhook(webhookId: Annotated[int, Path()], request: Request) -> Response:  # noqa: N803
-        record = find(webhookId)
-        if isinstance(record, Response):
+        if isinstance(record := _find(state, webhookId), Response):
             return record
-        body = await read_body(request)
-        if isinstance(body, Response):
-            return body
-        fields, problem = _check(body, creating=False)
-        if problem is not None:
-            return problem
-        updated = {**record, **fields}
-        problem = _event_types_fit(updated)
-        if problem is not None:
-            return problem
-        with store.lock:
-            store.webhooks[webhookId] = updated
-            store.writes.append(("PUT", webhookId))
-        return envelope(public(updated))
+        body = await _read_body(request)
+        return body if isinstance(body, Response) else update(state, webhookId, record, body)
 
-    @app.delete(
-        "/settings/v1/webhooks/{webhookId}", dependencies=[requirement(state, "settings.delete")]
-    )
+    @app.delete(one, dependencies=[requirement(state, "settings.delete")])
     async def delete_webhook(webhookId: Annotated[int, Path()]) -> Response:  # noqa: N803
-        with store.lock:
-            gone = store.webhooks.pop(webhookId, None)
-            if gone is not None:
-                store.writes.append(("DELETE", webhookId))
-        if gone is None:
-            return json_response({"detail": f"Webhook {webhookId} not found"}, 404)
-        return envelope({})
+        return delete(state, webhookId)
+
+
+async def _read_body(request: Request) -> dict[str, Any] | Response:
+    """The request's JSON object, or the 422 for a body that is not one."""
+    try:
+        body = orjson.loads(await request.body())
+    except orjson.JSONDecodeError:
+        return invalid(["body"], "JSON decode error")
+    if not isinstance(body, dict):
+        return invalid(["body"], "Input should be a valid dictionary")
+    return body
+
+
+def _find(state: EmulatorState, webhook_id: int) -> dict[str, Any] | Response:
+    """The stored webhook ``webhook_id``, or a 404."""
+    with state.webhook_store.lock:
+        record = state.webhook_store.webhooks.get(webhook_id)
+    if record is None:
+        return json_response({"detail": f"Webhook {webhook_id} not found"}, 404)
+    return record
+
+
+def create(state: EmulatorState, body: dict[str, Any]) -> Response:
+    """``POST``: store a webhook from ``body`` (``WebhookCreateRequest``), created now
+    (:func:`emulator.config.now`, epoch seconds); the stored webhook without its secret, or a
+    422 naming the field at fault."""
+    fields, problem = _check(body, creating=True)
+    if problem is not None:
+        return problem
+    fields.setdefault("isDisabled", False)
+    fields.setdefault("entityId", None)
+    fields.setdefault("webhookVersion", 1)
+    problem = _event_types_fit(fields)
+    if problem is not None:
+        return problem
+    now = int(clock_now())
+    return envelope(public(state.webhook_store.create(fields, now, state.options.webhook_retries)))
+
+
+def listed(state: EmulatorState, feature_type: str | None) -> list[dict[str, Any]]:
+    """The stored webhooks (of ``feature_type`` when given) in id order, without secrets."""
+    store = state.webhook_store
+    with store.lock:
+        return [
+            public(w)
+            for _, w in sorted(store.webhooks.items())
+            if feature_type is None or w["featureType"] == feature_type
+        ]
+
+
+def update(
+    state: EmulatorState, webhook_id: int, record: dict[str, Any], body: dict[str, Any]
+) -> Response:
+    """``PUT``: the stored ``record`` of ``webhook_id`` with ``body``'s fields
+    (``WebhookUpdateRequest``; nulls leave a field as it is); the result without its secret,
+    or a 422 naming the field at fault (nothing stored)."""
+    fields, problem = _check(body, creating=False)
+    if problem is not None:
+        return problem
+    updated = {**record, **fields}
+    problem = _event_types_fit(updated)
+    if problem is not None:
+        return problem
+    store = state.webhook_store
+    with store.lock:
+        store.webhooks[webhook_id] = updated
+        store.writes.append(("PUT", webhook_id))
+    return envelope(public(updated))
+
+
+def delete(state: EmulatorState, webhook_id: int) -> Response:
+    """``DELETE``: forget webhook ``webhook_id``; ``{}``, or a 404."""
+    store = state.webhook_store
+    with store.lock:
+        gone = store.webhooks.pop(webhook_id, None)
+        if gone is not None:
+            store.writes.append(("DELETE", webhook_id))
+    if gone is None:
+        return json_response({"detail": f"Webhook {webhook_id} not found"}, 404)
+    return envelope({})

@@ -136,6 +136,30 @@ def daily_records(
     breaks: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for item in ended:
         (shifts if item["kind"] == "shifts" else breaks)[item["userId"]].append(item["record"])
+    days = day_totals(shifts, breaks, paid_policies)
+    users: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for (user, local), record in sorted(days.items()):
+        if not first <= local <= last:
+            continue
+        for name in ("dailyTotalWorkHours", "dailyTotalPaidBreakHours",
+                     "dailyTotalUnpaidBreakHours"):  # fmt: skip
+            record[name] = round(record[name], 4)
+        paid_hours = round(record["dailyTotalWorkHours"] + record["dailyTotalPaidBreakHours"], 4)
+        record["dailyTotalHours"] = paid_hours
+        record["payItems"] = pay_items(paid_hours, rate_of(user, local)) if paid_hours > 0 else []
+        users[user].append(record)
+    return [{"userId": user, "dailyRecords": records} for user, records in users.items()]
+
+
+def day_totals(
+    shifts: dict[int, list[dict[str, Any]]],
+    breaks: dict[int, list[dict[str, Any]]],
+    paid_policies: dict[str, bool],
+) -> dict[tuple[int, date], dict[str, Any]]:
+    """The unrounded ``DailyRecordResponse`` of every ``(userId, local day)`` the ended
+    ``shifts`` and ``breaks`` (activity records by user) fill: a shift's hours less the breaks
+    inside it count on its start's local day, a break's on its (first) host shift's day or its
+    own; activities no timezone places count nowhere."""
     days: dict[tuple[int, date], dict[str, Any]] = {}
     nowhere: dict[str, Any] = _new_day(date.min, False, False)  # a day no timezone places
 
@@ -164,18 +188,7 @@ def daily_records(
             length = _hours(brk["end"]["timestamp"] - brk["start"]["timestamp"])
             paid = paid_policies.get(str(brk.get("manualBreakId")), False)
             totals["dailyTotalPaidBreakHours" if paid else "dailyTotalUnpaidBreakHours"] += length
-    users: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    for (user, local), record in sorted(days.items()):
-        if not first <= local <= last:
-            continue
-        for name in ("dailyTotalWorkHours", "dailyTotalPaidBreakHours",
-                     "dailyTotalUnpaidBreakHours"):  # fmt: skip
-            record[name] = round(record[name], 4)
-        paid_hours = round(record["dailyTotalWorkHours"] + record["dailyTotalPaidBreakHours"], 4)
-        record["dailyTotalHours"] = paid_hours
-        record["payItems"] = pay_items(paid_hours, rate_of(user, local)) if paid_hours > 0 else []
-        users[user].append(record)
-    return [{"userId": user, "dailyRecords": records} for user, records in users.items()]
+    return days
 
 
 def _entry(shift: dict[str, Any]) -> dict[str, Any]:

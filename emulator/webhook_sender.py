@@ -151,9 +151,7 @@ async def send_burst(
     queue: asyncio.Queue[Body] = asyncio.Queue()
     for item in bodies:
         queue.put_nowait(item)
-    headers = {"content-type": "application/json"}
-    if token:
-        headers["x-webhook-token"] = token
+    headers = {"content-type": "application/json", **({"x-webhook-token": token} if token else {})}
     started = time.monotonic()
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
     async with httpx.AsyncClient(timeout=timeout, limits=limits) as client:
