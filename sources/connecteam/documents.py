@@ -224,45 +224,83 @@ def record_entry(
         try:
             with client.sent_once():
                 answer = put_entry(client, user_id, document_id, file_id, fields, note)
-        except ConnecteamAPIError as exc:
-            if exc.status is not None and exc.status < 500 and exc.status != 429:
-                raise  # refused: not recorded
-            if exc.status == 429:  # not taken; the client's pacing waits for the budget
-                if attempt < attempts:
-                    continue
-                if uncertain is None:
-                    raise
-                break
-            uncertain = exc
-        except ConnecteamError as exc:  # not sent (e.g. the rate-limit budget is spent)
-            if uncertain is None:
-                raise
-            uncertain = exc
-            break
-        else:
             return answer_result(answer)
-        try:
-            found = find_entries(client, [user_id]).get((user_id, document_id))
         except ConnecteamError as exc:
-            raise EntryUncertainError(
-                f"PUT {DOCUMENT_ENTRY} for userId {user_id}, documentId {document_id} got no "
-                f"answer ({uncertain}) and the check failed ({exc}); the next run checks again"
-            ) from None
-        ours = None if found is None else is_our_entry(found, file_id, sent_at)
-        if found is not None and ours:
-            return listed_result(found)
-        if found is not None and ours is None:
-            raise EntryUntoldError(
-                f"PUT {DOCUMENT_ENTRY} for userId {user_id}, documentId {document_id} got no "
-                f"answer ({uncertain}) and the listed document shows neither fileId nor "
-                "updatedAt, so whether it holds this entry cannot be told; not sent again"
-            )
-        if attempt < attempts:
-            time.sleep(min(client.backoff_max, client.backoff_base * 2 ** (attempt - 1)))
+            uncertain, step = unanswered(exc, uncertain, last=not attempt < attempts)
+        if step == "stop":
+            break
+        if step == "check":
+            found = checked_entry(client, user_id, document_id, file_id, sent_at, uncertain)
+            if found is not None:
+                return found
+            if attempt < attempts:
+                time.sleep(min(client.backoff_max, client.backoff_base * 2 ** (attempt - 1)))
     raise EntryUncertainError(
         f"PUT {DOCUMENT_ENTRY} for userId {user_id}, documentId {document_id} got no answer "
         f"({uncertain}) and the entry is not listed; the next run checks again"
     )
+
+
+def unanswered(
+    exc: ConnecteamError, uncertain: ConnecteamError | None, last: bool
+) -> tuple[ConnecteamError | None, str]:
+    """What :func:`record_entry` does after a PUT of an entry raised ``exc``: the error that
+    leaves the entry's outcome open so far (``uncertain`` before this PUT, after it) and the
+    step: ``"retry"`` (a 429 with attempts left: not taken, the client's pacing waits for the
+    budget), ``"check"`` (a 5xx or a lost connection: the entry may be recorded) or ``"stop"``
+    (a 429 on the ``last`` attempt, or a request not sent, e.g. the rate-limit budget spent,
+    after an earlier PUT went unanswered).
+
+    Raises:
+        ConnecteamError: ``exc`` itself when the provider refused the entry (a 4xx other than
+            429: not recorded), or when it was not taken and no earlier PUT is in doubt.
+    """
+    if isinstance(exc, ConnecteamAPIError):
+        if exc.status is not None and exc.status < 500 and exc.status != 429:
+            raise exc  # refused: not recorded
+        if exc.status != 429:
+            return exc, "check"
+        if not last:
+            return uncertain, "retry"
+    if uncertain is None:
+        raise exc
+    return (uncertain if isinstance(exc, ConnecteamAPIError) else exc), "stop"
+
+
+def checked_entry(
+    client: ConnecteamClient,
+    user_id: int,
+    document_id: int,
+    file_id: str,
+    sent_at: int,
+    uncertain: ConnecteamError | None,
+) -> EntryResult | None:
+    """After a PUT that got no answer (``uncertain``): the entry as the user's documents list it
+    (:func:`find_entries`, ``GET /documents/v1/user-documents``) when it is ours
+    (:func:`is_our_entry` with ``file_id`` and ``sent_at``, epoch seconds), ``None`` when the
+    user's document is not listed or holds another entry.
+
+    Raises:
+        EntryUncertainError: The listing failed.
+        EntryUntoldError: The listed document cannot tell whether it holds the entry.
+    """
+    try:
+        found = find_entries(client, [user_id]).get((user_id, document_id))
+    except ConnecteamError as exc:
+        raise EntryUncertainError(
+            f"PUT {DOCUMENT_ENTRY} for userId {user_id}, documentId {document_id} got no "
+            f"answer ({uncertain}) and the check failed ({exc}); the next run checks again"
+        ) from None
+    ours = None if found is None else is_our_entry(found, file_id, sent_at)
+    if found is not None and ours:
+        return listed_result(found)
+    if found is not None and ours is None:
+        raise EntryUntoldError(
+            f"PUT {DOCUMENT_ENTRY} for userId {user_id}, documentId {document_id} got no "
+            f"answer ({uncertain}) and the listed document shows neither fileId nor "
+            "updatedAt, so whether it holds this entry cannot be told; not sent again"
+        )
+    return None
 
 
 def answer_result(answer: dict[str, Any]) -> EntryResult:
