@@ -147,39 +147,40 @@ def run_dbt(
             progress.page(1)
 
     target_args, connection, environment = _target(warehouse)
-    # `now` only when the clock is pinned: a var that changes on every run makes dbt re-parse
-    # the whole project (~10 s); the models otherwise take dbt's run_started_at as now
-    pinned = {"now": clock.now()} if clock.pinned() else {}
-    currency = settings.current().currency
-    named = {"currency": currency} if currency else {}
-    dbt_vars = json.dumps({**connection, **pinned, **named, **(variables or {})})
-    verbosity = [] if settings.current().dbt_verbose else ["--quiet"]
-    paths = [] if "--target-path" in args else ["--target-path", str(target_dir())]
-    configured = settings.current().dbt_target_dir
-    if configured and "--log-path" not in args:
-        paths += ["--log-path", str(configured / "logs")]
+    arguments = _dbt_arguments(args, target_args, connection, variables)
     try:
         with settings.environment(environment):
-            result = dbtRunner(callbacks=[on_event]).invoke(
-                [
-                    *verbosity,
-                    *args,
-                    *target_args,
-                    *paths,
-                    "--vars",
-                    dbt_vars,
-                    "--project-dir",
-                    str(project),
-                    "--profiles-dir",
-                    str(project),
-                    "--no-use-colors",
-                ]
-            )
+            result = dbtRunner(callbacks=[on_event]).invoke(arguments)
         progress.done()
         return result
     finally:
         if destination_name() == "duckdb":
             _release_warehouse()
+
+
+def _dbt_arguments(
+    args: list[str],
+    target_args: list[str],
+    connection: dict[str, Any],
+    variables: dict[str, Any] | None,
+) -> list[str]:
+    """dbt's command line for ``args``: quiet unless ``dbt_verbose``; the target, the project
+    and its profiles; the target and log paths; ``--vars`` of the connection, ``now`` (only when
+    the clock is pinned: a var that changes on every run makes dbt re-parse the whole project,
+    ~10 s), ``currency`` (when named) and ``variables``."""
+    configured = settings.current()
+    pinned = {"now": clock.now()} if clock.pinned() else {}
+    named = {"currency": configured.currency} if configured.currency else {}
+    dbt_vars = json.dumps({**connection, **pinned, **named, **(variables or {})})
+    verbosity = [] if configured.dbt_verbose else ["--quiet"]
+    paths = [] if "--target-path" in args else ["--target-path", str(target_dir())]
+    if configured.dbt_target_dir and "--log-path" not in args:
+        paths += ["--log-path", str(configured.dbt_target_dir / "logs")]
+    project = str(project_dir())
+    return [
+        *verbosity, *args, *target_args, *paths, "--vars", dbt_vars,
+        "--project-dir", project, "--profiles-dir", project, "--no-use-colors",
+    ]  # fmt: skip
 
 
 def _target(warehouse: Path | None) -> tuple[list[str], dict[str, Any], dict[str, str]]:

@@ -149,22 +149,7 @@ def publish_snapshot(
         with duckdb.connect(str(source)) as con:
             (catalog,) = con.execute("select current_database()").fetchone() or ("",)
             con.execute(f"attach '{_quote(temporary)}' as snapshot")
-            placeholders = ", ".join("?" for _ in schemas)
-            relations = con.execute(
-                "select table_schema, table_name from information_schema.tables "
-                f"where table_catalog = ? and table_schema in ({placeholders}) "
-                "and not starts_with(table_name, '_dlt') order by table_schema, table_name",
-                [catalog, *schemas],
-            ).fetchall()
-            for schema in sorted({s for s, _ in relations}):
-                con.execute(f'create schema snapshot."{schema}"')
-            for schema, name in relations:
-                con.execute(
-                    f'create table snapshot."{schema}"."{name}" as '
-                    f'select * from "{catalog}"."{schema}"."{name}"'
-                )
-                row = con.execute(f'select count(*) from snapshot."{schema}"."{name}"').fetchone()
-                summary.tables[f"{schema}.{name}"] = int(row[0]) if row else 0
+            summary.tables.update(_copy_schemas(con, catalog, schemas))
             summary.tables.update(_write_health(con, catalog))
             summary.published_at = time.time()
             stamp = time.strftime("%Y-%m-%d %H:%M:%S+00", time.gmtime(summary.published_at))
@@ -186,6 +171,31 @@ def publish_snapshot(
         "published %d tables to %s in %.1f s", len(summary.tables), target, summary.duration_seconds
     )
     return summary
+
+
+def _copy_schemas(
+    con: duckdb.DuckDBPyConnection, catalog: str, schemas: tuple[str, ...]
+) -> dict[str, int]:
+    """Copy every table of ``schemas`` in ``catalog`` (dlt's ``_dlt_*`` tables left out) into
+    the attached ``snapshot``, schema by schema; returns rows per ``schema.table`` copied."""
+    placeholders = ", ".join("?" for _ in schemas)
+    relations = con.execute(
+        "select table_schema, table_name from information_schema.tables "
+        f"where table_catalog = ? and table_schema in ({placeholders}) "
+        "and not starts_with(table_name, '_dlt') order by table_schema, table_name",
+        [catalog, *schemas],
+    ).fetchall()
+    for schema in sorted({s for s, _ in relations}):
+        con.execute(f'create schema snapshot."{schema}"')
+    copied = {}
+    for schema, name in relations:
+        con.execute(
+            f'create table snapshot."{schema}"."{name}" as '
+            f'select * from "{catalog}"."{schema}"."{name}"'
+        )
+        row = con.execute(f'select count(*) from snapshot."{schema}"."{name}"').fetchone()
+        copied[f"{schema}.{name}"] = int(row[0]) if row else 0
+    return copied
 
 
 def _write_health(con: duckdb.DuckDBPyConnection, catalog: str) -> dict[str, int]:

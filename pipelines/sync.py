@@ -195,6 +195,16 @@ def run_sync(
     info = pipeline.load()  # None when nothing was extracted (every stream failed)
     if info is not None:
         info.raise_on_failed_jobs()
+    return _summary(pipeline, streams, stats, info, failed, resumed, started)
+
+
+def _summary(
+    pipeline: dlt.Pipeline, streams: Sequence[str], stats: ClientStats, info: Any,
+    failed: dict[str, str], resumed: int, started: float,
+) -> SyncSummary:  # fmt: skip
+    """The run's :class:`SyncSummary`: rows per stream from dlt's normalize counts, the client's
+    requests, retries and pacing, the load ids of ``info`` (``None``: nothing loaded), and the
+    seconds since ``started`` (``time.monotonic``)."""
     trace = pipeline.last_trace
     normalize = trace.last_normalize_info if trace else None
     rows = {
