@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Generator, Iterator
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -112,134 +113,214 @@ def shifts(
     )
     def _shifts() -> Iterator[Any]:
         now = int(clock_now())
-        coverage: list[dict[str, Any]] = []
-        for batch in _shift_tables(coverage):
+        run = ShiftRun.of_state(client, days_back, days_ahead, backfill_start)
+        for batch in shift_tables(run, scheduler_list):
             yield batch
             yield versions(batch, "shifts", ("scheduler_id", "id"), SHIFT_COLUMNS, now)
-        if coverage:
-            yield dlt.mark.with_hints(coverage, SHIFT_COVERAGE_HINTS, create_table_variant=True)
-
-    def _shift_tables(coverage: list[dict[str, Any]]) -> Iterator[pa.Table]:
-        state = dlt.current.resource_state()
-        pulled: dict[str, bool] = state.setdefault("backfilled", {})
-        newest: dict[str, int] = state.setdefault("newest_update", {})
-        # whether the provider's shift answers carried paging.total in the last full pass: without
-        # it the changes pass cannot prove completeness, so it is not even tried
-        totals: dict[str, bool] = state.setdefault("has_total", {})
-        now = clock_now()
-        arrow = ArrowRows("shifts", SHIFT_COLUMNS, client.stats.untyped_values)
-
-        def one(scheduler: dict[str, Any]) -> Iterator[pa.Table]:
-            sid = int(scheduler["schedulerId"])
-            try:
-                first = not pulled.get(str(sid))
-                window = shift_window(now, days_back, days_ahead, backfill_start if first else None)
-                progress = Progress(f"shifts[{sid}]", logger=logger)
-                diff = _loaded_shifts(sid, window)
-                since = newest.get(str(sid))
-                cheap = (
-                    None
-                    if first or since is None or not totals.get(str(sid))
-                    else _changes_pass(sid, window, since, diff, progress)
-                )
-                if cheap is not None:
-                    changed, seen_newest = cheap
-                    if changed:
-                        yield arrow.to_arrow(changed)
-                    loaded, vanished = len(changed), set[str]()
-                    note = "changes only (paging.total matched)"
-                else:
-                    loaded, vanished, seen_newest = yield from _full_pass(
-                        sid, window, diff, progress, totals, arrow
-                    )
-                    note = "full window"
-                progress.done(
-                    f" in {window} ({note}): {loaded} new or changed, {len(vanished)} deleted"
-                )
-                if vanished:
-                    yield arrow.to_arrow(
-                        diff.tombstones(vanished, set(SHIFT_JSON_COLUMNS), int(now))
-                    )
-                pulled[str(sid)] = True
-                newest[str(sid)] = max(seen_newest, since or 0)
-                coverage.append({"coverage_key": f"{sid}:{window.start}:{window.end}",
-                                 "scheduler_id": sid, "window_from": window.start,
-                                 "window_to": window.end, "pulled_at": int(now)})  # fmt: skip
-            except ParentNotFoundError as exc:
-                client.skip_parent(exc, "shifts")
-
-        # up to max_in_flight schedulers at once; each scheduler's state keys are its own
-        tasks = [partial(one, scheduler) for scheduler in scheduler_list()[0]]
-        yield from in_parallel(tasks, client.max_in_flight)
-
-    def _full_pass(
-        sid: int,
-        window: Window,
-        diff: WindowDiff,
-        progress: Progress,
-        totals: dict[str, bool],
-        arrow: ArrowRows,
-    ) -> Generator[pa.Table, None, tuple[int, set[str], int]]:
-        """The whole window sorted by creation (stable paging), diffed page by page.
-
-        Yields Arrow tables of new or changed rows (:meth:`ArrowRows.batches`), keeping only the
-        ids seen between pages; records in ``totals`` whether the answers carried
-        ``paging.total``. Returns ``(rows yielded, vanished ids, newest updateTime)``.
-        """
-        params = {"startTime": window.start, "endTime": window.end,
-                  "sort": "created_at", "order": "asc"}  # fmt: skip
-        loaded = newest_seen = 0
-        listing = partial(client.pages, STREAMS["shifts"], params, {"schedulerId": sid})
-        check = PageCheck()
-
-        def changed_pages() -> Iterator[list[dict[str, Any]]]:
-            nonlocal loaded, newest_seen
-            for page, total in listing():
-                check.add(len(page), total)
-                progress.page(len(page))
-                totals[str(sid)] = total is not None
-                newest_seen = max([newest_seen, *(_updated(r) for r in page)])
-                changed = diff.changed(shift_row(sid, r) for r in page)
-                loaded += len(changed)
-                yield changed
-
-        yield from arrow.batches(changed_pages())
-        gone = diff.vanished(check.consistent, second_pass(listing, lambda r: str(r["id"])))
-        return loaded, gone, newest_seen
-
-    def _changes_pass(
-        sid: int,
-        window: Window,
-        since: int,
-        diff: WindowDiff,
-        progress: Progress,
-    ) -> tuple[list[dict[str, Any]], int] | None:
-        """Rows updated since the last pass, newest first, stopping at the first older row.
-
-        Returns ``None`` (a full window pass is needed) unless the answer carries
-        ``paging.total`` and it equals the rows already known plus the new ones, which rules out
-        deletions and old rows that entered the window since the last run.
-        """
-        params = {"startTime": window.start, "endTime": window.end,
-                  "sort": "updated_at", "order": "desc"}  # fmt: skip
-        records: list[dict[str, Any]] = []
-        total: int | None = None
-        listing = client.pages(STREAMS["shifts"], params, {"schedulerId": sid}, ahead=False)
-        for page, page_total in listing:
-            progress.page(len(page))
-            total = page_total if total is None else total
-            records.extend(r for r in page if _updated(r) >= since)
-            if page_total is None or any(_updated(r) < since for r in page):
-                break
-        if total is None:
-            return None
-        known = set(diff.live) | {str(r["id"]) for r in records}
-        if total != len(known):
-            return None
-        changed = diff.changed(shift_row(sid, r) for r in records)
-        return changed, max((_updated(r) for r in records), default=since)
+        if run.coverage:
+            yield dlt.mark.with_hints(run.coverage, SHIFT_COVERAGE_HINTS, create_table_variant=True)
 
     return _shifts
+
+
+@dataclass
+class ShiftRun:
+    """One run of ``shifts``: its settings, its clock and the resource state it keeps per
+    scheduler (keys: the scheduler id as text).
+
+    Attributes:
+        client: The client every request goes through.
+        days_back: Days of the window before ``now``.
+        days_ahead: Days of the window after ``now``.
+        backfill_start: Where a scheduler's first window starts instead, epoch seconds (UTC).
+        now: The run's clock, epoch seconds (UTC).
+        arrow: The Arrow batches of ``shifts`` rows.
+        pulled: Whether a scheduler's window was pulled before (``backfilled`` in the state).
+        newest: The newest ``updateTime`` a scheduler's last pass saw, epoch seconds
+            (``newest_update``).
+        totals: Whether the provider's answers carried ``paging.total`` in a scheduler's last
+            full pass (``has_total``): without it the changes pass cannot prove completeness,
+            so it is not even tried.
+        coverage: The ``shift_coverage`` rows of this run (:data:`SHIFT_COVERAGE_HINTS`).
+    """
+
+    client: ConnecteamClient
+    days_back: int
+    days_ahead: int
+    backfill_start: int | None
+    now: float
+    arrow: ArrowRows
+    pulled: dict[str, bool] = field(default_factory=dict)
+    newest: dict[str, int] = field(default_factory=dict)
+    totals: dict[str, bool] = field(default_factory=dict)
+    coverage: list[dict[str, Any]] = field(default_factory=list)
+
+    @classmethod
+    def of_state(
+        cls,
+        client: ConnecteamClient,
+        days_back: int,
+        days_ahead: int,
+        backfill_start: int | None,
+    ) -> ShiftRun:
+        """A run over the running resource's state (``dlt.current.resource_state()``), at the
+        clock's now (:func:`core.clock.now`)."""
+        state = dlt.current.resource_state()
+        return cls(
+            client, days_back, days_ahead, backfill_start, clock_now(),
+            ArrowRows("shifts", SHIFT_COLUMNS, client.stats.untyped_values),
+            pulled=state.setdefault("backfilled", {}),
+            newest=state.setdefault("newest_update", {}),
+            totals=state.setdefault("has_total", {}),
+        )  # fmt: skip
+
+    def record(self, sid: int, window: Window, seen_newest: int, since: int | None) -> None:
+        """Note a scheduler's finished pass of ``window``: pulled, its newest ``updateTime``
+        (the larger of ``seen_newest`` and ``since``), and its ``shift_coverage`` row."""
+        self.pulled[str(sid)] = True
+        self.newest[str(sid)] = max(seen_newest, since or 0)
+        self.coverage.append({"coverage_key": f"{sid}:{window.start}:{window.end}",
+                              "scheduler_id": sid, "window_from": window.start,
+                              "window_to": window.end, "pulled_at": int(self.now)})  # fmt: skip
+
+
+def shift_tables(run: ShiftRun, scheduler_list: Listing) -> Iterator[pa.Table]:
+    """The Arrow tables of every listed scheduler's shifts (:func:`scheduler_shifts`), up to
+    ``max_in_flight`` schedulers at once; each scheduler's state keys are its own."""
+    tasks = [partial(scheduler_shifts, run, scheduler) for scheduler in scheduler_list()[0]]
+    return in_parallel(tasks, run.client.max_in_flight)
+
+
+def scheduler_shifts(run: ShiftRun, scheduler: dict[str, Any]) -> Iterator[pa.Table]:
+    """One scheduler's shifts in its window (:func:`~..windows.shift_window`; from
+    ``backfill_start`` on its first run): the changes pass when its last full pass had
+    ``paging.total`` (:func:`changes_pass`), else or when that cannot prove itself complete the
+    full pass (:func:`full_pass`); then the tombstones of rows gone from the window, and the
+    pass noted in ``run`` (:meth:`ShiftRun.record`). A scheduler that vanished since it was
+    listed (``GET /scheduler/v1/schedulers/{schedulerId}/shifts`` answered 404) is skipped
+    (:meth:`~..paging.Paging.skip_parent`).
+
+    Yields:
+        Arrow tables of new or changed rows, then of rows marked deleted.
+    """
+    sid = int(scheduler["schedulerId"])
+    try:
+        first = not run.pulled.get(str(sid))
+        start = run.backfill_start if first else None
+        window = shift_window(run.now, run.days_back, run.days_ahead, start)
+        progress = Progress(f"shifts[{sid}]", logger=logger)
+        diff = _loaded_shifts(sid, window)
+        since = run.newest.get(str(sid))
+        cheap = (
+            None
+            if first or since is None or not run.totals.get(str(sid))
+            else changes_pass(run.client, sid, window, since, diff, progress)
+        )
+        if cheap is not None:
+            changed, seen_newest = cheap
+            if changed:
+                yield run.arrow.to_arrow(changed)
+            loaded, vanished = len(changed), set[str]()
+            note = "changes only (paging.total matched)"
+        else:
+            loaded, vanished, seen_newest = yield from full_pass(
+                run.client, sid, window, diff, progress, run.totals, run.arrow
+            )
+            note = "full window"
+        progress.done(f" in {window} ({note}): {loaded} new or changed, {len(vanished)} deleted")
+        if vanished:
+            yield run.arrow.to_arrow(
+                diff.tombstones(vanished, set(SHIFT_JSON_COLUMNS), int(run.now))
+            )
+        run.record(sid, window, seen_newest, since)
+    except ParentNotFoundError as exc:
+        run.client.skip_parent(exc, "shifts")
+
+
+def full_pass(
+    client: ConnecteamClient,
+    sid: int,
+    window: Window,
+    diff: WindowDiff,
+    progress: Progress,
+    totals: dict[str, bool],
+    arrow: ArrowRows,
+) -> Generator[pa.Table, None, tuple[int, set[str], int]]:
+    """Scheduler ``sid``'s whole ``window`` (``startTime``/``endTime``, epoch seconds) sorted by
+    creation (stable paging), diffed page by page with ``diff``
+    (``GET /scheduler/v1/schedulers/{schedulerId}/shifts``).
+
+    Yields Arrow tables of new or changed rows (:meth:`ArrowRows.batches`), keeping only the
+    ids seen between pages; records in ``totals`` whether the answers carried
+    ``paging.total``. Returns ``(rows yielded, vanished ids, newest updateTime)``: the vanished
+    ids are the live rows inside the window that it no longer holds, once the listing is
+    consistent (:meth:`~..windows.WindowDiff.vanished`, with a second pass when it has no
+    total).
+
+    Raises:
+        ParentNotFoundError: The scheduler answered 404.
+    """
+    params = {"startTime": window.start, "endTime": window.end,
+              "sort": "created_at", "order": "asc"}  # fmt: skip
+    loaded = newest_seen = 0
+    listing = partial(client.pages, STREAMS["shifts"], params, {"schedulerId": sid})
+    check = PageCheck()
+
+    def changed_pages() -> Iterator[list[dict[str, Any]]]:
+        nonlocal loaded, newest_seen
+        for page, total in listing():
+            check.add(len(page), total)
+            progress.page(len(page))
+            totals[str(sid)] = total is not None
+            newest_seen = max([newest_seen, *(_updated(r) for r in page)])
+            changed = diff.changed(shift_row(sid, r) for r in page)
+            loaded += len(changed)
+            yield changed
+
+    yield from arrow.batches(changed_pages())
+    gone = diff.vanished(check.consistent, second_pass(listing, lambda r: str(r["id"])))
+    return loaded, gone, newest_seen
+
+
+def changes_pass(
+    client: ConnecteamClient,
+    sid: int,
+    window: Window,
+    since: int,
+    diff: WindowDiff,
+    progress: Progress,
+) -> tuple[list[dict[str, Any]], int] | None:
+    """Scheduler ``sid``'s rows of ``window`` updated since ``since`` (epoch seconds), newest
+    first (``sort=updated_at``, ``order=desc``), stopping at the first older row; no page past
+    that one is asked for (``GET /scheduler/v1/schedulers/{schedulerId}/shifts``).
+
+    Returns:
+        ``(rows new or changed against diff, newest updateTime)``, or ``None`` (a full window
+        pass is needed) unless the answer carries ``paging.total`` and it equals the rows
+        already known (``diff.live``) plus the new ones, which rules out deletions and old
+        rows that entered the window since the last run.
+
+    Raises:
+        ParentNotFoundError: The scheduler answered 404.
+    """
+    params = {"startTime": window.start, "endTime": window.end,
+              "sort": "updated_at", "order": "desc"}  # fmt: skip
+    records: list[dict[str, Any]] = []
+    total: int | None = None
+    listing = client.pages(STREAMS["shifts"], params, {"schedulerId": sid}, ahead=False)
+    for page, page_total in listing:
+        progress.page(len(page))
+        total = page_total if total is None else total
+        records.extend(r for r in page if _updated(r) >= since)
+        if page_total is None or any(_updated(r) < since for r in page):
+            break
+    if total is None:
+        return None
+    known = set(diff.live) | {str(r["id"]) for r in records}
+    if total != len(known):
+        return None
+    changed = diff.changed(shift_row(sid, r) for r in records)
+    return changed, max((_updated(r) for r in records), default=since)
 
 
 def _updated(record: dict[str, Any]) -> int:

@@ -1,0 +1,148 @@
+"""The resources' steps called alone, outside a sync: each against the emulator as a real HTTP
+server on 127.0.0.1, with small hand-made inputs (the rows a window already holds, a cursor)."""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import dlt
+import pytest
+from conftest import API_KEY, NOW
+
+from core.progress import Progress
+from sources.connecteam import ConnecteamClient
+from sources.connecteam.arrow_rows import ArrowRows
+from sources.connecteam.registry import STREAMS
+from sources.connecteam.resources.scheduling import (
+    SHIFT_COLUMNS,
+    ShiftRun,
+    changes_pass,
+    full_pass,
+    scheduler_shifts,
+    shift_row,
+)
+from sources.connecteam.windows import Window, WindowDiff, shift_window
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+SCHEDULER = 9000
+"""The emulator's first scheduler."""
+
+
+def drain(steps: Generator[T, None, R]) -> tuple[list[T], R]:
+    """Everything a generator step yields, and what it returns."""
+    items: list[T] = []
+    while True:
+        try:
+            items.append(next(steps))
+        except StopIteration as stop:
+            return items, stop.value
+
+
+def ids(tables: list[Any]) -> list[str]:
+    """The ``id`` column of every Arrow table, in order."""
+    return [i for table in tables for i in table.column("id").to_pylist()]
+
+
+@contextmanager
+def nothing_loaded(tmp_path: Path) -> Iterator[None]:
+    """Inside the block, the current pipeline is a DuckDB one that has loaded nothing yet (the
+    rows a step finds loaded: none)."""
+    pipeline = dlt.pipeline("steps", destination="duckdb", pipelines_dir=str(tmp_path / "dlt"))
+    try:
+        yield
+    finally:
+        pipeline.deactivate()
+
+
+@pytest.fixture
+def shifts_account(start_emulator: Any) -> Iterator[tuple[ConnecteamClient, Window, list[dict]]]:
+    """A client of a one-scheduler account with 30 shift rows and ``paging.total``, a window
+    holding them all, and the provider's rows of that window (as warehouse rows)."""
+    server = start_emulator(users=20, schedulers=1, shifts=30, paging_total=True)
+    window = shift_window(NOW, 30, 90)
+    params = {"startTime": window.start, "endTime": window.end}
+    with ConnecteamClient(server.url, api_key=API_KEY) as client:
+        pages = client.paginate(STREAMS["shifts"], params, {"schedulerId": SCHEDULER})
+        rows = [shift_row(SCHEDULER, r) for page in pages for r in page]
+        assert len(rows) == 30
+        yield client, window, rows
+
+
+def test_the_full_pass_diffs_a_window_with_the_rows_it_already_holds(shifts_account):
+    client, window, rows = shifts_account
+    unchanged, edited = rows[0], rows[1]
+    live = {
+        unchanged["id"]: (unchanged["content_hash"], True),
+        edited["id"]: ("an older digest", True),
+        "1:gone-inside": ("x", True),  # loaded, inside the window, no longer listed
+        "2:gone-at-an-edge": ("y", False),  # overlaps the window only: never marked
+    }
+    diff = WindowDiff("shifts", "scheduler_id", SCHEDULER, live)
+    totals: dict[str, bool] = {}
+    arrow = ArrowRows("shifts", SHIFT_COLUMNS, client.stats.untyped_values)
+    progress = Progress(f"shifts[{SCHEDULER}]")
+
+    tables, (loaded, gone, newest) = drain(
+        full_pass(client, SCHEDULER, window, diff, progress, totals, arrow)
+    )
+
+    assert ids(tables) == [r["id"] for r in rows[1:]]  # every row but the unchanged one
+    assert loaded == 29
+    assert gone == {"1:gone-inside"}
+    assert newest == max(r.get("updateTime") or r["creationTime"] for r in rows)
+    assert totals == {str(SCHEDULER): True}
+    assert progress.rows == 30
+
+
+def test_the_changes_pass_is_taken_only_when_the_total_proves_it_complete(shifts_account):
+    client, window, rows = shifts_account
+    newest = max(r.get("updateTime") or r["creationTime"] for r in rows)
+    every = {r["id"]: (r["content_hash"], True) for r in rows}
+
+    def changes(live: dict[str, tuple[str, bool]], since: int) -> Any:
+        diff = WindowDiff("shifts", "scheduler_id", SCHEDULER, live)
+        return changes_pass(client, SCHEDULER, window, since, diff, Progress("shifts"))
+
+    # nothing changed since the newest update: the total equals the rows known
+    assert changes(every, newest + 1) == ([], newest + 1)
+    # a row known but no longer counted in the total (a deletion): the full pass is needed
+    assert changes({**every, "1:deleted": ("x", True)}, newest + 1) is None
+    # a row the warehouse lacks, updated since: loaded by the changes pass alone
+    latest = max(rows, key=lambda r: r.get("updateTime") or r["creationTime"])
+    without = {k: v for k, v in every.items() if k != latest["id"]}
+    changed, seen = changes(without, newest)
+    assert [r["id"] for r in changed] == [latest["id"]]
+    assert seen == newest
+
+
+def test_one_scheduler_step_notes_its_pass_and_skips_a_vanished_scheduler(
+    shifts_account, tmp_path: Path
+):
+    client, _, rows = shifts_account
+    arrow = ArrowRows("shifts", SHIFT_COLUMNS, client.stats.untyped_values)
+    run = ShiftRun(client, 30, 90, None, NOW, arrow)
+
+    with nothing_loaded(tmp_path):
+        tables = list(scheduler_shifts(run, {"schedulerId": SCHEDULER}))
+
+    assert sorted(ids(tables)) == sorted(r["id"] for r in rows)
+    window = shift_window(NOW, 30, 90)
+    assert run.pulled == {str(SCHEDULER): True}
+    assert run.totals == {str(SCHEDULER): True}
+    assert run.newest == {
+        str(SCHEDULER): max(r.get("updateTime") or r["creationTime"] for r in rows)
+    }
+    assert run.coverage == [{
+        "coverage_key": f"{SCHEDULER}:{window.start}:{window.end}", "scheduler_id": SCHEDULER,
+        "window_from": window.start, "window_to": window.end, "pulled_at": NOW,
+    }]  # fmt: skip
+
+    with nothing_loaded(tmp_path):
+        assert list(scheduler_shifts(run, {"schedulerId": 424242})) == []
+    assert client.stats.skipped_parents == ["shifts: schedulerId 424242"]
+    assert str(424242) not in run.pulled
