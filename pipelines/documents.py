@@ -31,23 +31,16 @@ from typing import Any
 
 import dlt
 
-from core import clock
-from sources.connecteam import ConnecteamClient, ConnecteamError
+from sources.connecteam import ConnecteamClient
 from sources.connecteam.config import client_from_config
 from sources.connecteam.documents import (
     ENTRY_STATUSES,
     WRITE_SCOPES,
-    EntryUncertainError,
-    EntryUntoldError,
-    find_entries,
-    is_our_entry,
-    listed_result,
-    record_entry,
-    upload_file,
 )
 
-from .entry_journal import COLUMNS, FAILED, SENDING, UNCERTAIN, EntryJournal
+from .entry_journal import FAILED, SENDING, UNCERTAIN, EntryJournal
 from .entry_rows import BulkInputError, EntryRow, read_csv, read_query, rows_from_records
+from .entry_send import send_entry, settle_sending, submit_row
 from .entry_table import earlier_outcomes, load_outcomes
 from .runs import records_run
 from .warehouse import DATASET_CONNECTEAM, build_pipeline, finish_pending_loads, writes_warehouse
@@ -67,11 +60,6 @@ __all__ = [
 
 logger = logging.getLogger("pipelines.documents")
 
-RESOLVE = "settle it with `wfm-sync documents resolve --sent` or `--resend`"
-UNTOLD = (
-    "the listed document shows neither fileId nor updatedAt: whether it holds this entry "
-    f"cannot be told, so it is not sent again; {RESOLVE}"
-)
 
 JOURNAL_FILE = "document_entries.journal.sqlite3"
 """The journal's file name, in the dlt pipelines folder (beside the warehouse by default)."""
@@ -156,21 +144,12 @@ def run_bulk(
     """Settle what earlier runs left uncertain, submit every row not recorded yet, and load all
     outcomes into ``connecteam.document_entries``.
 
-    Per row: the file is uploaded (``POST generate-upload-url``, the pre-signed PUT, ``PUT
-    complete-upload``), the intent is committed to the journal (status ``sending``), the entry
-    is PUT (``PUT /documents/v1/users/{userId}/documents/{documentId}/entry``, never re-sent
-    blindly: :func:`sources.connecteam.documents.record_entry`), and the outcome is committed.
-    Before submitting, every ``sending`` row of the journal (a run killed between its PUT and its
-    outcome) is settled by listing its user's documents
-    (``GET /documents/v1/user-documents?userIds=...``); one the listing cannot tell about becomes
-    ``uncertain``. ``sending`` and ``uncertain`` rows are never submitted again by a bulk
-    (:func:`pipelines.entry_resolve.resolve_entries` does, when told to).
-
-    Like the other jobs, each run appends a line to the run log (job ``documents``; ``failed``
-    when a row failed or stays uncertain) and writes the warehouse under the writer lock
-    (:func:`pipelines.warehouse.writes_warehouse`): while it starts the journal from the
-    warehouse and while it loads the outcomes, not while it submits entries (at the provider's
-    pace a bulk takes hours, and the fold every five minutes must not wait that long).
+    Per row: the file uploaded, the intent committed, the entry PUT
+    (``PUT /documents/v1/users/{userId}/documents/{documentId}/entry``), the outcome committed
+    (:func:`pipelines.entry_send.submit_row`); ``sending`` rows of the journal are settled first
+    (:func:`pipelines.entry_send.settle_sending`). Appends a run-log line (job ``documents``)
+    and holds the warehouse's writer lock only while it starts the journal and loads the
+    outcomes, not while it submits (at the provider's pace a bulk takes hours).
 
     Args:
         rows: From :func:`read_csv`, :func:`read_query` or :func:`rows_from_records`.
@@ -207,30 +186,51 @@ def run_bulk(
         try:
             client = client or client_from_config(WRITE_SCOPES, allow_insecure=allow_insecure)
             try:
-                settle_sending(client, book, summary)
+                settle_sending(client, book, summary.checked)
                 todo = _plan(rows, book, summary, retry_unexpected)
-                for number, (line, row) in enumerate(todo, start=1):
-                    outcome = _submit(client, book, row, base, files_under)
-                    summary.outcomes[outcome["status"]] += 1
-                    if outcome["status"] == FAILED:
-                        summary.failures.append((line, row.entry_key, outcome["error"] or ""))
-                    elif outcome["status"] in (SENDING, UNCERTAIN):
-                        summary.uncertain.append((line, row.entry_key, outcome["error"] or ""))
-                    if on_progress:
-                        on_progress(number, len(todo), outcome)
+                _submit_all(client, book, todo, summary, base, files_under, on_progress)
                 summary.requests = client.stats.total_requests
             finally:
                 if own_client:
                     client.close()
         finally:
             load_outcomes(pipeline, book)
-        for row in {r.entry_key: r for r in rows}.values():
-            state = book.get(row.entry_key)
-            status = state["status"] if state else None
-            if status is not None and status not in (*ENTRY_STATUSES, FAILED, SENDING, UNCERTAIN):
-                summary.unexpected[status] += 1
+        _count_unexpected(rows, book, summary)
     summary.duration_seconds = round(time.monotonic() - started, 2)
     return summary
+
+
+def _submit_all(
+    client: ConnecteamClient,
+    book: EntryJournal,
+    todo: list[tuple[int, EntryRow]],
+    summary: BulkSummary,
+    base: Path,
+    files_under: Path | None,
+    on_progress: Callable[[int, int, dict[str, Any]], None] | None,
+) -> None:
+    """Submit each ``(CSV line, row)`` of ``todo`` in turn (:func:`_submit`), counting its
+    outcome in ``summary`` (failed and uncertain rows listed with their line) and calling
+    ``on_progress(done, total, outcome)`` after each."""
+    for number, (line, row) in enumerate(todo, start=1):
+        outcome = submit_row(client, book, row, base, files_under)
+        summary.outcomes[outcome["status"]] += 1
+        if outcome["status"] == FAILED:
+            summary.failures.append((line, row.entry_key, outcome["error"] or ""))
+        elif outcome["status"] in (SENDING, UNCERTAIN):
+            summary.uncertain.append((line, row.entry_key, outcome["error"] or ""))
+        if on_progress:
+            on_progress(number, len(todo), outcome)
+
+
+def _count_unexpected(rows: list[EntryRow], book: EntryJournal, summary: BulkSummary) -> None:
+    """Count, per status, the rows whose journal entry holds a status the provider's
+    enumeration does not name (nor ours: failed, sending, uncertain)."""
+    for row in {r.entry_key: r for r in rows}.values():
+        state = book.get(row.entry_key)
+        status = state["status"] if state else None
+        if status is not None and status not in (*ENTRY_STATUSES, FAILED, SENDING, UNCERTAIN):
+            summary.unexpected[status] += 1
 
 
 @writes_warehouse("documents")
@@ -269,126 +269,3 @@ def _plan(
         elif status in (None, FAILED) or retry_unexpected:
             todo.append((line, row))
     return todo
-
-
-def settle_sending(client: ConnecteamClient, book: EntryJournal, summary: BulkSummary) -> None:
-    """Settle every ``sending`` row of the journal by listing its user's documents: found (our
-    ``fileId``, or updated since the intent) -> the listed status; absent (not listed, another
-    ``fileId``, updated before the intent) -> ``failed`` (never recorded; submitted again when
-    its bulk runs); listed without ``fileId`` and ``updatedAt`` -> ``uncertain`` (never submitted
-    again automatically). A failed check leaves the rows ``sending`` (its error in ``error``);
-    nothing is raised. Counts the findings in ``summary.checked``."""
-    pending = book.sending()
-    if not pending:
-        return
-    logger.info("checking %d entries an interrupted run may have sent", len(pending))
-    try:
-        listed = find_entries(client, [int(r["user_id"]) for r in pending])
-    except ConnecteamError as exc:
-        logger.warning("could not check the interrupted entries: %s", exc)
-        for row in pending:
-            book.write({**row, "error": f"the check failed: {exc}"[:500]})
-        return
-    now = int(clock.now())
-    for row in pending:
-        found = listed.get((int(row["user_id"]), int(row["document_id"])))
-        ours = (
-            None
-            if found is None
-            else is_our_entry(found, row["file_id"] or "", row["submitted_at"])
-        )
-        if found is not None and ours:
-            result = listed_result(found)
-            book.write({
-                **row, "status": result.status, "user_document_id": result.user_document_id,
-                "error": None, "resolved_by": "check", "recorded_at": now,
-            })  # fmt: skip
-            summary.checked["recorded"] += 1
-        elif found is not None and ours is None:
-            book.write({**row, "status": UNCERTAIN, "error": UNTOLD, "recorded_at": now})
-            summary.checked["untold"] += 1
-        else:
-            book.write({
-                **row, "status": FAILED, "resolved_by": "check", "recorded_at": now,
-                "error": "interrupted before the provider recorded the entry (checked: absent)",
-            })  # fmt: skip
-            summary.checked["absent"] += 1
-    logger.info(
-        "checked %d interrupted entries: %d recorded, %d absent, %d cannot be told",
-        len(pending), summary.checked["recorded"], summary.checked["absent"],
-        summary.checked["untold"],
-    )  # fmt: skip
-
-
-def _submit(
-    client: ConnecteamClient,
-    book: EntryJournal,
-    row: EntryRow,
-    base_dir: Path,
-    files_under: Path | None,
-) -> dict[str, Any]:
-    """Upload the row's file (refused when outside ``files_under``), then :func:`send_entry`;
-    return the journal row (never raises for a refused or uncertain row: that is in the row)."""
-    record: dict[str, Any] = dict.fromkeys(COLUMNS)
-    record.update(
-        entry_key=row.entry_key, user_id=row.user_id, document_id=row.document_id,
-        file=row.file, fields=row.fields or None, note=row.note,
-    )  # fmt: skip
-    path = Path(row.file) if Path(row.file).is_absolute() else base_dir / row.file
-    try:
-        if files_under is not None and not path.resolve().is_relative_to(files_under.resolve()):
-            raise PermissionError(
-                f"file {row.file} is outside the CSV's folder {files_under}: only files under "
-                "it are uploaded; move it there or pass --allow-any-path"
-            )
-        if not path.is_file():
-            raise FileNotFoundError(f"file not found: {path}")
-        record["file_id"] = upload_file(client, path)
-    except (ConnecteamError, OSError) as exc:
-        record.update(status=FAILED, error=str(exc)[:1000], recorded_at=int(clock.now()))
-        book.write(record)
-        return record
-    return send_entry(client, book, record)
-
-
-def send_entry(
-    client: ConnecteamClient, book: EntryJournal, record: dict[str, Any]
-) -> dict[str, Any]:
-    """Commit the intent of a journal row whose file is uploaded (``file_id`` set), PUT the entry
-    (:func:`sources.connecteam.documents.record_entry`), commit the outcome.
-
-    Args:
-        client: An authenticated client (:data:`~sources.connecteam.documents.WRITE_SCOPES`).
-        book: The open journal.
-        record: The journal row (keys of :data:`~pipelines.entry_journal.COLUMNS`).
-
-    Returns:
-        The journal row as committed: the provider's status; ``failed`` (refused, or never
-        sent); ``sending`` (no answer and no check could settle it; the next bulk checks);
-        ``uncertain`` (no answer and the listing cannot tell).
-    """
-    record = {**record, "error": None, "request_id": None, "resolved_by": None}
-    sent_at = int(clock.now())
-    record.update(status=SENDING, submitted_at=sent_at, recorded_at=None)
-    book.write(record)  # the intent, on disk before the PUT leaves
-    try:
-        result = record_entry(
-            client, int(record["user_id"]), int(record["document_id"]), record["file_id"],
-            record["fields"], record["note"], sent_at=sent_at,
-        )  # fmt: skip
-    except EntryUntoldError as exc:
-        record.update(
-            status=UNCERTAIN, error=f"{exc}; {RESOLVE}"[:1000], recorded_at=int(clock.now())
-        )
-    except EntryUncertainError as exc:
-        record.update(error=str(exc)[:1000])
-    except ConnecteamError as exc:  # refused (4xx) or never sent: not recorded
-        record.update(status=FAILED, error=str(exc)[:1000], recorded_at=int(clock.now()))
-    else:
-        record.update(
-            status=result.status, request_id=result.request_id,
-            user_document_id=result.user_document_id, resolved_by=result.resolved_by,
-            recorded_at=int(clock.now()),
-        )  # fmt: skip
-    book.write(record)
-    return record

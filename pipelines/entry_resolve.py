@@ -14,6 +14,7 @@ into ``connecteam.document_entries``.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,8 +26,9 @@ from sources.connecteam import ConnecteamClient
 from sources.connecteam.config import client_from_config
 from sources.connecteam.documents import WRITE_SCOPES
 
-from .documents import BulkSummary, documents_pipeline, journal_path, send_entry, settle_sending
+from .documents import documents_pipeline, journal_path
 from .entry_journal import FAILED, SENDING, UNKNOWN, UNSETTLED, EntryJournal, unsettled_rows
+from .entry_send import send_entry, settle_sending
 from .entry_table import load_outcomes
 
 OPERATOR = "operator"
@@ -87,7 +89,7 @@ def resolve_entries(
         resend: ``True``: PUT each ``uncertain`` entry again with its uploaded file (one
             request each when answered; a 5xx is checked as a bulk does, never re-sent
             blindly). ``sending`` rows are first checked with the provider's listing as a bulk
-            does (:func:`pipelines.documents.settle_sending`) and never sent by ``--all``; one
+            does (:func:`pipelines.entry_send.settle_sending`) and never sent by ``--all``; one
             named by its key is sent only when the check finds it absent. ``False``: mark
             each recorded without any request (status ``unknown``, ``resolved_by`` ``operator``).
         pipeline: dlt pipeline of the outcomes (default: the warehouse, dataset connecteam).
@@ -138,7 +140,7 @@ def _resend(
     rows (whose PUT may have landed) are checked first (:func:`settle_sending`) and sent only
     when ``named`` and the check found them absent; the rows as they now are."""
     if any(row["status"] == SENDING for row in chosen):
-        settle_sending(client, book, BulkSummary())
+        settle_sending(client, book, Counter())
     out = []
     for row in chosen:
         now = book.get(row["entry_key"]) or row

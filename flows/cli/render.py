@@ -132,6 +132,29 @@ def print_status(report: Status) -> None:
         f"{report.warehouse}; inbox {report.inbox.get('inbox', '-')}; run log {report.run_log}",
         highlight=False,
     )
+    _print_status_tables(report)
+    _print_status_notes(report)
+    pending = ", ".join(f"{name} {n}" for name, n in report.pending_load_packages.items())
+    console.print(f"pending load packages: {pending or 'none'}")
+    budget = report.rate_limit
+    console.print(
+        "rate-limit budget left at the last response: "
+        + (
+            f"minute {budget.get('minute', '-')}, day {budget.get('day', '-')} (at {budget['at']})"
+            if budget
+            else "unknown (no sync yet)"
+        )
+    )
+    if report.problems:
+        err.print("[bold red]problems:[/]")
+        for problem in report.problems:
+            err.print(f"  - {escape(problem)}", highlight=False)
+    else:
+        console.print("[green]healthy[/]")
+
+
+def _print_status_tables(report: Status) -> None:
+    """The jobs, tables and webhook families of ``report`` as tables."""
     jobs = Table(title="jobs")
     for column in ("job", "last run (UTC)", "outcome", "seconds", "last success (UTC)", "stale"):
         jobs.add_column(column)
@@ -158,6 +181,11 @@ def print_status(report: Status) -> None:
         for f in report.webhook_families:
             families.add_row(f.family, f"{f.events:,}", f.newest_event_at or "-")
         console.print(families)
+
+
+def _print_status_notes(report: Status) -> None:
+    """The inbox, refused deliveries, reconciliation, timesheet match and untyped values of
+    ``report``, a line each (those it has)."""
     inbox = report.inbox
     console.print(
         f"inbox: backlog {inbox.get('backlog', '-')}, quarantine {inbox.get('quarantine', '-')}"
@@ -195,23 +223,6 @@ def print_status(report: Status) -> None:
             "values the last sync kept in untyped_values: "
             + ", ".join(f"{table} {n:,}" for table, n in sorted(report.untyped_values.items()))
         )
-    pending = ", ".join(f"{name} {n}" for name, n in report.pending_load_packages.items())
-    console.print(f"pending load packages: {pending or 'none'}")
-    budget = report.rate_limit
-    console.print(
-        "rate-limit budget left at the last response: "
-        + (
-            f"minute {budget.get('minute', '-')}, day {budget.get('day', '-')} (at {budget['at']})"
-            if budget
-            else "unknown (no sync yet)"
-        )
-    )
-    if report.problems:
-        err.print("[bold red]problems:[/]")
-        for problem in report.problems:
-            err.print(f"  - {escape(problem)}", highlight=False)
-    else:
-        console.print("[green]healthy[/]")
 
 
 def print_bulk(summary: BulkSummary) -> None:
