@@ -15,7 +15,9 @@ from conftest import API_KEY, NOW
 from core.progress import Progress
 from sources.connecteam import ConnecteamClient
 from sources.connecteam.arrow_rows import ArrowRows
+from sources.connecteam.listing import content_hash
 from sources.connecteam.registry import STREAMS
+from sources.connecteam.resources.forms import changed_submissions
 from sources.connecteam.resources.scheduling import (
     SHIFT_COLUMNS,
     ShiftRun,
@@ -146,3 +148,26 @@ def test_one_scheduler_step_notes_its_pass_and_skips_a_vanished_scheduler(
         assert list(scheduler_shifts(run, {"schedulerId": 424242})) == []
     assert client.stats.skipped_parents == ["shifts: schedulerId 424242"]
     assert str(424242) not in run.pulled
+
+
+def test_a_page_of_submissions_loads_what_changed_and_moves_the_newest_time():
+    def submission(sid: str, at: Any, answers: str = "a") -> dict[str, Any]:
+        return {"formSubmissionId": sid, "formId": 7, "submissionTimestamp": at,
+                "answers": [{"questionType": "text", "value": answers}]}  # fmt: skip
+
+    same, edited = submission("s1", NOW - 50), submission("s2", NOW - 40, "edited")
+    new, in_millis = submission("s3", NOW - 30), submission("s4", NOW * 1000)
+    known = {"s1": content_hash(same), "s2": content_hash(submission("s2", NOW - 40))}
+    seen: dict[str, tuple[int | None, str]] = {}
+
+    rows, newest = changed_submissions(
+        [same, edited, new, in_millis], known, seen, NOW - 60, synced_at=NOW, latest=NOW + 86_400
+    )
+
+    assert [r["form_submission_id"] for r in rows] == ["s2", "s3", "s4"]
+    assert {r["synced_at"] for r in rows} == {NOW}
+    assert newest == NOW - 30  # a time in milliseconds moves no cursor
+    assert seen == {
+        "s1": (NOW - 50, content_hash(same)), "s2": (NOW - 40, content_hash(edited)),
+        "s3": (NOW - 30, content_hash(new)), "s4": (None, content_hash(in_millis)),
+    }  # fmt: skip

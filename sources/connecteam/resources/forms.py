@@ -90,69 +90,113 @@ def form_submissions(
         arrow = ArrowRows("form_submissions", SUBMISSION_COLUMNS, client.stats.untyped_values)
         span = max(0, days_back) * DAY
         synced_at = int(clock_now())
-        latest_plausible = (
-            synced_at + DAY
-        )  # a later time (milliseconds, 2**70) never moves a cursor
         listed, complete = form_list()
         if complete:  # forms the provider no longer lists take their digests with them
             for gone in set(cursors) - {str(f["formId"]) for f in listed}:
                 del cursors[gone]
-
-        def one(form: dict[str, Any]) -> Iterator[pa.Table]:
-            form_id = int(form["formId"])
-            try:
-                cursor = cursors.get(str(form_id), {})
-                # digests of the span's submissions; an older state kept ids only
-                known: dict[str, Any] = dict(cursor.get("digests") or {})
-                known.update({sid: None for sid in cursor.get("ids", []) if sid not in known})
-                params = {}
-                newest = _plausible(cursor.get("at"), latest_plausible)
-                if newest is not None:
-                    params["submittingStartTimestamp"] = newest - span
-                progress = Progress(f"form_submissions[{form_id}]", logger=logger)
-                seen: dict[str, tuple[int | None, str]] = {}
-
-                def rows(
-                    params: dict[str, Any] = params,
-                    form_id: int = form_id,
-                    known: dict[str, Any] = known,
-                    seen: dict[str, tuple[int | None, str]] = seen,
-                    progress: Progress = progress,
-                ) -> Iterator[list[dict[str, Any]]]:
-                    nonlocal newest
-                    for page in progress.track(
-                        client.paginate(STREAMS["form_submissions"], params, {"formId": form_id})
-                    ):
-                        out = []
-                        for s in page:
-                            sid, at = str(s["formSubmissionId"]), s.get("submissionTimestamp")
-                            digest = content_hash(s)
-                            stamp = _plausible(at, latest_plausible)
-                            if stamp is not None:
-                                newest = stamp if newest is None else max(newest, stamp)
-                            # no usable time: its digest is kept all the same; it moves no cursor
-                            seen[sid] = (stamp, digest)
-                            if known.get(sid) != digest:
-                                out.append({**submission_row(s), "synced_at": synced_at})
-                        yield out
-
-                yield from arrow.batches(rows())
-                keep_from = (newest or 0) - span
-                cursors[str(form_id)] = {
-                    "at": newest,
-                    "digests": {
-                        sid: d for sid, (at, d) in seen.items() if at is None or at >= keep_from
-                    },
-                }
-                progress.done()
-            except ParentNotFoundError as exc:
-                client.skip_parent(exc, "form_submissions")
-
         # up to max_in_flight forms at once; each form's cursor is its own state key
-        tasks = [partial(one, form) for form in listed]
+        tasks = [
+            partial(form_submission_tables, client, form, cursors, arrow, span, synced_at)
+            for form in listed
+        ]
         yield from in_parallel(tasks, client.max_in_flight)
 
     return _form_submissions
+
+
+def form_submission_tables(
+    client: ConnecteamClient,
+    form: dict[str, Any],
+    cursors: dict[str, dict[str, Any]],
+    arrow: ArrowRows,
+    span: int,
+    synced_at: int,
+) -> Iterator[pa.Table]:
+    """One form's new or changed submissions as Arrow tables
+    (``GET /forms/v1/forms/{formId}/form-submissions``), from ``span`` seconds before the
+    newest ``submissionTimestamp`` its cursor holds (all of them without one). A form that
+    vanished since it was listed (404) is skipped.
+
+    Args:
+        client: The client of the requests.
+        form: The form's record (``formId``).
+        cursors: Per form id (text), ``{"at": newest submissionTimestamp, "digests": {id:
+            digest}}`` of the span's submissions (an older state kept ``"ids"`` only); the
+            form's entry is replaced once its submissions are read.
+        arrow: The Arrow batches of ``form_submissions`` rows.
+        span: Seconds re-read before the newest submission (``days_back`` days).
+        synced_at: The sync's clock, epoch seconds (UTC): each row's ``synced_at``; a time
+            later than a day past it (milliseconds, 2**70) never moves a cursor.
+    """
+    form_id = int(form["formId"])
+    latest_plausible = synced_at + DAY
+    try:
+        cursor = cursors.get(str(form_id), {})
+        # digests of the span's submissions; an older state kept ids only
+        known: dict[str, Any] = dict(cursor.get("digests") or {})
+        known.update({sid: None for sid in cursor.get("ids", []) if sid not in known})
+        params = {}
+        newest = _plausible(cursor.get("at"), latest_plausible)
+        if newest is not None:
+            params["submittingStartTimestamp"] = newest - span
+        progress = Progress(f"form_submissions[{form_id}]", logger=logger)
+        seen: dict[str, tuple[int | None, str]] = {}
+
+        def rows() -> Iterator[list[dict[str, Any]]]:
+            nonlocal newest
+            endpoint, parent = STREAMS["form_submissions"], {"formId": form_id}
+            for page in progress.track(client.paginate(endpoint, params, parent)):
+                out, newest = changed_submissions(
+                    page, known, seen, newest, synced_at, latest_plausible
+                )
+                yield out
+
+        yield from arrow.batches(rows())
+        keep_from = (newest or 0) - span
+        cursors[str(form_id)] = {
+            "at": newest,
+            "digests": {sid: d for sid, (at, d) in seen.items() if at is None or at >= keep_from},
+        }
+        progress.done()
+    except ParentNotFoundError as exc:
+        client.skip_parent(exc, "form_submissions")
+
+
+def changed_submissions(
+    page: list[dict[str, Any]],
+    known: dict[str, Any],
+    seen: dict[str, tuple[int | None, str]],
+    newest: int | None,
+    synced_at: int,
+    latest: int,
+) -> tuple[list[dict[str, Any]], int | None]:
+    """One page of a form's submissions against the digests loaded before.
+
+    Args:
+        page: The provider's ``FormSubmissionResponse`` records.
+        known: Digest by submission id of the submissions loaded last (``None``: unknown).
+        seen: Filled with ``(submissionTimestamp or None, digest)`` by submission id; a
+            submission without a usable time keeps its digest all the same.
+        newest: The newest plausible ``submissionTimestamp`` so far (epoch seconds), or ``None``.
+        synced_at: The sync's clock, epoch seconds (UTC), set as each row's ``synced_at``.
+        latest: The latest plausible ``submissionTimestamp`` (later ones move no cursor).
+
+    Returns:
+        ``(rows, newest)``: the rows (:func:`submission_row`) of the new or changed
+        submissions, and the newest plausible ``submissionTimestamp`` with this page.
+    """
+    out = []
+    for s in page:
+        sid, at = str(s["formSubmissionId"]), s.get("submissionTimestamp")
+        digest = content_hash(s)
+        stamp = _plausible(at, latest)
+        if stamp is not None:
+            newest = stamp if newest is None else max(newest, stamp)
+        # no usable time: its digest is kept all the same; it moves no cursor
+        seen[sid] = (stamp, digest)
+        if known.get(sid) != digest:
+            out.append({**submission_row(s), "synced_at": synced_at})
+    return out, newest
 
 
 def _plausible(value: Any, latest: int) -> int | None:
