@@ -3,7 +3,7 @@ server on 127.0.0.1, with small hand-made inputs (the rows a window already hold
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -26,6 +26,7 @@ from sources.connecteam.resources.scheduling import (
     scheduler_shifts,
     shift_row,
 )
+from sources.connecteam.resources.users import FreshUsers, user_cursor, user_tables
 from sources.connecteam.windows import Window, WindowDiff, shift_window
 
 T = TypeVar("T")
@@ -47,7 +48,12 @@ def drain(steps: Generator[T, None, R]) -> tuple[list[T], R]:
 
 def ids(tables: list[Any]) -> list[str]:
     """The ``id`` column of every Arrow table, in order."""
-    return [i for table in tables for i in table.column("id").to_pylist()]
+    return ids_of(tables, "id")
+
+
+def ids_of(tables: Iterable[Any], column: str) -> list[Any]:
+    """The ``column`` of every Arrow table, in order."""
+    return [i for table in tables for i in table.column(column).to_pylist()]
 
 
 @contextmanager
@@ -171,3 +177,35 @@ def test_a_page_of_submissions_loads_what_changed_and_moves_the_newest_time():
         "s1": (NOW - 50, content_hash(same)), "s2": (NOW - 40, content_hash(edited)),
         "s3": (NOW - 30, content_hash(new)), "s4": (None, content_hash(in_millis)),
     }  # fmt: skip
+
+
+def test_the_users_step_moves_its_cursor_and_an_unchanged_account_loads_nothing(start_emulator):
+    server = start_emulator(users=20)
+    cursor = user_cursor({})
+    assert cursor == {"modified_at": None, "at_newest": {}}
+    with ConnecteamClient(server.url, api_key=API_KEY) as client:
+        first = ids_of(user_tables(client, cursor), "userId")
+        listed = [u for page in client.paginate(STREAMS["users"], {"userStatus": "all"})
+                  for u in page]  # fmt: skip
+        newest = max(u["modifiedAt"] for u in listed)
+        assert sorted(first) == sorted(u["userId"] for u in listed)
+        assert cursor["modified_at"] == newest
+        assert cursor["at_newest"] == {
+            str(u["userId"]): content_hash(u) for u in listed if u["modifiedAt"] == newest
+        }
+        before = client.stats.total_requests
+        assert ids_of(user_tables(client, cursor), "userId") == []
+        assert client.stats.total_requests == before + 1
+
+
+def test_fresh_users_skip_only_the_unchanged_users_of_the_cursor_second():
+    loaded = {"userId": 1, "modifiedAt": 100, "firstName": "Ada"}
+    fresh = FreshUsers(100, {"1": content_hash(loaded)})
+    edited = {"userId": 2, "modifiedAt": 100, "firstName": "Bo"}
+    newer = {"userId": 3, "modifiedAt": 101, "firstName": "Cy"}
+    untimed = {"userId": 4, "modifiedAt": None, "firstName": "Di"}
+
+    assert fresh.page([loaded, edited]) == [edited]
+    assert (fresh.top, fresh.seen) == (100, {"1": content_hash(loaded), "2": content_hash(edited)})
+    assert fresh.page([newer, untimed]) == [newer, untimed]
+    assert (fresh.top, fresh.seen) == (101, {"3": content_hash(newer)})

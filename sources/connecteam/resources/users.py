@@ -49,51 +49,80 @@ def users(client: ConnecteamClient) -> DltResource:
     )
     def _users() -> Iterator[Any]:
         now = int(clock_now())
-        for batch in _user_tables():
+        for batch in user_tables(client, user_cursor(dlt.current.resource_state())):
             yield batch
             yield versions(batch, "users", ("userId",), USER_COLUMNS, now)
 
-    def _user_tables() -> Iterator[pa.Table]:
-        state = dlt.current.resource_state()
-        cursor: dict[str, Any] = state.setdefault("cursor", {})
-        if "modified_at" not in cursor:  # a warehouse loaded with dlt's incremental cursor
-            earlier = state.get("incremental", {}).get("modifiedAt", {}).get("last_value")
-            cursor.update(modified_at=earlier, at_newest={})
-        newest, at_newest = cursor["modified_at"], dict(cursor["at_newest"])
-        params: dict[str, Any] = {"userStatus": "all"}
-        if isinstance(newest, int) and newest > 1:
-            params["modifiedAt"] = newest - 1  # the boundary second again
-        progress = Progress("users", logger=logger)
-        arrow = ArrowRows("users", USER_COLUMNS, client.stats.untyped_values)
-        seen: dict[str, str] = {}  # digests of the users at the newest second of this listing
-        top = newest
-
-        def fresh(pages: Iterator[list[dict[str, Any]]]) -> Iterator[list[dict[str, Any]]]:
-            nonlocal top, seen
-            for page in pages:
-                out = []
-                for user in page:
-                    at = user.get("modifiedAt")
-                    digest = content_hash(user)
-                    if isinstance(at, int) and not isinstance(at, bool):
-                        if top is None or at > top:
-                            top, seen = at, {}
-                        if at == top:
-                            seen[str(user.get("userId"))] = digest
-                        if at == newest and at_newest.get(str(user.get("userId"))) == digest:
-                            continue  # loaded last run, unchanged since
-                    out.append(user)
-                yield out
-
-        yield from arrow.batches(fresh(progress.track(client.paginate(STREAMS["users"], params))))
-        if top != newest:
-            cursor.update(modified_at=top, at_newest=seen)
-        elif top is not None:
-            cursor["at_newest"] = {**at_newest, **seen}
-        since = f" modified from {newest}" if "modifiedAt" in params else ""
-        progress.done(since)
-
     return _users
+
+
+def user_cursor(state: dict[str, Any]) -> dict[str, Any]:
+    """The users' cursor in the resource ``state``: ``{"modified_at": the newest modifiedAt
+    loaded (epoch seconds) or None, "at_newest": {userId: digest} of the users loaded at that
+    second}``; a warehouse loaded with dlt's incremental cursor starts from its last value."""
+    cursor: dict[str, Any] = state.setdefault("cursor", {})
+    if "modified_at" not in cursor:  # a warehouse loaded with dlt's incremental cursor
+        earlier = state.get("incremental", {}).get("modifiedAt", {}).get("last_value")
+        cursor.update(modified_at=earlier, at_newest={})
+    return cursor
+
+
+def user_tables(client: ConnecteamClient, cursor: dict[str, Any]) -> Iterator[pa.Table]:
+    """Arrow tables of the users modified from the second of the ``cursor`` (:func:`user_cursor`)
+    on (``GET /users/v1/users?userStatus=all``, ``modifiedAt`` = that second minus one: the
+    filter is exclusive), without those loaded last run unchanged (:class:`FreshUsers`); the
+    cursor is moved to the newest ``modifiedAt`` read once the listing is read."""
+    newest, at_newest = cursor["modified_at"], dict(cursor["at_newest"])
+    params: dict[str, Any] = {"userStatus": "all"}
+    if isinstance(newest, int) and newest > 1:
+        params["modifiedAt"] = newest - 1  # the boundary second again
+    progress = Progress("users", logger=logger)
+    arrow = ArrowRows("users", USER_COLUMNS, client.stats.untyped_values)
+    fresh = FreshUsers(newest, at_newest)
+    pages = progress.track(client.paginate(STREAMS["users"], params))
+    yield from arrow.batches(fresh.page(page) for page in pages)
+    if fresh.top != newest:
+        cursor.update(modified_at=fresh.top, at_newest=fresh.seen)
+    elif fresh.top is not None:
+        cursor["at_newest"] = {**at_newest, **fresh.seen}
+    since = f" modified from {newest}" if "modifiedAt" in params else ""
+    progress.done(since)
+
+
+class FreshUsers:
+    """The users of a listing that are to be loaded, page by page: all but those at the
+    cursor's second loaded last run with the same content.
+
+    Args:
+        newest: The cursor's ``modifiedAt`` (epoch seconds), or ``None`` before any load.
+        at_newest: Digests by ``userId`` (text) of the users loaded at ``newest``.
+
+    Attributes:
+        top: The newest ``modifiedAt`` seen so far (``newest`` before any newer one).
+        seen: Digests by ``userId`` of the users seen at ``top`` (only those read since ``top``
+            was first seen).
+    """
+
+    def __init__(self, newest: Any, at_newest: dict[str, str]) -> None:
+        self.newest, self.at_newest = newest, at_newest
+        self.top: Any = newest
+        self.seen: dict[str, str] = {}
+
+    def page(self, page: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The users of ``page`` to load (the provider's records, in order)."""
+        out = []
+        for user in page:
+            at = user.get("modifiedAt")
+            digest = content_hash(user)
+            if isinstance(at, int) and not isinstance(at, bool):
+                if self.top is None or at > self.top:
+                    self.top, self.seen = at, {}
+                if at == self.top:
+                    self.seen[str(user.get("userId"))] = digest
+                if at == self.newest and self.at_newest.get(str(user.get("userId"))) == digest:
+                    continue  # loaded last run, unchanged since
+            out.append(user)
+        return out
 
 
 def custom_field_row(field: dict[str, Any]) -> dict[str, Any]:
