@@ -26,6 +26,7 @@ from sources.connecteam.resources.scheduling import (
     scheduler_shifts,
     shift_row,
 )
+from sources.connecteam.resources.tasks import board_tasks, outside_boards
 from sources.connecteam.resources.users import FreshUsers, user_cursor, user_tables
 from sources.connecteam.windows import Window, WindowDiff, shift_window
 
@@ -209,3 +210,24 @@ def test_fresh_users_skip_only_the_unchanged_users_of_the_cursor_second():
     assert (fresh.top, fresh.seen) == (100, {"1": content_hash(loaded), "2": content_hash(edited)})
     assert fresh.page([newer, untimed]) == [newer, untimed]
     assert (fresh.top, fresh.seen) == (101, {"3": content_hash(newer)})
+
+
+def test_one_board_step_notes_whether_its_tasks_were_listed_completely(start_emulator, tmp_path):
+    server = start_emulator(users=20)
+    covered: list[dict[str, Any]] = []
+    unlisted: list[int] = []
+    with ConnecteamClient(server.url, api_key=API_KEY) as client:
+        boards = [b for page in client.paginate(STREAMS["task_boards"]) for b in page]
+        with nothing_loaded(tmp_path):
+            rows = [row for board in [*boards, {"id": 424242}]
+                    for part in board_tasks(client, board, NOW, covered, unlisted)
+                    for row in part]  # fmt: skip
+        assert client.stats.skipped_parents == ["tasks: taskBoardId 424242"]
+    assert covered == [{"task_board_id": int(b["id"]), "pulled_at": NOW} for b in boards]
+    assert unlisted == [424242]
+    assert rows and {r["task_board_id"] for r in rows} == {int(b["id"]) for b in boards}
+    assert outside_boards(unlisted) == (
+        "task_board_id is null or task_board_id not in (%s)",
+        (424242,),
+    )
+    assert outside_boards([]) == ("true", ())

@@ -67,55 +67,75 @@ def tasks(client: ConnecteamClient, board_list: Callable[[], list[dict[str, Any]
         rows = []
         covered: list[dict[str, Any]] = []  # boards whose tasks were listed completely
         unlisted: list[int] = []  # boards whose tasks were not (completely) listed
-
-        def one(board: dict[str, Any]) -> Iterator[list[dict[str, Any]]]:
-            """The board's task rows (one list), its completeness noted in covered/unlisted."""
-            board_id = int(board["id"])
-            try:
-                progress = Progress(f"tasks[{board_id}]", logger=logger)
-                listing = partial(
-                    client.pages, STREAMS["tasks"], {"status": "all"}, {"taskBoardId": board_id}
-                )
-                listed, complete = complete_listing(listing(), progress.page)
-                board_rows = [task_row(board_id, t) for t in listed]
-                if complete is None:  # several pages without a total: confirm what looks gone
-                    seen = {r["id"] for r in board_rows}
-                    loaded = live_keys("tasks", "id", where="task_board_id = %s", args=(board_id,))
-                    missing = {str(row[0]) for row in loaded} - seen
-                    again = second_pass(listing, _task_id)
-                    complete = not missing or bool(
-                        confirmed_gone(f"tasks[{board_id}]", missing, seen, None, again)
-                    )
-                if complete:
-                    covered.append({"task_board_id": board_id, "pulled_at": pulled_at})
-                else:
-                    unlisted.append(board_id)
-                progress.done()
-                yield board_rows
-            except ParentNotFoundError as exc:
-                client.skip_parent(exc, "tasks")
-                unlisted.append(board_id)
-
         # up to max_in_flight boards at once; their rows gathered in any order
         for board_rows in in_parallel(
-            [partial(one, b) for b in board_list()], client.max_in_flight
+            [partial(board_tasks, client, b, pulled_at, covered, unlisted) for b in board_list()],
+            client.max_in_flight,
         ):
             rows.extend(board_rows)
         changed = [live(r) for r in only_changed(rows, "id")]
-        where = (
-            "task_board_id is null or task_board_id not in ({})".format(
-                ", ".join(["%s"] * len(unlisted))
-            )
-            if unlisted
-            else "true"
-        )
+        where, args = outside_boards(unlisted)
         seen = {r["id"] for r in rows}
-        gone = vanished("tasks", "id", seen, True, int(clock_now()), where, tuple(unlisted))
+        gone = vanished("tasks", "id", seen, True, int(clock_now()), where, args)
         yield from listing_tables(client, "tasks", TASK_COLUMNS, changed, gone)
         if covered:
             yield dlt.mark.with_hints(covered, TASK_COVERAGE_HINTS, create_table_variant=True)
 
     return _tasks
+
+
+def board_tasks(
+    client: ConnecteamClient,
+    board: dict[str, Any],
+    pulled_at: int,
+    covered: list[dict[str, Any]],
+    unlisted: list[int],
+) -> Iterator[list[dict[str, Any]]]:
+    """One board's task rows, as one list (``GET /tasks/v1/taskboards/{taskBoardId}/tasks``,
+    ``status=all``), its completeness noted: its ``task_coverage`` row (``pulled_at``, epoch
+    seconds, UTC) appended to ``covered`` when its tasks were listed completely, else its id to
+    ``unlisted``. A listing of several pages without a total is complete when nothing looks
+    gone, or a second pass confirms what does (:func:`~..listing.confirmed_gone`). A board that
+    vanished since it was listed (404) is skipped and unlisted.
+    """
+    board_id = int(board["id"])
+    try:
+        progress = Progress(f"tasks[{board_id}]", logger=logger)
+        listing = partial(
+            client.pages, STREAMS["tasks"], {"status": "all"}, {"taskBoardId": board_id}
+        )
+        listed, complete = complete_listing(listing(), progress.page)
+        board_rows = [task_row(board_id, t) for t in listed]
+        if complete is None:  # several pages without a total: confirm what looks gone
+            seen = {r["id"] for r in board_rows}
+            loaded = live_keys("tasks", "id", where="task_board_id = %s", args=(board_id,))
+            missing = {str(row[0]) for row in loaded} - seen
+            again = second_pass(listing, _task_id)
+            complete = not missing or bool(
+                confirmed_gone(f"tasks[{board_id}]", missing, seen, None, again)
+            )
+        if complete:
+            covered.append({"task_board_id": board_id, "pulled_at": pulled_at})
+        else:
+            unlisted.append(board_id)
+        progress.done()
+        yield board_rows
+    except ParentNotFoundError as exc:
+        client.skip_parent(exc, "tasks")
+        unlisted.append(board_id)
+
+
+def outside_boards(unlisted: list[int]) -> tuple[str, tuple[int, ...]]:
+    """The SQL condition (and its parameters) of the loaded tasks a run may mark deleted: all
+    but those of the ``unlisted`` boards (whose tasks were not listed completely)."""
+    where = (
+        "task_board_id is null or task_board_id not in ({})".format(
+            ", ".join(["%s"] * len(unlisted))
+        )
+        if unlisted
+        else "true"
+    )
+    return where, tuple(unlisted)
 
 
 def _task_id(task: dict[str, Any]) -> str:
