@@ -17,6 +17,10 @@ from sources.connecteam import ConnecteamClient
 from sources.connecteam.arrow_rows import ArrowRows
 from sources.connecteam.listing import content_hash
 from sources.connecteam.registry import STREAMS
+from sources.connecteam.resources.availability import (
+    UNAVAILABILITY_COLUMNS,
+    unavailability_tables,
+)
 from sources.connecteam.resources.forms import changed_submissions
 from sources.connecteam.resources.scheduling import (
     SHIFT_COLUMNS,
@@ -231,3 +235,25 @@ def test_one_board_step_notes_whether_its_tasks_were_listed_completely(start_emu
         (424242,),
     )
     assert outside_boards([]) == ("true", ())
+
+
+def test_one_scheduler_s_unavailabilities_step_loads_its_window_and_notes_it(
+    start_emulator, tmp_path
+):
+    server = start_emulator(users=20, schedulers=1)
+    window = shift_window(NOW, 30, 90)
+    params = {"startTime": window.start, "endTime": window.end}
+    pulled: dict[str, bool] = {}
+    arrow = ArrowRows("scheduler_unavailabilities", UNAVAILABILITY_COLUMNS)
+    step = (arrow, pulled, NOW, 30, 90, None)
+    with ConnecteamClient(server.url, api_key=API_KEY) as client:
+        endpoint = STREAMS["scheduler_unavailabilities"]
+        pages = client.paginate(endpoint, params, {"schedulerId": SCHEDULER})
+        listed = [r for page in pages for r in page]
+        with nothing_loaded(tmp_path):
+            tables = list(unavailability_tables(client, {"schedulerId": SCHEDULER}, *step))
+            vanished = list(unavailability_tables(client, {"schedulerId": 424242}, *step))
+        assert client.stats.skipped_parents == ["scheduler_unavailabilities: schedulerId 424242"]
+    assert listed and sorted(ids(tables)) == sorted(str(r["id"]) for r in listed)
+    assert vanished == []
+    assert pulled == {str(SCHEDULER): True}

@@ -93,39 +93,59 @@ def scheduler_unavailabilities(
         arrow = ArrowRows(
             "scheduler_unavailabilities", UNAVAILABILITY_COLUMNS, client.stats.untyped_values
         )
-
-        def one(scheduler: dict[str, Any]) -> Iterator[pa.Table]:
-            sid = int(scheduler["schedulerId"])
-            first = not pulled.get(str(sid))
-            window = shift_window(now, days_back, days_ahead, backfill_start if first else None)
-            days = (utc_date(window.start).isoformat(), utc_date(window.end).isoformat())
-            diff = WindowDiff.of_loaded(
-                "scheduler_unavailabilities", "scheduler_id", sid,
-                inside=("unavailability_date > %s and unavailability_date < %s", days),
-                overlap=("unavailability_date >= %s and unavailability_date <= %s", days),
-            )  # fmt: skip
-            progress = Progress(f"scheduler_unavailabilities[{sid}]", logger=logger)
-            params = {"startTime": window.start, "endTime": window.end}
-            endpoint, parent = STREAMS["scheduler_unavailabilities"], {"schedulerId": sid}
-            check = PageCheck()
-            try:
-                pages = checked_pages(client.pages(endpoint, params, parent), check)
-                yield from arrow.batches(
-                    diff.changed(unavailability_row(sid, r) for r in page)
-                    for page in progress.track(pages)
-                )
-                again = partial(client.pages, endpoint, params, parent)
-                gone = diff.vanished(check.consistent, second_pass(again, _record_id))
-            except ParentNotFoundError as exc:
-                client.skip_parent(exc, "scheduler_unavailabilities")
-                return
-            if gone:
-                yield arrow.to_arrow(diff.tombstones(gone, set(), int(now)))
-            progress.done(f" in {window}: {len(gone)} deleted")
-            pulled[str(sid)] = True
-
         # up to max_in_flight schedulers at once; each scheduler's state key is its own
-        tasks = [partial(one, scheduler) for scheduler in scheduler_list()[0]]
+        tasks = [
+            partial(unavailability_tables, client, scheduler, arrow, pulled, now,
+                    days_back, days_ahead, backfill_start)
+            for scheduler in scheduler_list()[0]
+        ]  # fmt: skip
         yield from in_parallel(tasks, client.max_in_flight)
 
     return _unavailabilities
+
+
+def unavailability_tables(
+    client: ConnecteamClient,
+    scheduler: dict[str, Any],
+    arrow: ArrowRows,
+    pulled: dict[str, bool],
+    now: float,
+    days_back: int,
+    days_ahead: int,
+    backfill_start: int | None,
+) -> Iterator[pa.Table]:
+    """One scheduler's unavailabilities in the shifts' window at ``now`` (epoch seconds, UTC;
+    :func:`~..windows.shift_window`, from ``backfill_start`` unless ``pulled`` holds the
+    scheduler), as Arrow tables: the new or changed ones, then tombstones of the live loaded
+    ones whose day lies inside the window that the provider no longer returns, once the listing
+    is consistent (``GET /scheduler/v1/schedulers/{schedulerId}/unavailabilities``). The
+    scheduler is then noted in ``pulled``; one that vanished since it was listed (404) is
+    skipped.
+    """
+    sid = int(scheduler["schedulerId"])
+    first = not pulled.get(str(sid))
+    window = shift_window(now, days_back, days_ahead, backfill_start if first else None)
+    days = (utc_date(window.start).isoformat(), utc_date(window.end).isoformat())
+    diff = WindowDiff.of_loaded(
+        "scheduler_unavailabilities", "scheduler_id", sid,
+        inside=("unavailability_date > %s and unavailability_date < %s", days),
+        overlap=("unavailability_date >= %s and unavailability_date <= %s", days),
+    )  # fmt: skip
+    progress = Progress(f"scheduler_unavailabilities[{sid}]", logger=logger)
+    params = {"startTime": window.start, "endTime": window.end}
+    endpoint, parent = STREAMS["scheduler_unavailabilities"], {"schedulerId": sid}
+    check = PageCheck()
+    try:
+        pages = checked_pages(client.pages(endpoint, params, parent), check)
+        yield from arrow.batches(
+            diff.changed(unavailability_row(sid, r) for r in page) for page in progress.track(pages)
+        )
+        again = partial(client.pages, endpoint, params, parent)
+        gone = diff.vanished(check.consistent, second_pass(again, _record_id))
+    except ParentNotFoundError as exc:
+        client.skip_parent(exc, "scheduler_unavailabilities")
+        return
+    if gone:
+        yield arrow.to_arrow(diff.tombstones(gone, set(), int(now)))
+    progress.done(f" in {window}: {len(gone)} deleted")
+    pulled[str(sid)] = True
