@@ -31,8 +31,19 @@ from sources.connecteam.resources.scheduling import (
     shift_row,
 )
 from sources.connecteam.resources.tasks import board_tasks, outside_boards
+from sources.connecteam.resources.time_clock import (
+    ACTIVITY_COLUMNS,
+    ActivityRun,
+    clock_activities,
+)
 from sources.connecteam.resources.users import FreshUsers, user_cursor, user_tables
-from sources.connecteam.windows import Window, WindowDiff, shift_window
+from sources.connecteam.windows import (
+    Window,
+    WindowDiff,
+    day_start,
+    shift_window,
+    trailing_dates,
+)
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -257,3 +268,25 @@ def test_one_scheduler_s_unavailabilities_step_loads_its_window_and_notes_it(
     assert listed and sorted(ids(tables)) == sorted(str(r["id"]) for r in listed)
     assert vanished == []
     assert pulled == {str(SCHEDULER): True}
+
+
+def test_one_time_clock_step_loads_its_window_and_writes_its_coverage_row(start_emulator, tmp_path):
+    server = start_emulator(users=20)
+    with ConnecteamClient(server.url, api_key=API_KEY) as client:
+        clocks = [c for page in client.paginate(STREAMS["time_clocks"]) for c in page]
+        arrow = ArrowRows("time_activities", ACTIVITY_COLUMNS)
+        run = ActivityRun(client, 35, None, NOW, len(clocks), arrow)
+        clock_id = int(clocks[0]["id"])
+        with nothing_loaded(tmp_path):
+            *tables, coverage = clock_activities(run, clocks[0])
+            assert list(clock_activities(run, {"id": 424242})) == []
+        assert client.stats.skipped_parents == ["time_activities: timeClockId 424242"]
+
+    first, _ = trailing_dates(NOW, 35, None)
+    rows = [r for table in tables for r in table.to_pylist()]
+    assert rows and {r["time_clock_id"] for r in rows} == {clock_id}
+    assert len({r["id"] for r in rows}) == len(rows)
+    assert coverage.data == [{"time_clock_id": clock_id, "covered_from": day_start(first),
+                              "window_from": day_start(first), "pulled_at": NOW}]  # fmt: skip
+    assert run.pulled == {str(clock_id): True}
+    assert run.coverage == {str(clock_id): day_start(first)}

@@ -166,13 +166,14 @@ class ShiftRun:
         """A run over the running resource's state (``dlt.current.resource_state()``), at the
         clock's now (:func:`core.clock.now`)."""
         state = dlt.current.resource_state()
+        pulled = state.setdefault("backfilled", {})
+        newest = state.setdefault("newest_update", {})
+        totals = state.setdefault("has_total", {})
+        now = clock_now()
+        arrow = ArrowRows("shifts", SHIFT_COLUMNS, client.stats.untyped_values)
         return cls(
-            client, days_back, days_ahead, backfill_start, clock_now(),
-            ArrowRows("shifts", SHIFT_COLUMNS, client.stats.untyped_values),
-            pulled=state.setdefault("backfilled", {}),
-            newest=state.setdefault("newest_update", {}),
-            totals=state.setdefault("has_total", {}),
-        )  # fmt: skip
+            client, days_back, days_ahead, backfill_start, now, arrow, pulled, newest, totals
+        )
 
     def record(self, sid: int, window: Window, seen_newest: int, since: int | None) -> None:
         """Note a scheduler's finished pass of ``window``: pulled, its newest ``updateTime``

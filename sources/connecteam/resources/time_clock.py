@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 from functools import partial
 from typing import Any
@@ -204,65 +205,112 @@ def time_activities(
         coverage: dict[str, int] = state.setdefault("covered_from", {})
         now = clock_now()
         arrow = ArrowRows("time_activities", ACTIVITY_COLUMNS, client.stats.untyped_values)
-
-        def one(clock: dict[str, Any]) -> Iterator[Any]:
-            clock_id = int(clock["id"])
-            try:
-                first_run = not pulled.get(str(clock_id))
-                first, last = trailing_dates(now, days_back, backfill_start if first_run else None)
-                inside = (day_start(first) + DAY_SECONDS, day_start(last))
-                diff = WindowDiff.of_loaded(
-                    "time_activities", "time_clock_id", clock_id,
-                    ("start_timestamp >= %s and start_timestamp < %s", inside),
-                )  # fmt: skip
-                progress = Progress(f"time_activities[{clock_id}]", logger=logger)
-
-                def pages(
-                    diff: WindowDiff = diff,
-                    clock_id: int = clock_id,
-                    first: date = first,
-                    last: date = last,
-                    progress: Progress = progress,
-                ) -> Iterator[list[dict[str, Any]]]:
-                    # through tomorrow: a clock east of UTC already lives on the next date
-                    windows = date_windows(first, last + ONE_DAY, ACTIVITY_MAX_DAYS)
-                    path = {"timeClockId": clock_id}
-                    pages = window_pages(client, "time_activities", windows, path, clocks)
-                    for page in pages:
-                        # flattened a batch at a time: the answer is one unpaged window
-                        rows: list[dict[str, Any]] = []
-                        for user in page:
-                            rows += [
-                                activity_row(clock_id, int(user["userId"]), kind, record)
-                                for kind in ACTIVITY_KINDS
-                                for record in user.get(kind) or []
-                            ]
-                            if len(rows) >= BATCH_ROWS:
-                                progress.page(len(rows))
-                                yield diff.changed(rows)
-                                rows = []
-                        progress.page(len(rows))
-                        yield diff.changed(rows)
-
-                yield from arrow.batches(pages())
-                gone = diff.tombstones(diff.vanished(), {"shift_attachments"}, int(now))
-                if gone:
-                    yield arrow.to_arrow(gone)
-                progress.done(f" in {first}..{last} ({len(gone)} deleted)")
-                pulled[str(clock_id)] = True
-                covered = min(day_start(first), int(coverage.get(str(clock_id), day_start(first))))
-                coverage[str(clock_id)] = covered
-                row = {"time_clock_id": clock_id, "covered_from": covered,
-                       "window_from": day_start(first), "pulled_at": int(now)}  # fmt: skip
-                yield dlt.mark.with_hints([row], COVERAGE_HINTS, create_table_variant=True)
-            except ParentNotFoundError as exc:
-                client.skip_parent(exc, "time_activities")
-
         listed = time_clock_list()
-        clocks = len(listed)
-        yield from in_parallel([partial(one, clock) for clock in listed], client.max_in_flight)
+        run = ActivityRun(
+            client, days_back, backfill_start, now, len(listed), arrow, pulled, coverage
+        )
+        tasks = [partial(clock_activities, run, clock) for clock in listed]
+        yield from in_parallel(tasks, client.max_in_flight)
 
     return _time_activities
+
+
+@dataclass
+class ActivityRun:
+    """One run of ``time_activities``: its settings, its clock and the resource state it keeps
+    per time clock (keys: the time clock id as text).
+
+    Attributes:
+        client: The client every request goes through.
+        days_back: Days before today of the trailing window.
+        backfill_start: Where a time clock's first window starts instead, epoch seconds (UTC).
+        now: The run's clock, epoch seconds (UTC).
+        clocks: Time clocks listed at once (:func:`window_pages` shares ``max_in_flight``).
+        arrow: The Arrow batches of ``time_activities`` rows.
+        pulled: Whether a time clock's window was pulled before (``backfilled`` in the state).
+        coverage: The earliest start any run pulled per time clock, epoch seconds
+            (``covered_from``).
+    """
+
+    client: ConnecteamClient
+    days_back: int
+    backfill_start: int | None
+    now: float
+    clocks: int
+    arrow: ArrowRows
+    pulled: dict[str, bool] = field(default_factory=dict)
+    coverage: dict[str, int] = field(default_factory=dict)
+
+
+def clock_activities(run: ActivityRun, clock: dict[str, Any]) -> Iterator[Any]:
+    """One time clock's activities in its trailing window (:func:`~..windows.trailing_dates`;
+    from ``backfill_start`` on its first run), as Arrow tables: the new or changed rows
+    (:func:`activity_pages`), then tombstones of loaded rows starting inside the window, a day
+    from its edges, that the provider no longer returns; last its ``time_activity_coverage``
+    row (:data:`COVERAGE_HINTS`), the window noted in ``run``. A time clock that vanished since
+    it was listed (404) is skipped.
+    """
+    clock_id = int(clock["id"])
+    try:
+        first_run = not run.pulled.get(str(clock_id))
+        first, last = trailing_dates(
+            run.now, run.days_back, run.backfill_start if first_run else None
+        )
+        inside = (day_start(first) + DAY_SECONDS, day_start(last))
+        diff = WindowDiff.of_loaded(
+            "time_activities", "time_clock_id", clock_id,
+            ("start_timestamp >= %s and start_timestamp < %s", inside),
+        )  # fmt: skip
+        progress = Progress(f"time_activities[{clock_id}]", logger=logger)
+        pages = activity_pages(run.client, clock_id, first, last, run.clocks, diff, progress)
+        yield from run.arrow.batches(pages)
+        gone = diff.tombstones(diff.vanished(), {"shift_attachments"}, int(run.now))
+        if gone:
+            yield run.arrow.to_arrow(gone)
+        progress.done(f" in {first}..{last} ({len(gone)} deleted)")
+        run.pulled[str(clock_id)] = True
+        covered = min(day_start(first), int(run.coverage.get(str(clock_id), day_start(first))))
+        run.coverage[str(clock_id)] = covered
+        row = {"time_clock_id": clock_id, "covered_from": covered,
+               "window_from": day_start(first), "pulled_at": int(run.now)}  # fmt: skip
+        yield dlt.mark.with_hints([row], COVERAGE_HINTS, create_table_variant=True)
+    except ParentNotFoundError as exc:
+        run.client.skip_parent(exc, "time_activities")
+
+
+def activity_pages(
+    client: ConnecteamClient,
+    clock_id: int,
+    first: date,
+    last: date,
+    clocks: int,
+    diff: WindowDiff,
+    progress: Progress,
+) -> Iterator[list[dict[str, Any]]]:
+    """The new or changed activity rows (:func:`activity_row`, against ``diff``) of one time
+    clock from ``first`` through the day after ``last`` (UTC dates: a clock east of UTC already
+    lives on the next date), in windows of at most :data:`ACTIVITY_MAX_DAYS`
+    (``GET /time-clock/v1/time-clocks/{timeClockId}/time-activities``, :func:`window_pages`):
+    a list per :data:`~..arrow_rows.BATCH_ROWS` rows and one at the end of each answer.
+    """
+    # through tomorrow: a clock east of UTC already lives on the next date
+    windows = date_windows(first, last + ONE_DAY, ACTIVITY_MAX_DAYS)
+    path = {"timeClockId": clock_id}
+    for page in window_pages(client, "time_activities", windows, path, clocks):
+        # flattened a batch at a time: the answer is one unpaged window
+        rows: list[dict[str, Any]] = []
+        for user in page:
+            rows += [
+                activity_row(clock_id, int(user["userId"]), kind, record)
+                for kind in ACTIVITY_KINDS
+                for record in user.get(kind) or []
+            ]
+            if len(rows) >= BATCH_ROWS:
+                progress.page(len(rows))
+                yield diff.changed(rows)
+                rows = []
+        progress.page(len(rows))
+        yield diff.changed(rows)
 
 
 def timesheets(
