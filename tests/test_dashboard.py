@@ -8,6 +8,7 @@ definitions in the notebook's docstring, not with the notebook's own SQL.
 
 from __future__ import annotations
 
+import html
 import os
 import shutil
 import socket
@@ -22,6 +23,8 @@ from typing import Any
 import httpx
 import pytest
 from conftest import NOW, WFM_SYNC, DemoRun, query
+
+from dashboard.views import label
 
 pytestmark = pytest.mark.slow
 
@@ -274,6 +277,18 @@ def test_the_report_opens_offline_with_every_chart_and_the_marts_figures(
             assert max(marks) > 0, (key, marks)
         assert tab.page.locator("figure svg").count() == CHARTS
         assert_same(shown_kpis(tab.page), expected_kpis(small_demo.snapshot, *DEFAULT_RANGE))
+        # money names its currency (the demo's account: USD), every job bar its job's name
+        assert "USD" in tab.page.locator("[data-kpi=labour_cost]").inner_text()
+        content = tab.page.content()
+        assert "Labour cost (USD)" in content
+        start, end = DEFAULT_RANGE
+        (labels,) = query(
+            small_demo.snapshot,
+            "select list(distinct coalesce(jobs.job_label, '(no job)')) "
+            "from marts.fct_labour_cost_daily as cost left join marts.dim_jobs as jobs "
+            f"using (job_id) where cost.local_date between date '{start}' and date '{end}'",
+        )[0]
+        assert labels and all(html.escape(label(name), quote=False) in content for name in labels)
         assert tab.page.locator("script").count() == 0
         assert requests == []  # nothing fetched: it opens offline
         assert tab.errors == []

@@ -53,6 +53,7 @@ def test_the_lock_satisfies_every_requirement_of_pyproject() -> None:
     wanted = [
         *project["project"]["dependencies"],
         *project["project"]["optional-dependencies"]["dev"],
+        *project["project"]["optional-dependencies"]["emulator"],
         *project["build-system"]["requires"],
     ]
     entries = locked()
