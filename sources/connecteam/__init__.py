@@ -75,35 +75,13 @@ def connecteam_source(
 ) -> list[DltResource]:
     """Every stream of the registry, one resource each, in registry order.
 
-    Arguments are the fields of :class:`~.config.ConnecteamSourceConfiguration` (resolved by dlt
-    from ``sources.connecteam``), plus ``stats`` and ``allow_insecure`` (never read from config:
-    the commands' ``--allow-insecure``).
-
-    Args:
-        api_key: The account's API key (secret). Alternatively ``client_id`` and ``client_secret``.
-        base_url: API host: ``https://api.connecteam.com`` (default) or
-            ``https://api-au.connecteam.com``.
-        client_id: OAuth 2.0 client id (client-credentials grant).
-        client_secret: OAuth 2.0 client secret (secret).
-        shifts_days_back: Days before now that every run re-pulls shifts for (default 30).
-        shifts_days_ahead: Days after now that every run re-pulls shifts for (default 90).
-        shifts_backfill_start: Where the first run of a scheduler starts instead: epoch seconds or
-            an ISO date such as ``2024-01-01`` (UTC). Default: the window's start.
-        activities_days_back: Days before today that every run re-pulls time activities and
-            timesheets for (default 35).
-        activities_backfill_start: Where the first run of a time clock starts instead (as
-            ``shifts_backfill_start``).
-        time_off_days_back: Days before today of the time-off window (default 35).
-        time_off_days_ahead: Days after today of the time-off window (default 180).
-        form_submissions_days_back: Days before the newest loaded submission that every run
-            re-reads per form, to pick up edited submissions (default 7).
-        max_attempts: Attempts per request on 429, 5xx, timeouts and dropped connections.
-        backoff_base: First back-off step in seconds (doubling, jittered).
-        max_in_flight: Requests in flight at once at most (default 4; 1: one at a time), when
-            the provider answers slower than the rate-limit budget's pace.
-        stats: Optional :class:`ClientStats` the client fills (requests per endpoint, retries).
-        allow_insecure: Accept a plain ``http://`` ``base_url`` to a host other than this
-            machine (default: refused, :func:`~.config.require_secure_base_url`).
+    Arguments are the fields of :class:`~.config.ConnecteamSourceConfiguration`, resolved by dlt
+    from ``sources.connecteam`` and described there (credentials, host, retries, requests in
+    flight; the windows of the windowed streams in days, backfill starts as epoch seconds or an
+    ISO date, UTC), plus two never read from config: ``stats``, an optional :class:`ClientStats`
+    the client fills (requests per endpoint, retries), and ``allow_insecure`` (the commands'
+    ``--allow-insecure``): accept a plain ``http://`` ``base_url`` to a host other than this
+    machine (default: refused, :func:`~.config.require_secure_base_url`).
 
     Returns:
         The resources named as the keys of :data:`~sources.connecteam.registry.STREAMS`.

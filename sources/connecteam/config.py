@@ -44,8 +44,9 @@ class ConnecteamClientConfiguration(BaseConfiguration):
             ``https://api-au.connecteam.com``.
         max_attempts: Attempts per request on 429, 5xx, timeouts and dropped connections.
         backoff_base: First back-off step in seconds (doubling, jittered).
-        max_in_flight: Requests in flight at once at most (>= 1), when the provider answers
-            slower than the rate-limit budget's pace; every request still within the budget.
+        max_in_flight: Requests in flight at once at most (>= 1; default 4; 1: one at a time),
+            when the provider answers slower than the rate-limit budget's pace; every request
+            still within the budget.
     """
 
     api_key: TSecretStrValue | None = None
@@ -104,7 +105,22 @@ class ConnecteamClientConfiguration(BaseConfiguration):
 class ConnecteamSourceConfiguration(ConnecteamClientConfiguration):
     """The ``connecteam`` source's arguments: the client's, plus the windows the windowed
     streams re-pull (days; backfill starts as epoch seconds or an ISO date, UTC). Defaults are
-    the registry's (:data:`~sources.connecteam.registry.STREAMS`)."""
+    the registry's (:data:`~sources.connecteam.registry.STREAMS`).
+
+    Attributes:
+        shifts_days_back: Days before now that every run re-pulls shifts for (default 30).
+        shifts_days_ahead: Days after now that every run re-pulls shifts for (default 90).
+        shifts_backfill_start: Where the first run of a scheduler starts instead: epoch seconds or
+            an ISO date such as ``2024-01-01`` (UTC). Default: the window's start.
+        activities_days_back: Days before today that every run re-pulls time activities and
+            timesheets for (default 35).
+        activities_backfill_start: Where the first run of a time clock starts instead (as
+            ``shifts_backfill_start``).
+        time_off_days_back: Days before today of the time-off window (default 35).
+        time_off_days_ahead: Days after today of the time-off window (default 180).
+        form_submissions_days_back: Days before the newest loaded submission that every run
+            re-reads per form, to pick up edited submissions (default 7).
+    """
 
     shifts_days_back: int = _window("shifts").days_back
     shifts_days_ahead: int = _window("shifts").days_ahead
