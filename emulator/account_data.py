@@ -233,7 +233,9 @@ def _shift_fields(
         "endTime": end,
         "timezone": timezone,
         "title": rng.choice(SHIFT_TITLES),
-        "jobId": f"job-{rng.randint(1, 8)}",
+        # one of the account's first eight jobs (operations_data: job-001 ... job-008), so the
+        # shifts name jobs its /jobs listing holds
+        "jobId": f"job-{rng.randint(1, 8):03d}",
         "isPublished": rng.random() < 0.9,
         "isRequireAdminApproval": False,
         "creationTime": created,

@@ -106,7 +106,7 @@ def _time_activity(
     if kind == "shift":
         # no schedulerShiftId: a drawn punch is for no shift the API serves (the field is
         # optional: "the shift from the schedule, if it exists")
-        activity["jobId"] = f"job-{rng.randint(1, 8)}"
+        activity["jobId"] = f"job-{rng.randint(1, 8):03d}"  # a job of the listing
     elif kind == "manual_break":
         activity["manualBreakId"] = _oid(rng)
     else:
