@@ -7,7 +7,7 @@ later loads the inbox into the warehouse. The receiver never opens the warehouse
 Modules: :mod:`~receiver.app` (the FastAPI application and its answers), :mod:`~receiver.auth`
 (tokens, signatures, rotation, refusals counted), :mod:`~receiver.writer` (the group-commit
 writer thread, within each request's deadline), :mod:`~receiver.signature` (Standard Webhooks
-verification by the ``standardwebhooks`` package), :mod:`~receiver.settings` (token, signing
+verification by the ``standardwebhooks`` package), :mod:`~receiver.config` (token, signing
 secret, inbox, body limit, deadline, queue size, quarantine budget, rotation, from the
 ``[webhooks]`` configuration).
 """
@@ -15,7 +15,7 @@ secret, inbox, body limit, deadline, queue size, quarantine budget, rotation, fr
 from __future__ import annotations
 
 from .app import PATH, create_app
-from .settings import ReceiverConfigError, ReceiverSettings, settings_from_config
+from .config import ReceiverConfigError, ReceiverSettings, settings_from_config
 from .writer import GroupCommitWriter
 
 __all__ = [

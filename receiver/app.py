@@ -50,8 +50,8 @@ from sources.webhooks import Inbox, ReceivedEvent, RefusedBody, StoredEvent
 from sources.webhooks.envelope import Envelope, read_envelope
 
 from .auth import Gate
+from .config import ReceiverSettings
 from .jobs import DeadlineExceededError, WriterBusyError, WriterDeadError, cause
-from .settings import ReceiverSettings
 from .writer import GroupCommitWriter
 
 PATH = "/webhooks/connecteam"

@@ -41,7 +41,7 @@ from starlette.requests import Request
 from sources.webhooks.refusals import WOULD_REFUSE, RefusalRecorder
 from sources.webhooks.rotation import Rotation, fingerprint
 
-from .settings import ReceiverSettings
+from .config import ReceiverSettings
 from .signature import (
     NO_MATCH,
     StreamedSignature,
