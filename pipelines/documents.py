@@ -24,7 +24,8 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -159,13 +160,11 @@ def run_bulk(
         journal: The journal file (default: :func:`journal_path`).
         retry_unexpected: Submit again rows recorded with a status other than ``approved`` or
             ``pendingApproval`` (or none).
-        files_under: Upload only files that resolve (links followed) under this folder (the
-            CSV's); a row whose file is elsewhere (absolute, ``../``) fails with the reason and
-            the bulk goes on. ``None``: any path.
+        files_under: Upload only files under this folder (links followed); a row whose file
+            is elsewhere fails with the reason and the bulk goes on. ``None``: any path.
         on_progress: Called after each submitted row with ``(done, total, outcome row)``.
-        allow_insecure: Let the default client use a plain ``http://`` base URL to another
-            machine (``--allow-insecure``; see
-            :func:`sources.connecteam.config.require_secure_base_url`).
+        allow_insecure: Let the default client use plain ``http://`` to another machine
+            (``--allow-insecure``).
 
     Returns:
         A :class:`BulkSummary`.
@@ -182,22 +181,29 @@ def run_bulk(
     summary = BulkSummary(rows=len(rows))
     with EntryJournal.open(journal or journal_path(pipeline)) as book:
         _start(pipeline, book)
-        own_client = client is None
         try:
-            client = client or client_from_config(WRITE_SCOPES, allow_insecure=allow_insecure)
-            try:
-                settle_sending(client, book, summary.checked)
+            with _writing_client(client, allow_insecure) as writer:
+                settle_sending(writer, book, summary.checked)
                 todo = _plan(rows, book, summary, retry_unexpected)
-                _submit_all(client, book, todo, summary, base, files_under, on_progress)
-                summary.requests = client.stats.total_requests
-            finally:
-                if own_client:
-                    client.close()
+                _submit_all(writer, book, todo, summary, base, files_under, on_progress)
+                summary.requests = writer.stats.total_requests
         finally:
             load_outcomes(pipeline, book)
         _count_unexpected(rows, book, summary)
     summary.duration_seconds = round(time.monotonic() - started, 2)
     return summary
+
+
+@contextmanager
+def _writing_client(
+    client: ConnecteamClient | None, allow_insecure: bool
+) -> Iterator[ConnecteamClient]:
+    """``client``, or one from dlt config with :data:`WRITE_SCOPES`, closed after the block."""
+    if client is not None:
+        yield client
+        return
+    with client_from_config(WRITE_SCOPES, allow_insecure=allow_insecure) as own:
+        yield own
 
 
 def _submit_all(

@@ -136,10 +136,8 @@ def run_fold(
         batch_size: Most inbox events per Arrow batch.
         retention_days: Days a folded row stays in the inbox before it is pruned.
         pipeline: The dlt pipeline (default: the warehouse, dataset ``webhooks``).
-        batch_bytes: Most bytes of bodies per batch (default 32 MiB; a single larger body is a
-            batch of its own).
-        round_bytes: Bytes of bodies per round (default 64 MiB; a round may end one batch per
-            table past it).
+        batch_bytes: Most bytes of bodies per batch (a larger body is a batch of its own).
+        round_bytes: Bytes of bodies per round (one batch per table past it at most).
 
     Returns:
         A :class:`FoldSummary`.
@@ -160,17 +158,7 @@ def run_fold(
         )
         write_each_batch(pipeline)
         resumed = finish_pending_loads(pipeline)
-        upto = (inbox.max_unfolded_id(), max_unfolded_quarantine_id(inbox))
-        logger.info(
-            "folding inbox events up to id %s and refused bodies up to id %s from %s",
-            *upto, inbox.describe(),
-        )  # fmt: skip
-        ledger = FoldLedger()
-        while True:  # rounds of at most round_bytes of bodies, each loaded, then marked
-            part = _fold_round(pipeline, inbox, upto, batch_size, batch_bytes, round_bytes)
-            ledger.add(part)
-            if not part.budget.cut_short:
-                break
+        ledger = _fold_rounds(pipeline, inbox, batch_size, batch_bytes, round_bytes)
         confirm_writer("fold")
         pruned = inbox.prune(retention_days * 86_400)
         backlog = inbox.counts()["unfolded"]
@@ -185,6 +173,24 @@ def run_fold(
         )  # fmt: skip
     finally:
         inbox.close()
+
+
+def _fold_rounds(
+    pipeline: dlt.Pipeline, inbox: Inbox, batch_size: int, batch_bytes: int, round_bytes: int
+) -> FoldLedger:
+    """Fold, in rounds of at most ``round_bytes`` of bodies (each loaded, then marked), the
+    events and refused bodies up to the newest of each present now; what they added up to."""
+    upto = (inbox.max_unfolded_id(), max_unfolded_quarantine_id(inbox))
+    logger.info(
+        "folding inbox events up to id %s and refused bodies up to id %s from %s",
+        *upto, inbox.describe(),
+    )  # fmt: skip
+    ledger = FoldLedger()
+    while True:
+        part = _fold_round(pipeline, inbox, upto, batch_size, batch_bytes, round_bytes)
+        ledger.add(part)
+        if not part.budget.cut_short:
+            return ledger
 
 
 def _ledger_counts(ledger: FoldLedger) -> dict[str, Any]:

@@ -122,9 +122,8 @@ def publish_snapshot(
     Args:
         warehouse: Source DuckDB file (default: the configured warehouse).
         snapshot: Target file (default :func:`snapshot_path`).
-        raw_schemas: Also copy the raw schemas :data:`RAW_SCHEMAS` (:func:`published_schemas`;
-            ``None``: the setting ``publish_raw_schemas``). dlt's bookkeeping tables
-            (``_dlt_*``) are always left out.
+        raw_schemas: Also copy the raw schemas :data:`RAW_SCHEMAS` (``None``: the setting
+            ``publish_raw_schemas``); dlt's ``_dlt_*`` tables never.
 
     Returns:
         A :class:`PublishSummary`.
