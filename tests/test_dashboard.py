@@ -174,6 +174,15 @@ def serving(snapshot: Path, env: dict[str, str]) -> Iterator[str]:
             server.wait(timeout=15)
         except subprocess.TimeoutExpired:
             server.kill()
+    # a stop signal stops the server itself: nothing keeps answering on the port afterwards
+    deadline = time.monotonic() + 15
+    while True:
+        try:
+            httpx.get(url, timeout=2)
+        except httpx.HTTPError:
+            break
+        assert time.monotonic() < deadline, f"{url} still answers after the dashboard was stopped"
+        time.sleep(0.3)
 
 
 @pytest.fixture(scope="module")

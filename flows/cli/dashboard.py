@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import subprocess
 import sys
 from datetime import date
 from pathlib import Path
@@ -79,8 +78,8 @@ def dashboard(
     today: TodayOption = None,
 ) -> None:
     """Serve the dashboard: hours, attendance, cost, schedule changes, timesheets and data
-    health over the published snapshot (read-only: a nightly can publish meanwhile). Runs
-    `marimo run` on the dashboard notebook until Ctrl+C."""
+    health over the published snapshot (read-only: a nightly can publish meanwhile). Becomes
+    `marimo run` on the dashboard notebook (the same process) until Ctrl+C or a stop signal."""
     setup_logging(False)
     try:
         chosen, log = _paths(snapshot, runs)
@@ -93,11 +92,11 @@ def dashboard(
         "Ctrl+C stops it"
     )
     environment = {**os.environ, "MARIMO_SKIP_UPDATE_CHECK": "1"}
-    try:
-        code = subprocess.call(command, env=environment)
-    except KeyboardInterrupt:
-        code = 0
-    raise typer.Exit(code)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # the command becomes the server: a stop signal (SIGTERM from a supervisor, a test, a
+    # container's stop) reaches marimo itself instead of leaving it running behind its parent
+    os.execve(command[0], command, environment)
 
 
 def report(
