@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 
@@ -75,3 +76,20 @@ def test_on_a_terminal_sync_shows_live_progress_per_stream(start_emulator, tmp_p
     assert "\x1b[" in text  # drawn live on the terminal
     assert re.search(r"users\s+\S*\s*2 pages, 620 rows", text), text[-3000:]
     assert re.search(r"shifts\[\d+\]", text)
+
+
+def test_a_malformed_setting_exits_2_with_one_line_naming_it(tmp_path):
+    """A person's typo in a ``WFM_SYNC_*`` variable: exit 2 (configuration), one line naming the
+    variable, its value and what is wrong; no pydantic report."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WFM_SYNC_")}
+    env.update(
+        DESTINATION__DUCKDB__CREDENTIALS=str(tmp_path / "warehouse.duckdb"),
+        WFM_SYNC_CURRENCY="euro",
+        WFM_SYNC_WRITER_TIMEOUT="an hour",
+    )
+    done = run_cli("models", "build", "--no-publish", env=env, timeout=300)
+    assert done.returncode == 2, done.stderr
+    (line,) = [x for x in done.stderr.splitlines() if "failed" in x]
+    assert "WFM_SYNC_CURRENCY='euro' is not an ISO 4217 code" in line
+    assert "WFM_SYNC_WRITER_TIMEOUT='an hour'" in line
+    assert "pydantic" not in done.stderr

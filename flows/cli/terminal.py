@@ -78,6 +78,8 @@ def configuration_error(exc: BaseException) -> BaseException | None:
     for current in cause_chain(exc):
         if isinstance(current, kinds):
             return current
+        if isinstance(current, ValidationError) and current.title == settings.Settings.__name__:
+            return SettingError(settings_problems(current))
         if (
             isinstance(current, ConnecteamAPIError)
             and current.status is not None
@@ -114,6 +116,22 @@ def fail(exc: BaseException, what: str = "sync") -> NoReturn:
     raise typer.Exit(code=EXIT_CONFIGURATION if setting_error is not None else EXIT_FAILED)
 
 
+class SettingError(ValueError):
+    """A ``WFM_SYNC_*`` variable holds a value of the wrong kind; the message names each one,
+    its value and what is wrong, on one line."""
+
+
+def settings_problems(exc: ValidationError) -> str:
+    """``exc`` (from reading :class:`core.settings.Settings`) as one line: ``WFM_SYNC_<NAME>=
+    <value>: <what is wrong>`` per variable, ``; ``-separated."""
+    problems = []
+    for error in exc.errors():
+        name = f"{settings.ENV_PREFIX}{str(error['loc'][0]).upper()}"
+        message = str(error["msg"]).removeprefix("Value error, ")
+        problems.append(message if name in message else f"{name}={error['input']!r}: {message}")
+    return "; ".join(problems)
+
+
 def setting(name: str) -> object:
     """The current value of :class:`core.settings.Settings` field ``name``, as an option's
     default (read when the command runs, so ``WFM_SYNC_<NAME>`` set in the environment counts).
@@ -124,11 +142,7 @@ def setting(name: str) -> object:
     try:
         return getattr(settings.current(), name)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{settings.ENV_PREFIX}{str(e['loc'][0]).upper()}={e['input']!r}: {e['msg']}"
-            for e in exc.errors()
-        )
-        raise typer.BadParameter(problems, param_hint="the environment") from None
+        raise typer.BadParameter(settings_problems(exc), param_hint="the environment") from None
 
 
 def setting_default(name: str) -> str:
