@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .settings import Settings, current, in_project
+from .settings import Settings, in_project
 
 DEFAULT_WAREHOUSE = "data/warehouse.duckdb"
 """The DuckDB warehouse file when ``DESTINATION__DUCKDB__CREDENTIALS`` does not name one,
@@ -86,13 +86,3 @@ def warehouse_file() -> Path:
     if value.startswith("duckdb:///"):
         value = value[len("duckdb:///") :]
     return in_project(value)
-
-
-def project_paths() -> ProjectPaths:
-    """The configured project's paths: :func:`paths_beside` the :func:`warehouse_file`, with the
-    settings as the environment holds them now (:func:`core.settings.current`).
-
-    Raises:
-        pydantic.ValidationError: A ``WFM_SYNC_*`` path setting holds a value of the wrong kind.
-    """
-    return paths_beside(warehouse_file(), current())

@@ -33,7 +33,8 @@ def imports():
     import pandas as pd
 
     from core import clock
-    from core.paths import paths_in, project_paths
+    from core.paths import paths_in
+    from core.project import resolve
     from dashboard import queries, sections, views
 
     return (
@@ -46,8 +47,8 @@ def imports():
         mo,
         paths_in,
         pd,
-        project_paths,
         queries,
+        resolve,
         sections,
         timedelta,
         views,
@@ -55,11 +56,13 @@ def imports():
 
 
 @app.cell
-def config(Path, UTC, clock, date, datetime, mo, paths_in, project_paths):
-    # The report (dashboard.report) replaces this cell's three names through app.run(defs=...).
+def config(Path, UTC, clock, date, datetime, mo, paths_in, resolve):
+    # The report (dashboard.report) replaces this cell's three names through app.run(defs=...);
+    # `wfm-sync dashboard` passes --snapshot and --runs; opened by itself (`marimo edit`), the
+    # notebook is its own edge and resolves the configured project once.
     _args = mo.cli_args()
     snapshot_file = (
-        Path(str(_args["snapshot"])) if _args.get("snapshot") else project_paths().snapshot
+        Path(str(_args["snapshot"])) if _args.get("snapshot") else resolve().paths.snapshot
     )
     runs_file = (
         Path(str(_args["runs"])) if _args.get("runs") else paths_in(snapshot_file.parent).run_log

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from core.project import Project, given_or_resolved
 from core.settings import FOLD_RETENTION_DAYS
 from flows.naming import rename_current_run
 from flows.runner import cause_chain, job, run_logger, step
@@ -45,13 +46,14 @@ def is_transient(exc: BaseException) -> bool:
     retry_delay_seconds=(5, 30),
     retry_if=is_transient,
 )
-def fold_inbox(batch_size: int, retention_days: float) -> FoldSummary:
-    """Fold every unfolded inbox event into ``webhooks.events``; under Prefect the task run is
-    renamed after the events folded; a failure is logged with the inbox range it was folding."""
+def fold_inbox(batch_size: int, retention_days: float, project: Project) -> FoldSummary:
+    """Fold every unfolded inbox event of ``project`` into ``webhooks.events``; under Prefect
+    the task run is renamed after the events folded; a failure is logged with the inbox range
+    it was folding."""
     from pipelines.fold import run_fold
 
     try:
-        summary = run_fold(batch_size=batch_size, retention_days=retention_days)
+        summary = run_fold(batch_size=batch_size, retention_days=retention_days, project=project)
     except Exception as exc:
         run_logger().error("%s", exc)  # names the inbox ids and families it was loading
         raise
@@ -77,6 +79,7 @@ def fold_webhooks(
     batch_size: int = 100_000,
     retention_days: float = FOLD_RETENTION_DAYS,
     models: bool = False,
+    project: Project | None = None,
 ) -> FoldSummary:
     """Fold the webhook inbox into dataset ``webhooks`` (tables ``events``, ``quarantine``).
 
@@ -88,12 +91,15 @@ def fold_webhooks(
             the form, task and chat models, ...) and publish the snapshot (DuckDB only), so a
             dashboard shows the day's changes before the nightly sync. The scheduled
             deployment sets it.
+        project: The configuration (the command line resolves it); ``None`` (a deployment's
+            run): resolved here once (:func:`core.project.resolve`).
     """
     from flows.models import dbt_build, publish_unless_skipped
 
-    summary = fold_inbox(batch_size, retention_days)
+    project = given_or_resolved(project)
+    summary = fold_inbox(batch_size, retention_days, project)
     rename_current_run(f"fold-webhooks: {summary.events:,} events, backlog {summary.backlog:,}")
     if models and summary.events:
-        dbt_build(WEBHOOK_MODELS)
-        publish_unless_skipped()
+        dbt_build(project, WEBHOOK_MODELS)
+        publish_unless_skipped(project)
     return summary

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from core.project import Project, given_or_resolved
 from flows.runner import job, run_logger, step
 
 if TYPE_CHECKING:
@@ -15,12 +16,14 @@ if TYPE_CHECKING:
 
 
 @step(name="dbt_build", run_name="dbt-build")
-def dbt_build(select: str | None = None, full_refresh: bool = False) -> ModelsSummary:
-    """``dbt build`` of ``sql/`` (no retries: a failing data test is not transient);
-    ``full_refresh`` rebuilds the incremental marts from all their history."""
+def dbt_build(
+    project: Project, select: str | None = None, full_refresh: bool = False
+) -> ModelsSummary:
+    """``dbt build`` of ``sql/`` on ``project``'s warehouse (no retries: a failing data test is
+    not transient); ``full_refresh`` rebuilds the incremental marts from all their history."""
     from pipelines.models import build_models
 
-    summary = build_models(select=select, full_refresh=full_refresh)
+    summary = build_models(select=select, full_refresh=full_refresh, project=project)
     run_logger().info(
         "dbt build: %d passed, %d warnings, %.1f s",
         summary.passed,
@@ -31,11 +34,11 @@ def dbt_build(select: str | None = None, full_refresh: bool = False) -> ModelsSu
 
 
 @step(name="publish_snapshot", run_name="publish-snapshot", retries=1, retry_delay_seconds=(5,))
-def publish() -> PublishSummary:
-    """Publish the warehouse as the read-only snapshot BI tools open."""
+def publish(project: Project) -> PublishSummary:
+    """Publish ``project``'s warehouse as the read-only snapshot BI tools open."""
     from pipelines.publish import publish_snapshot
 
-    summary = publish_snapshot()
+    summary = publish_snapshot(project=project)
     run_logger().info(
         "published %d tables to %s in %.1f s",
         len(summary.tables),
@@ -46,15 +49,13 @@ def publish() -> PublishSummary:
 
 
 @step(name="write_report", run_name="write-report", retries=1, retry_delay_seconds=(5,))
-def report() -> ReportSummary:
-    """Write the static report (``report.html``, :func:`pipelines.publish.report_path`) from the
-    published snapshot: the dashboard notebook run once (:mod:`dashboard.report`)."""
+def report(project: Project) -> ReportSummary:
+    """Write ``project``'s static report (``report.html``) from its published snapshot: the
+    dashboard notebook run once (:mod:`dashboard.report`)."""
     from dashboard.report import write_report
-    from pipelines.publish import report_path
-    from pipelines.publish import snapshot_path as published_snapshot
-    from pipelines.runs import run_log_path
 
-    summary = write_report(published_snapshot(), report_path(), runs=run_log_path())
+    paths = project.paths
+    summary = write_report(paths.snapshot, paths.report, runs=paths.run_log)
     run_logger().info(
         "report: %s (%d charts, %.0f kB) in %.1f s",
         summary.path,
@@ -65,16 +66,16 @@ def report() -> ReportSummary:
     return summary
 
 
-def publish_unless_skipped() -> tuple[PublishSummary | None, str | None]:
+def publish_unless_skipped(project: Project) -> tuple[PublishSummary | None, str | None]:
     """Run the :func:`publish` task, or, where publishing does not apply (a PostgreSQL
     warehouse), log why and skip it: ``(summary, None)`` or ``(None, note)``."""
     from pipelines.publish import publish_skip_reason
 
-    reason = publish_skip_reason()
+    reason = publish_skip_reason(project)
     if reason is not None:
         run_logger().info(reason)
         return None, reason
-    return publish(), None
+    return publish(project), None
 
 
 @dataclass
@@ -89,19 +90,25 @@ class ModelsResult:
 
 @job(name="build_models", run_name="build-models")
 def build_models_flow(
-    select: str | None = None, publish_after: bool = True, full_refresh: bool = False
+    select: str | None = None,
+    publish_after: bool = True,
+    full_refresh: bool = False,
+    project: Project | None = None,
 ) -> ModelsResult:
     """Build the dbt models and tests; publish the snapshot when everything passed.
 
     Args:
         select: Optional dbt selection.
-        publish_after: Publish the read-only snapshot (:func:`pipelines.publish.snapshot_path`)
-            after a successful build (DuckDB only; skipped with a note on PostgreSQL).
+        publish_after: Publish the read-only snapshot (the project's ``snapshot``) after a
+            successful build (DuckDB only; skipped with a note on PostgreSQL).
         full_refresh: Rebuild the incremental marts from all their history (dbt's
             ``--full-refresh``) rather than re-deriving the days of the look-back.
+        project: The configuration (the command line resolves it); ``None`` (a deployment's
+            run): resolved here once (:func:`core.project.resolve`).
     """
-    built = dbt_build(select, full_refresh)
+    project = given_or_resolved(project)
+    built = dbt_build(project, select, full_refresh)
     if not publish_after:
         return ModelsResult(built, None)
-    published, note = publish_unless_skipped()
+    published, note = publish_unless_skipped(project)
     return ModelsResult(built, published, note)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from dlt.common.configuration.exceptions import ConfigurationException
 
 from core import clock
+from core.project import Project, given_or_resolved
 from core.settings import FOLD_RETENTION_DAYS
 from flows.naming import rename_current_run, rows_text
 from flows.runner import cause_chain, job, run_logger, step
@@ -68,16 +69,17 @@ def is_transient(exc: BaseException) -> bool:
     retry_if=is_transient,
 )
 def sync_streams(
-    streams: tuple[str, ...], label: str, source_options: dict[str, Any]
+    streams: tuple[str, ...], label: str, source_options: dict[str, Any], project: Project
 ) -> SyncSummary:
-    """Load ``streams`` into dataset ``connecteam``; resumes an interrupted load on retry.
+    """Load ``streams`` into dataset ``connecteam`` of ``project``'s warehouse; resumes an
+    interrupted load on retry.
 
     Under Prefect the task run is renamed after what it did (rows per table, dataset, shift
     window); a failure is logged with the endpoint and status the provider answered.
     """
     logger = run_logger()
     try:
-        summary = run_sync(streams, **source_options)
+        summary = run_sync(streams, project=project, **source_options)
     except Exception as exc:
         cause = find_connecteam_error(exc) or exc
         logger.error("sync of %s failed: %s: %s", label, type(cause).__name__, cause)
@@ -135,6 +137,7 @@ def nightly_sync(
     streams_label: str = "all",
     source_options: dict[str, Any] | None = None,
     steps: tuple[str, ...] = STEPS,
+    project: Project | None = None,
 ) -> NightlyResult:
     """Sync the Connecteam account, fold the webhook inbox, build the models, publish and write
     the static report (DuckDB only: on PostgreSQL the publish and report steps are skipped and
@@ -149,6 +152,9 @@ def nightly_sync(
             order (``report`` follows a publish of this run only); a step
             that fails stops the run (nothing is published after a failed build). A stream that
             fails in the sync does not: the other streams load and the later steps run.
+        project: The configuration every step works with (the command line resolves it);
+            ``None`` (a deployment's run): resolved here once (:func:`core.project.resolve`).
+            An account it carries is stored by Prefect with its key as ``**********``.
 
     Returns:
         A :class:`NightlyResult`.
@@ -159,6 +165,7 @@ def nightly_sync(
     unknown = sorted(set(steps) - set(STEPS))
     if unknown:
         raise ValueError(f"unknown step(s) {unknown}; choose from {list(STEPS)}")
+    project = given_or_resolved(project)
     result = NightlyResult(sync=SyncSummary())
     if "sync" in steps:
         for group in TASK_GROUPS:
@@ -166,20 +173,23 @@ def nightly_sync(
             if selected:
                 result.sync = result.sync.merge(
                     sync_streams(
-                        selected, label="+".join(selected), source_options=source_options or {}
+                        selected,
+                        label="+".join(selected),
+                        source_options=source_options or {},
+                        project=project,
                     )
                 )
     from flows.fold import fold_inbox  # each later step's libraries load when it runs
     from flows.models import dbt_build, publish_unless_skipped, report
 
     if "fold" in steps:
-        result.fold = fold_inbox(100_000, FOLD_RETENTION_DAYS)
+        result.fold = fold_inbox(100_000, FOLD_RETENTION_DAYS, project)
     if "models" in steps:
-        result.models = dbt_build()
+        result.models = dbt_build(project)
     if "publish" in steps:
-        result.publish, result.publish_note = publish_unless_skipped()
+        result.publish, result.publish_note = publish_unless_skipped(project)
     if "report" in steps and result.publish is not None:
-        result.report = report()
+        result.report = report(project)
     rename_current_run(_describe(result))
     if result.sync.failed_streams:
         raise StreamsFailedError(result)

@@ -12,7 +12,7 @@ from core.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from .sync import STREAMS, SyncSummary, run_sync
-    from .warehouse import build_pipeline, finish_pending_loads, warehouse_path
+    from .warehouse import build_pipeline, finish_pending_loads
 
 __all__ = [
     "STREAMS",
@@ -20,7 +20,6 @@ __all__ = [
     "build_pipeline",
     "finish_pending_loads",
     "run_sync",
-    "warehouse_path",
 ]
 
 _HOMES = {
@@ -29,7 +28,6 @@ _HOMES = {
     "run_sync": ".sync",
     "build_pipeline": ".warehouse",
     "finish_pending_loads": ".warehouse",
-    "warehouse_path": ".warehouse",
 }
 
 __getattr__ = lazy_attributes(__name__, _HOMES)

@@ -32,6 +32,7 @@ from typing import Any
 
 import dlt
 
+from core.project import Project, given_or_resolved
 from sources.connecteam import ConnecteamClient
 from sources.connecteam.config import client_from_config
 from sources.connecteam.documents import (
@@ -105,9 +106,12 @@ def journal_path(pipeline: dlt.Pipeline) -> Path:
     return Path(pipeline.pipelines_dir) / JOURNAL_FILE
 
 
-def documents_pipeline() -> dlt.Pipeline:
-    """The dlt pipeline of the outcomes: the configured warehouse, dataset ``connecteam``."""
-    return build_pipeline(pipeline_name="connecteam_documents", dataset_name=DATASET_CONNECTEAM)
+def documents_pipeline(project: Project | None = None) -> dlt.Pipeline:
+    """The dlt pipeline of the outcomes: ``project``'s warehouse (default
+    :func:`core.project.resolve`), dataset ``connecteam``."""
+    return build_pipeline(
+        pipeline_name="connecteam_documents", dataset_name=DATASET_CONNECTEAM, project=project
+    )
 
 
 def _describe_bulk(summary: BulkSummary) -> dict[str, Any]:
@@ -141,6 +145,7 @@ def run_bulk(
     files_under: Path | None = None,
     on_progress: Callable[[int, int, dict[str, Any]], None] | None = None,
     allow_insecure: bool = False,
+    project: Project | None = None,
 ) -> BulkSummary:
     """Settle what earlier runs left uncertain, submit every row not recorded yet, and load all
     outcomes into ``connecteam.document_entries``.
@@ -165,6 +170,8 @@ def run_bulk(
         on_progress: Called after each submitted row with ``(done, total, outcome row)``.
         allow_insecure: Let the default client use plain ``http://`` to another machine
             (``--allow-insecure``).
+        project: The warehouse and the account when it carries one (default
+            :func:`core.project.resolve`).
 
     Returns:
         A :class:`BulkSummary`.
@@ -177,18 +184,19 @@ def run_bulk(
     """
     started = time.monotonic()
     base = base_dir or Path.cwd()
-    pipeline = pipeline or documents_pipeline()
+    project = given_or_resolved(project)
+    pipeline = pipeline or documents_pipeline(project)
     summary = BulkSummary(rows=len(rows))
     with EntryJournal.open(journal or journal_path(pipeline)) as book:
-        _start(pipeline, book)
+        _start(pipeline, book, project=project)
         try:
-            with _writing_client(client, allow_insecure) as writer:
+            with _writing_client(client, allow_insecure, project) as writer:
                 settle_sending(writer, book, summary.checked)
                 todo = _plan(rows, book, summary, retry_unexpected)
                 _submit_all(writer, book, todo, summary, base, files_under, on_progress)
                 summary.requests = writer.stats.total_requests
         finally:
-            load_outcomes(pipeline, book)
+            load_outcomes(pipeline, book, project=project)
         _count_unexpected(rows, book, summary)
     summary.duration_seconds = round(time.monotonic() - started, 2)
     return summary
@@ -196,13 +204,15 @@ def run_bulk(
 
 @contextmanager
 def _writing_client(
-    client: ConnecteamClient | None, allow_insecure: bool
+    client: ConnecteamClient | None, allow_insecure: bool, project: Project
 ) -> Iterator[ConnecteamClient]:
-    """``client``, or one from dlt config with :data:`WRITE_SCOPES`, closed after the block."""
+    """``client``, or one with :data:`WRITE_SCOPES` of ``project``'s account (else dlt config),
+    closed after the block."""
     if client is not None:
         yield client
         return
-    with client_from_config(WRITE_SCOPES, allow_insecure=allow_insecure) as own:
+    account = project.account.source_options() if project.account is not None else None
+    with client_from_config(WRITE_SCOPES, allow_insecure=allow_insecure, account=account) as own:
         yield own
 
 
@@ -240,9 +250,9 @@ def _count_unexpected(rows: list[EntryRow], book: EntryJournal, summary: BulkSum
 
 
 @writes_warehouse("documents")
-def _start(pipeline: dlt.Pipeline, book: EntryJournal) -> None:
+def _start(pipeline: dlt.Pipeline, book: EntryJournal, *, project: Project) -> None:
     """Finish a load an interrupted run left, and start a journal new to this warehouse from
-    the outcomes the warehouse holds."""
+    the outcomes the warehouse holds (under ``project``'s writer lock)."""
     finish_pending_loads(pipeline)
     if not book.seeded:
         seeded = book.seed(earlier_outcomes(pipeline))

@@ -22,6 +22,7 @@ from typing import Any
 import dlt
 
 from core import clock
+from core.project import Project, given_or_resolved
 from sources.connecteam import ConnecteamClient
 from sources.connecteam.config import client_from_config
 from sources.connecteam.documents import WRITE_SCOPES
@@ -58,19 +59,21 @@ class ResolveSummary:
     requests: int = 0
 
 
-def unsettled_entries(journal: Path | None = None) -> list[dict[str, Any]]:
+def unsettled_entries(
+    journal: Path | None = None, project: Project | None = None
+) -> list[dict[str, Any]]:
     """Journal rows whose outcome is not known (``sending`` or ``uncertain``), oldest intent
     first, read without waiting for a running bulk.
 
     Args:
-        journal: The journal file (default: :func:`pipelines.documents.journal_path` of the
-            configured warehouse).
+        journal: The journal file (default: :func:`pipelines.documents.journal_path` of
+            ``project``'s warehouse, default :func:`core.project.resolve`).
 
     Returns:
         Rows with the keys of :data:`pipelines.entry_journal.COLUMNS` (``submitted_at`` epoch
         seconds, UTC); none when no bulk ever ran.
     """
-    return unsettled_rows(journal or journal_path(documents_pipeline()))
+    return unsettled_rows(journal or journal_path(documents_pipeline(project)))
 
 
 def resolve_entries(
@@ -80,6 +83,7 @@ def resolve_entries(
     pipeline: dlt.Pipeline | None = None,
     client: ConnecteamClient | None = None,
     journal: Path | None = None,
+    project: Project | None = None,
 ) -> ResolveSummary:
     """Settle unsettled entries: mark them sent, or send each once more.
 
@@ -95,6 +99,8 @@ def resolve_entries(
         pipeline: dlt pipeline of the outcomes (default: the warehouse, dataset connecteam).
         client: The provider client for ``resend`` (default: from dlt config, like the sync).
         journal: The journal file (default: :func:`pipelines.documents.journal_path`).
+        project: The warehouse and the account when it carries one (default
+            :func:`core.project.resolve`).
 
     Returns:
         A :class:`ResolveSummary`.
@@ -105,7 +111,8 @@ def resolve_entries(
         WarehouseBusyError: Another job held the DuckDB warehouse past the writer timeout.
         ConnecteamConfigError: ``resend`` without credentials configured.
     """
-    pipeline = pipeline or documents_pipeline()
+    project = given_or_resolved(project)
+    pipeline = pipeline or documents_pipeline(project)
     summary = ResolveSummary()
     with EntryJournal.open(journal or journal_path(pipeline)) as book:
         chosen = _choose(book.unsettled(), keys)
@@ -114,7 +121,8 @@ def resolve_entries(
         own_client = resend and client is None
         try:
             if resend:
-                client = client or client_from_config(WRITE_SCOPES)
+                account = project.account.source_options() if project.account else None
+                client = client or client_from_config(WRITE_SCOPES, account=account)
                 summary.rows.extend(_resend(client, book, chosen, named=keys is not None))
                 summary.requests = client.stats.total_requests
             else:
@@ -127,7 +135,7 @@ def resolve_entries(
         finally:
             if own_client and client is not None:
                 client.close()
-            load_outcomes(pipeline, book)
+            load_outcomes(pipeline, book, project=project)
     for row in summary.rows:
         summary.settled[row["status"]] = summary.settled.get(row["status"], 0) + 1
     return summary

@@ -21,8 +21,6 @@ import orjson
 
 from sources.connecteam.documents import validate_ids
 
-from .warehouse import warehouse_path
-
 REQUIRED_COLUMNS = ("user_id", "document_id", "file")
 
 
@@ -123,14 +121,15 @@ def read_csv(path: Path) -> list[EntryRow]:
         raise BulkInputError(f"cannot read {path}: {exc.strerror}") from None
 
 
-def read_query(sql: str, database: Path | None = None) -> list[EntryRow]:
-    """Rows of a DuckDB query, run read-only on the warehouse (or on ``database``); the query may
-    also read files itself, e.g. ``select * from read_csv('entries.csv')``.
+def read_query(sql: str, database: Path) -> list[EntryRow]:
+    """Rows of a DuckDB query, run read-only on the warehouse file ``database`` (in memory when
+    there is none yet); the query may also read files itself, e.g. ``select * from
+    read_csv('entries.csv')``.
 
     Raises:
         BulkInputError: The query fails or a row is invalid.
     """
-    path = database or warehouse_path()
+    path = database
     try:
         with duckdb.connect(
             str(path) if path.exists() else ":memory:", read_only=path.exists()

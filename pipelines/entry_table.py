@@ -9,6 +9,8 @@ from typing import Any
 import dlt
 import orjson
 
+from core.project import Project
+
 from .entry_journal import COLUMNS, EntryJournal
 from .warehouse import loader_file_format, writes_warehouse
 
@@ -45,13 +47,13 @@ def earlier_outcomes(pipeline: dlt.Pipeline) -> list[dict[str, Any]]:
 
 
 @writes_warehouse("documents")
-def load_outcomes(pipeline: dlt.Pipeline, book: EntryJournal) -> None:
+def load_outcomes(pipeline: dlt.Pipeline, book: EntryJournal, *, project: Project) -> None:
     """Load the journal's changed rows into ``connecteam.document_entries`` (merge on
-    ``entry_key``) and clear their dirty mark."""
+    ``entry_key``) under ``project``'s writer lock, and clear their dirty mark."""
     rows = book.dirty()
     if not rows:
         return
-    info = pipeline.run(outcomes_resource(rows), loader_file_format=loader_file_format())
+    info = pipeline.run(outcomes_resource(rows), loader_file_format=loader_file_format(project))
     info.raise_on_failed_jobs()
     book.mark_loaded(rows)
 

@@ -22,6 +22,7 @@ from typing import Any
 
 import dlt
 
+from core.project import Project, given_or_resolved
 from core.settings import FOLD_RETENTION_DAYS
 from sources.webhooks import (
     DEFAULT_BATCH_BYTES,
@@ -38,7 +39,6 @@ from .runs import records_run
 from .warehouse import (
     build_pipeline,
     confirm_writer,
-    destination_name,
     finish_pending_loads,
     loader_file_format,
     warehouse_location,
@@ -121,6 +121,7 @@ def run_fold(
     pipeline: dlt.Pipeline | None = None,
     batch_bytes: int = DEFAULT_BATCH_BYTES,
     round_bytes: int = DEFAULT_ROUND_BYTES,
+    project: Project | None = None,
 ) -> FoldSummary:
     """Load every unfolded inbox event into ``webhooks.events`` exactly once.
 
@@ -131,13 +132,15 @@ def run_fold(
     and how the writer lock and memory bounds hold).
 
     Args:
-        inbox_url: SQLAlchemy URL of the inbox (default ``[webhooks] inbox_url``,
-            ``WEBHOOKS__INBOX_URL``: :class:`sources.webhooks.WebhooksConfiguration`).
+        inbox_url: SQLAlchemy URL of the inbox (default the project's ``inbox_url``, else
+            ``[webhooks] inbox_url``, ``WEBHOOKS__INBOX_URL``:
+            :class:`sources.webhooks.WebhooksConfiguration`).
         batch_size: Most inbox events per Arrow batch.
         retention_days: Days a folded row stays in the inbox before it is pruned.
         pipeline: The dlt pipeline (default: the warehouse, dataset ``webhooks``).
         batch_bytes: Most bytes of bodies per batch (a larger body is a batch of its own).
         round_bytes: Bytes of bodies per round (one batch per table past it at most).
+        project: The project (default :func:`core.project.resolve`).
 
     Returns:
         A :class:`FoldSummary`.
@@ -151,15 +154,18 @@ def run_fold(
             (or pruning) anything more.
     """
     started = time.monotonic()
-    inbox = Inbox(inbox_url or inbox_url_from_config())
+    project = given_or_resolved(project)
+    handed = project.inbox_url.get_secret_value() if project.inbox_url is not None else None
+    inbox = Inbox(inbox_url or handed or inbox_url_from_config())
     try:
         pipeline = pipeline or build_pipeline(
-            pipeline_name="webhooks", dataset_name=DATASET_WEBHOOKS
+            pipeline_name="webhooks", dataset_name=DATASET_WEBHOOKS, project=project
         )
         write_each_batch(pipeline)
         resumed = finish_pending_loads(pipeline)
-        ledger = _fold_rounds(pipeline, inbox, batch_size, batch_bytes, round_bytes)
-        confirm_writer("fold")
+        sizes = (batch_size, batch_bytes, round_bytes)
+        ledger = _fold_rounds(pipeline, project, inbox, sizes)
+        confirm_writer("fold", project)
         pruned = inbox.prune(retention_days * 86_400)
         backlog = inbox.counts()["unfolded"]
         logger.info(
@@ -169,17 +175,18 @@ def run_fold(
         return FoldSummary(
             **_ledger_counts(ledger), pruned=pruned, backlog=backlog, resumed_packages=resumed,
             duration_seconds=round(time.monotonic() - started, 2),
-            warehouse=warehouse_location(pipeline), inbox=inbox.describe(),
+            warehouse=warehouse_location(pipeline, project), inbox=inbox.describe(),
         )  # fmt: skip
     finally:
         inbox.close()
 
 
 def _fold_rounds(
-    pipeline: dlt.Pipeline, inbox: Inbox, batch_size: int, batch_bytes: int, round_bytes: int
+    pipeline: dlt.Pipeline, project: Project, inbox: Inbox, sizes: tuple[int, int, int]
 ) -> FoldLedger:
-    """Fold, in rounds of at most ``round_bytes`` of bodies (each loaded, then marked), the
-    events and refused bodies up to the newest of each present now; what they added up to."""
+    """Fold, in rounds of at most ``round_bytes`` of bodies (each loaded, then marked; ``sizes``
+    is ``(batch_size, batch_bytes, round_bytes)`` of :func:`run_fold`), the events and refused
+    bodies up to the newest of each present now; what they added up to."""
     upto = (inbox.max_unfolded_id(), max_unfolded_quarantine_id(inbox))
     logger.info(
         "folding inbox events up to id %s and refused bodies up to id %s from %s",
@@ -187,7 +194,7 @@ def _fold_rounds(
     )  # fmt: skip
     ledger = FoldLedger()
     while True:
-        part = _fold_round(pipeline, inbox, upto, batch_size, batch_bytes, round_bytes)
+        part = _fold_round(pipeline, project, inbox, upto, sizes)
         ledger.add(part)
         if not part.budget.cut_short:
             return ledger
@@ -206,8 +213,8 @@ def _ledger_counts(ledger: FoldLedger) -> dict[str, Any]:
 
 
 def _fold_round(
-    pipeline: dlt.Pipeline, inbox: Inbox, upto: tuple[int | None, int | None], batch_size: int,
-    batch_bytes: int, round_bytes: int,
+    pipeline: dlt.Pipeline, project: Project, inbox: Inbox, upto: tuple[int | None, int | None],
+    sizes: tuple[int, int, int],
 ) -> FoldLedger:  # fmt: skip
     """Load unfolded events and refused bodies up to ``upto`` (``(inbox_id, quarantine_id)``
     bounds taken once per fold), at most about ``round_bytes`` of bodies, in one dlt run, then
@@ -219,6 +226,7 @@ def _fold_round(
         WriterLockLostError: The PostgreSQL writer lock went away during the load; nothing of
             this round was marked folded.
     """
+    batch_size, batch_bytes, round_bytes = sizes
     ledger = FoldLedger(budget=RoundBudget(round_bytes))
     source = webhooks_source(
         inbox=inbox,
@@ -226,15 +234,15 @@ def _fold_round(
         upto_id=upto[0],
         quarantine_upto_id=upto[1],
         ledger=ledger,
-        json_holds_nul=destination_name() != "postgres",  # jsonb refuses U+0000
+        json_holds_nul=project.destination != "postgres",  # jsonb refuses U+0000
         batch_bytes=batch_bytes,
     )
     try:
-        info = pipeline.run(source, loader_file_format=loader_file_format())
+        info = pipeline.run(source, loader_file_format=loader_file_format(project))
         info.raise_on_failed_jobs()
     except Exception as exc:
         raise FoldError(ledger, upto[0], exc) from exc
-    confirm_writer("fold")
+    confirm_writer("fold", project)
     inbox.mark_folded(ledger.inbox_ids, ledger.quarantine_ids)
     return ledger
 

@@ -9,11 +9,15 @@ from sources.webhooks.inbox import Inbox, inbox_url_from_config
 from sources.webhooks.refusals import RefusalSummary, refusal_summary
 
 
-def inbox_status(now: float) -> tuple[dict[str, Any], RefusalSummary | None]:
-    """Backlog and quarantine of the webhook inbox (``WEBHOOKS__INBOX_URL``), and its refusals.
+def inbox_status(
+    now: float, inbox_url: str | None = None
+) -> tuple[dict[str, Any], RefusalSummary | None]:
+    """Backlog and quarantine of the webhook inbox (``inbox_url``, else ``WEBHOOKS__INBOX_URL``),
+    and its refusals.
 
     Args:
         now: The current time, epoch seconds (the refusals of the hour before it are counted).
+        inbox_url: The inbox's SQLAlchemy URL (default ``[webhooks] inbox_url``).
 
     Returns:
         ``(counts, refusals)``: ``counts`` holds ``inbox`` (the URL without its password),
@@ -23,7 +27,7 @@ def inbox_status(now: float) -> tuple[dict[str, Any], RefusalSummary | None]:
         A missing SQLite inbox is not created.
     """
     try:
-        url = inbox_url_from_config()
+        url = inbox_url or inbox_url_from_config()
     except Exception as exc:  # noqa: BLE001 - reported, not raised (a setting to fix)
         return {"error": str(exc).splitlines()[0]}, None
     if url.startswith("sqlite:///") and not Path(url[len("sqlite:///") :]).exists():

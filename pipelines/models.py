@@ -46,30 +46,33 @@ from filelock import FileLock
 
 from core import clock, settings
 from core.progress import Progress
+from core.project import Project, given_or_resolved
+from core.settings import Settings
 
 from .model_failures import FailedNode, sample_failed_rows
 from .model_windows import incremental_lookback_days
 from .runs import records_run
-from .warehouse import destination_name, postgres_target, warehouse_path, writes_warehouse
+from .warehouse import postgres_target, writes_warehouse
 
 logger = logging.getLogger("pipelines.models")
 
 
-def project_dir() -> Path:
-    """The dbt project: ``WFM_SYNC_DBT_PROJECT_DIR``, else the one shipped with the package
-    (``pipelines/dbt_project``: in the repository a link to ``sql/``, in an installed wheel its
-    copy, package data)."""
-    configured = settings.current().dbt_project_dir
-    return configured or (Path(__file__).parent / "dbt_project").resolve()
+def project_dir(configured: Settings | None = None) -> Path:
+    """The dbt project: setting ``dbt_project_dir`` of ``configured`` when set, else the one
+    shipped with the package (``pipelines/dbt_project``: in the repository a link to ``sql/``, in
+    an installed wheel its copy, package data)."""
+    chosen = configured.dbt_project_dir if configured is not None else None
+    return chosen or (Path(__file__).parent / "dbt_project").resolve()
 
 
-def target_dir() -> Path:
-    """Where dbt writes its artifacts: ``WFM_SYNC_DBT_TARGET_DIR`` or the project's ``target/``.
+def target_dir(configured: Settings) -> Path:
+    """Where dbt writes its artifacts: setting ``dbt_target_dir`` (``WFM_SYNC_DBT_TARGET_DIR``)
+    or the dbt project's ``target/``.
 
     Two dbt runs at once (``wfm-sync status`` beside a nightly, or parallel test workers) each
     need their own: dbt rewrites its manifest and parse cache there on every run.
     """
-    return settings.current().dbt_target_dir or project_dir() / "target"
+    return configured.dbt_target_dir or project_dir(configured) / "target"
 
 
 @dataclass
@@ -118,17 +121,23 @@ class ModelsBuildError(Exception):
 
 
 def run_dbt(
-    args: list[str], warehouse: Path | None = None, variables: dict[str, Any] | None = None
+    args: list[str],
+    warehouse: Path | None = None,
+    variables: dict[str, Any] | None = None,
+    *,
+    project: Project | None = None,
 ) -> Any:
-    """Invoke dbt in-process on the project and the warehouse; returns dbt's runner result.
+    """Invoke dbt in-process on the dbt project and ``project``'s warehouse (``warehouse`` when
+    given; ``project`` default :func:`core.project.resolve`); returns dbt's runner result.
 
     DuckDB: the warehouse file reaches ``profiles.yml`` as the dbt variable ``warehouse``.
     PostgreSQL (:func:`pipelines.warehouse.postgres_target`): target ``postgres``, its host,
     port, user and database as dbt variables, and, for the duration of the call only, the
     password in ``DBT_ENV_SECRET_POSTGRES_PASSWORD`` and ``PGTZ=UTC`` (the session's timezone,
-    UTC as DuckDB's) in the environment. ``variables`` go beside them (``--vars``), and ``now``
-    (epoch seconds) when ``WFM_SYNC_NOW`` pins the clock, ``currency`` when
-    ``WFM_SYNC_CURRENCY`` names it; otherwise the models take the build's
+    UTC as DuckDB's) in the environment: the one hand-off of ours through the environment, as
+    dbt reads a secret nowhere else without logging it. ``variables`` go beside them
+    (``--vars``), and ``now`` (epoch seconds) when ``WFM_SYNC_NOW`` pins the clock, ``currency``
+    when the project's setting ``currency`` names it; otherwise the models take the build's
     start (dbt's ``run_started_at``) as now, and the variables stay the same from run to run, so
     dbt parses only what changed. Every finished node (model, test, unit test, source) is counted
     in a :class:`core.progress.Progress` line ``dbt <command>``.
@@ -138,23 +147,23 @@ def run_dbt(
     """
     from dbt.cli.main import dbtRunner
 
-    project = project_dir()
-    _install_packages(project)
+    project = given_or_resolved(project)
+    _install_packages(project_dir(project.settings))
     progress = Progress(f"dbt {args[0]}", unit="nodes", pages_unit="nodes", logger=logger)
 
     def on_event(event: Any) -> None:
         if event.info.name == "NodeFinished":
             progress.page(1)
 
-    target_args, connection, environment = _target(warehouse)
-    arguments = _dbt_arguments(args, target_args, connection, variables)
+    target_args, connection, environment = _target(project, warehouse)
+    arguments = _dbt_arguments(args, target_args, connection, variables, project.settings)
     try:
         with settings.environment(environment):
             result = dbtRunner(callbacks=[on_event]).invoke(arguments)
         progress.done()
         return result
     finally:
-        if destination_name() == "duckdb":
+        if project.destination == "duckdb":
             _release_warehouse()
 
 
@@ -163,28 +172,32 @@ def _dbt_arguments(
     target_args: list[str],
     connection: dict[str, Any],
     variables: dict[str, Any] | None,
+    configured: Settings,
 ) -> list[str]:
-    """dbt's command line for ``args``: quiet unless ``dbt_verbose``; the target, the project
-    and its profiles; the target and log paths; ``--vars`` of the connection, ``now`` (only when
-    the clock is pinned: a var that changes on every run makes dbt re-parse the whole project,
-    ~10 s), ``currency`` (when named) and ``variables``."""
-    configured = settings.current()
+    """dbt's command line for ``args`` under the settings ``configured``: quiet unless
+    ``dbt_verbose``; the target, the project and its profiles; the target and log paths;
+    ``--vars`` of the connection, ``now`` (only when the clock is pinned: a var that changes on
+    every run makes dbt re-parse the whole project, ~10 s), ``currency`` (when named) and
+    ``variables``."""
     pinned = {"now": clock.now()} if clock.pinned() else {}
     named = {"currency": configured.currency} if configured.currency else {}
     dbt_vars = json.dumps({**connection, **pinned, **named, **(variables or {})})
     verbosity = [] if configured.dbt_verbose else ["--quiet"]
-    paths = [] if "--target-path" in args else ["--target-path", str(target_dir())]
+    paths = [] if "--target-path" in args else ["--target-path", str(target_dir(configured))]
     if configured.dbt_target_dir and "--log-path" not in args:
         paths += ["--log-path", str(configured.dbt_target_dir / "logs")]
-    project = str(project_dir())
+    project = str(project_dir(configured))
     return [
         *verbosity, *args, *target_args, *paths, "--vars", dbt_vars,
         "--project-dir", project, "--profiles-dir", project, "--no-use-colors",
     ]  # fmt: skip
 
 
-def _target(warehouse: Path | None) -> tuple[list[str], dict[str, Any], dict[str, str]]:
-    """What points dbt at the warehouse: ``(target arguments, dbt variables, environment)``.
+def _target(
+    project: Project, warehouse: Path | None
+) -> tuple[list[str], dict[str, Any], dict[str, str]]:
+    """What points dbt at ``project``'s warehouse (``warehouse`` when given): ``(target
+    arguments, dbt variables, environment)``.
 
     DuckDB: ``([], {"warehouse": <absolute path>}, {})``. PostgreSQL: ``(["--target",
     "postgres"], {"postgres_host", "postgres_port", "postgres_user", "postgres_dbname"},
@@ -194,7 +207,7 @@ def _target(warehouse: Path | None) -> tuple[list[str], dict[str, Any], dict[str
     Raises:
         ValueError: PostgreSQL credentials missing (:func:`pipelines.warehouse.postgres_target`).
     """
-    if destination_name() == "postgres":
+    if project.destination == "postgres":
         target = postgres_target()
         connection = {
             "postgres_host": target.host,
@@ -204,7 +217,7 @@ def _target(warehouse: Path | None) -> tuple[list[str], dict[str, Any], dict[str
         }
         environment = {"DBT_ENV_SECRET_POSTGRES_PASSWORD": target.password, "PGTZ": "UTC"}
         return ["--target", "postgres"], connection, environment
-    path = (warehouse or warehouse_path()).resolve()
+    path = (warehouse or project.warehouse).resolve()
     return [], {"warehouse": str(path)}, {}
 
 
@@ -252,7 +265,11 @@ def _release_warehouse() -> None:
 )
 @writes_warehouse("models")
 def build_models(
-    warehouse: Path | None = None, select: str | None = None, full_refresh: bool = False
+    warehouse: Path | None = None,
+    select: str | None = None,
+    full_refresh: bool = False,
+    *,
+    project: Project | None = None,
 ) -> ModelsSummary:
     """Run ``dbt build`` (models, data tests, unit tests) against the warehouse: the DuckDB file,
     or with ``WFM_SYNC_DESTINATION=postgres`` the PostgreSQL database dlt loads into (models in
@@ -264,10 +281,10 @@ def build_models(
     full (dbt's ``--full-refresh``).
 
     Args:
-        warehouse: The DuckDB file (default: ``DESTINATION__DUCKDB__CREDENTIALS`` or
-            ``data/warehouse.duckdb``); not used on PostgreSQL.
+        warehouse: The DuckDB file (default: the project's); not used on PostgreSQL.
         select: Optional dbt selection (``--select``).
         full_refresh: Rebuild the incremental marts from all their history.
+        project: The project (default :func:`core.project.resolve`).
 
     Returns:
         A :class:`ModelsSummary` when everything passed (warnings allowed).
@@ -286,21 +303,22 @@ def build_models(
     """
     args = ["build"] + (["--select", select] if select else [])
     args += ["--full-refresh"] if full_refresh else []
-    if destination_name() == "postgres":
-        return _build(None, postgres_target().display_url, args)
-    path = (warehouse or warehouse_path()).resolve()
+    project = given_or_resolved(project)
+    if project.destination == "postgres":
+        return _build(project, None, postgres_target().display_url, args)
+    path = (warehouse or project.warehouse).resolve()
     if not path.exists():
         raise FileNotFoundError(f"no warehouse at {path}: run `wfm-sync sync` first")
-    return _build(path, str(path), args)
+    return _build(project, path, str(path), args)
 
 
-def _build(path: Path | None, where: str, args: list[str]) -> ModelsSummary:
+def _build(project: Project, path: Path | None, where: str, args: list[str]) -> ModelsSummary:
     """``dbt <args>`` (a build) on the DuckDB file ``path`` or (``None``) the PostgreSQL
-    warehouse, shown as ``where``, with the incremental marts' look-back; the summary, or
-    :class:`ModelsBuildError` (see :func:`build_models`)."""
+    warehouse of ``project``, shown as ``where``, with the incremental marts' look-back; the
+    summary, or :class:`ModelsBuildError` (see :func:`build_models`)."""
     started = time.monotonic()
     lookback = {"incremental_lookback_days": incremental_lookback_days()}
-    result = run_dbt(args, path, lookback)
+    result = run_dbt(args, path, lookback, project=project)
     summary = ModelsSummary(warehouse=where)
     for node_result in getattr(result.result, "results", None) or []:
         _count_node(summary, node_result, path)
@@ -363,15 +381,15 @@ def _build_failure_reason(summary: ModelsSummary, result: Any, path: Path | None
     return reason
 
 
-def generate_docs(warehouse: Path | None = None) -> Path:
-    """``dbt docs generate --static``: a single offline HTML file of models, columns, tests and
-    lineage. Returns its path (``static_index.html`` in :func:`target_dir`, by default
-    ``sql/target/``).
+def generate_docs(project: Project) -> Path:
+    """``dbt docs generate --static`` on ``project``'s warehouse: a single offline HTML file of
+    models, columns, tests and lineage. Returns its path (``static_index.html`` in
+    :func:`target_dir`, by default ``sql/target/``).
 
     Raises:
         RuntimeError: dbt could not generate the docs.
     """
-    result = run_dbt(["docs", "generate", "--static"], warehouse)
+    result = run_dbt(["docs", "generate", "--static"], project=project)
     if not result.success:
         raise RuntimeError(f"dbt docs generate failed: {result.exception}")
-    return target_dir() / "static_index.html"
+    return target_dir(project.settings) / "static_index.html"

@@ -29,18 +29,11 @@ from pathlib import Path
 import duckdb
 
 from core.durable import fsync_path, fsync_tree, replace_durably
-from core.paths import project_paths
 
 VERSIONS = ".marts-versions"
 MANIFEST = "_published.json"
 KEEP = 2
 """Published folders kept: the current one and the one before it."""
-
-
-def parquet_dir() -> Path:
-    """Setting ``parquet_dir`` (``WFM_SYNC_PARQUET_DIR``), default ``marts`` beside the
-    warehouse file (:func:`core.paths.project_paths`)."""
-    return project_paths().parquet_dir
 
 
 def write_marts(

@@ -27,13 +27,12 @@ from pathlib import Path
 
 import duckdb
 
-from core import settings
 from core.durable import replace_durably
-from core.paths import project_paths
+from core.project import Project, given_or_resolved
 
-from .parquet import parquet_dir, write_marts
+from .parquet import write_marts
 from .runs import records_run
-from .warehouse import destination_name, warehouse_path, writes_warehouse
+from .warehouse import writes_warehouse
 
 logger = logging.getLogger("pipelines.publish")
 
@@ -52,26 +51,10 @@ HEALTH_TABLES = ("raw_tables", "quarantine")
 """
 
 
-def published_schemas(raw_schemas: bool | None = None) -> tuple[str, ...]:
+def published_schemas(raw_schemas: bool) -> tuple[str, ...]:
     """The schemas a publish copies: :data:`PUBLISHED_SCHEMAS`, plus :data:`RAW_SCHEMAS` when
-    ``raw_schemas`` is true (``None``: the setting ``publish_raw_schemas``,
-    ``WFM_SYNC_PUBLISH_RAW_SCHEMAS``, default false)."""
-    if raw_schemas is None:
-        raw_schemas = settings.current().publish_raw_schemas
+    ``raw_schemas`` (setting ``publish_raw_schemas``, ``WFM_SYNC_PUBLISH_RAW_SCHEMAS``)."""
     return PUBLISHED_SCHEMAS + RAW_SCHEMAS if raw_schemas else PUBLISHED_SCHEMAS
-
-
-def snapshot_path() -> Path:
-    """Setting ``snapshot`` (``WFM_SYNC_SNAPSHOT``), default ``analytics.duckdb`` beside the
-    warehouse file (:func:`core.paths.project_paths`)."""
-    return project_paths().snapshot
-
-
-def report_path() -> Path:
-    """Setting ``report`` (``WFM_SYNC_REPORT``), default ``report.html`` beside the warehouse
-    file (:func:`core.paths.project_paths`): where the nightly writes the static report
-    (:mod:`dashboard.report`)."""
-    return project_paths().report
 
 
 @dataclass
@@ -95,11 +78,11 @@ class PublishSummary:
     duration_seconds: float = 0.0
 
 
-def publish_skip_reason() -> str | None:
-    """Why publishing does not apply to the configured warehouse, as a one-line note; ``None``
+def publish_skip_reason(project: Project) -> str | None:
+    """Why publishing does not apply to ``project``'s warehouse, as a one-line note; ``None``
     on DuckDB. The snapshot and the Parquet marts are copies of a DuckDB file: on PostgreSQL
     (``WFM_SYNC_DESTINATION=postgres``) readers query its ``marts`` schema instead."""
-    if destination_name() == "duckdb":
+    if project.destination == "duckdb":
         return None
     return (
         "publish skipped: the snapshot and the Parquet marts are DuckDB-only; with "
@@ -113,17 +96,20 @@ def publish_snapshot(
     warehouse: Path | None = None,
     snapshot: Path | None = None,
     raw_schemas: bool | None = None,
+    *,
+    project: Project | None = None,
 ) -> PublishSummary:
     """Copy the published schemas of the warehouse and the ``health`` summary
     (:data:`HEALTH_TABLES`) into a new snapshot file, atomically and durably, then write every
     mart as Parquet (:func:`pipelines.parquet.write_marts`, under
-    :func:`~pipelines.parquet.parquet_dir`).
+    the project's ``parquet_dir``).
 
     Args:
-        warehouse: Source DuckDB file (default: the configured warehouse).
-        snapshot: Target file (default :func:`snapshot_path`).
+        warehouse: Source DuckDB file (default: the project's warehouse).
+        snapshot: Target file (default: the project's ``snapshot``).
         raw_schemas: Also copy the raw schemas :data:`RAW_SCHEMAS` (``None``: the setting
             ``publish_raw_schemas``); dlt's ``_dlt_*`` tables never.
+        project: The project (default :func:`core.project.resolve`).
 
     Returns:
         A :class:`PublishSummary`.
@@ -133,15 +119,17 @@ def publish_snapshot(
         duckdb.Error: The copy failed; the previous snapshot (or Parquet folder) is untouched.
     """
     started = time.monotonic()
-    source = (warehouse or warehouse_path()).resolve()
-    target = (snapshot or snapshot_path()).resolve()
-    parquet = parquet_dir().absolute()
+    project = given_or_resolved(project)
+    source = (warehouse or project.warehouse).resolve()
+    target = (snapshot or project.paths.snapshot).resolve()
+    parquet = project.paths.parquet_dir.absolute()
     if not source.exists():
         raise FileNotFoundError(f"no warehouse at {source}: run `wfm-sync sync` first")
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
     summary = PublishSummary(snapshot=str(target))
-    schemas = published_schemas(raw_schemas)
+    raw = project.settings.publish_raw_schemas if raw_schemas is None else raw_schemas
+    schemas = published_schemas(raw)
     try:
         # Connect to the warehouse (sharing the database instance if this process already has it
         # open, as after an in-process dbt build) and write into the attached temporary file.

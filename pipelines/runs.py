@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
-from core.paths import project_paths
+from core.project import given_or_resolved
 
 JOBS = ("sync", "fold", "models", "publish")
 """The scheduled jobs ``status`` watches for failures and staleness. The document bulk (job
@@ -55,15 +55,10 @@ class RunRecord:
         return self.started_at + self.duration_seconds
 
 
-def run_log_path() -> Path:
-    """Setting ``run_log``, default ``runs.jsonl`` beside the warehouse file
-    (:func:`core.paths.project_paths`)."""
-    return project_paths().run_log
-
-
-def append_run(record: RunRecord, path: Path | None = None) -> None:
-    """Append ``record`` as one JSON line (one ``write`` call, so concurrent jobs never mix)."""
-    target = path or run_log_path()
+def append_run(record: RunRecord, path: Path) -> None:
+    """Append ``record`` to the run log ``path`` as one JSON line (one ``write`` call, so
+    concurrent jobs never mix)."""
+    target = path
     target.parent.mkdir(parents=True, exist_ok=True)
     line = json.dumps(asdict(record), default=str, sort_keys=True) + "\n"
     fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
@@ -73,9 +68,10 @@ def append_run(record: RunRecord, path: Path | None = None) -> None:
         os.close(fd)
 
 
-def read_runs(path: Path | None = None) -> list[RunRecord]:
-    """Every record in the log, oldest first; unreadable lines (a torn write) are skipped."""
-    source = path or run_log_path()
+def read_runs(path: Path) -> list[RunRecord]:
+    """Every record in the run log ``path``, oldest first; unreadable lines (a torn write) are
+    skipped."""
+    source = path
     if not source.exists():
         return []
     records = []
@@ -92,7 +88,9 @@ def records_run(
     describe: Callable[[Any], dict[str, Any]],
     problem: Callable[[Any], str | None] | None = None,
 ) -> Callable[[Callable[P, R]], Callable[P, R]]:
-    """Decorate a job function so each call appends a :class:`RunRecord` to the run log.
+    """Decorate a job function so each call appends a :class:`RunRecord` to the run log of the
+    project it is given (keyword ``project``; none given: :func:`core.project.resolve`, then
+    handed to the function as ``project``, so the job resolves it once).
 
     Args:
         job: The job's name in the log.
@@ -109,15 +107,19 @@ def records_run(
         @functools.wraps(function)
         def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
             started, clock = time.time(), time.monotonic()
+            project = given_or_resolved(kwargs.get("project"))  # type: ignore[arg-type]
+            kwargs["project"] = project
+            log = project.paths.run_log
             try:
                 result = function(*args, **kwargs)
             except Exception as exc:
                 message = f"{type(exc).__name__}: {exc}".splitlines()[0][:500]
-                append_run(RunRecord(job, started, _since(clock), "failed", message))
+                append_run(RunRecord(job, started, _since(clock), "failed", message), log)
                 raise
             trouble = problem(result) if problem is not None else None
             outcome = "failed" if trouble else "succeeded"
-            append_run(RunRecord(job, started, _since(clock), outcome, trouble, describe(result)))
+            record = RunRecord(job, started, _since(clock), outcome, trouble, describe(result))
+            append_run(record, log)
             return result
 
         return wrapper

@@ -16,23 +16,17 @@ from __future__ import annotations
 import logging
 import time
 
-from core import settings
+from core.project import Project, given_or_resolved
+from core.settings import project_dir
 
 from .fold import DATASET_WEBHOOKS
 from .inbox_status import inbox_status
-from .runs import JOBS, RunRecord, read_runs, run_log_path
+from .runs import JOBS, RunRecord, read_runs
 from .status_report import DEFAULT_FOLD_MAX_AGE as DEFAULT_FOLD_MAX_AGE
 from .status_report import DEFAULT_MAX_AGE as DEFAULT_MAX_AGE
 from .status_report import JobStatus, Status, age_text, iso
 from .status_report import parse_age as parse_age
-from .warehouse import (
-    DATASET_CONNECTEAM,
-    build_pipeline,
-    default_pipelines_dir,
-    destination_name,
-    postgres_target,
-    warehouse_path,
-)
+from .warehouse import DATASET_CONNECTEAM, build_pipeline, postgres_target
 from .warehouse_status import warehouse_status
 
 logger = logging.getLogger("pipelines.status")
@@ -42,6 +36,7 @@ def collect_status(
     max_age: float = parse_age(DEFAULT_MAX_AGE),
     fold_max_age: float = parse_age(DEFAULT_FOLD_MAX_AGE),
     now: float | None = None,
+    project: Project | None = None,
 ) -> Status:
     """Gather the status of jobs, tables, webhooks, inbox, pending loads and rate limit.
 
@@ -50,6 +45,7 @@ def collect_status(
         fold_max_age: Seconds after which the webhook fold is stale (only once webhooks are in
             use: the fold ran before or the inbox holds events).
         now: The current time, epoch seconds (default: now).
+        project: The project looked at (default :func:`core.project.resolve`).
 
     Returns:
         A :class:`Status`. ``problems`` lists, in words, every stale table or job, every job
@@ -57,21 +53,23 @@ def collect_status(
         last stored event.
     """
     now = time.time() if now is None else now
-    runs = read_runs()
+    project = given_or_resolved(project)
+    runs = read_runs(project.paths.run_log)
     status = Status(
         checked_at=iso(now) or "",
-        warehouse=_warehouse_label(),
-        project_dir=str(settings.project_dir()),
-        run_log=str(run_log_path()),
+        warehouse=_warehouse_label(project),
+        project_dir=str(project_dir()),
+        run_log=str(project.paths.run_log),
     )
-    status.inbox, refusals = inbox_status(now)
+    handed = project.inbox_url.get_secret_value() if project.inbox_url is not None else None
+    status.inbox, refusals = inbox_status(now, handed)
     if refusals is not None:
         status.refusals = refusals.as_dict()
         if refusals.problem():
             status.problems.append(refusals.problem() or "")
-    _job_statuses(status, runs, max_age, fold_max_age, now)
-    warehouse_status(status, runs, max_age, now)
-    status.pending_load_packages = _pending_packages()
+    _job_statuses(status, runs, (max_age, fold_max_age), now, _jobs(project))
+    warehouse_status(status, runs, max_age, now, project)
+    status.pending_load_packages = _pending_packages(project)
     for name, count in status.pending_load_packages.items():
         if count:
             status.problems.append(
@@ -82,13 +80,16 @@ def collect_status(
 
 
 def _job_statuses(
-    status: Status, runs: list[RunRecord], max_age: float, fold_max_age: float, now: float
-) -> None:
-    """Add each job's last run to ``status.jobs``, and a problem for a failed last run, a sync
-    that never ran, and a job whose last success is older than its age (the fold's only once
-    webhooks are in use: the fold ran before or the inbox holds events)."""
+    status: Status, runs: list[RunRecord], ages: tuple[float, float], now: float,
+    jobs: tuple[str, ...],
+) -> None:  # fmt: skip
+    """Add each of ``jobs``' last run to ``status.jobs``, and a problem for a failed last run, a
+    sync that never ran, and a job whose last success is older than its age (``ages``: the
+    other jobs' and the fold's; the fold's only once webhooks are in use: the fold ran before or
+    the inbox holds events)."""
+    max_age, fold_max_age = ages
     webhooks_in_use = any(r.job == "fold" for r in runs) or bool(status.inbox.get("events"))
-    for job in _jobs():
+    for job in jobs:
         limit = fold_max_age if job == "fold" else max_age
         job_status = _job_status(job, runs, limit, now)
         status.jobs.append(job_status)
@@ -120,21 +121,21 @@ def _last_run_details(status: Status, runs: list[RunRecord]) -> None:
         }
 
 
-def _warehouse_label() -> str:
+def _warehouse_label(project: Project) -> str:
     """``duckdb:<path>``, or ``postgresql://user:***@host:port/database`` (``postgres`` when the
     credentials are missing; the warehouse check then reports why it cannot read)."""
-    if destination_name() == "duckdb":
-        return f"duckdb:{warehouse_path()}"
+    if project.destination == "duckdb":
+        return f"duckdb:{project.warehouse}"
     try:
         return postgres_target().display_url
     except ValueError:
-        return destination_name()
+        return project.destination
 
 
-def _jobs() -> tuple[str, ...]:
+def _jobs(project: Project) -> tuple[str, ...]:
     """The jobs whose runs are checked: :data:`pipelines.runs.JOBS`, without ``publish`` on
     PostgreSQL (the snapshot and the Parquet marts are DuckDB-only; it never runs there)."""
-    if destination_name() == "duckdb":
+    if project.destination == "duckdb":
         return JOBS
     return tuple(job for job in JOBS if job != "publish")
 
@@ -160,14 +161,14 @@ def _job_status(job: str, runs: list[RunRecord], max_age: float, now: float) -> 
     )
 
 
-def _pending_packages() -> dict[str, int]:
+def _pending_packages(project: Project) -> dict[str, int]:
     """Load packages extracted or normalized but not yet loaded, per dlt pipeline."""
     pending = {}
     for name, dataset in (("connecteam", DATASET_CONNECTEAM), ("webhooks", DATASET_WEBHOOKS)):
-        if not (default_pipelines_dir() / name).exists():  # never ran: nothing to create here
+        if not (project.paths.pipelines_dir / name).exists():  # never ran: nothing to create
             pending[name] = 0
             continue
-        pipeline = build_pipeline(pipeline_name=name, dataset_name=dataset)
+        pipeline = build_pipeline(pipeline_name=name, dataset_name=dataset, project=project)
         pending[name] = len(pipeline.list_extracted_load_packages()) + len(
             pipeline.list_normalized_load_packages()
         )

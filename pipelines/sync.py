@@ -12,6 +12,7 @@ import dlt
 from dlt.extract.exceptions import PipeException
 from dlt.pipeline.exceptions import PipelineStepFailed
 
+from core.project import Project, given_or_resolved
 from sources.connecteam import (
     ClientStats,
     ConnecteamAPIError,
@@ -28,7 +29,6 @@ from .runs import records_run
 from .warehouse import (
     DATASET_CONNECTEAM,
     build_pipeline,
-    destination_name,
     finish_pending_loads,
     loader_file_format,
     release_freed_memory,
@@ -146,6 +146,7 @@ def run_sync(
     streams: Sequence[str] = STREAMS,
     *,
     pipeline: dlt.Pipeline | None = None,
+    project: Project | None = None,
     **source_options: Any,
 ) -> SyncSummary:
     """Sync the given streams of the configured Connecteam account into the warehouse.
@@ -160,7 +161,10 @@ def run_sync(
 
     Args:
         streams: Any of :data:`STREAMS` (default all).
-        pipeline: The dlt pipeline; default :func:`pipelines.warehouse.build_pipeline`.
+        pipeline: The dlt pipeline; default :func:`pipelines.warehouse.build_pipeline` of
+            ``project``.
+        project: Where to load, and the account when it carries one (its ``base_url`` and
+            ``api_key`` go to the source); default :func:`core.project.resolve`.
         **source_options: Passed to :func:`sources.connecteam.connecteam_source` (e.g.
             ``base_url``, ``shifts_days_back``, ``allow_insecure``: the commands'
             ``--allow-insecure``); anything not given is read from dlt config (never
@@ -182,20 +186,25 @@ def run_sync(
     if unknown:
         raise ValueError(f"unknown stream(s) {unknown}; choose from {list(STREAMS)}")
     started = time.monotonic()
-    pipeline = pipeline or build_pipeline()
+    project = given_or_resolved(project)
+    pipeline = pipeline or build_pipeline(project=project)
+    if project.account is not None:
+        source_options = {**project.account.source_options(), **source_options}
     resumed = finish_pending_loads(pipeline)
     stats = ClientStats()
     logger.info("syncing %s into %s", ", ".join(streams), pipeline.dataset_name)
     # pipeline.run's steps, with the memory of each step handed back before the next one
     pipeline.sync_destination()
-    failed = _extract_isolating_failures(pipeline, streams, stats, source_options)
+    failed = _extract_isolating_failures(pipeline, project, streams, stats, source_options)
     release_freed_memory()
     pipeline.normalize()
     release_freed_memory()
     info = pipeline.load()  # None when nothing was extracted (every stream failed)
     if info is not None:
         info.raise_on_failed_jobs()
-    return _summary(pipeline, streams, stats, info, failed, resumed, started)
+    summary = _summary(pipeline, streams, stats, info, failed, resumed, started)
+    summary.warehouse = warehouse_location(pipeline, project)
+    return summary
 
 
 def _summary(
@@ -222,7 +231,6 @@ def _summary(
         duration_seconds=round(time.monotonic() - started, 2),
         load_ids=list(info.loads_ids) if info is not None else [],
         resumed_packages=resumed,
-        warehouse=warehouse_location(pipeline),
         dataset=pipeline.dataset_name,
         rate_limit_remaining={"minute": budget.minute_remaining, "day": budget.day_remaining},
         failed_streams=failed,
@@ -233,6 +241,7 @@ def _summary(
 
 def _extract_isolating_failures(
     pipeline: dlt.Pipeline,
+    project: Project,
     streams: Sequence[str],
     stats: ClientStats,
     source_options: dict[str, Any],
@@ -252,11 +261,11 @@ def _extract_isolating_failures(
     remaining = list(streams)
     while remaining:
         source = connecteam_source(stats=stats, **source_options).with_resources(*remaining)
-        if destination_name() == "postgres":
+        if project.destination == "postgres":
             for resource in source.selected_resources.values():
                 resource.add_map(_replacing_nul(resource.name))
         try:
-            pipeline.extract(source, loader_file_format=loader_file_format())
+            pipeline.extract(source, loader_file_format=loader_file_format(project))
             return failed
         except PipelineStepFailed as exc:
             stream, reason = _failed_stream(exc, remaining)

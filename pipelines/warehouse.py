@@ -17,8 +17,7 @@ import dlt
 import pyarrow as pa
 from dlt.common.destination import TLoaderFileFormat
 
-from core import settings
-from core.paths import project_paths, warehouse_file
+from core.project import Project, given_or_resolved
 
 from .writer_lock import WarehouseBusyError as WarehouseBusyError  # raised here: import it here
 from .writer_lock import WarehouseUnreachableError as WarehouseUnreachableError
@@ -33,66 +32,47 @@ DATASET_CONNECTEAM = "connecteam"
 PIPELINE_NAME = "connecteam"
 
 
-def warehouse_path() -> Path:
-    """The DuckDB warehouse file (:func:`core.paths.warehouse_file`: dlt's
-    ``DESTINATION__DUCKDB__CREDENTIALS``, default ``data/warehouse.duckdb`` in the project's
-    home)."""
-    return warehouse_file()
-
-
-def destination_name() -> str:
-    """The raw warehouse's kind (setting ``destination``): ``duckdb`` (default) or ``postgres``.
-
-    ``postgres`` reads dlt's own ``DESTINATION__POSTGRES__CREDENTIALS`` (a
-    ``postgresql://user:password@host:port/database`` URL or its parts in ``.dlt/secrets.toml``).
-
-    Raises:
-        pydantic.ValidationError: ``WFM_SYNC_DESTINATION`` names another kind (a ``ValueError``;
-            the message names the variable and the kinds supported).
-    """
-    return settings.current().destination
-
-
-def loader_file_format() -> TLoaderFileFormat:
+def loader_file_format(project: Project) -> TLoaderFileFormat:
     """The load file format: Parquet for DuckDB (its native reader), dlt's default
     ``insert_values`` for PostgreSQL."""
-    return "parquet" if destination_name() == "duckdb" else "insert_values"
-
-
-def default_pipelines_dir() -> Path:
-    """dlt's working directory: setting ``pipelines_dir``, default ``pipelines`` beside the
-    warehouse file (:func:`core.paths.project_paths`)."""
-    return project_paths().pipelines_dir
+    return "parquet" if project.destination == "duckdb" else "insert_values"
 
 
 def build_pipeline(
     pipeline_name: str = PIPELINE_NAME,
     dataset_name: str = DATASET_CONNECTEAM,
     pipelines_dir: str | os.PathLike[str] | None = None,
+    *,
+    project: Project | None = None,
 ) -> dlt.Pipeline:
-    """The dlt pipeline that loads into the warehouse (:func:`destination_name`).
+    """The dlt pipeline that loads into ``project``'s warehouse (DuckDB, or PostgreSQL from
+    dlt's ``DESTINATION__POSTGRES__CREDENTIALS`` with ``WFM_SYNC_DESTINATION=postgres``).
 
     The pipeline's working directory (state, pending load packages) lives beside the warehouse
-    file in ``<warehouse dir>/pipelines`` unless ``pipelines_dir`` (the argument, else the setting
-    of that name) says otherwise, so removing the warehouse folder resets both together.
+    file in ``<warehouse dir>/pipelines`` unless ``pipelines_dir`` (the argument, else the
+    project's path of that name) says otherwise, so removing the warehouse folder resets both
+    together.
 
     Args:
         pipeline_name: dlt pipeline name (one per dataset).
         dataset_name: Target dataset (DuckDB schema).
         pipelines_dir: dlt working directory.
+        project: Where and how to load (default :func:`core.project.resolve`).
 
     Returns:
         The pipeline (not yet run).
     """
-    path = warehouse_path()
+    project = given_or_resolved(project)
+    path = project.warehouse
     warehouse_folder(path.parent)
     # Arrow tables get dlt's _dlt_load_id like rows do, so every raw row says which load wrote it.
     dlt.config["normalize.parquet_normalizer.add_dlt_load_id"] = True
-    working = pipelines_dir or default_pipelines_dir()
-    credentials = {"database": str(path), "global_config": duckdb_load_settings(path)}
+    working = pipelines_dir or project.paths.pipelines_dir
+    limit = project.settings.duckdb_memory_limit
+    credentials = {"database": str(path), "global_config": duckdb_load_settings(path, limit)}
     destination = (
         dlt.destinations.duckdb(credentials)
-        if destination_name() == "duckdb"
+        if project.destination == "duckdb"
         else dlt.destinations.postgres()
     )
     return dlt.pipeline(
@@ -103,19 +83,18 @@ def build_pipeline(
     )
 
 
-def duckdb_load_settings(path: Path) -> dict[str, str]:
+def duckdb_load_settings(path: Path, memory_limit: str | None = None) -> dict[str, str]:
     """DuckDB's memory limit and spill folder for loads into ``path``.
 
-    Setting ``duckdb_memory_limit`` (e.g. ``2GB``) when set; otherwise a quarter of the memory
-    available when the pipeline is built (at least 256 MB, at most 8 GB), so wide records get the
-    room a merge needs while other processes keep theirs. Beyond the limit DuckDB spills to
-    ``<warehouse>.tmp`` beside the file. What keeps the sync's own process small is the
-    streaming in the source (Arrow batches, page-by-page diffs), not this limit
+    ``memory_limit`` (setting ``duckdb_memory_limit``, e.g. ``2GB``) when given; otherwise a
+    quarter of the memory available when the pipeline is built (at least 256 MB, at most 8 GB),
+    so wide records get the room a merge needs while other processes keep theirs. Beyond the
+    limit DuckDB spills to ``<warehouse>.tmp`` beside the file. What keeps the sync's own process
+    small is the streaming in the source (Arrow batches, page-by-page diffs), not this limit
     (benchmarks/README.md).
     """
-    configured = settings.current().duckdb_memory_limit
-    if configured:
-        limit = configured.strip()
+    if memory_limit:
+        limit = memory_limit.strip()
     else:
         quarter_mib = available_memory_bytes() // 4 // 2**20
         limit = f"{min(max(quarter_mib, 256), 8192)}MB"
@@ -139,8 +118,8 @@ def available_memory_bytes() -> int:
 
 
 @contextmanager
-def warehouse_writer(job: str) -> Iterator[None]:
-    """Hold the warehouse's writer lock for ``job`` while the block writes to it.
+def warehouse_writer(job: str, project: Project | None = None) -> Iterator[None]:
+    """Hold ``project``'s warehouse's writer lock for ``job`` while the block writes to it.
 
     DuckDB allows one writing process per file: every job (the nightly sync, the fold every
     five minutes, the model build, the publish, the document bulk while it writes its outcomes)
@@ -154,12 +133,13 @@ def warehouse_writer(job: str) -> Iterator[None]:
     :func:`~pipelines.writer_lock.advisory_key` of the database and ``job``), across machines,
     released when the job ends or its process dies; jobs of different kinds run side by side.
 
-    Either way it waits up to setting ``writer_timeout`` seconds (``WFM_SYNC_WRITER_TIMEOUT``,
-    default 3600), logging that it waits.
+    Either way it waits up to the project's setting ``writer_timeout`` seconds
+    (``WFM_SYNC_WRITER_TIMEOUT``, default 3600), logging that it waits.
 
     Args:
         job: The job's kind (``sync``, ``fold``, ``models``, ``documents``, ``publish``),
             named in the messages.
+        project: Whose warehouse (default :func:`core.project.resolve`).
 
     Raises:
         WarehouseBusyError: The lock stayed taken for the whole wait; the message names the job
@@ -168,24 +148,27 @@ def warehouse_writer(job: str) -> Iterator[None]:
         WarehouseUnreachableError: The PostgreSQL warehouse refused the lock's connection; the
             message names the database (password hidden) and ``DESTINATION__POSTGRES__CREDENTIALS``.
     """
-    if destination_name() != "duckdb":
-        with postgres_writer(job):
+    project = given_or_resolved(project)
+    timeout = project.settings.writer_timeout
+    if project.destination != "duckdb":
+        with postgres_writer(job, timeout):
             yield
         return
-    path = warehouse_path()
+    path = project.warehouse
     warehouse_folder(path.parent)
     with taking_turns(
         Path(f"{path}.lock"), f"{job}: waiting for another job to finish writing {path}",
         f"{job}: another job held the warehouse {path} for more than {{timeout}} s "
         f"(lock file {path}.lock); run it again later or raise WFM_SYNC_WRITER_TIMEOUT",
+        timeout,
     ):  # fmt: skip
         yield
 
 
 @contextmanager
-def postgres_writer(job: str) -> Iterator[None]:
+def postgres_writer(job: str, timeout: float) -> Iterator[None]:
     """The PostgreSQL side of :func:`warehouse_writer`: the advisory lock of ``job`` on the
-    database of :func:`postgres_target`."""
+    database of :func:`postgres_target`, waited for up to ``timeout`` seconds."""
     target = postgres_target()
     key = advisory_key(target.database, job)
     where = target.display_url
@@ -200,11 +183,11 @@ def postgres_writer(job: str) -> Iterator[None]:
     connect_args = {**target.query, "host": target.host, "port": target.port,
                     "user": target.user, "password": target.password,
                     "dbname": target.database}  # fmt: skip
-    with advisory_lock(connect_args, key, settings.current().writer_timeout, messages):
+    with advisory_lock(connect_args, key, timeout, messages):
         yield
 
 
-def confirm_writer(job: str) -> None:
+def confirm_writer(job: str, project: Project) -> None:
     """Before an irreversible step of ``job`` (marking inbox rows folded, pruning), check on
     PostgreSQL that this process still holds ``job``'s advisory lock (:func:`confirm_held`);
     DuckDB's OS file lock lasts as long as the process.
@@ -212,7 +195,7 @@ def confirm_writer(job: str) -> None:
     Raises:
         WriterLockLostError: The lock went away mid-job (a :class:`WarehouseBusyError`),
             named with the job, the database (password hidden) and the cause."""
-    if destination_name() == "duckdb":
+    if project.destination == "duckdb":
         return
     target = postgres_target()
     key = advisory_key(target.database, job)
@@ -241,12 +224,16 @@ def warehouse_folder(folder: Path) -> None:
 
 
 def writes_warehouse(job: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
-    """Decorate a job function so it runs inside :func:`warehouse_writer`."""
+    """Decorate a job function so it runs inside :func:`warehouse_writer` of the project it is
+    given (keyword ``project``; none given: :func:`core.project.resolve`, then handed to the
+    function as ``project``, so the job resolves it once)."""
 
     def decorate(function: Callable[P, R]) -> Callable[P, R]:
         @functools.wraps(function)
         def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-            with warehouse_writer(job):
+            project = given_or_resolved(kwargs.get("project"))  # type: ignore[arg-type]
+            kwargs["project"] = project
+            with warehouse_writer(job, project):
                 return function(*args, **kwargs)
 
         return wrapper
@@ -324,13 +311,14 @@ def _drop_committed_extracts(pipeline: dlt.Pipeline) -> None:
         storage.extracted_packages.delete_package(load_id)
 
 
-def warehouse_location(pipeline: dlt.Pipeline) -> str:
-    """Where the pipeline loads, without credentials: ``duckdb:<path>`` or the destination type."""
+def warehouse_location(pipeline: dlt.Pipeline, project: Project) -> str:
+    """Where the pipeline loads, without credentials: ``duckdb:<path>`` (``project``'s
+    warehouse) or the destination type."""
     destination = pipeline.destination
     if destination is None:
         return "none"
     if destination.destination_name == "duckdb":
-        return f"duckdb:{warehouse_path()}"
+        return f"duckdb:{project.warehouse}"
     return str(destination.destination_name)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from core.project import Project
 from sources.connecteam.registry import STREAMS as REGISTRY
 
 from .fold import DATASET_WEBHOOKS
@@ -16,7 +17,7 @@ from .runs import RunRecord
 from .status_report import FamilyStatus, Status, TableStatus, age_text, iso
 from .sync import STREAMS
 from .timesheet_match import read_timesheet_match
-from .warehouse import DATASET_CONNECTEAM, build_pipeline, destination_name, warehouse_path
+from .warehouse import DATASET_CONNECTEAM, build_pipeline
 
 DATASETS = (DATASET_CONNECTEAM, DATASET_WEBHOOKS, "marts")
 """Datasets (schemas) whose tables ``status`` counts; staging views are not materialized."""
@@ -31,16 +32,19 @@ def _refreshed(runs: list[RunRecord], table: str) -> float | None:
     return None
 
 
-def warehouse_status(status: Status, runs: list[RunRecord], max_age: float, now: float) -> None:
-    """Fill ``tables`` and ``webhook_families`` from the warehouse, if it can be read."""
-    if destination_name() == "duckdb" and not warehouse_path().exists():
-        status.problems.append(f"no warehouse at {warehouse_path()} yet")
+def warehouse_status(
+    status: Status, runs: list[RunRecord], max_age: float, now: float, project: Project
+) -> None:
+    """Fill ``tables`` and ``webhook_families`` from ``project``'s warehouse, if it can be
+    read."""
+    if project.destination == "duckdb" and not project.warehouse.exists():
+        status.problems.append(f"no warehouse at {project.warehouse} yet")
         return
-    pipeline = build_pipeline()
+    pipeline = build_pipeline(project=project)
     try:
         with pipeline.sql_client() as client:
             existing = _tables(client)
-        freshness = _source_freshness() if existing else {}
+        freshness = _source_freshness(project) if existing else {}
         with pipeline.sql_client() as client:
             for table in STREAMS:
                 refreshed = _refreshed(runs, table)
@@ -84,7 +88,7 @@ def _tables(client: Any) -> set[tuple[str, str]]:
         return {(str(s), str(t)) for s, t in cursor.fetchall()}
 
 
-def _source_freshness() -> dict[str, tuple[str, float | None]]:
+def _source_freshness(project: Project) -> dict[str, tuple[str, float | None]]:
     """``dbt source freshness`` of source ``connecteam`` on the warehouse (DuckDB read-only, or
     PostgreSQL through :func:`pipelines.models.run_dbt`): per table, dbt's status and
     ``max_loaded_at`` (epoch seconds, ``None`` when dbt got none).
@@ -99,11 +103,11 @@ def _source_freshness() -> dict[str, tuple[str, float | None]]:
             reachable): dbt's message.
         ValueError: PostgreSQL credentials missing.
     """
-    target = target_dir() / "freshness"
+    target = target_dir(project.settings) / "freshness"
     result = run_dbt(
         ["source", "freshness", "--select", f"source:{DATASET_CONNECTEAM}",
          "--target-path", str(target), "--log-level", "none"],
-        variables={"access_mode": "read_only"},
+        variables={"access_mode": "read_only"}, project=project,
     )  # fmt: skip
     found: dict[str, tuple[str, float | None]] = {}
     for node_result in getattr(result.result, "results", None) or []:

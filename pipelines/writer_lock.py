@@ -21,8 +21,6 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
-from core import settings
-
 logger = logging.getLogger("pipelines.warehouse")
 
 POLL_SECONDS = (0.1, 1.0)
@@ -52,16 +50,15 @@ class WarehouseUnreachableError(RuntimeError):
 
 
 @contextmanager
-def taking_turns(lock_path: Path, waiting: str, gave_up: str) -> Iterator[None]:
+def taking_turns(lock_path: Path, waiting: str, gave_up: str, timeout: float) -> Iterator[None]:
     """Hold the OS file lock ``lock_path`` (its folder must exist; released even if the process
-    is killed) for the block, waiting up to setting ``writer_timeout`` seconds
-    (``WFM_SYNC_WRITER_TIMEOUT``); logs ``waiting`` when it has to wait.
+    is killed) for the block, waiting up to ``timeout`` seconds (the project's setting
+    ``writer_timeout``); logs ``waiting`` when it has to wait.
 
     Raises:
         WarehouseBusyError: The lock stayed taken for the whole wait: ``gave_up``, its
             ``{timeout}`` filled with the seconds waited.
     """
-    timeout = settings.current().writer_timeout
     lock = FileLock(str(lock_path), timeout=timeout)
     try:
         lock.acquire(timeout=0)

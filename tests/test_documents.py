@@ -435,6 +435,7 @@ def test_the_bulk_waits_for_the_writer_lock_and_is_logged_as_a_run(
     import threading
     import time
 
+    from core.project import resolve
     from pipelines.documents import EntryRow, run_bulk
     from pipelines.runs import read_runs
     from pipelines.warehouse import WarehouseBusyError, warehouse_writer
@@ -459,26 +460,27 @@ def test_the_bulk_waits_for_the_writer_lock_and_is_logged_as_a_run(
     assert time.monotonic() - started >= 1.4  # it waited for the other job
     assert "documents: waiting for another job" in caplog.text
     assert summary.outcomes == {"pendingApproval": 1}
-    (record,) = read_runs()
+    (record,) = read_runs(resolve().paths.run_log)
     assert (record.job, record.outcome, record.error) == ("documents", "succeeded", None)
     assert record.details["outcomes"] == {"pendingApproval": 1} and record.details["rows"] == 1
 
     monkeypatch.setenv("WFM_SYNC_WRITER_TIMEOUT", "0.3")
     with warehouse_writer("nightly"), pytest.raises(WarehouseBusyError):
         run_bulk([row], base_dir=tmp_path, client=client)
-    failed = read_runs()[-1]
+    failed = read_runs(resolve().paths.run_log)[-1]
     assert (failed.job, failed.outcome) == ("documents", "failed")
     assert "another job held the warehouse" in (failed.error or "")
     assert query(warehouse, "select count(*) from connecteam.document_entries") == [(1,)]
 
 
 def test_a_bulk_with_failed_rows_is_a_failed_run(server, client, warehouse, tmp_path):
+    from core.project import resolve
     from pipelines.documents import EntryRow, run_bulk
     from pipelines.runs import read_runs
 
     summary = run_bulk([EntryRow(1001, 7001, "missing.pdf")], base_dir=tmp_path, client=client)
     assert len(summary.failures) == 1
-    (record,) = read_runs()
+    (record,) = read_runs(resolve().paths.run_log)
     assert (record.job, record.outcome) == ("documents", "failed")
     assert record.error == "1 row(s) failed, 0 uncertain"
     assert record.details["outcomes"] == {"failed": 1}

@@ -10,11 +10,8 @@ import pytest
 from pydantic import ValidationError
 
 from core import settings
-from core.paths import paths_beside, paths_in, project_paths
-from pipelines.parquet import parquet_dir
-from pipelines.publish import report_path, snapshot_path
-from pipelines.runs import run_log_path
-from pipelines.warehouse import default_pipelines_dir
+from core.paths import paths_beside, paths_in
+from core.project import resolve
 
 
 def test_every_default_sits_beside_the_warehouse(tmp_path: Path) -> None:
@@ -34,17 +31,18 @@ def test_a_setting_moves_only_its_own_path(tmp_path: Path, monkeypatch) -> None:
     assert paths.snapshot == tmp_path / "analytics.duckdb"
 
 
-def test_the_jobs_ask_the_one_function(tmp_path: Path, monkeypatch) -> None:
+def test_the_configured_project_takes_its_paths_from_the_one_function(
+    tmp_path: Path, monkeypatch
+) -> None:
     monkeypatch.setenv("DLT_PROJECT_DIR", str(tmp_path))
     monkeypatch.setenv("DESTINATION__DUCKDB__CREDENTIALS", "data/x/warehouse.duckdb")
     monkeypatch.setenv("WFM_SYNC_RUN_LOG", "logs/runs.jsonl")
-    paths = project_paths()
+    project = resolve()
+    paths = project.paths
     assert paths.warehouse == tmp_path / "data" / "x" / "warehouse.duckdb"
     assert paths.run_log == tmp_path / "logs" / "runs.jsonl"  # relative to the project's home
-    assert (snapshot_path(), report_path(), parquet_dir(), run_log_path()) == (
-        paths.snapshot, paths.report, paths.parquet_dir, paths.run_log
-    )  # fmt: skip
-    assert default_pipelines_dir() == tmp_path / "data" / "x" / "pipelines"
+    assert paths == paths_beside(paths.warehouse, project.settings)
+    assert paths.pipelines_dir == tmp_path / "data" / "x" / "pipelines"
 
 
 @pytest.mark.parametrize("value", ["euro", "E1R", "€UR", "US"])

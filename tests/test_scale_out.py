@@ -142,6 +142,50 @@ def test_serve_registers_deployments_with_the_configured_schedules(prefect_api, 
         serving.wait(30)
 
 
+HANDED_IN = """
+import sys
+from pathlib import Path
+
+from pydantic import SecretStr
+
+from core.project import ConnecteamAccount, resolve
+from flows.nightly import nightly_sync
+
+account = ConnecteamAccount(base_url=sys.argv[1], api_key=SecretStr(sys.argv[2]))
+project = resolve(Path(sys.argv[3])).model_copy(update={"account": account})
+result = nightly_sync(streams=("users",), steps=("sync",), project=project)
+print(result.sync.rows["users"])
+"""
+"""A script running ``nightly_sync`` under Prefect with an account handed in: base URL, key and
+warehouse from its arguments, nothing of them in the environment."""
+
+
+def test_a_handed_in_account_reaches_the_run_and_prefect_keeps_its_key_masked(
+    prefect_api, tmp_path, start_emulator
+):
+    key = "handed-in-key-7c1d"
+    server = start_emulator(users=5, api_key=key)
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("SOURCES__CONNECTEAM__API", "DESTINATION__"))}  # fmt: skip
+    env["PREFECT_API_URL"] = prefect_api
+    warehouse = tmp_path / "handed" / "warehouse.duckdb"
+    done = subprocess.run(
+        [sys.executable, "-c", HANDED_IN, server.url, key, str(warehouse)],
+        env=env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip().splitlines()[-1] == "5"
+    assert query(warehouse, "select count(*) from connecteam.users") == [(5,)]
+    runs = httpx.post(f"{prefect_api}/flow_runs/filter", json={}, timeout=10).json()
+    (nightly,) = [r for r in runs if r["parameters"].get("project", {}).get("account")]
+    stored = nightly["parameters"]["project"]
+    assert stored["account"] == {"base_url": server.url, "api_key": "**********"}
+    assert stored["paths"]["warehouse"] == str(warehouse)
+    for kind in ("flow_runs", "task_runs", "logs"):
+        answer = httpx.post(f"{prefect_api}/{kind}/filter", json={}, timeout=10)
+        assert answer.status_code == 200 and key not in answer.text, kind
+
+
 def test_refuses_to_serve_without_a_prefect_server(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
     done = subprocess.run([*WFM_SYNC, "serve"], env=env, capture_output=True, text=True,

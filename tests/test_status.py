@@ -9,6 +9,7 @@ import time
 from conftest import point_at
 from typer.testing import CliRunner
 
+from core.project import resolve
 from emulator.webhooks import build_burst
 from flows.cli import app
 from pipelines import STREAMS, run_sync
@@ -66,7 +67,7 @@ def test_status_after_a_run_shows_rows_freshness_inbox_and_budget(start_emulator
     assert report["rate_limit"]["minute"] == summary.rate_limit_remaining["minute"] is not None
     jobs = {j["job"]: j for j in report["jobs"]}
     assert jobs["sync"]["outcome"] == jobs["fold"]["outcome"] == "succeeded"
-    assert [r.job for r in read_runs()] == ["sync", "fold"]
+    assert [r.job for r in read_runs(resolve().paths.run_log)] == ["sync", "fold"]
 
 
 def test_a_stale_table_makes_status_exit_non_zero(start_emulator, monkeypatch, warehouse):

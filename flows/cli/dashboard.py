@@ -12,6 +12,9 @@ from typing import Annotated
 
 import typer
 
+from core.paths import ProjectPaths, paths_in
+from core.project import resolve
+
 from .render import print_report
 from .terminal import console, fail, setup_logging
 
@@ -56,11 +59,15 @@ def marimo_command(
     ]  # fmt: skip
 
 
-def _paths(snapshot: Path | None, runs: Path | None) -> tuple[Path, Path]:
-    from core.paths import paths_in, project_paths
+def _paths(configured: ProjectPaths, snapshot: Path | None, runs: Path | None) -> tuple[Path, Path]:
+    """The snapshot to show and its run log: ``snapshot`` and ``runs`` when given, else the
+    configured project's.
 
+    Raises:
+        FileNotFoundError: There is no snapshot there (the message says how to make one).
+    """
     # a snapshot named on the command line (the demo's) has its project's files beside it
-    project = project_paths() if snapshot is None else paths_in(snapshot.parent)
+    project = configured if snapshot is None else paths_in(snapshot.parent)
     chosen = snapshot or project.snapshot
     if not chosen.exists():
         raise FileNotFoundError(
@@ -82,7 +89,7 @@ def dashboard(
     `marimo run` on the dashboard notebook (the same process) until Ctrl+C or a stop signal."""
     setup_logging(False)
     try:
-        chosen, log = _paths(snapshot, runs)
+        chosen, log = _paths(resolve().paths, snapshot, runs)
         last_day = date.fromisoformat(today) if today else None
     except (FileNotFoundError, ValueError) as exc:
         fail(exc, "dashboard")
@@ -114,13 +121,13 @@ def report(
     file (charts as SVG, no script, opens offline; the nightly writes it after each publish)."""
     setup_logging(False)
     from dashboard.report import write_report
-    from pipelines.publish import report_path
 
     try:
-        chosen, log = _paths(snapshot, runs)
+        configured = resolve().paths
+        chosen, log = _paths(configured, snapshot, runs)
         summary = write_report(
             chosen,
-            output or report_path(),
+            output or configured.report,
             runs=log,
             today=date.fromisoformat(today) if today else None,
         )

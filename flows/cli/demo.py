@@ -17,13 +17,16 @@ import shutil
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from pydantic import SecretStr
 from rich.console import Console
 
 from core import settings
-from core.paths import ProjectPaths, paths_beside
+from core.paths import paths_beside
+from core.project import ConnecteamAccount, Project
 from emulator.config import DEMO_SHIFTS, DEMO_USERS, demo_config
 
 from .live import live_progress
@@ -69,14 +72,16 @@ class DemoSetup:
     """What the demo's steps share.
 
     Attributes:
-        project: The demo's files (warehouse, snapshot, report, ...), all in its own folder.
+        project: What every job of the demo is given: its files (warehouse, snapshot, report,
+            ...) all in its own folder, the emulator's account, the receiver's inbox, the
+            currency.
         inbox_url: The receiver's inbox (SQLite beside the warehouse).
         token: The receiver's webhook token.
         user_ids: The emulator's user ids (bursts name them).
         webhook_events: Distinct events in the first burst.
     """
 
-    project: ProjectPaths
+    project: Project
     inbox_url: str
     token: str
     user_ids: list[int]
@@ -105,18 +110,20 @@ def run_demo(
     if path.parent.exists():
         shutil.rmtree(path.parent)  # a fresh demo warehouse, inbox and state every time
     path.parent.mkdir(parents=True)
-    setup = DemoSetup(
-        project=paths_beside(path),
-        inbox_url=f"sqlite:///{path.parent / 'inbox.sqlite3'}",
-        token=secrets.token_urlsafe(16),
-        user_ids=list(range(1000, 1000 + users)),
-        webhook_events=webhook_events,
-    )
     config = demo_config(users, shifts)
     options = ServerOptions(api_key="demo-key", minute_limit=600, day_limit=100_000)
+    inbox_url = f"sqlite:///{path.parent / 'inbox.sqlite3'}"
     console.rule("wfm-sync demo")
-    receiver = create_app(ReceiverSettings(token=setup.token, inbox_url=setup.inbox_url))
+    token = secrets.token_urlsafe(16)
+    receiver = create_app(ReceiverSettings(token=token, inbox_url=inbox_url))
     with EmulatorServer(config, options) as emulator, BackgroundServer(receiver) as inbound:
+        setup = DemoSetup(
+            project=demo_project(path, emulator.url, options.api_key, inbox_url),
+            inbox_url=inbox_url,
+            token=token,
+            user_ids=list(range(1000, 1000 + users)),
+            webhook_events=webhook_events,
+        )
         hook_url = f"{inbound.url}/webhooks/connecteam"
         console.print(
             f"emulator on {emulator.url}: {users:,} users, {config.forms} forms, "
@@ -124,24 +131,33 @@ def run_demo(
             f"{options.minute_limit} requests/minute\nwebhook receiver on {hook_url}, inbox "
             f"{setup.inbox_url}"
         )
-        # the one hand-off of the demo's account to dlt's and the jobs' configuration
-        env = {
-            "SOURCES__CONNECTEAM__BASE_URL": emulator.url,
-            "SOURCES__CONNECTEAM__API_KEY": options.api_key,
-            "DESTINATION__DUCKDB__CREDENTIALS": str(path),
-            "WEBHOOKS__INBOX_URL": setup.inbox_url,
-            # the provider states no currency; the demo's account is taken to pay in USD
-            "WFM_SYNC_CURRENCY": settings.current().currency or "USD",
-        }
-        with settings.environment(env):
-            receive_bursts(console, setup, emulator, hook_url)
-            subscribe(console, hook_url, setup.token)
-            nightly(console, "run 1: nightly_sync (full sync -> fold -> models -> publish)",
-                    "demo-full")  # fmt: skip
-            moved = change_the_day(console, setup, emulator, hook_url)
-            fold_the_day(console, setup.project, moved)
-    print_warehouse(console, setup.project)
-    print_dashboard(console, setup.project)
+        receive_bursts(console, setup, emulator, hook_url)
+        subscribe(console, setup.project, hook_url, setup.token)
+        first = "run 1: nightly_sync (full sync -> fold -> models -> publish)"
+        nightly(console, setup.project, first, "demo-full")
+        moved = change_the_day(console, setup, emulator, hook_url)
+        fold_the_day(console, setup.project, moved)
+    print_warehouse(console, setup.project.paths)
+    print_dashboard(console, setup.project.paths)
+
+
+def demo_project(warehouse: Path, base_url: str, api_key: str, inbox_url: str) -> Project:
+    """What the demo's jobs are given: the ``WFM_SYNC_*`` settings as configured (the currency
+    USD unless one is named: the provider states none), every file in the warehouse's folder
+    whatever the path settings say, the emulator's account and the receiver's inbox.
+
+    Raises:
+        pydantic.ValidationError: A ``WFM_SYNC_*`` variable holds a value of the wrong kind.
+    """
+    configured = settings.current()
+    if configured.currency is None:
+        configured = configured.model_copy(update={"currency": "USD"})
+    return Project(
+        settings=configured,
+        paths=paths_beside(warehouse),
+        account=ConnecteamAccount(base_url=base_url, api_key=SecretStr(api_key)),
+        inbox_url=SecretStr(inbox_url),
+    )
 
 
 def receive_bursts(
@@ -173,9 +189,9 @@ def receive_bursts(
     print_burst(send_counted(hook_url, punches, token=setup.token, concurrency=16))
 
 
-def subscribe(console: Console, hook_url: str, token: str) -> None:
-    """Register the receiver at the emulator for every feature family (``webhooks subscribe``,
-    version 2 shift webhooks) and print the steps taken."""
+def subscribe(console: Console, project: Project, hook_url: str, token: str) -> None:
+    """Register the receiver at the emulator (``project``'s account) for every feature family
+    (``webhooks subscribe``, version 2 shift webhooks) and print the steps taken."""
     from pipelines.subscriptions import apply, current, plan, receiver_url
     from sources.connecteam.config import client_from_config
     from sources.connecteam.webhook_settings import SUBSCRIPTION_SCOPES
@@ -185,20 +201,22 @@ def subscribe(console: Console, hook_url: str, token: str) -> None:
 
     console.rule("webhooks subscribe: the receiver registered at the provider")
     subscribed_url = receiver_url(hook_url, token)
-    with client_from_config(SUBSCRIPTION_SCOPES) as client:
+    account = project.account.source_options() if project.account is not None else None
+    with client_from_config(SUBSCRIPTION_SCOPES, account=account) as client:
         wanted, registered = current(client, list(FEATURE_FAMILIES), 2)
         steps = plan(wanted, registered, subscribed_url)
         apply(client, steps, subscribed_url, None)
     print_steps(steps, subscribed_url, out=console)
 
 
-def nightly(console: Console, title: str, streams_label: str) -> None:
-    """Run ``nightly_sync`` once under ``title`` and print what it did."""
+def nightly(console: Console, project: Project, title: str, streams_label: str) -> None:
+    """Run ``nightly_sync`` once on ``project`` under ``title`` and print what it did."""
     from flows.nightly import nightly_sync
 
     console.rule(title)
     started = time.monotonic()
-    print_nightly(nightly_sync(streams_label=streams_label), time.monotonic() - started)
+    result = nightly_sync(streams_label=streams_label, project=project)
+    print_nightly(result, time.monotonic() - started)
 
 
 def change_the_day(
@@ -238,7 +256,7 @@ def change_the_day(
     return moved
 
 
-def fold_the_day(console: Console, project: ProjectPaths, moved: str) -> None:
+def fold_the_day(console: Console, project: Project, moved: str) -> None:
     """Fold the day's webhooks with the models (the moved shift shows in ``fct_shifts`` before
     the next sync), then run ``nightly_sync`` again and show the shift as the API has it."""
     from flows.fold import fold_webhooks
@@ -247,12 +265,12 @@ def fold_the_day(console: Console, project: ProjectPaths, moved: str) -> None:
 
     console.rule("fold_webhooks with models: the day's changes before the next sync")
     started = time.monotonic()
-    print_fold(fold_webhooks(models=True), time.monotonic() - started)
-    show(project.snapshot, console,
+    print_fold(fold_webhooks(models=True, project=project), time.monotonic() - started)
+    show(project.paths.snapshot, console,
          f"fct_shifts: the moved shift {moved}, from the webhook (before run 2)",
          MOVED_SHIFT_SQL.format(shift_id=moved))  # fmt: skip
-    nightly(console, "run 2: nightly_sync (incremental)", "demo-incremental")
-    show(project.snapshot, console,
+    nightly(console, project, "run 2: nightly_sync (incremental)", "demo-incremental")
+    show(project.paths.snapshot, console,
          f"fct_shifts: the moved shift {moved} after run 2 (the API's rows again)",
          MOVED_SHIFT_SQL.format(shift_id=moved))  # fmt: skip
 

@@ -12,25 +12,35 @@ import typer
 from rich.markup import escape
 
 from .render import print_bulk
-from .terminal import EXIT_CONFIGURATION, AllowInsecureOption, console, err, fail, setup_logging
+from .terminal import (
+    EXIT_CONFIGURATION,
+    AllowInsecureOption,
+    configured_project,
+    console,
+    err,
+    fail,
+    setup_logging,
+)
 
 if TYPE_CHECKING:
+    from core.project import Project
     from pipelines.documents import EntryRow
 
 app = typer.Typer(help="Record user document entries (one, or in bulk from CSV/DuckDB).")
 
 
 def _run_documents(
+    project: Project,
     rows: list[EntryRow],
     base_dir: Path | None,
     retry_unexpected: bool = False,
     files_under: Path | None = None,
     allow_insecure: bool = False,
 ) -> None:
-    """Run the bulk on ``rows``, print what it did; exit 1 when a row failed or stays uncertain
-    (or the bulk failed as a whole, with a clean message)."""
+    """Run the bulk on ``rows`` in ``project``, print what it did; exit 1 when a row failed or
+    stays uncertain (or the bulk failed as a whole, with a clean message)."""
     try:
-        _record_documents(rows, base_dir, retry_unexpected, files_under, allow_insecure)
+        _record_documents(project, rows, base_dir, retry_unexpected, files_under, allow_insecure)
     except typer.Exit:
         raise
     except Exception as exc:  # noqa: BLE001 - reported as a clean message and exit code
@@ -38,6 +48,7 @@ def _run_documents(
 
 
 def _record_documents(
+    project: Project,
     rows: list[EntryRow],
     base_dir: Path | None,
     retry_unexpected: bool,
@@ -59,6 +70,7 @@ def _record_documents(
                 retry_unexpected=retry_unexpected,
                 files_under=files_under,
                 allow_insecure=allow_insecure,
+                project=project,
             )
     else:
 
@@ -73,6 +85,7 @@ def _record_documents(
             retry_unexpected=retry_unexpected,
             files_under=files_under,
             allow_insecure=allow_insecure,
+            project=project,
         )
     print_bulk(summary)
     if summary.failures or summary.uncertain:
@@ -100,7 +113,7 @@ def documents_put_entry(
     except BulkInputError as exc:
         err.print(f"[bold red]invalid entry:[/] {escape(str(exc))}")
         raise typer.Exit(code=2) from None
-    _run_documents([row], None, allow_insecure=allow_insecure)
+    _run_documents(configured_project("documents"), [row], None, allow_insecure=allow_insecure)
 
 
 @app.command("bulk")
@@ -138,13 +151,15 @@ def documents_bulk(
     if bool(csv_path) == bool(query):
         err.print("give exactly one of --csv or --query")
         raise typer.Exit(code=2)
+    project = configured_project("documents bulk")
     try:
-        rows = read_csv(Path(csv_path)) if csv_path else read_query(query)
+        rows = read_csv(Path(csv_path)) if csv_path else read_query(query, project.warehouse)
     except BulkInputError as exc:
         err.print(f"[bold red]cannot read the rows:[/] {escape(str(exc))}")
         raise typer.Exit(code=2) from None
     folder = Path(csv_path).resolve().parent if csv_path else None
     _run_documents(
+        project,
         rows,
         folder,
         retry_unexpected=retry_unexpected,
@@ -163,7 +178,7 @@ def documents_status() -> None:
     from pipelines.entry_resolve import unsettled_entries
 
     try:
-        rows = unsettled_entries()
+        rows = unsettled_entries(project=configured_project("documents status"))
     except Exception as exc:  # noqa: BLE001
         fail(exc, "documents status")
     if not rows:
@@ -220,7 +235,8 @@ def documents_resolve(
         raise typer.Exit(code=EXIT_CONFIGURATION)
     setup_logging(False)
     try:
-        summary = resolve_entries(None if every else keys, resend=resend)
+        project = configured_project("documents resolve")
+        summary = resolve_entries(None if every else keys, resend=resend, project=project)
     except ResolveInputError as exc:
         err.print(f"[bold red]cannot resolve:[/] {escape(str(exc))}")
         raise typer.Exit(code=EXIT_CONFIGURATION) from None

@@ -9,7 +9,7 @@ import typer
 
 from .live import live_progress
 from .render import print_models
-from .terminal import console, fail, setup_logging
+from .terminal import configured_project, console, fail, setup_logging
 
 app = typer.Typer(help="The dbt models in sql/: build and test them, publish, document.")
 
@@ -40,6 +40,7 @@ def models_build(
     setup_logging(False)
     from flows.models import build_models_flow
 
+    project = configured_project("models build")
     started = time.monotonic()
     try:
         with live_progress():
@@ -47,6 +48,7 @@ def models_build(
                 select=select or None,
                 publish_after=publish,
                 full_refresh=full_refresh,
+                project=project,
             )
     except Exception as exc:  # noqa: BLE001
         fail(exc, "models build")
@@ -60,11 +62,12 @@ def models_publish() -> None:
     marts as Parquet; DuckDB only."""
     from pipelines.publish import publish_skip_reason, publish_snapshot
 
+    project = configured_project("publish")
     try:
-        reason = publish_skip_reason()
+        reason = publish_skip_reason(project)
         if reason is not None:
             raise ValueError(reason)
-        print_models(published=publish_snapshot())
+        print_models(published=publish_snapshot(project=project))
     except Exception as exc:  # noqa: BLE001
         fail(exc, "publish")
 
@@ -75,9 +78,10 @@ def models_docs() -> None:
     from pipelines.models import generate_docs
 
     setup_logging(False)
+    project = configured_project("docs")
     try:
         with live_progress():
-            path = generate_docs()
+            path = generate_docs(project)
     except Exception as exc:  # noqa: BLE001
         fail(exc, "docs")
     console.print(f"docs: {path} (open it in a browser; no server or internet needed)")

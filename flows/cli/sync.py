@@ -10,7 +10,15 @@ from rich.markup import escape
 
 from .live import live_progress
 from .render import print_nightly, print_status
-from .terminal import AllowInsecureOption, err, fail, setting, setting_default, setup_logging
+from .terminal import (
+    AllowInsecureOption,
+    configured_project,
+    err,
+    fail,
+    setting,
+    setting_default,
+    setup_logging,
+)
 
 
 def sync(
@@ -43,6 +51,7 @@ def sync(
 
     chosen = names_from(streams, STREAMS, "--streams", all_word="all")
     chosen_steps = names_from(steps, STEPS, "--steps")
+    project = configured_project("sync")
     if "sync" in chosen_steps:
         try:  # before any work; the client checks again when it is built
             read_config().require_secure(allow_insecure)
@@ -56,6 +65,7 @@ def sync(
                 streams_label="all" if chosen == STREAMS else "+".join(chosen),
                 steps=chosen_steps,
                 source_options={"allow_insecure": True} if allow_insecure else None,
+                project=project,
             )
     except StreamsFailedError as exc:
         print_nightly(exc.result, time.monotonic() - started)
@@ -128,7 +138,7 @@ def status(
     except ValueError as exc:
         err.print(f"[bold red]bad threshold:[/] {escape(str(exc))}")
         raise typer.Exit(code=2) from None
-    report = collect_status(*limits)
+    report = collect_status(*limits, project=configured_project("status"))
     if json_:
         typer.echo(json.dumps(report.as_dict(), indent=2, default=str))
     else:

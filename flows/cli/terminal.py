@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import logging
 import traceback
-from typing import Annotated, NoReturn
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from pydantic import ValidationError
@@ -13,6 +14,9 @@ from rich.console import Console
 from rich.markup import escape
 
 from core import settings
+
+if TYPE_CHECKING:
+    from core.project import Project
 
 console = Console(soft_wrap=True)
 """Standard output: what a command reports (tables, counts)."""
@@ -114,6 +118,23 @@ def fail(exc: BaseException, what: str = "sync") -> NoReturn:
         f"[bold red]{what} failed:[/] {type(cause).__name__}: {escape(str(cause))}", highlight=False
     )
     raise typer.Exit(code=EXIT_CONFIGURATION if setting_error is not None else EXIT_FAILED)
+
+
+def configured_project(what: str, warehouse: Path | None = None) -> Project:
+    """The command's configuration, resolved once at its edge (:func:`core.project.resolve`:
+    the ``WFM_SYNC_*`` environment, dlt's ``.dlt/``, the defaults; ``warehouse`` when the command
+    names one) and passed to the jobs it runs.
+
+    Raises:
+        typer.Exit: A malformed setting or an unreadable warehouse setting (exit 2, one line
+            naming it, via :func:`fail` with ``what`` as the failing step).
+    """
+    from core.project import resolve
+
+    try:
+        return resolve(warehouse)
+    except Exception as exc:  # noqa: BLE001 - reported as a clean message and exit code
+        fail(exc, what)
 
 
 class SettingError(ValueError):

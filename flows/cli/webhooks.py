@@ -14,7 +14,7 @@ from core.settings import FOLD_RETENTION_DAYS
 
 from .live import live_progress
 from .render import print_fold
-from .terminal import AllowInsecureOption, console, err, fail, setup_logging
+from .terminal import AllowInsecureOption, configured_project, console, err, fail, setup_logging
 
 app = typer.Typer(
     help="Subscribe the receiver at the provider, receive the webhooks, fold them into the "
@@ -331,12 +331,14 @@ def webhooks_fold(
         inbox_url_from_config()  # checked before any work: a bad setting exits 2 at once
     except Exception as exc:  # noqa: BLE001
         fail(exc, "fold")
+    project = configured_project("fold")
     started = time.monotonic()
     try:
         with live_progress():
             summary = fold_webhooks(
-                batch_size=batch_size, retention_days=retention_days, models=models
-            )
+                batch_size=batch_size, retention_days=retention_days, models=models,
+                project=project,
+            )  # fmt: skip
     except Exception as exc:  # noqa: BLE001
         fail(exc, "fold")
     print_fold(summary, time.monotonic() - started)

@@ -11,6 +11,7 @@ the sync and the document-entry client (:func:`client_from_config`) read the sam
 from __future__ import annotations
 
 import ipaddress
+from typing import Any
 from urllib.parse import urlsplit
 
 from dlt.common.configuration import configspec, resolve_configuration
@@ -180,13 +181,21 @@ def read_config() -> ConnecteamClientConfiguration:
 
 
 def client_from_config(
-    scopes: Scopes = OAUTH_SCOPES, *, allow_insecure: bool = False
+    scopes: Scopes = OAUTH_SCOPES,
+    *,
+    allow_insecure: bool = False,
+    account: dict[str, Any] | None = None,
 ) -> ConnecteamClient:
     """A client configured like the sync (``SOURCES__CONNECTEAM__*``), asking OAuth 2.0 for
-    ``scopes``; ``allow_insecure`` as in :meth:`ConnecteamClientConfiguration.client`.
+    ``scopes``; ``allow_insecure`` as in :meth:`ConnecteamClientConfiguration.client`;
+    ``account`` (``base_url`` and ``api_key``, as :meth:`core.project.ConnecteamAccount.
+    source_options` gives them) in place of the configured ones when given.
 
     Raises:
         ConnecteamConfigError: No credentials, a ``base_url`` that is not http(s), or a plain
             ``http://`` one to another host without ``allow_insecure``.
     """
-    return read_config().client(scopes, allow_insecure=allow_insecure)
+    config = read_config()
+    for name, value in (account or {}).items():
+        setattr(config, name, value)
+    return config.client(scopes, allow_insecure=allow_insecure)

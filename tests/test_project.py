@@ -1,0 +1,173 @@
+"""One resolved configuration, passed down (``core.project``): two warehouses and two accounts in
+one process without touching the environment; secrets that never show; and, read from the
+tree, no module of ours reading or steering the environment behind the jobs' backs."""
+
+from __future__ import annotations
+
+import ast
+import os
+from pathlib import Path
+
+import pytest
+from conftest import NOW, query
+from pydantic import SecretStr
+
+from core.paths import paths_beside
+from core.project import ConnecteamAccount, Project, resolve
+from core.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[1]
+PRODUCT = ("core", "sources", "pipelines", "flows", "receiver", "dashboard")
+
+READS_SETTINGS = {"core/project.py", "core/clock.py", "flows/cli/terminal.py", "flows/cli/demo.py"}
+"""Where ``settings.current()`` may be called: the resolution itself, the clock (``WFM_SYNC_NOW``
+pins "now" for tests and replays, read where "now" is asked), the command line's option
+defaults and the demo's own project (edges both)."""
+
+SETS_ENVIRONMENT = {
+    "flows/cli/__init__.py": "dlt's DLT_PROJECT_DIR from --project-dir, Prefect's quiet defaults",
+    "core/settings.py": "settings.environment(): the block-scoped hand-off used by the dbt run",
+}
+"""The only modules that write ``os.environ``, and why (hand-offs to dlt, Prefect and dbt)."""
+
+
+def project_of(tmp_path: Path, name: str, server_url: str, key: str) -> Project:
+    """A project of its own folder ``name`` under ``tmp_path`` and the account at
+    ``server_url``: nothing of it in the environment."""
+    return Project(
+        settings=Settings(now=str(NOW)),
+        paths=paths_beside(tmp_path / name / "warehouse.duckdb"),
+        account=ConnecteamAccount(base_url=server_url, api_key=SecretStr(key)),
+    )
+
+
+def test_two_projects_sync_in_one_process_each_into_its_own_warehouse(
+    tmp_path: Path, start_emulator
+) -> None:
+    from pipelines import run_sync
+    from pipelines.runs import read_runs
+
+    small = start_emulator(users=7, api_key="key-small")
+    large = start_emulator(users=23, api_key="key-large")
+    assert not any(k.startswith(("SOURCES__CONNECTEAM__API", "DESTINATION__")) for k in os.environ)
+    a = project_of(tmp_path, "a", small.url, "key-small")
+    b = project_of(tmp_path, "b", large.url, "key-large")
+
+    assert run_sync(("users",), project=a).rows["users"] == 7
+    assert run_sync(("users",), project=b).rows["users"] == 23
+    assert query(a.warehouse, "select count(*) from connecteam.users") == [(7,)]
+    assert query(b.warehouse, "select count(*) from connecteam.users") == [(23,)]
+    assert [r.job for r in read_runs(a.paths.run_log)] == ["sync"]
+    assert [r.job for r in read_runs(b.paths.run_log)] == ["sync"]
+    assert (a.paths.pipelines_dir / "connecteam").is_dir()
+    assert not (tmp_path / "data").exists()  # nothing went to the default warehouse
+
+
+def test_a_wrong_key_handed_in_is_refused_not_replaced_by_the_configuration(
+    tmp_path: Path, start_emulator, monkeypatch
+) -> None:
+    from pipelines import run_sync
+    from sources.connecteam import find_connecteam_error
+
+    server = start_emulator(users=3)
+    monkeypatch.setenv("SOURCES__CONNECTEAM__API_KEY", "test-key-5f1c9e")  # the right one
+    wrong = project_of(tmp_path, "w", server.url, "not-the-key")
+    with pytest.raises(Exception) as refused:
+        run_sync(("users",), project=wrong)
+    cause = find_connecteam_error(refused.value)
+    assert cause is not None and cause.status == 401
+    assert "not-the-key" not in str(refused.value)
+
+
+def test_the_account_key_never_shows_in_a_dump_or_repr(tmp_path: Path) -> None:
+    project = project_of(tmp_path, "p", "http://127.0.0.1:9", "s3cr3t-key")
+    project = project.model_copy(update={"inbox_url": SecretStr("postgresql://u:pw@h/db")})
+    for shown in (project.model_dump_json(), repr(project), str(project.model_dump(mode="json"))):
+        assert "s3cr3t-key" not in shown and "pw@" not in shown
+    assert project.account is not None
+    assert project.account.source_options()["api_key"] == "s3cr3t-key"
+
+
+def test_resolve_takes_options_over_the_environment_and_moves_paths_with_the_warehouse(
+    tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.setenv("WFM_SYNC_CURRENCY", "eur")
+    monkeypatch.setenv("WFM_SYNC_SNAPSHOT", str(tmp_path / "bi" / "snap.duckdb"))
+    project = resolve(tmp_path / "w" / "warehouse.duckdb", currency="chf")
+    assert project.settings.currency == "CHF"  # the option wins over WFM_SYNC_CURRENCY
+    assert project.paths.snapshot == tmp_path / "bi" / "snap.duckdb"  # the setting still counts
+    assert project.paths.report == tmp_path / "w" / "report.html"
+    moved = project.at(tmp_path / "v" / "warehouse.duckdb")
+    assert moved.paths.run_log == tmp_path / "v" / "runs.jsonl"
+    assert moved.paths.snapshot == tmp_path / "bi" / "snap.duckdb"
+    assert moved.with_settings(snapshot=None).paths.snapshot == tmp_path / "v" / "analytics.duckdb"
+
+
+def _product_modules() -> list[tuple[str, ast.Module]]:
+    found = []
+    for package in PRODUCT:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            relative = path.relative_to(ROOT).as_posix()
+            found.append((relative, ast.parse(path.read_text(), relative)))
+    return found
+
+
+def _calls_settings_current(tree: ast.Module) -> bool:
+    """Whether ``tree`` calls ``settings.current()`` or a ``current`` imported from a
+    ``settings`` module."""
+    imported = any(
+        isinstance(node, ast.ImportFrom)
+        and (node.module or "").endswith("settings")
+        and any(alias.name == "current" for alias in node.names)
+        for node in ast.walk(tree)
+    )
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        function = node.func
+        owner = function.value if isinstance(function, ast.Attribute) else None
+        if (
+            isinstance(function, ast.Attribute)
+            and function.attr == "current"
+            and isinstance(owner, ast.Name)
+            and owner.id == "settings"
+        ):
+            return True
+        if isinstance(function, ast.Name) and function.id == "current" and imported:
+            return True
+    return False
+
+
+def _writes_environ(tree: ast.Module) -> bool:
+    for node in ast.walk(tree):
+        target = None
+        if isinstance(node, ast.Assign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            target = next((t for t in targets if isinstance(t, ast.Subscript)), None)
+            target = target.value if target is not None else None
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("update", "setdefault", "pop", "__setitem__")
+        ):
+            target = node.func.value
+        if isinstance(target, ast.Attribute) and target.attr == "environ":
+            return True
+    return False
+
+
+def test_only_the_edges_read_the_settings_and_only_the_hand_offs_write_the_environment() -> None:
+    modules = _product_modules()
+    assert len(modules) > 100  # the tree was read
+    readers = {name for name, tree in modules if _calls_settings_current(tree)}
+    writers = {name for name, tree in modules if _writes_environ(tree)}
+    assert readers <= READS_SETTINGS, sorted(readers - READS_SETTINGS)
+    assert writers == set(SETS_ENVIRONMENT), sorted(writers ^ set(SETS_ENVIRONMENT))
+
+
+def test_the_tree_check_finds_a_deep_read_and_a_write() -> None:
+    deep = ast.parse("from core import settings\ndef f():\n    return settings.current().now\n")
+    steer = ast.parse("import os\nos.environ['WFM_SYNC_NOW'] = '1'\n")
+    assert _calls_settings_current(deep) and _writes_environ(steer)
+    assert not _calls_settings_current(ast.parse("x = clock.current_time()\ny = current(c)"))
+    assert _calls_settings_current(ast.parse("from .settings import current\nx = current()"))
