@@ -38,7 +38,7 @@ def main() -> None:
     from flows.fold import fold_webhooks
     from flows.nightly import nightly_sync
     from pipelines.subscriptions import apply, current, plan, receiver_url
-    from receiver import PATH, ReceiverSettings, create_app
+    from receiver import PATH, ReceiverConfig, create_app
     from sources.connecteam.config import client_from_config
     from sources.connecteam.webhook_settings import SUBSCRIPTION_SCOPES
 
@@ -48,7 +48,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         warehouse = Path(tmp) / "warehouse.duckdb"
         inbox_url = f"sqlite:///{Path(tmp) / 'inbox.sqlite3'}"
-        receiver = create_app(ReceiverSettings(token=token, inbox_url=inbox_url))
+        receiver = create_app(ReceiverConfig(token=token, inbox_url=inbox_url))
         with EmulatorServer(config, options) as server, BackgroundServer(receiver) as hooks:
             os.environ.update(
                 SOURCES__CONNECTEAM__BASE_URL=server.url, SOURCES__CONNECTEAM__API_KEY="bench",

@@ -15,14 +15,14 @@ secret, inbox, body limit, deadline, queue size, quarantine budget, rotation, fr
 from __future__ import annotations
 
 from .app import PATH, create_app
-from .config import ReceiverConfigError, ReceiverSettings, settings_from_config
+from .config import ReceiverConfig, ReceiverConfigError, config_from_dlt
 from .writer import GroupCommitWriter
 
 __all__ = [
     "PATH",
     "GroupCommitWriter",
+    "ReceiverConfig",
     "ReceiverConfigError",
-    "ReceiverSettings",
+    "config_from_dlt",
     "create_app",
-    "settings_from_config",
 ]

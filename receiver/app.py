@@ -50,7 +50,7 @@ from sources.webhooks import Inbox, ReceivedEvent, RefusedBody, StoredEvent
 from sources.webhooks.envelope import Envelope, read_envelope
 
 from .auth import Gate
-from .config import ReceiverSettings
+from .config import ReceiverConfig
 from .jobs import DeadlineExceededError, WriterBusyError, WriterDeadError, cause
 from .writer import GroupCommitWriter
 
@@ -66,7 +66,7 @@ def _json(status: int, body: dict[str, Any], headers: dict[str, str] | None = No
 
 
 def create_app(
-    settings: ReceiverSettings,
+    settings: ReceiverConfig,
     on_writer_death: Callable[[BaseException], None] | None = None,
 ) -> FastAPI:
     """Build the receiver application.
@@ -128,7 +128,7 @@ class _Routes:
     """The receiver's two routes over one inbox, writer and gate."""
 
     def __init__(
-        self, settings: ReceiverSettings, inbox: Inbox, writer: GroupCommitWriter, gate: Gate
+        self, settings: ReceiverConfig, inbox: Inbox, writer: GroupCommitWriter, gate: Gate
     ) -> None:
         self.settings = settings
         self.inbox = inbox

@@ -41,7 +41,7 @@ from starlette.requests import Request
 from sources.webhooks.refusals import WOULD_REFUSE, RefusalRecorder
 from sources.webhooks.rotation import Rotation, fingerprint
 
-from .config import ReceiverSettings
+from .config import ReceiverConfig
 from .signature import (
     NO_MATCH,
     StreamedSignature,
@@ -99,7 +99,7 @@ class Gate:
             read.
     """
 
-    def __init__(self, settings: ReceiverSettings, engine: Engine) -> None:
+    def __init__(self, settings: ReceiverConfig, engine: Engine) -> None:
         self.limit = settings.max_body_bytes
         self.verify_limit = VERIFY_FACTOR * settings.max_body_bytes
         self.deadline = settings.deadline_seconds

@@ -6,7 +6,7 @@ Read from the ``[webhooks]`` configuration (:class:`sources.webhooks.WebhooksCon
 ``WEBHOOKS__MAX_BODY_BYTES``, ``WEBHOOKS__DEADLINE_SECONDS``, ``WEBHOOKS__QUEUE_SIZE``,
 ``WEBHOOKS__QUARANTINE_MAX_BYTES``, ``WEBHOOKS__PREVIOUS_TOKEN``,
 ``WEBHOOKS__PREVIOUS_SIGNING_SECRET``, ``WEBHOOKS__SIGNATURE_MODE``,
-``WEBHOOKS__ROTATION_GRACE_SECONDS``) by :func:`settings_from_config`, or built directly by tests
+``WEBHOOKS__ROTATION_GRACE_SECONDS``) by :func:`config_from_dlt`, or built directly by tests
 and the demo.
 """
 
@@ -46,7 +46,7 @@ class ReceiverConfigError(Exception):
 
 
 @dataclass(frozen=True)
-class ReceiverSettings:
+class ReceiverConfig:
     """How the receiver authenticates and where it stores.
 
     Attributes:
@@ -156,13 +156,13 @@ class ReceiverSettings:
                 )
 
 
-def settings_from_config(
+def config_from_dlt(
     inbox_url: str | None = None,
     allow_open: bool = False,
     deadline_seconds: float | None = None,
     queue_size: int | None = None,
-) -> ReceiverSettings:
-    """The receiver's settings from the ``[webhooks]`` configuration (empty values count as
+) -> ReceiverConfig:
+    """The receiver's configuration from dlt's ``[webhooks]`` section (empty values count as
     unset; ``inbox_url`` and ``max_body_bytes`` then take their defaults,
     ``sqlite:///data/inbox.sqlite3`` and 1 MiB).
 
@@ -173,7 +173,7 @@ def settings_from_config(
         queue_size: Overrides ``WEBHOOKS__QUEUE_SIZE`` when given.
 
     Raises:
-        ReceiverConfigError: As :class:`ReceiverSettings`, a setting of the wrong kind (e.g.
+        ReceiverConfigError: As :class:`ReceiverConfig`, a setting of the wrong kind (e.g.
             ``WEBHOOKS__QUEUE_SIZE=lots``; the message names it), or the inbox URL is not usable
             (:func:`sources.webhooks.config.check_inbox_url`).
     """
@@ -186,7 +186,7 @@ def settings_from_config(
         url = check_inbox_url(url, "--inbox-url" if inbox_url else "WEBHOOKS__INBOX_URL")
     except InboxURLError as exc:
         raise ReceiverConfigError(str(exc)) from None
-    return ReceiverSettings(
+    return ReceiverConfig(
         token=config.token or None,
         signing_secret=config.signing_secret or None,
         inbox_url=url,

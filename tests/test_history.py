@@ -15,7 +15,7 @@ from emulator.server import BackgroundServer
 from pipelines import run_sync
 from pipelines.fold import run_fold
 from pipelines.models import build_models
-from receiver import PATH, ReceiverSettings, create_app
+from receiver import PATH, ReceiverConfig, create_app
 
 DAY = 86_400
 TOKEN = "history-token"
@@ -90,7 +90,7 @@ def test_a_shift_moved_by_webhook_then_deleted_at_the_nightly(
         "data": {"shifts": [{**row, "startTime": start + 3600, "endTime": end + 3600,
                              "updateTime": moved_at}]},
     }  # fmt: skip
-    app = create_app(ReceiverSettings(token=TOKEN, inbox_url=inbox_url))
+    app = create_app(ReceiverConfig(token=TOKEN, inbox_url=inbox_url))
     with BackgroundServer(app) as hooks:
         answer = httpx.post(hooks.url + PATH, content=json.dumps(body),
                             headers={"x-webhook-token": TOKEN}, timeout=30)  # fmt: skip

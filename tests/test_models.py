@@ -19,7 +19,7 @@ from pipelines import run_sync
 from pipelines.fold import run_fold
 from pipelines.models import ModelsBuildError, build_models, run_dbt
 from pipelines.publish import publish_snapshot
-from receiver import ReceiverSettings, create_app
+from receiver import ReceiverConfig, create_app
 
 READER = Path(__file__).with_name("snapshot_reader.py")
 USERS = list(range(1000, 1300))
@@ -31,7 +31,7 @@ def fill(start_emulator, warehouse, monkeypatch, tmp_path, events=400):
     point_at(monkeypatch, server)
     inbox_url = f"sqlite:///{tmp_path / 'inbox.sqlite3'}"
     monkeypatch.setenv("WEBHOOKS__INBOX_URL", inbox_url)
-    with BackgroundServer(create_app(ReceiverSettings(token="t", inbox_url=inbox_url))) as rx:
+    with BackgroundServer(create_app(ReceiverConfig(token="t", inbox_url=inbox_url))) as rx:
         report = asyncio.run(
             send_burst(
                 rx.url + "/webhooks/connecteam", build_burst(events, user_ids=USERS), token="t"

@@ -15,7 +15,7 @@ import pytest
 from core.settings import in_project
 from emulator.server import BackgroundServer
 from emulator.webhooks import signature_headers
-from receiver import PATH, ReceiverConfigError, ReceiverSettings, create_app, settings_from_config
+from receiver import PATH, ReceiverConfig, ReceiverConfigError, config_from_dlt, create_app
 from sources.webhooks import Inbox
 
 TOKEN = "wh-token-7c1e"
@@ -25,7 +25,7 @@ BODY = orjson.dumps({"eventType": "clock_in", "eventTimestamp": 1_700_000_000, "
 
 def serve(tmp_path, secret: str) -> tuple[BackgroundServer, str]:
     inbox_url = f"sqlite:///{tmp_path / 'inbox.sqlite3'}"
-    app = create_app(ReceiverSettings(token=TOKEN, inbox_url=inbox_url, signing_secret=secret))
+    app = create_app(ReceiverConfig(token=TOKEN, inbox_url=inbox_url, signing_secret=secret))
     return BackgroundServer(app).start(), inbox_url
 
 
@@ -99,7 +99,7 @@ def test_settings_come_from_the_webhooks_configuration(tmp_path, monkeypatch):
     monkeypatch.setenv("WEBHOOKS__SIGNING_SECRET", SECRET)
     monkeypatch.setenv("WEBHOOKS__INBOX_URL", inbox_url)
     monkeypatch.setenv("WEBHOOKS__MAX_BODY_BYTES", "2048")
-    settings = settings_from_config()
+    settings = config_from_dlt()
     assert (settings.token, settings.signing_secret, settings.inbox_url) == (
         TOKEN,
         SECRET,
@@ -107,11 +107,11 @@ def test_settings_come_from_the_webhooks_configuration(tmp_path, monkeypatch):
     )
     assert settings.max_body_bytes == 2048 and not settings.allow_open
     # a relative SQLite path resolves from the project's home, not the current directory
-    other = settings_from_config("sqlite:///other.sqlite3").inbox_url
+    other = config_from_dlt("sqlite:///other.sqlite3").inbox_url
     assert other == f"sqlite:///{in_project('other.sqlite3')}"
     monkeypatch.setenv("WEBHOOKS__TOKEN", "")
     with pytest.raises(ReceiverConfigError, match="WEBHOOKS__TOKEN"):
-        settings_from_config()
-    assert settings_from_config(allow_open=True).token is None
+        config_from_dlt()
+    assert config_from_dlt(allow_open=True).token is None
     with pytest.raises(ReceiverConfigError, match="WEBHOOKS__SIGNING_SECRET"):
-        ReceiverSettings(token=TOKEN, inbox_url=inbox_url, signing_secret="whsec_")
+        ReceiverConfig(token=TOKEN, inbox_url=inbox_url, signing_secret="whsec_")

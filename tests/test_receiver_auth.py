@@ -26,7 +26,7 @@ from conftest import WFM_SYNC, cli_env, point_at
 from emulator.server import BackgroundServer
 from emulator.webhooks import signature_headers
 from pipelines import run_sync
-from receiver import PATH, ReceiverConfigError, ReceiverSettings, create_app, settings_from_config
+from receiver import PATH, ReceiverConfig, ReceiverConfigError, config_from_dlt, create_app
 from sources.webhooks import Inbox
 from sources.webhooks.rotation import fingerprint
 
@@ -58,7 +58,7 @@ def receiver(tmp_path: Path) -> Iterator:
 
     def start(**settings: object) -> BackgroundServer:
         options = {"token": TOKEN, "inbox_url": inbox_url, **settings}
-        server = BackgroundServer(create_app(ReceiverSettings(**options))).start()  # type: ignore[arg-type]
+        server = BackgroundServer(create_app(ReceiverConfig(**options))).start()  # type: ignore[arg-type]
         server.inbox_url = inbox_url  # type: ignore[attr-defined]
         running.append(server)
         return server
@@ -277,13 +277,13 @@ def test_rotation_and_signature_settings_are_checked(tmp_path, monkeypatch):
     }  # fmt: skip
     for message, options in bad.items():
         with pytest.raises(ReceiverConfigError, match=message.replace("(", r"\(")):
-            ReceiverSettings(**{"token": TOKEN, "inbox_url": inbox_url, **options})  # type: ignore[arg-type]
+            ReceiverConfig(**{"token": TOKEN, "inbox_url": inbox_url, **options})  # type: ignore[arg-type]
     for name, value in (("TOKEN", TOKEN), ("PREVIOUS_TOKEN", OLD_TOKEN),
                         ("SIGNING_SECRET", SECRET), ("PREVIOUS_SIGNING_SECRET", OLD_SECRET),
                         ("SIGNATURE_MODE", " Report"), ("ROTATION_GRACE_SECONDS", "90"),
                         ("INBOX_URL", inbox_url)):  # fmt: skip
         monkeypatch.setenv(f"WEBHOOKS__{name}", value)
-    settings = settings_from_config()
+    settings = config_from_dlt()
     assert (settings.previous_token, settings.previous_signing_secret) == (OLD_TOKEN, OLD_SECRET)
     assert (settings.signature_mode, settings.rotation_grace_seconds) == ("report", 90.0)
 
@@ -346,8 +346,8 @@ def test_two_receivers_on_one_postgresql_inbox_share_counts_and_the_rotation(pos
     inbox_url = fresh_database(postgres, "auth_rotation")
     rotating = {"token": TOKEN, "inbox_url": inbox_url, "previous_token": OLD_TOKEN,
                 "rotation_grace_seconds": 1}  # fmt: skip
-    first = BackgroundServer(create_app(ReceiverSettings(**rotating))).start()  # type: ignore[arg-type]
-    second = BackgroundServer(create_app(ReceiverSettings(**rotating))).start()  # type: ignore[arg-type]
+    first = BackgroundServer(create_app(ReceiverConfig(**rotating))).start()  # type: ignore[arg-type]
+    second = BackgroundServer(create_app(ReceiverConfig(**rotating))).start()  # type: ignore[arg-type]
     try:
         for server in (first, second):
             for n in range(3):

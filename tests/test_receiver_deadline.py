@@ -16,7 +16,7 @@ import orjson
 import pytest
 
 from emulator.server import BackgroundServer
-from receiver import PATH, ReceiverSettings, create_app
+from receiver import PATH, ReceiverConfig, create_app
 from sources.webhooks import Inbox, ReceivedEvent
 from sources.webhooks.envelope import read_envelope
 
@@ -81,7 +81,7 @@ def test_a_delivery_near_its_deadline_does_not_fail_fresh_ones_in_its_group(inbo
     delivery arrives and, a second later, five more. They form group 2, whose oldest has 0.5 s
     left. The lock is released only after that oldest was answered 503: the five fresh ones, with
     about a second left, are stored."""
-    app = create_app(ReceiverSettings(token=TOKEN, inbox_url=inbox_url,
+    app = create_app(ReceiverConfig(token=TOKEN, inbox_url=inbox_url,
                                       deadline_seconds=DEADLINE))  # fmt: skip
     writer = app.state.writer
     lock = Lock(inbox_url)

@@ -17,7 +17,7 @@ from pipelines import run_sync
 from pipelines.fold import run_fold
 from pipelines.models import build_models
 from pipelines.subscriptions import apply, current, plan, receiver_url
-from receiver import PATH, ReceiverSettings, create_app
+from receiver import PATH, ReceiverConfig, create_app
 from sources.connecteam.config import client_from_config
 from sources.connecteam.webhook_settings import SUBSCRIPTION_SCOPES
 
@@ -49,7 +49,7 @@ def test_shift_changes_reach_fct_shifts_before_the_next_sync(
     inbox_url = f"sqlite:///{tmp_path / 'inbox.sqlite3'}"
     monkeypatch.setenv("WEBHOOKS__INBOX_URL", inbox_url)
     monkeypatch.setenv("WFM_SYNC_NOW", str(NOW))
-    receiver = create_app(ReceiverSettings(token=TOKEN, inbox_url=inbox_url))
+    receiver = create_app(ReceiverConfig(token=TOKEN, inbox_url=inbox_url))
     with BackgroundServer(receiver) as hooks:
         url = receiver_url(hooks.url + PATH, TOKEN)
         with client_from_config(SUBSCRIPTION_SCOPES) as client:

@@ -26,7 +26,7 @@ from emulator.webhooks import send_burst
 from pipelines.model_docs import mart_docs
 from pipelines.staging_declarations import models_casting
 from pipelines.timesheet_match import read_timesheet_match
-from receiver import ReceiverSettings, create_app
+from receiver import ReceiverConfig, create_app
 
 SEEDS = [1, 2, 3, 4, 5]
 SIZES = {"users": 150, "forms": 3, "schedulers": 2, "shifts": 400}
@@ -79,7 +79,7 @@ def test_the_nightly_holds_on_spec_generated_data(seed, start_emulator, tmp_path
     warehouse = tmp_path / "wh" / "warehouse.duckdb"
     inbox_url = f"sqlite:///{tmp_path / 'inbox.sqlite3'}"
     bodies = spec_webhook_bodies(120, seed)
-    with BackgroundServer(create_app(ReceiverSettings(token="t0k", inbox_url=inbox_url))) as hooks:
+    with BackgroundServer(create_app(ReceiverConfig(token="t0k", inbox_url=inbox_url))) as hooks:
         report = asyncio.run(send_burst(f"{hooks.url}/webhooks/connecteam", bodies, token="t0k"))
     assert not any(code >= 500 or code == 0 for code in report.statuses), report.statuses
 

@@ -24,7 +24,7 @@ from emulator.server import BackgroundServer
 from emulator.webhooks import build_burst, make_event, send_burst, signature_headers
 from pipelines.fold import run_fold
 from pipelines.models import build_models
-from receiver import PATH, ReceiverConfigError, ReceiverSettings, create_app
+from receiver import PATH, ReceiverConfig, ReceiverConfigError, create_app
 from sources.webhooks import CATALOGUE, FAMILIES, Inbox
 
 SPEC = json.loads((Path(__file__).parent / "data" / "connecteam-openapi.json").read_text())
@@ -59,7 +59,7 @@ def receiver(tmp_path):
     def start(**overrides):
         inbox_url = f"sqlite:///{tmp_path / f'inbox{len(running)}.sqlite3'}"
         settings = {"token": TOKEN, "inbox_url": inbox_url, **overrides}
-        server = BackgroundServer(create_app(ReceiverSettings(**settings))).start()
+        server = BackgroundServer(create_app(ReceiverConfig(**settings))).start()
         running.append(server)
         return server.url + PATH, settings["inbox_url"]
 
@@ -269,8 +269,8 @@ def test_refused_bodies_are_quarantined_and_auth_failures_store_nothing(receiver
 
 def test_receiver_refuses_to_start_without_a_token(tmp_path):
     with pytest.raises(ReceiverConfigError, match="WEBHOOKS__TOKEN"):
-        ReceiverSettings(token=None, inbox_url=f"sqlite:///{tmp_path / 'i.sqlite3'}")
-    open_settings = ReceiverSettings(
+        ReceiverConfig(token=None, inbox_url=f"sqlite:///{tmp_path / 'i.sqlite3'}")
+    open_settings = ReceiverConfig(
         token=None, inbox_url=f"sqlite:///{tmp_path / 'i.sqlite3'}", allow_open=True
     )
     with BackgroundServer(create_app(open_settings)) as server:

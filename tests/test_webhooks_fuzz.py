@@ -32,7 +32,7 @@ from emulator.server import BackgroundServer
 from emulator.spec_data import spec_webhook_bodies
 from emulator.webhooks import make_event
 from pipelines.fold import run_fold
-from receiver import PATH, GroupCommitWriter, ReceiverSettings, create_app
+from receiver import PATH, GroupCommitWriter, ReceiverConfig, create_app
 from sources.webhooks import CATALOGUE
 
 TOKEN = "fuzz-token-3b9"
@@ -53,7 +53,7 @@ with different bodies."""
 def receiver_app(inbox_path: Path, timeout: float, **settings: Any) -> Any:
     """The receiver app on a SQLite inbox whose writer waits ``timeout`` s for a busy lock."""
     url = f"sqlite:///{inbox_path}?timeout={timeout}"
-    return create_app(ReceiverSettings(token=TOKEN, inbox_url=url, **settings))
+    return create_app(ReceiverConfig(token=TOKEN, inbox_url=url, **settings))
 
 
 async def until(condition: Callable[[], bool], what: str, seconds: float = 300) -> None:

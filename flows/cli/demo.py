@@ -102,7 +102,7 @@ def run_demo(
     """
     from emulator import EmulatorServer, ServerOptions
     from emulator.server import BackgroundServer
-    from receiver import ReceiverSettings, create_app
+    from receiver import ReceiverConfig, create_app
 
     from .demo_show import print_dashboard, print_warehouse
 
@@ -115,7 +115,7 @@ def run_demo(
     inbox_url = f"sqlite:///{path.parent / 'inbox.sqlite3'}"
     console.rule("wfm-sync demo")
     token = secrets.token_urlsafe(16)
-    receiver = create_app(ReceiverSettings(token=token, inbox_url=inbox_url))
+    receiver = create_app(ReceiverConfig(token=token, inbox_url=inbox_url))
     with EmulatorServer(config, options) as emulator, BackgroundServer(receiver) as inbound:
         setup = DemoSetup(
             project=demo_project(path, emulator.url, options.api_key, inbox_url),

@@ -83,12 +83,12 @@ def _cannot_start(problem: str) -> NoReturn:
 def _receiver_settings(
     inbox_url: str, open_: bool, deadline: float | None, queue_size: int | None
 ) -> Any:
-    """The receiver's settings (:func:`receiver.settings_from_config`); exits 2 with one line
+    """The receiver's configuration (:func:`receiver.config_from_dlt`); exits 2 with one line
     naming the setting when one is wrong (a value of the wrong kind included)."""
-    from receiver import ReceiverConfigError, settings_from_config
+    from receiver import ReceiverConfigError, config_from_dlt
 
     try:
-        return settings_from_config(
+        return config_from_dlt(
             inbox_url or None, allow_open=open_, deadline_seconds=deadline, queue_size=queue_size
         )
     except ReceiverConfigError as exc:
