@@ -70,6 +70,11 @@ class Project(BaseModel):
         return self.settings.destination
 
     @property
+    def given_inbox_url(self) -> str | None:
+        """The inbox URL handed in, in clear; ``None``: dlt's ``[webhooks] inbox_url``."""
+        return self.inbox_url.get_secret_value() if self.inbox_url is not None else None
+
+    @property
     def warehouse(self) -> Path:
         """The DuckDB warehouse file (not used on PostgreSQL but to place the other paths)."""
         return self.paths.warehouse

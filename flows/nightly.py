@@ -139,9 +139,8 @@ def nightly_sync(
     steps: tuple[str, ...] = STEPS,
     project: Project | None = None,
 ) -> NightlyResult:
-    """Sync the Connecteam account, fold the webhook inbox, build the models, publish and write
-    the static report (DuckDB only: on PostgreSQL the publish and report steps are skipped and
-    ``publish_note`` says so).
+    """Sync the Connecteam account, fold the webhook inbox, build the models, publish, write the
+    static report (the last two DuckDB only: skipped on PostgreSQL, ``publish_note`` says so).
 
     Args:
         streams: Streams to sync (default all of :data:`pipelines.sync.STREAMS`).
@@ -149,12 +148,12 @@ def nightly_sync(
         source_options: Non-secret options for the source (e.g. ``shifts_days_back``;
             ``allow_insecure: true`` accepts a plain ``http://`` base URL to another machine).
         steps: Which of ``sync``, ``fold``, ``models``, ``publish``, ``report`` to run, in that
-            order (``report`` follows a publish of this run only); a step
-            that fails stops the run (nothing is published after a failed build). A stream that
-            fails in the sync does not: the other streams load and the later steps run.
-        project: The configuration every step works with (the command line resolves it);
-            ``None`` (a deployment's run): resolved here once (:func:`core.project.resolve`).
-            An account it carries is stored by Prefect with its key as ``**********``.
+            order (``report`` follows a publish of this run only); a step that fails stops the
+            run (nothing is published after a failed build). A stream that fails in the sync
+            does not: the other streams load and the later steps run.
+        project: What every step works with (the command line resolves it; ``None``, a
+            deployment's run: :func:`core.project.resolve` here, once). Prefect stores an
+            account's key in it as ``**********``.
 
     Returns:
         A :class:`NightlyResult`.
@@ -165,8 +164,7 @@ def nightly_sync(
     unknown = sorted(set(steps) - set(STEPS))
     if unknown:
         raise ValueError(f"unknown step(s) {unknown}; choose from {list(STEPS)}")
-    project = given_or_resolved(project)
-    result = NightlyResult(sync=SyncSummary())
+    project, result = given_or_resolved(project), NightlyResult(sync=SyncSummary())
     if "sync" in steps:
         for group in TASK_GROUPS:
             selected = tuple(s for s in group if s in streams)

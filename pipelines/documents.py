@@ -150,12 +150,10 @@ def run_bulk(
     """Settle what earlier runs left uncertain, submit every row not recorded yet, and load all
     outcomes into ``connecteam.document_entries``.
 
-    Per row: the file uploaded, the intent committed, the entry PUT
-    (``PUT /documents/v1/users/{userId}/documents/{documentId}/entry``), the outcome committed
-    (:func:`pipelines.entry_send.submit_row`); ``sending`` rows of the journal are settled first
-    (:func:`pipelines.entry_send.settle_sending`). Appends a run-log line (job ``documents``)
-    and holds the warehouse's writer lock only while it starts the journal and loads the
-    outcomes, not while it submits (at the provider's pace a bulk takes hours).
+    Per row (:func:`pipelines.entry_send.submit_row`, after the journal's ``sending`` rows are
+    settled): file uploaded, intent committed, ``PUT /documents/v1/users/{userId}/documents/
+    {documentId}/entry``, outcome committed. Logs a run (job ``documents``); holds the writer
+    lock only to start the journal and load the outcomes, never while submitting (hours).
 
     Args:
         rows: From :func:`read_csv`, :func:`read_query` or :func:`rows_from_records`.
@@ -168,10 +166,8 @@ def run_bulk(
         files_under: Upload only files under this folder (links followed); a row whose file
             is elsewhere fails with the reason and the bulk goes on. ``None``: any path.
         on_progress: Called after each submitted row with ``(done, total, outcome row)``.
-        allow_insecure: Let the default client use plain ``http://`` to another machine
-            (``--allow-insecure``).
-        project: The warehouse and the account when it carries one (default
-            :func:`core.project.resolve`).
+        allow_insecure: The default client may use plain ``http://`` elsewhere (a flag).
+        project: Its warehouse and account, if any (default :func:`core.project.resolve`).
 
     Returns:
         A :class:`BulkSummary`.
@@ -179,11 +175,9 @@ def run_bulk(
     Raises:
         JournalBusyError: Another bulk is running on the same journal.
         WarehouseBusyError: Another job held the DuckDB warehouse past the writer timeout.
-        ConnecteamConfigError: No credentials configured, or a plain ``http://`` base URL to
-            another machine without ``allow_insecure``.
+        ConnecteamConfigError: No credentials, or ``http://`` elsewhere without allow_insecure.
     """
-    started = time.monotonic()
-    base = base_dir or Path.cwd()
+    started, base = time.monotonic(), base_dir or Path.cwd()
     project = given_or_resolved(project)
     pipeline = pipeline or documents_pipeline(project)
     summary = BulkSummary(rows=len(rows))

@@ -76,6 +76,17 @@ def unsettled_entries(
     return unsettled_rows(journal or journal_path(documents_pipeline(project)))
 
 
+def _mark_sent(book: EntryJournal, chosen: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Record each of ``chosen`` as sent with no request (status ``unknown``, resolved by the
+    operator, now); the rows written."""
+    now = int(clock.now())
+    settled = [{**row, "status": UNKNOWN, "resolved_by": OPERATOR, "error": None,
+                "recorded_at": now} for row in chosen]  # fmt: skip
+    for row in settled:
+        book.write(row)
+    return settled
+
+
 def resolve_entries(
     keys: list[str] | None,
     *,
@@ -126,12 +137,7 @@ def resolve_entries(
                 summary.rows.extend(_resend(client, book, chosen, named=keys is not None))
                 summary.requests = client.stats.total_requests
             else:
-                now = int(clock.now())
-                for row in chosen:
-                    settled = {**row, "status": UNKNOWN, "resolved_by": OPERATOR,
-                               "error": None, "recorded_at": now}  # fmt: skip
-                    book.write(settled)
-                    summary.rows.append(settled)
+                summary.rows.extend(_mark_sent(book, chosen))
         finally:
             if own_client and client is not None:
                 client.close()

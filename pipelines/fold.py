@@ -132,9 +132,8 @@ def run_fold(
     and how the writer lock and memory bounds hold).
 
     Args:
-        inbox_url: SQLAlchemy URL of the inbox (default the project's ``inbox_url``, else
-            ``[webhooks] inbox_url``, ``WEBHOOKS__INBOX_URL``:
-            :class:`sources.webhooks.WebhooksConfiguration`).
+        inbox_url: SQLAlchemy URL of the inbox (default the project's, else ``[webhooks]
+            inbox_url``, ``WEBHOOKS__INBOX_URL``).
         batch_size: Most inbox events per Arrow batch.
         retention_days: Days a folded row stays in the inbox before it is pruned.
         pipeline: The dlt pipeline (default: the warehouse, dataset ``webhooks``).
@@ -155,8 +154,7 @@ def run_fold(
     """
     started = time.monotonic()
     project = given_or_resolved(project)
-    handed = project.inbox_url.get_secret_value() if project.inbox_url is not None else None
-    inbox = Inbox(inbox_url or handed or inbox_url_from_config())
+    inbox = Inbox(inbox_url or project.given_inbox_url or inbox_url_from_config())
     try:
         pipeline = pipeline or build_pipeline(
             pipeline_name="webhooks", dataset_name=DATASET_WEBHOOKS, project=project
@@ -167,14 +165,9 @@ def run_fold(
         ledger = _fold_rounds(pipeline, project, inbox, sizes)
         confirm_writer("fold", project)
         pruned = inbox.prune(retention_days * 86_400)
-        backlog = inbox.counts()["unfolded"]
-        logger.info(
-            "folded %d events (%d quarantined bodies); %d pruned; %d arrived meanwhile",
-            len(ledger.inbox_ids), len(ledger.quarantine_ids), pruned, backlog,
-        )  # fmt: skip
         return FoldSummary(
-            **_ledger_counts(ledger), pruned=pruned, backlog=backlog, resumed_packages=resumed,
-            duration_seconds=round(time.monotonic() - started, 2),
+            **_ledger_counts(ledger), pruned=pruned, backlog=inbox.counts()["unfolded"],
+            resumed_packages=resumed, duration_seconds=round(time.monotonic() - started, 2),
             warehouse=warehouse_location(pipeline, project), inbox=inbox.describe(),
         )  # fmt: skip
     finally:

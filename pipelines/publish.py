@@ -101,8 +101,7 @@ def publish_snapshot(
 ) -> PublishSummary:
     """Copy the published schemas of the warehouse and the ``health`` summary
     (:data:`HEALTH_TABLES`) into a new snapshot file, atomically and durably, then write every
-    mart as Parquet (:func:`pipelines.parquet.write_marts`, under
-    the project's ``parquet_dir``).
+    mart as Parquet (:func:`pipelines.parquet.write_marts`, under the project's ``parquet_dir``).
 
     Args:
         warehouse: Source DuckDB file (default: the project's warehouse).
@@ -139,12 +138,7 @@ def publish_snapshot(
             summary.tables.update(_copy_schemas(con, catalog, schemas))
             summary.tables.update(_write_health(con, catalog))
             summary.published_at = time.time()
-            stamp = time.strftime("%Y-%m-%d %H:%M:%S+00", time.gmtime(summary.published_at))
-            con.execute(
-                "create table snapshot.main._published as select ?::timestamptz as published_at, "
-                "? as source_warehouse",
-                [stamp, str(source)],
-            )
+            _stamp(con, summary.published_at, source)
             con.execute("checkpoint snapshot")
             con.execute("detach snapshot")
             replace_durably(temporary, target)
@@ -158,6 +152,17 @@ def publish_snapshot(
         "published %d tables to %s in %.1f s", len(summary.tables), target, summary.duration_seconds
     )
     return summary
+
+
+def _stamp(con: duckdb.DuckDBPyConnection, published_at: float, source: Path) -> None:
+    """Write the snapshot's ``main._published`` row: when (``published_at``, epoch seconds, as a
+    UTC ``timestamptz``) and from which warehouse file."""
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S+00", time.gmtime(published_at))
+    con.execute(
+        "create table snapshot.main._published as select ?::timestamptz as published_at, "
+        "? as source_warehouse",
+        [stamp, str(source)],
+    )
 
 
 def _copy_schemas(

@@ -61,8 +61,7 @@ def collect_status(
         project_dir=str(project_dir()),
         run_log=str(project.paths.run_log),
     )
-    handed = project.inbox_url.get_secret_value() if project.inbox_url is not None else None
-    status.inbox, refusals = inbox_status(now, handed)
+    status.inbox, refusals = inbox_status(now, project.given_inbox_url)
     if refusals is not None:
         status.refusals = refusals.as_dict()
         if refusals.problem():

@@ -161,10 +161,9 @@ def run_sync(
 
     Args:
         streams: Any of :data:`STREAMS` (default all).
-        pipeline: The dlt pipeline; default :func:`pipelines.warehouse.build_pipeline` of
-            ``project``.
-        project: Where to load, and the account when it carries one (its ``base_url`` and
-            ``api_key`` go to the source); default :func:`core.project.resolve`.
+        pipeline: The dlt pipeline; default ``project``'s (:func:`~.warehouse.build_pipeline`).
+        project: Where to load, and the account it carries, if any, for the source; default
+            :func:`core.project.resolve`.
         **source_options: Passed to :func:`sources.connecteam.connecteam_source` (e.g.
             ``base_url``, ``shifts_days_back``, ``allow_insecure``: the commands'
             ``--allow-insecure``); anything not given is read from dlt config (never
@@ -175,12 +174,10 @@ def run_sync(
 
     Raises:
         ValueError: An unknown stream name.
-        sources.connecteam.ConnecteamError: The provider refused the credentials (the message
-            names the endpoint and status, never a secret), the rate-limit budget is spent, or
-            the base URL is plain ``http://`` to another machine without ``allow_insecure``
-            (before any request).
-        dlt.pipeline.exceptions.PipelineStepFailed: Extract, normalize or load failed; run again
-            to resume.
+        sources.connecteam.ConnecteamError: Credentials refused (endpoint and status named,
+            never a secret), the rate-limit budget spent, or plain ``http://`` elsewhere without
+            ``allow_insecure`` (before any request).
+        dlt.pipeline.exceptions.PipelineStepFailed: A step failed; run again to resume.
     """
     unknown = sorted(set(streams) - set(STREAMS))
     if unknown:
