@@ -5,11 +5,13 @@ tree, no module of ours reading or steering the environment behind the jobs' bac
 from __future__ import annotations
 
 import ast
+import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import NOW, query
+from conftest import NOW, WFM_SYNC, cli_env, query
 from pydantic import SecretStr
 
 from core.paths import paths_beside
@@ -77,6 +79,29 @@ def test_a_wrong_key_handed_in_is_refused_not_replaced_by_the_configuration(
     cause = find_connecteam_error(refused.value)
     assert cause is not None and cause.status == 401
     assert "not-the-key" not in str(refused.value)
+
+
+def test_the_warehouse_option_moves_every_file_of_a_command_with_it(
+    tmp_path: Path, start_emulator
+) -> None:
+    server = start_emulator(users=4)
+    env = cli_env(server, tmp_path / "configured" / "warehouse.duckdb")
+    chosen = tmp_path / "chosen" / "w.duckdb"
+    synced = subprocess.run(
+        [*WFM_SYNC, "--warehouse", str(chosen), "sync", "--streams", "users", "--steps", "sync"],
+        env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert synced.returncode == 0, synced.stderr[-2000:]
+    assert query(chosen, "select count(*) from connecteam.users") == [(4,)]
+    assert (chosen.parent / "runs.jsonl").exists() and (chosen.parent / "pipelines").is_dir()
+    assert not (tmp_path / "configured").exists()  # DESTINATION__DUCKDB__CREDENTIALS lost
+    status = subprocess.run(
+        [*WFM_SYNC, "--warehouse", str(chosen), "status", "--json"],
+        env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    shown = json.loads(status.stdout)
+    assert shown["warehouse"] == f"duckdb:{chosen}"
+    assert shown["run_log"] == str(chosen.parent / "runs.jsonl")
 
 
 def test_the_account_key_never_shows_in_a_dump_or_repr(tmp_path: Path) -> None:

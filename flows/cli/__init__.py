@@ -105,6 +105,7 @@ def _print_version(value: bool) -> None:
 
 @app.callback()
 def _root(
+    context: typer.Context,
     version: Annotated[
         bool,
         typer.Option(
@@ -128,10 +129,22 @@ def _root(
             f"{PROJECT_DIR_VARIABLE}, else the current directory].",
         ),
     ] = None,
+    warehouse: Annotated[
+        Path | None,
+        typer.Option(
+            "--warehouse",
+            dir_okay=False,
+            help="The DuckDB warehouse file; the snapshot, report, Parquet marts, run log and "
+            "dlt's folder sit beside it unless a setting moves them [default: "
+            "DESTINATION__DUCKDB__CREDENTIALS, else data/warehouse.duckdb].",
+        ),
+    ] = None,
 ) -> None:
     """Keep an analytics warehouse in step with a Connecteam account."""
     if project_dir is not None:
         os.environ[PROJECT_DIR_VARIABLE] = str(project_dir)  # dlt's own run-directory setting
+    # read by terminal.configured_project, where each command resolves its configuration
+    context.obj = {"warehouse": warehouse}
 
 
 def set_prefect_defaults() -> None:

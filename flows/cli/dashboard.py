@@ -13,10 +13,9 @@ from typing import Annotated
 import typer
 
 from core.paths import ProjectPaths, paths_in
-from core.project import resolve
 
 from .render import print_report
-from .terminal import console, fail, setup_logging
+from .terminal import configured_project, console, fail, setup_logging
 
 SnapshotOption = Annotated[
     Path | None,
@@ -89,7 +88,7 @@ def dashboard(
     `marimo run` on the dashboard notebook (the same process) until Ctrl+C or a stop signal."""
     setup_logging(False)
     try:
-        chosen, log = _paths(resolve().paths, snapshot, runs)
+        chosen, log = _paths(configured_project("dashboard").paths, snapshot, runs)
         last_day = date.fromisoformat(today) if today else None
     except (FileNotFoundError, ValueError) as exc:
         fail(exc, "dashboard")
@@ -123,7 +122,7 @@ def report(
     from dashboard.report import write_report
 
     try:
-        configured = resolve().paths
+        configured = configured_project("report").paths
         chosen, log = _paths(configured, snapshot, runs)
         summary = write_report(
             chosen,

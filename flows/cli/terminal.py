@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import traceback
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
@@ -14,6 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from core import settings
+from core.settings import in_project
 
 if TYPE_CHECKING:
     from core.project import Project
@@ -120,19 +120,24 @@ def fail(exc: BaseException, what: str = "sync") -> NoReturn:
     raise typer.Exit(code=EXIT_CONFIGURATION if setting_error is not None else EXIT_FAILED)
 
 
-def configured_project(what: str, warehouse: Path | None = None) -> Project:
+def configured_project(what: str) -> Project:
     """The command's configuration, resolved once at its edge (:func:`core.project.resolve`:
-    the ``WFM_SYNC_*`` environment, dlt's ``.dlt/``, the defaults; ``warehouse`` when the command
-    names one) and passed to the jobs it runs.
+    the option ``--warehouse`` of ``wfm-sync`` when given, then the ``WFM_SYNC_*`` environment,
+    dlt's ``.dlt/``, the defaults) and passed to the jobs it runs.
 
     Raises:
         typer.Exit: A malformed setting or an unreadable warehouse setting (exit 2, one line
             naming it, via :func:`fail` with ``what`` as the failing step).
     """
+    from typer.main import get_current_context
+
     from core.project import resolve
 
+    context = get_current_context(silent=True)
+    options = (context.find_root().obj if context is not None else None) or {}
+    warehouse = options.get("warehouse")
     try:
-        return resolve(warehouse)
+        return resolve(in_project(warehouse) if warehouse is not None else None)
     except Exception as exc:  # noqa: BLE001 - reported as a clean message and exit code
         fail(exc, what)
 
