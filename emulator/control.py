@@ -15,7 +15,15 @@ authentication, no rate limit, not counted), for tests, demos and benchmarks:
 * ``POST reset``: generate the account again; the body may override
   :class:`~emulator.data.EmulatorConfig` and :class:`~emulator.state.ServerOptions` fields (422
   for an unknown one); answers ``{config, options}``;
-* ``GET config``: ``{config, options}``.
+* ``GET config``: ``{config, options}``;
+* ``POST extra-fields``: from now on, set fields in every record of the named lists of the API's
+  answers, as a provider that starts sending a new field (or a new enum value) would; the body
+  is ``{data key: {field: value}}`` (``{"users": {"favouriteColour": "teal"}}``: every item of
+  ``data.users`` of every answer gets ``favouriteColour``; a field the record has is replaced);
+  a key given ``{}`` stops; answers ``{extra_fields}`` (all keys now set; 422 for a body that
+  is not objects of objects). ``GET extra-fields`` answers the same; ``POST reset``
+  forgets them. Added in the answer's body only (:class:`ExtraFields`, an ASGI middleware),
+  never to the account itself.
 
 The document write path has control endpoints of its own (:mod:`emulator.documents`).
 """
@@ -29,14 +37,26 @@ from typing import Any
 import orjson
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .change_events import publish_changes
-from .responses import CONTROL_PREFIX, json_response
+from .responses import CONTROL_PREFIX, json_bytes, json_response
 from .state import EmulatorState
 
 
 def add_control_routes(app: FastAPI, state: EmulatorState) -> None:
-    """Register the control endpoints on ``app`` (see the module docstring)."""
+    """Register the control endpoints on ``app`` (see the module docstring), and the
+    :class:`ExtraFields` middleware that answers ``extra-fields``."""
+    extra: dict[str, dict[str, Any]] = {}
+    app.add_middleware(ExtraFields, extra=extra)
+
+    @app.post(CONTROL_PREFIX + "/extra-fields")
+    async def set_extra_fields(request: Request) -> Response:
+        return extra_fields_answer(extra, orjson.loads(await request.body() or b"{}"))
+
+    @app.get(CONTROL_PREFIX + "/extra-fields")
+    async def get_extra_fields() -> Response:
+        return json_response({"extra_fields": extra})
 
     @app.get(CONTROL_PREFIX + "/stats")
     async def stats() -> Response:
@@ -60,6 +80,7 @@ def add_control_routes(app: FastAPI, state: EmulatorState) -> None:
     @app.post(CONTROL_PREFIX + "/reset")
     async def reset(request: Request) -> Response:
         """Regenerate the account; the body may override config and option fields."""
+        extra.clear()
         return reset_answer(state, orjson.loads(await request.body() or b"{}"))
 
     @app.get(CONTROL_PREFIX + "/config")
@@ -128,3 +149,76 @@ def reset_answer(state: EmulatorState, body: dict[str, Any]) -> Response:
 def settings_answer(state: EmulatorState) -> dict[str, Any]:
     """``GET config``: ``{config, options}`` as dictionaries."""
     return {"config": asdict(state.config), "options": asdict(state.options)}
+
+
+def extra_fields_answer(extra: dict[str, dict[str, Any]], body: Any) -> Response:
+    """``POST extra-fields``: set ``extra`` (data key -> fields added to each of its records)
+    from ``body``, a key given ``{}`` removed; ``{extra_fields}``, or 422 when ``body`` is not
+    an object of objects (then nothing changes)."""
+    if not isinstance(body, dict) or not all(isinstance(v, dict) for v in body.values()):
+        return json_response({"detail": "extra-fields: give {data key: {field: value}}"}, 422)
+    for key, fields in body.items():
+        if fields:
+            extra[str(key)] = dict(fields)
+        else:
+            extra.pop(str(key), None)
+    return json_response({"extra_fields": extra})
+
+
+def with_extra_fields(body: bytes, extra: dict[str, dict[str, Any]]) -> bytes | None:
+    """``body`` (an API answer) with ``extra``'s fields set in each object of the lists
+    ``data.<key>`` it holds (added, or replacing the record's own); ``None`` when nothing was
+    set (not JSON, no such list)."""
+    try:
+        answer = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return None
+    data = answer.get("data") if isinstance(answer, dict) else None
+    if not isinstance(data, dict):
+        return None
+    changed = False
+    for key, fields in extra.items():
+        items = data.get(key)
+        if isinstance(items, list):
+            data[key] = [{**i, **fields} if isinstance(i, dict) else i for i in items]
+            changed = True
+    return json_bytes(answer) if changed else None
+
+
+class ExtraFields:
+    """ASGI middleware: the API's answers (control paths excepted) with the fields of
+    ``POST extra-fields`` added (:func:`with_extra_fields`); answers pass untouched while none
+    are set."""
+
+    def __init__(self, app: ASGIApp, extra: dict[str, dict[str, Any]]) -> None:
+        self.app = app
+        self.extra = extra
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "") if scope["type"] == "http" else CONTROL_PREFIX
+        if not self.extra or path.startswith(CONTROL_PREFIX):
+            await self.app(scope, receive, send)
+            return
+        start: Message | None = None
+        chunks: list[bytes] = []
+
+        async def buffered(message: Message) -> None:
+            nonlocal start
+            if message["type"] == "http.response.start":
+                start = message
+                return
+            if message["type"] != "http.response.body" or start is None:
+                await send(message)
+                return
+            chunks.append(message.get("body", b""))
+            if message.get("more_body", False):
+                return
+            body = b"".join(chunks)
+            added = with_extra_fields(body, self.extra) if start["status"] == 200 else None
+            headers = [(k, v) for k, v in start["headers"] if k.lower() != b"content-length"]
+            body = body if added is None else added
+            headers.append((b"content-length", str(len(body)).encode()))
+            await send({**start, "headers": headers})
+            await send({"type": "http.response.body", "body": body, "more_body": False})
+
+        await self.app(scope, receive, buffered)

@@ -80,6 +80,55 @@ class FamilyStatus:
 
 
 @dataclass
+class DriftField:
+    """A raw column no staging model declares and the source does not add
+    (:mod:`pipelines.drift`): the provider sends a field the project does not know.
+
+    Attributes:
+        table: ``connecteam.<table>``.
+        field: The column, as dlt names the provider's field (snake_case: ``favourite_colour``).
+        first_seen: When the first stored dlt schema version holding it was stored (ISO 8601
+            UTC).
+        rows: Rows of the table where it is not null, now.
+    """
+
+    table: str
+    field: str
+    first_seen: str | None
+    rows: int
+
+
+@dataclass
+class EnumDrift:
+    """Values of a raw column its staging model's ``accepted_values`` test does not list.
+
+    Attributes:
+        table: ``connecteam.<table>``.
+        column: The raw column (the staging column of the same name).
+        model: The staging model whose test lists the accepted values.
+        new_values: How many distinct values are not accepted.
+        values: The most frequent of them (up to 20) -> their rows.
+    """
+
+    table: str
+    column: str
+    model: str
+    new_values: int
+    values: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class Drift:
+    """What the provider sends beyond what the project declares (:mod:`pipelines.drift`);
+    shown, never a problem. ``error``: why it could not be read (then the lists may be
+    partial)."""
+
+    fields: list[DriftField] = field(default_factory=list)
+    enum_values: list[EnumDrift] = field(default_factory=list)
+    error: str | None = None
+
+
+@dataclass
 class Status:
     """Everything ``wfm-sync status`` shows; ``problems`` empty means healthy."""
 
@@ -114,6 +163,9 @@ class Status:
     untyped_values: dict[str, int] = field(default_factory=dict)
     """Per raw table, values the last sync kept in ``untyped_values`` (not of their column's
     type)."""
+    drift: Drift = field(default_factory=Drift)
+    """Raw columns no staging model declares, new enum values (:mod:`pipelines.drift`), from
+    the warehouse; shown, never a problem."""
     problems: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:

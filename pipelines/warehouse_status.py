@@ -1,7 +1,7 @@
 """What ``wfm-sync status`` reads from the warehouse: each API table's rows, newest provider time
 (dbt's ``source freshness``) and last refresh, the other tables' rows, the webhook families, the
-API/webhook reconciliation and the timesheet match. Reads through the dlt pipeline's SQL client,
-so DuckDB and PostgreSQL alike."""
+API/webhook reconciliation, the timesheet match and the schema drift (:mod:`pipelines.drift`).
+Reads through the dlt pipeline's SQL client, so DuckDB and PostgreSQL alike."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import Any
 from core.project import Project
 from sources.connecteam.registry import STREAMS as REGISTRY
 
+from .drift import collect_drift
 from .fold import DATASET_WEBHOOKS
 from .models import run_dbt, target_dir
 from .runs import RunRecord
@@ -35,8 +36,8 @@ def _refreshed(runs: list[RunRecord], table: str) -> float | None:
 def warehouse_status(
     status: Status, runs: list[RunRecord], max_age: float, now: float, project: Project
 ) -> None:
-    """Fill ``tables`` and ``webhook_families`` from ``project``'s warehouse, if it can be
-    read."""
+    """Fill ``tables``, ``webhook_families``, ``reconciliation``, ``timesheet_match`` and
+    ``drift`` from ``project``'s warehouse, if it can be read."""
     if project.destination == "duckdb" and not project.warehouse.exists():
         status.problems.append(f"no warehouse at {project.warehouse} yet")
         return
@@ -71,6 +72,8 @@ def warehouse_status(
             if ("marts", "fct_daily_hours") in existing:
                 match = read_timesheet_match(lambda sql: _rows(client, sql))
                 status.timesheet_match = {**match.as_dict(), "line": match.line()}
+            if (DATASET_CONNECTEAM, "_dlt_version") in existing:
+                status.drift = collect_drift(client, project)
     except Exception as exc:  # noqa: BLE001 - a busy or unreachable warehouse is reported
         reason = str(exc).splitlines()[0]
         if "lock" in reason.lower():

@@ -134,6 +134,7 @@ def print_status(report: Status) -> None:
     )
     _print_status_tables(report)
     _print_status_notes(report)
+    _print_status_drift(report)
     pending = ", ".join(f"{name} {n}" for name, n in report.pending_load_packages.items())
     console.print(f"pending load packages: {pending or 'none'}")
     budget = report.rate_limit
@@ -181,6 +182,28 @@ def _print_status_tables(report: Status) -> None:
         for f in report.webhook_families:
             families.add_row(f.family, f"{f.events:,}", f.newest_event_at or "-")
         console.print(families)
+
+
+def _print_status_drift(report: Status) -> None:
+    """The provider fields no staging model declares (a table) and the new enum values of
+    ``report.drift`` (a line each); information, not problems."""
+    drift = report.drift
+    if drift.fields:
+        fields = Table(title="provider fields no staging model declares (information)")
+        for column in ("table", "field", "first seen (UTC)", "rows"):
+            fields.add_column(column, justify="right" if column == "rows" else "left")
+        for f in drift.fields:
+            fields.add_row(f.table, f.field, f.first_seen or "-", f"{f.rows:,}")
+        console.print(fields)
+    for e in drift.enum_values:
+        shown = ", ".join(f"{escape(v)} {n:,}" for v, n in e.values.items())
+        console.print(
+            f"new values of {e.table}.{e.column} ({e.model} accepts others): {e.new_values:,} "
+            f"({shown})",
+            highlight=False,
+        )
+    if drift.error:
+        console.print(f"schema drift not read: {escape(drift.error)}", highlight=False)
 
 
 def _print_status_notes(report: Status) -> None:
