@@ -27,6 +27,7 @@ from .listings import add_listing_routes
 from .middleware import ProviderBehaviour
 from .operations import add_operations_routes
 from .pay_leave import add_pay_leave_routes
+from .sales import add_sales_routes
 from .state import EmulatorState, ServerOptions
 from .subscriptions import add_subscription_routes
 
@@ -55,6 +56,7 @@ def create_app(
     add_document_routes(app, state)
     add_operations_routes(app, state)
     add_pay_leave_routes(app, state)
+    add_sales_routes(app, state)
     add_subscription_routes(app, state)
     app.add_middleware(ProviderBehaviour, state=state)
     return app

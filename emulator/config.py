@@ -60,6 +60,9 @@ class OperationsConfig:
         pay_rule_policies: Pay rule policies.
         time_off_balances: Balances per policy of each policy type; ``None``: one per active user.
         unavailabilities: Scheduler unavailabilities in all, spread over the schedulers.
+        sales_locations: Sales locations (the last one inactive when there are three or more).
+        sales_days_back: Days before the anchor's day with daily sales (actuals).
+        sales_days_ahead: Days after it with daily sales (projections only).
         attendance_share: Share of the past shifts that get a punch of their user while shift
             punches last (``schedulerShiftId``, times near the shift's: on time, late, leaving
             early); the rest are no-shows (:mod:`emulator.attendance`).
@@ -78,6 +81,9 @@ class OperationsConfig:
     pay_rule_policies: int = 3
     time_off_balances: int | None = None
     unavailabilities: int = 60
+    sales_locations: int = 3
+    sales_days_back: int = 60
+    sales_days_ahead: int = 14
     attendance_share: float = 0.93
 
 

@@ -22,6 +22,7 @@ from .config import DAY, EmulatorConfig
 from .config import now as clock_now
 from .operations_data import REMOVABLE_OPERATIONS, Operations
 from .pay_leave_data import tidy_pay_leave
+from .sales_data import tidy_sales
 from .spec_account import spec_account
 from .spec_records import SpecData
 from .vocabulary import CUSTOM_FIELDS
@@ -132,6 +133,7 @@ class Dataset:
                               config.seed)  # fmt: skip
         ops.pay_leave = tidy_pay_leave(config.operations, config.seed, anchor, active, ops.jobs,
                                        ops.policy_types, list(self.schedulers))  # fmt: skip
+        ops.sales = tidy_sales(config.operations, config.seed, anchor)
 
     def active_users(self) -> list[int]:
         """The ids of the users not archived, in id order."""

@@ -34,6 +34,7 @@ from .operations_records import (
     time_off_request,
 )
 from .pay_leave_data import PayLeave
+from .sales_data import Sales
 from .timesheet import daily_records, hourly_rate_of
 
 __all__ = ["REMOVABLE_OPERATIONS", "TASK_BOARD_BASE", "TIME_CLOCK_BASE", "Operations",
@@ -66,6 +67,7 @@ class Operations:
     tasks: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     custom_fields: list[dict[str, Any]] = field(default_factory=list)
     pay_leave: PayLeave = field(default_factory=PayLeave)
+    sales: Sales = field(default_factory=Sales)
     """Pay rates, pay rule policies, time-off balances, scheduler unavailabilities."""
     spec_timesheets: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     """Spec data mode: per time clock, timesheet answers drawn from the spec (served filtered

@@ -14,6 +14,7 @@ from .config import DAY, EmulatorConfig, OperationsConfig
 from .operations_data import TASK_BOARD_BASE, TIME_CLOCK_BASE, Operations
 from .spec_pay_leave import spec_pay_leave
 from .spec_records import SpecData
+from .spec_sales import spec_sales
 from .timesheet import daily_records
 from .vocabulary import DOCUMENT_STATUSES, DOCUMENTS
 
@@ -96,6 +97,7 @@ def spec_account(config: EmulatorConfig) -> SpecAccount:
     operations.pay_leave = spec_pay_leave(
         gen, config.operations, user_ids, operations.policy_types, list(schedulers)
     )
+    operations.sales = spec_sales(gen, config.operations)
     return SpecAccount(users, forms, schedulers, shifts, user_documents, operations, gen)
 
 

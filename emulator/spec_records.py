@@ -64,6 +64,8 @@ RECORDS = {
     "pay_rule_policies": "PayRulePolicy",
     "balances": "TimeOffUserBalance",
     "unavailabilities": "SchedulerUnavailabilityResponse",
+    "locations": "Location",
+    "daily_sales": "DailySalesEntry",
 }
 """Record kind to the spec component its records follow (a timesheet answer's ``users[]`` item
 is ``UserHoursSummaryResponse`` = ``{userId, dailyRecords: [DailyRecordResponse]}``; its days

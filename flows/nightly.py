@@ -2,7 +2,7 @@
 models -> publish -> report.
 
 The API sync runs as one step per task group of the stream registry
-(:data:`sources.connecteam.registry.TASK_GROUPS`: six steps, streams sharing a parent listing in
+(:data:`sources.connecteam.registry.TASK_GROUPS`: nine steps, streams sharing a parent listing in
 one, so the listing is fetched once), with declared retries, one after another (DuckDB takes one
 writer at a time). A step that fails on a transient problem is retried; one that
 fails on credentials or a refused request is not, because retrying cannot fix it. Then the webhook

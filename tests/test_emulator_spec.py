@@ -173,7 +173,7 @@ def test_limit_at_the_maximum_is_accepted(server):
         for placeholder, value in PARENTS.items():
             path = path.replace(placeholder, value)
         params = {**WINDOW} if "shifts" in path or "unavailabilities" in path else {}
-        if "time-clocks/" in path or "time-off" in path or "pay-rates" in path:
+        if any(p in path for p in ("time-clocks/", "time-off", "pay-rates", "daily-sales")):
             params.update(DATES)
         if endpoint.max_limit:
             params["limit"] = endpoint.max_limit

@@ -81,6 +81,7 @@ SOURCE_ADDED: dict[str, str] = {
     "time_activity_coverage.window_from": "written by the source (time_clock.COVERAGE_HINTS)",
     "time_activity_coverage.pulled_at": "written by the source (time_clock.COVERAGE_HINTS)",
     "pay_rates.pay_rate_key": "the source's key: user, effective date and rate",
+    "daily_sales.daily_sales_key": "the source's key: location and date",
     "pay_rates.rate_kind": "which rate the row holds: default, resource or sub_resource",
     "pay_rates.resource_id": "resourcesRates[].resourceId of a resource or sub-resource row",
     "pay_rates.sub_resource_id": "subResourcesRates[].subResourceId of a sub-resource row",

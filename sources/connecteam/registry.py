@@ -258,6 +258,18 @@ _STREAMS = (
         key_note=" = policy type:policy:user:as-of date",
         loads="every balance, one row per user × policy per sync day (the day's last run wins)",
     ),
+    Stream(
+        "sales_locations", "/sales/v1/locations", "locations", 1000, ("id",), ("id",), DIGEST,
+        "sales", "sales_data.read", loads="locations whose record changed (digest)",
+    ),
+    Stream(
+        "daily_sales", "/sales/v1/daily-sales", "dailySales", None, ("locationId", "date"),
+        ("daily_sales_key",), WINDOW, "sales", "sales_data.read",
+        window=Window(35, 35, note=" (the location's days; projections ahead)"),
+        key_note=" = location:date",
+        loads="one row per location × day with stored sales (`totalSales`, `projectedSales`; "
+        "a day without data is not listed); new and changed rows, and deletions",
+    ),
 )  # fmt: skip
 
 STREAMS: dict[str, Stream] = {stream.name: stream for stream in _STREAMS}

@@ -14,6 +14,7 @@ module                streams
 :mod:`.documents`     ``user_documents``
 :mod:`.availability`  ``scheduler_unavailabilities``
 :mod:`.pay`           ``pay_rates``, ``pay_rule_policies``
+:mod:`.sales`         ``sales_locations``, ``daily_sales``
 ===================== ==========================================================================
 
 Every table is merged on the provider's own id (balances: on policy type, policy, user and the
@@ -42,6 +43,7 @@ from . import (
     jobs,
     manual_breaks,
     pay,
+    sales,
     scheduling,
     tasks,
     time_clock,
@@ -81,8 +83,8 @@ def build_resources(
     policy_type_list = once(
         lambda: complete_listing(client.pages(STREAMS["time_off_policy_types"]))
     )
-    rates = STREAMS["pay_rates"].window
-    assert rates is not None
+    rates, sales_window = STREAMS["pay_rates"].window, STREAMS["daily_sales"].window
+    assert rates is not None and sales_window is not None
     days_back, days_ahead, backfill = shifts_window
     activities_back, activities_backfill = activities_window
     built = [
@@ -108,6 +110,8 @@ def build_resources(
         pay.pay_rule_policies(client),
         time_off.time_off_policy_types(client, policy_type_list),
         time_off.time_off_balances(client, policy_type_list),
+        sales.sales_locations(client),
+        sales.daily_sales(client, sales_window.days_back, sales_window.days_ahead),
     ]
     assert [r.name for r in built] == list(STREAMS), "a stream without its resource"
     return built

@@ -1,0 +1,90 @@
+"""The emulator's sales records: the account's locations and their daily sales; tidy
+(:func:`tidy_sales`) or drawn from the spec's schemas (:func:`spec_sales`). Served by
+:mod:`emulator.sales`.
+
+Records follow the spec's components: ``Location`` (``{id, name, isActive}``) and
+``DailySalesEntry`` (``{date, locationId, totalSales, projectedSales}``). The spec says of daily
+sales: "Only days with stored daily aggregation data are returned; days with no data are omitted
+(not returned as zero)"; ``totalSales`` "may be null when no transactions exist" and
+``projectedSales`` "may be null if not set". The tidy account therefore has no entry for some
+days, future days with a projection only, and past days with both.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from .config import OperationsConfig
+
+LOCATION_NAMES = ["Downtown", "Harbour", "Airport", "Old Town", "Station", "Mall", "Campus"]
+
+
+@dataclass
+class Sales:
+    """Sales records of one account.
+
+    Attributes:
+        locations: ``Location`` records, in id order.
+        daily_sales: ``DailySalesEntry`` records, by date then location.
+    """
+
+    locations: list[dict[str, Any]] = field(default_factory=list)
+    daily_sales: list[dict[str, Any]] = field(default_factory=list)
+
+
+def location_ids(config: OperationsConfig) -> list[int]:
+    """The ids of the account's ``config.sales_locations`` locations: 4100, 4101, ..."""
+    return [4100 + k for k in range(config.sales_locations)]
+
+
+def sales_days(config: OperationsConfig, anchor: int) -> list[date]:
+    """The days that may hold sales: ``config.sales_days_back`` days before the anchor's UTC
+    day to ``config.sales_days_ahead`` days after it (projections)."""
+    today = datetime.fromtimestamp(anchor, UTC).date()
+    first = today - timedelta(days=config.sales_days_back)
+    span = config.sales_days_back + config.sales_days_ahead + 1
+    return [first + timedelta(days=k) for k in range(span)]
+
+
+def tidy_sales(config: OperationsConfig, seed: int, anchor: int) -> Sales:
+    """The tidy account's locations (the last one inactive when there are three or more) and
+    daily sales: a past day has actual sales (two decimals) and, on most days, a projection; a
+    future day a projection only; about one day in twelve has no entry at all."""
+    rng = random.Random(seed * 7919 + 41)
+    out = Sales()
+    ids = location_ids(config)
+    for k, location in enumerate(ids):
+        name = LOCATION_NAMES[k % len(LOCATION_NAMES)]
+        name = name if k < len(LOCATION_NAMES) else f"{name} {k // len(LOCATION_NAMES) + 1}"
+        inactive = len(ids) >= 3 and k == len(ids) - 1
+        out.locations.append({"id": location, "name": name, "isActive": not inactive})
+    today = datetime.fromtimestamp(anchor, UTC).date()
+    for day in sales_days(config, anchor):
+        for location in ids:
+            if rng.random() < 1 / 12:
+                continue  # no stored aggregation that day: omitted, not zero
+            base = 1500 + (location % 7) * 250 + (300 if day.weekday() >= 5 else 0)
+            projected = round(base * rng.uniform(0.9, 1.1), 2) if rng.random() < 0.8 else None
+            total = round(base * rng.uniform(0.7, 1.3), 2) if day < today else None
+            if total is None and projected is None:
+                continue
+            out.daily_sales.append({"date": day.isoformat(), "locationId": location,
+                                    "totalSales": total, "projectedSales": projected})  # fmt: skip
+    return out
+
+
+def daily_sales_in(
+    sales: Sales, first: date, last: date, locations: set[int] | None
+) -> list[dict[str, Any]]:
+    """The entries dated ``first`` .. ``last`` (inclusive) of ``locations`` (every location when
+    ``None``), by date then location."""
+    low, high = first.isoformat(), last.isoformat()
+    return [
+        entry
+        for entry in sales.daily_sales
+        if low <= str(entry.get("date")) <= high
+        and (locations is None or entry.get("locationId") in locations)
+    ]
