@@ -23,6 +23,7 @@ from .auth import add_token_route
 from .control import add_control_routes
 from .data import EmulatorConfig
 from .documents import add_document_routes
+from .groups import add_group_routes
 from .listings import add_listing_routes
 from .middleware import ProviderBehaviour
 from .operations import add_operations_routes
@@ -57,6 +58,7 @@ def create_app(
     add_operations_routes(app, state)
     add_pay_leave_routes(app, state)
     add_sales_routes(app, state)
+    add_group_routes(app, state)
     add_subscription_routes(app, state)
     app.add_middleware(ProviderBehaviour, state=state)
     return app

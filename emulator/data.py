@@ -20,6 +20,7 @@ from .account_changes import Changes
 from .attendance import tie_punches_to_shifts
 from .config import DAY, EmulatorConfig
 from .config import now as clock_now
+from .groups_data import tidy_groups
 from .operations_data import REMOVABLE_OPERATIONS, Operations
 from .pay_leave_data import tidy_pay_leave
 from .sales_data import tidy_sales
@@ -134,6 +135,7 @@ class Dataset:
         ops.pay_leave = tidy_pay_leave(config.operations, config.seed, anchor, active, ops.jobs,
                                        ops.policy_types, list(self.schedulers))  # fmt: skip
         ops.sales = tidy_sales(config.operations, config.seed, anchor)
+        ops.smart_groups, ops.smart_group_segments = tidy_groups()
 
     def active_users(self) -> list[int]:
         """The ids of the users not archived, in id order."""

@@ -68,6 +68,11 @@ class Operations:
     custom_fields: list[dict[str, Any]] = field(default_factory=list)
     pay_leave: PayLeave = field(default_factory=PayLeave)
     sales: Sales = field(default_factory=Sales)
+    smart_groups: list[dict[str, Any]] = field(default_factory=list)
+    smart_group_segments: list[dict[str, Any]] = field(default_factory=list)
+    groups_tidy: bool = True
+    """Whether the groups' ``numberOfUsers`` is counted from the users when served (the tidy
+    account; spec data keeps the drawn value)."""
     """Pay rates, pay rule policies, time-off balances, scheduler unavailabilities."""
     spec_timesheets: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     """Spec data mode: per time clock, timesheet answers drawn from the spec (served filtered

@@ -98,6 +98,15 @@ def spec_account(config: EmulatorConfig) -> SpecAccount:
         gen, config.operations, user_ids, operations.policy_types, list(schedulers)
     )
     operations.sales = spec_sales(gen, config.operations)
+    operations.smart_group_segments = [
+        gen.record("smart_group_segments", "smart_group_segments", k, {"id": k}, 3)
+        for k in (1, 2, 3)
+    ]
+    operations.smart_groups = [
+        gen.record("smart_groups", "smart_groups", k, {"id": k, "groupSegmentId": 1 + k % 3}, 11)
+        for k in range(1, 12)
+    ]
+    operations.groups_tidy = False
     return SpecAccount(users, forms, schedulers, shifts, user_documents, operations, gen)
 
 

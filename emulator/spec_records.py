@@ -66,6 +66,8 @@ RECORDS = {
     "unavailabilities": "SchedulerUnavailabilityResponse",
     "locations": "Location",
     "daily_sales": "DailySalesEntry",
+    "smart_groups": "SmartGroup",
+    "smart_group_segments": "SmartGroupSegment",
 }
 """Record kind to the spec component its records follow (a timesheet answer's ``users[]`` item
 is ``UserHoursSummaryResponse`` = ``{userId, dailyRecords: [DailyRecordResponse]}``; its days

@@ -39,7 +39,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import yaml  # type: ignore[import-untyped]  # (PyYAML, a dbt dependency; no stubs here)
+import yaml  # type: ignore[import-untyped, unused-ignore]  # (PyYAML, a dbt dependency; no stubs here)
 
 from core.project import Project
 from sources.connecteam.registry import STREAMS as REGISTRY

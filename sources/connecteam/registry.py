@@ -227,6 +227,16 @@ _STREAMS = (
         loads="definitions whose record changed (digest)",
     ),
     Stream(
+        "smart_groups", "/users/v1/smart-groups", "groups", None, ("id",), ("id",), DIGEST,
+        "users", "users.read",
+        loads="groups (departments, locations, teams: what users' `smartGroupsIds` name) whose "
+        "record changed (digest)",
+    ),
+    Stream(
+        "smart_group_segments", "/users/v1/smart-group-segments", "segments", None, ("id",),
+        ("id",), DIGEST, "users", "users.read", loads="segments whose record changed (digest)",
+    ),
+    Stream(
         "scheduler_unavailabilities", "/scheduler/v1/schedulers/{schedulerId}/unavailabilities",
         "unavailabilities", 500, ("id",), ("scheduler_id", "id"), WINDOW, "schedulers",
         "schedule.read", window=Window(30, 90, anchor="now", note=" (the shifts' window)"),

@@ -4,6 +4,7 @@
 module                streams
 ===================== ==========================================================================
 :mod:`.users`         ``users``, ``user_custom_field_definitions``
+:mod:`.groups`        ``smart_groups``, ``smart_group_segments``
 :mod:`.forms`         ``forms``, ``form_submissions``
 :mod:`.scheduling`    ``schedulers``, ``shifts``
 :mod:`.time_clock`    ``time_clocks``, ``time_activities`` (+ ``time_activity_coverage``),
@@ -40,6 +41,7 @@ from . import (
     availability,
     documents,
     forms,
+    groups,
     jobs,
     manual_breaks,
     pay,
@@ -103,6 +105,8 @@ def build_resources(
         named_listing(client, "task_boards", board_list),
         tasks.tasks(client, board_list),
         users.user_custom_field_definitions(client),
+        groups.smart_groups(client),
+        groups.smart_group_segments(client),
         availability.scheduler_unavailabilities(
             client, scheduler_list, days_back, days_ahead, backfill
         ),
