@@ -109,14 +109,27 @@ bounded as (
         ) as valid_to
     from spans
 
+),
+
+first_seen as (
+
+    select
+        user_id,
+        min(observed_at) as first_observed_at
+    from versions
+    group by user_id
+
 )
 
 select
-    {{ readable_key(['user_id', 'group_id', 'valid_from']) }} as user_group_key,
-    user_id,
-    group_id,
-    valid_from,
-    valid_to,
-    valid_to is null as is_current
+    {{ readable_key(['bounded.user_id', 'bounded.group_id', 'bounded.valid_from']) }}
+        as user_group_key,
+    bounded.user_id,
+    bounded.group_id,
+    bounded.valid_from,
+    bounded.valid_to,
+    bounded.valid_to is null as is_current,
+    bounded.valid_from = first_seen.first_observed_at as is_from_first_sync
 from bounded
-where is_member
+inner join first_seen on bounded.user_id = first_seen.user_id
+where bounded.is_member
