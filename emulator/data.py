@@ -134,7 +134,7 @@ class Dataset:
                               config.seed)  # fmt: skip
         ops.pay_leave = tidy_pay_leave(config.operations, config.seed, anchor, active, ops.jobs,
                                        ops.policy_types, list(self.schedulers))  # fmt: skip
-        ops.sales = tidy_sales(config.operations, config.seed, anchor)
+        ops.sales = tidy_sales(config.operations, config.seed, anchor, len(active))
         ops.smart_groups, ops.smart_group_segments = tidy_groups()
 
     def active_users(self) -> list[int]:

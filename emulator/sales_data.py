@@ -49,10 +49,12 @@ def sales_days(config: OperationsConfig, anchor: int) -> list[date]:
     return [first + timedelta(days=k) for k in range(span)]
 
 
-def tidy_sales(config: OperationsConfig, seed: int, anchor: int) -> Sales:
+def tidy_sales(config: OperationsConfig, seed: int, anchor: int, users: int = 0) -> Sales:
     """The tidy account's locations (the last one inactive when there are three or more) and
     daily sales: a past day has actual sales (two decimals) and, on most days, a projection; a
-    future day a projection only; about one day in twelve has no entry at all."""
+    future day a projection only; about one day in twelve has no entry at all. A day's sales
+    grow with the account's ``users`` (about 3.2 per user and location, at least 1,500), so
+    labour stays a plausible share of them."""
     rng = random.Random(seed * 7919 + 41)
     out = Sales()
     ids = location_ids(config)
@@ -66,7 +68,8 @@ def tidy_sales(config: OperationsConfig, seed: int, anchor: int) -> Sales:
         for location in ids:
             if rng.random() < 1 / 12:
                 continue  # no stored aggregation that day: omitted, not zero
-            base = 1500 + (location % 7) * 250 + (300 if day.weekday() >= 5 else 0)
+            base = max(1500, 3.2 * users) + (location % 7) * 250
+            base += 300 if day.weekday() >= 5 else 0
             projected = round(base * rng.uniform(0.9, 1.1), 2) if rng.random() < 0.8 else None
             total = round(base * rng.uniform(0.7, 1.3), 2) if day < today else None
             if total is None and projected is None:

@@ -76,6 +76,17 @@ CLOSING_QUERIES = {
         "from marts.fct_labour_cost_daily where local_date is not null "
         "group by all order by local_date desc limit 5"
     ),
+    "fct_labour_vs_sales_daily: labour cost as a share of sales, per location (last 7 days)": (
+        "with last_day as (select max(local_date) as day from marts.fct_labour_vs_sales_daily "
+        "where total_sales is not null and user_count > 0) "
+        "select location_name as location, count(total_sales) as days_with_sales, "
+        "sum(user_count) as user_days, round(sum(paid_hours), 1) as hours, "
+        "round(sum(labour_cost), 2) as labour_cost, round(sum(total_sales), 2) as sales, "
+        "round(100 * sum(labour_cost) filter (where total_sales > 0) "
+        "/ nullif(sum(total_sales), 0), 2) as labour_pct_of_sales "
+        "from marts.fct_labour_vs_sales_daily, last_day "
+        "where local_date between last_day.day - 6 and last_day.day group by all order by 1"
+    ),
     "fct_schedule_changes_weekly: schedule changes per scheduler and week": (
         "select scheduler_id, week_start, change_count as changes, added_count as added, "
         "cancelled_count as cancelled, time_moved_count as moved, "
