@@ -56,9 +56,8 @@ def spec_account(config: EmulatorConfig) -> SpecAccount:
     * shifts: ``config.shifts`` rows spread round-robin over the schedulers, unique slot ``id``,
       ``startTime`` in ``[anchor - shift_days_back days, anchor + shift_days_ahead days)``,
       ``endTime`` 1..12 h later, ``creationTime``/``updateTime`` in the 60 days before;
-    * user documents (beta, no schema): unique ``id`` 880000.., other fields vary (see
-      :func:`_user_document`);
-    * operations: :func:`_spec_operations`.
+    * user documents (beta, no schema): unique ``id`` 880000.. (:func:`_user_document`);
+    * operations: :func:`_spec_operations`; sales, smart groups 1..11 and segments 1..3.
     """
     anchor = config.resolved_anchor()
     gen = SpecData(config.seed, anchor, wide=config.spec_width == "wide")

@@ -65,10 +65,8 @@ def build_resources(
     time_off_window: tuple[int, int],
     submissions_days_back: int = FORM_SUBMISSIONS_DAYS_BACK,
 ) -> list[DltResource]:
-    """One resource per stream of :data:`~sources.connecteam.registry.STREAMS`, in its order.
-
-    Parent listings (schedulers, forms, time clocks, task boards) are fetched once per run and
-    shared by the resources that need them.
+    """One resource per stream of :data:`~sources.connecteam.registry.STREAMS`, in its order;
+    parent listings (schedulers, forms, time clocks, task boards) fetched once per run, shared.
 
     Args:
         client: The client every resource requests through.
