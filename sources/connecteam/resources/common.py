@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 import dlt
@@ -21,11 +22,13 @@ import pyarrow.compute as pc
 from dlt.sources import DltResource
 
 from core.clock import now as clock_now
+from core.progress import Progress
 
 from ..arrow_rows import BIGINT, BOOL, TEXT, ArrowRows, hints
 from ..client import ConnecteamClient
-from ..listing import live
+from ..listing import complete_listing, live, second_pass
 from ..loaded import only_changed, vanished
+from ..registry import STREAMS
 
 logger = logging.getLogger("sources.connecteam")
 
@@ -101,6 +104,32 @@ def named_listing(
                 for r in listing()]  # fmt: skip
         changed, gone = diff_listing(name, "id", rows, True)
         yield from listing_tables(client, name, DELETION_MARK, changed, gone)
+
+    return _listing
+
+
+def record_listing(
+    client: ConnecteamClient,
+    name: str,
+    columns: dict[str, str],
+    to_row: Callable[[dict[str, Any]], dict[str, Any]],
+) -> DltResource:
+    """``name``: every record of its stream's listing (paged or not, read to its end), each a
+    row by ``to_row`` keyed ``id``, merged on ``id``; only changed ones load (digest); one a
+    consistent listing no longer holds is marked deleted (a second pass confirms it when the
+    first pass's consistency is unknown). Used by the listings with no time and no children:
+    sales locations, smart groups and their segments."""
+
+    @dlt.resource(name=name, primary_key="id", write_disposition="merge", columns=hints(columns))
+    def _listing() -> Iterator[pa.Table]:
+        progress = Progress(name, logger=logger)
+        listing = partial(client.pages, STREAMS[name])
+        listed, complete = complete_listing(listing(), progress.page)
+        rows = [to_row(record) for record in listed]
+        again = second_pass(listing, lambda record: str(to_row(record)["id"]))
+        changed, gone = diff_listing(name, "id", rows, complete, reread=again)
+        progress.done(f" ({len(rows)} listed, {len(changed)} new or changed, {len(gone)} deleted)")
+        yield from listing_tables(client, name, columns, changed, gone)
 
     return _listing
 

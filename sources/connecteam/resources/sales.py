@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from datetime import timedelta
-from functools import partial
 from typing import Any
 
 import dlt
@@ -25,11 +24,11 @@ from core.progress import Progress
 
 from ..arrow_rows import BIGINT, BOOL, DOUBLE, TEXT, hints
 from ..client import ConnecteamClient
-from ..listing import complete_listing, live
+from ..listing import live
 from ..loaded import only_changed, vanished
 from ..registry import STREAMS
 from ..windows import date_windows, utc_date
-from .common import DELETION_MARK, diff_listing, listing_tables
+from .common import DELETION_MARK, listing_tables, record_listing
 
 logger = logging.getLogger("sources.connecteam")
 
@@ -47,28 +46,9 @@ DAILY_SALES_COLUMNS: dict[str, str] = {
 
 def sales_locations(client: ConnecteamClient) -> DltResource:
     """``sales_locations``: every location of the account (active or not), merged on ``id``;
-    only changed ones load; one the complete listing no longer holds is marked deleted."""
-
-    @dlt.resource(
-        name="sales_locations",
-        primary_key="id",
-        write_disposition="merge",
-        columns=hints(LOCATION_COLUMNS),
-    )
-    def _sales_locations() -> Iterator[pa.Table]:
-        progress = Progress("sales_locations", logger=logger)
-        listing = partial(client.pages, STREAMS["sales_locations"])
-        listed, complete = complete_listing(listing(), progress.page)
-        rows = [location_row(record) for record in listed]
-
-        def again() -> set[str]:  # a second pass, asked for only if something looks gone
-            return {str(record["id"]) for page, _ in listing() for record in page}
-
-        changed, gone = diff_listing("sales_locations", "id", rows, complete, reread=again)
-        progress.done(f" ({len(rows)} listed, {len(changed)} new or changed, {len(gone)} deleted)")
-        yield from listing_tables(client, "sales_locations", LOCATION_COLUMNS, changed, gone)
-
-    return _sales_locations
+    only changed ones load; one the complete listing no longer holds is marked deleted
+    (:func:`~.common.record_listing`)."""
+    return record_listing(client, "sales_locations", LOCATION_COLUMNS, location_row)
 
 
 def location_row(record: dict[str, Any]) -> dict[str, Any]:
