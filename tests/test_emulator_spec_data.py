@@ -215,6 +215,15 @@ def served(account: Account, ds: Dataset) -> dict[str, dict[Any, Any]]:
         path = f"/time-off/v1/policy-types/{policy_type['id']}/balances"
         for balance in account.listing(path, "balances"):
             add("time_off_balances", f"{balance['policyId']}:{balance['userId']}", balance)
+    for location in account.listing("/sales/v1/locations", "locations"):
+        add("sales_locations", location["id"], location)
+    every_day = {"startDate": "2000-01-01", "endDate": "2099-12-31"}
+    for entry in account.get("/sales/v1/daily-sales", every_day)["data"]["dailySales"]:
+        add("daily_sales", f"{entry['locationId']}:{entry['date']}", entry)
+    for group in account.get("/users/v1/smart-groups")["data"]["groups"]:
+        add("smart_groups", group["id"], group)
+    for segment in account.get("/users/v1/smart-group-segments")["data"]["segments"]:
+        add("smart_group_segments", segment["id"], segment)
     return out
 
 
@@ -245,6 +254,10 @@ def held(ds: Dataset) -> dict[str, set[Any]]:
         "pay_rule_policies": {p["id"] for p in ops.pay_leave.pay_rule_policies},
         "time_off_balances": {f"{b['policyId']}:{b['userId']}"
                               for rows in ops.pay_leave.balances.values() for b in rows},
+        "sales_locations": {loc["id"] for loc in ops.sales.locations},
+        "daily_sales": {f"{e['locationId']}:{e['date']}" for e in ops.sales.daily_sales},
+        "smart_groups": {g["id"] for g in ops.smart_groups},
+        "smart_group_segments": {s["id"] for s in ops.smart_group_segments},
     }  # fmt: skip
 
 
@@ -257,6 +270,8 @@ RECORD_LISTS = {
     "customFields": (1, "user_custom_field_definitions"),
     "unavailabilities": (1, "scheduler_unavailabilities"),
     "payRulesPolicies": (1, "pay_rule_policies"), "manualBreaks": (1, "manual_breaks"),
+    "locations": (1, "sales_locations"), "dailySales": (1, "daily_sales"),
+    "groups": (1, "smart_groups"), "segments": (1, "smart_group_segments"),
 }  # fmt: skip
 
 
