@@ -68,6 +68,7 @@ class ServerOptions:
                     "quick_tasks.read",
                     "pay_rates.read",
                     "company_policies.read",
+                    "sales_data.read",
                     "settings.read",
                     "settings.write",
                     "settings.delete",
