@@ -129,13 +129,14 @@ select
     locations.location_name,
     days.local_date,
     days.user_count,
-    round(days.worked_hours, 2) as worked_hours,
-    round(days.paid_hours, 2) as paid_hours,
-    round(days.labour_cost, 2) as labour_cost,
+    {{ round_to('days.worked_hours', 2) }} as worked_hours,
+    {{ round_to('days.paid_hours', 2) }} as paid_hours,
+    {{ round_to('days.labour_cost', 2) }} as labour_cost,
     days.has_uncosted_hours,
     days.total_sales,
     days.projected_sales,
-    round(100 * days.labour_cost / nullif(days.total_sales, 0), 2) as labour_pct_of_sales,
+    {{ round_to('100 * days.labour_cost / nullif(days.total_sales, 0)', 2) }}
+        as labour_pct_of_sales,
     {{ currency_literal() }} as currency,
     {{ readable_key(['days.location_id', 'days.local_date']) }} as location_day_key
 from days
