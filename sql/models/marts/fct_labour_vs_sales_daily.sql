@@ -77,17 +77,33 @@ tied as (
 
 ),
 
+-- each user's share at each location, rounded before it is summed (hours to 4 decimals, cost
+-- to cents): a sum of half-cents would round differently on DuckDB and PostgreSQL
+shares as (
+
+    select
+        user_id,
+        local_date,
+        location_id,
+        has_uncosted_hours,
+        {{ round_to('worked_hours / location_count', 4) }} as worked_hours,
+        {{ round_to('paid_hours / location_count', 4) }} as paid_hours,
+        {{ round_to('labour_cost / location_count', 2) }} as labour_cost
+    from tied
+
+),
+
 labour_by_location as (
 
     select
         location_id,
         local_date,
         count(distinct user_id) as user_count,
-        sum(worked_hours / location_count) as worked_hours,
-        sum(paid_hours / location_count) as paid_hours,
-        sum(labour_cost / location_count) as labour_cost,
+        sum(worked_hours) as worked_hours,
+        sum(paid_hours) as paid_hours,
+        sum(labour_cost) as labour_cost,
         bool_or(has_uncosted_hours) as has_uncosted_hours
-    from tied
+    from shares
     group by location_id, local_date
 
 ),
@@ -129,8 +145,8 @@ select
     locations.location_name,
     days.local_date,
     days.user_count,
-    {{ round_to('days.worked_hours', 2) }} as worked_hours,
-    {{ round_to('days.paid_hours', 2) }} as paid_hours,
+    {{ round_to('days.worked_hours', 4) }} as worked_hours,
+    {{ round_to('days.paid_hours', 4) }} as paid_hours,
     {{ round_to('days.labour_cost', 2) }} as labour_cost,
     days.has_uncosted_hours,
     days.total_sales,
