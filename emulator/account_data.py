@@ -14,6 +14,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from .config import DAY, EmulatorConfig
+from .shift_layers_data import shift_custom_values, shift_details
 from .vocabulary import (
     COLORS,
     CUSTOM_FIELDS,
@@ -212,6 +213,8 @@ def shift_rows(
     end = start + rng.choice([4, 6, 8, 8, 10]) * 3600
     base_id = f"{rng.getrandbits(96):024x}"
     common = _shift_fields(rng, timezone, start, end, created, users[0])
+    common["shiftDetails"] = shift_details(base_id, common["title"])
+    common["customFields"] = shift_custom_values(base_id)
     if open_shift:
         return [{"id": base_id, "assignedUserIds": [], "isOpenShift": True,
                  "openSpots": spots, **common}]  # fmt: skip
@@ -246,7 +249,7 @@ def _shift_fields(
         "breaks": [{"id": uuid_of(rng), "name": "Lunch", "type": "unpaid", "duration": 30}]
         if end - start >= 6 * 3600
         else [],
-        "shiftDetails": {"shiftLayers": [], "shiftSource": None},
+        "shiftDetails": {"shiftLayers": [], "shiftSource": None},  # set by shift_rows
         "customFields": [],
         "locationData": {
             "isReferencedToJob": False,

@@ -29,6 +29,7 @@ from .middleware import ProviderBehaviour
 from .operations import add_operations_routes
 from .pay_leave import add_pay_leave_routes
 from .sales import add_sales_routes
+from .shift_layers import add_shift_layer_routes
 from .state import EmulatorState, ServerOptions
 from .subscriptions import add_subscription_routes
 
@@ -59,6 +60,7 @@ def create_app(
     add_pay_leave_routes(app, state)
     add_sales_routes(app, state)
     add_group_routes(app, state)
+    add_shift_layer_routes(app, state)
     add_subscription_routes(app, state)
     app.add_middleware(ProviderBehaviour, state=state)
     return app

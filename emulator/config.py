@@ -63,6 +63,11 @@ class OperationsConfig:
         sales_locations: Sales locations (the last one inactive when there are three or more).
         sales_days_back: Days before the anchor's day with daily sales (actuals).
         sales_days_ahead: Days after it with daily sales (projections only).
+        shift_layer_values: Values of each scheduler's Location shift layer (the first four
+            named as the sales locations; :mod:`emulator.shift_layers_data`).
+        shift_custom_fields: Shift custom fields of each scheduler (a dropdown, then text).
+        custom_field_categories: User custom-field categories.
+        dropdown_options: Options each user dropdown field lists; ``None``: its own.
         attendance_share: Share of the past shifts that get a punch of their user while shift
             punches last (``schedulerShiftId``, times near the shift's: on time, late, leaving
             early); the rest are no-shows (:mod:`emulator.attendance`).
@@ -84,6 +89,10 @@ class OperationsConfig:
     sales_locations: int = 3
     sales_days_back: int = 60
     sales_days_ahead: int = 14
+    shift_layer_values: int = 4
+    shift_custom_fields: int = 2
+    custom_field_categories: int = 2
+    dropdown_options: int | None = None
     attendance_share: float = 0.93
 
 

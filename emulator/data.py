@@ -24,6 +24,7 @@ from .groups_data import tidy_groups
 from .operations_data import REMOVABLE_OPERATIONS, Operations
 from .pay_leave_data import tidy_pay_leave
 from .sales_data import tidy_sales
+from .shift_layers_data import tidy_shift_settings
 from .spec_account import spec_account
 from .spec_records import SpecData
 from .vocabulary import CUSTOM_FIELDS
@@ -136,6 +137,11 @@ class Dataset:
                                        ops.policy_types, list(self.schedulers))  # fmt: skip
         ops.sales = tidy_sales(config.operations, config.seed, anchor, len(active))
         ops.smart_groups, ops.smart_group_segments = tidy_groups()
+        sizes = config.operations
+        ops.shift_settings = tidy_shift_settings(
+            list(self.schedulers), sizes.shift_layer_values, sizes.shift_custom_fields,
+            sizes.custom_field_categories, sizes.dropdown_options,
+        )  # fmt: skip
 
     def active_users(self) -> list[int]:
         """The ids of the users not archived, in id order."""

@@ -35,6 +35,7 @@ from .operations_records import (
 )
 from .pay_leave_data import PayLeave
 from .sales_data import Sales
+from .shift_layers_data import ShiftSettings
 from .timesheet import daily_records, hourly_rate_of
 
 __all__ = ["REMOVABLE_OPERATIONS", "TASK_BOARD_BASE", "TIME_CLOCK_BASE", "Operations",
@@ -70,6 +71,8 @@ class Operations:
     sales: Sales = field(default_factory=Sales)
     smart_groups: list[dict[str, Any]] = field(default_factory=list)
     smart_group_segments: list[dict[str, Any]] = field(default_factory=list)
+    shift_settings: ShiftSettings = field(default_factory=ShiftSettings)
+    """Shift layers and their values, shift custom fields, user custom-field categories."""
     groups_tidy: bool = True
     """Whether the groups' ``numberOfUsers`` is counted from the users when served (the tidy
     account; spec data keeps the drawn value)."""

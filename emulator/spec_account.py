@@ -15,6 +15,7 @@ from .operations_data import TASK_BOARD_BASE, TIME_CLOCK_BASE, Operations
 from .spec_pay_leave import spec_pay_leave
 from .spec_records import SpecData
 from .spec_sales import spec_sales
+from .spec_shift_layers import spec_shift_settings
 from .timesheet import daily_records
 from .vocabulary import DOCUMENT_STATUSES, DOCUMENTS
 
@@ -106,6 +107,7 @@ def spec_account(config: EmulatorConfig) -> SpecAccount:
         for k in range(1, 12)
     ]
     operations.groups_tidy = False
+    operations.shift_settings = spec_shift_settings(gen, config.operations, list(schedulers))
     return SpecAccount(users, forms, schedulers, shifts, user_documents, operations, gen)
 
 

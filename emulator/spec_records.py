@@ -68,6 +68,10 @@ RECORDS = {
     "daily_sales": "DailySalesEntry",
     "smart_groups": "SmartGroup",
     "smart_group_segments": "SmartGroupSegment",
+    "shift_layers": "SchedulerShiftLayerOutput",
+    "shift_layer_values": "SchedulerShiftLayerValueOutput",
+    "shift_custom_fields": "ShiftCustomFieldSettingsResponse",
+    "custom_field_categories": "CustomFieldCategory",
 }
 """Record kind to the spec component its records follow (a timesheet answer's ``users[]`` item
 is ``UserHoursSummaryResponse`` = ``{userId, dailyRecords: [DailyRecordResponse]}``; its days

@@ -130,6 +130,8 @@ def template(path: str) -> str:
     for i in range(1, len(parts) - 1):
         if parts[i - 1] == "policy-types":
             parts[i] = "{policyTypeId}"
+        elif parts[i - 1] == "shift-layers":
+            parts[i] = "{layerId}"
         elif parts[i].isdigit():
             parts[i] = names[parts[i - 1]]
     return "/".join(parts)
@@ -224,6 +226,17 @@ def served(account: Account, ds: Dataset) -> dict[str, dict[Any, Any]]:
         add("smart_groups", group["id"], group)
     for segment in account.get("/users/v1/smart-group-segments")["data"]["segments"]:
         add("smart_group_segments", segment["id"], segment)
+    for category in account.listing("/users/v1/custom-field-categories", "categories"):
+        add("user_custom_field_categories", category["id"], category)
+    for scheduler in out["schedulers"]:
+        base = f"/scheduler/v1/schedulers/{scheduler}"
+        for layer in account.get(f"{base}/shift-layers")["data"]["shiftLayers"]:
+            add("shift_layers", f"{scheduler}:{layer['id']}", layer)
+            path = f"{base}/shift-layers/{layer['id']}/values"
+            for value in account.listing(path, "values"):
+                add("shift_layer_values", f"{scheduler}:{layer['id']}:{value['id']}", value)
+        for field in account.listing(f"{base}/custom-fields", "customFields"):
+            add("shift_custom_fields", f"{scheduler}:{field['id']}", field)
     return out
 
 
@@ -258,6 +271,15 @@ def held(ds: Dataset) -> dict[str, set[Any]]:
         "daily_sales": {f"{e['locationId']}:{e['date']}" for e in ops.sales.daily_sales},
         "smart_groups": {g["id"] for g in ops.smart_groups},
         "smart_group_segments": {s["id"] for s in ops.smart_group_segments},
+        "user_custom_field_categories": {c["id"] for c in ops.shift_settings.categories},
+        "shift_layers": {f"{sid}:{x['id']}" for sid, layers in ops.shift_settings.layers.items()
+                         for x in layers},
+        "shift_layer_values": {f"{sid}:{x['id']}:{v['id']}"
+                               for sid, layers in ops.shift_settings.layers.items()
+                               for x in layers for v in ops.shift_settings.values[x["id"]]},
+        "shift_custom_fields": {f"{sid}:{f['id']}"
+                                for sid, fields in ops.shift_settings.custom_fields.items()
+                                for f in fields},
     }  # fmt: skip
 
 
@@ -272,6 +294,7 @@ RECORD_LISTS = {
     "payRulesPolicies": (1, "pay_rule_policies"), "manualBreaks": (1, "manual_breaks"),
     "locations": (1, "sales_locations"), "dailySales": (1, "daily_sales"),
     "groups": (1, "smart_groups"), "segments": (1, "smart_group_segments"),
+    "categories": (1, "user_custom_field_categories"),
 }  # fmt: skip
 
 
@@ -303,6 +326,13 @@ def records_at(
         if rest == ["subJobs"]:
             return [("jobs", sub["jobId"], []) for sub in subs]
         return [("jobs", item["jobId"], rest)]
+    if data_key in ("shiftLayers", "values") or (
+        "scheduler" in path and data_key == "customFields"
+    ):
+        parts = path.split("/")  # /scheduler/v1/schedulers/{sid}/shift-layers/{layer}/values
+        stream = {"shiftLayers": "shift_layers", "values": "shift_layer_values",
+                  "customFields": "shift_custom_fields"}[data_key]  # fmt: skip
+        return [(stream, ":".join([*parts[4:5], *parts[6:7], str(item["id"])]), rest)]
     stream = RECORD_LISTS[data_key][1]
     key_field = {"users": "userId", "forms": "formId", "schedulers": "schedulerId",
                  "formSubmissions": "formSubmissionId"}.get(data_key, "id")  # fmt: skip

@@ -67,6 +67,7 @@ def connecteam_source(
     time_off_days_back: int = _DEFAULTS.time_off_days_back,
     time_off_days_ahead: int = _DEFAULTS.time_off_days_ahead,
     form_submissions_days_back: int = _DEFAULTS.form_submissions_days_back,
+    shifts_api_version: int = _DEFAULTS.shifts_api_version,
     max_attempts: int = _DEFAULTS.max_attempts,
     backoff_base: float = _DEFAULTS.backoff_base,
     max_in_flight: int = _DEFAULTS.max_in_flight,
@@ -90,7 +91,8 @@ def connecteam_source(
         ConnecteamConfigError: No credentials, a bad ``base_url`` (not http(s), or plain
             ``http://`` to another machine without ``allow_insecure``), or ``max_in_flight``
             below 1.
-        ValueError: A backfill start that is neither epoch seconds nor an ISO date.
+        ValueError: A backfill start that is neither epoch seconds nor an ISO date, or a
+            ``shifts_api_version`` other than 1 or 2.
     """
     import pandas  # noqa: F401 - pyarrow imports it lazily; parallel resources would race on that
 
@@ -113,6 +115,7 @@ def connecteam_source(
         (activities_days_back, activities_backfill),
         (time_off_days_back, time_off_days_ahead),
         form_submissions_days_back,
+        shifts_api_version,
     )
 
 

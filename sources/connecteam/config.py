@@ -121,6 +121,9 @@ class ConnecteamSourceConfiguration(ConnecteamClientConfiguration):
         time_off_days_ahead: Days after today of the time-off window (default 180).
         form_submissions_days_back: Days before the newest loaded submission that every run
             re-reads per form, to pick up edited submissions (default 7).
+        shifts_api_version: ``1`` (default: ``GET /scheduler/v1/...``, a row per assigned
+            user) or ``2`` (``GET /scheduler/v2/...``, a row per shift with every assigned
+            user: for accounts whose shift webhooks are V2).
     """
 
     shifts_days_back: int = _window("shifts").days_back
@@ -131,6 +134,7 @@ class ConnecteamSourceConfiguration(ConnecteamClientConfiguration):
     time_off_days_back: int = _window("time_off_requests").days_back
     time_off_days_ahead: int = _window("time_off_requests").days_ahead
     form_submissions_days_back: int = FORM_SUBMISSIONS_DAYS_BACK
+    shifts_api_version: int = 1
 
 
 def is_loopback_host(host: str) -> bool:

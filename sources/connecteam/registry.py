@@ -153,7 +153,9 @@ _STREAMS = (
         ("schedulerId", "id"), ("scheduler_id", "id"), WINDOW, "schedulers", "schedule.read",
         ("update_time", "creation_time"), Window(30, 90, anchor="now"), parent="schedulers",
         sort="created_at",
-        loads="new and changed shift rows in the window, and deletions",
+        loads="new and changed shift rows in the window, and deletions; one row per assigned "
+        "user (V1), or per shift with every user from `GET /scheduler/v2/...` with "
+        "`shifts_api_version = 2` (accounts on V2 webhooks)",
     ),
     # Beta, absent from the spec file: envelope, page maximum and record shape as the emulator
     # documents them (``emulator/app.py``). No OAuth scope is asked for it: the spec's OAuth 2.0
@@ -237,6 +239,39 @@ _STREAMS = (
         ("id",), DIGEST, "users", "users.read", loads="segments whose record changed (digest)",
     ),
     Stream(
+        "user_custom_field_categories", "/users/v1/custom-field-categories", "categories", 500,
+        ("id",), ("id",), DIGEST, "users", "users.read",
+        loads="categories (what a definition's `category_id` names) whose record changed (digest)",
+    ),
+    Stream(
+        "user_custom_field_options", "/users/v1/custom-fields/{customFieldId}/options", "options",
+        100, ("customFieldId", "id"), ("user_custom_field_option_key",), DIGEST, "users",
+        "users.read", parent="user_custom_field_definitions", key_note=" = field:option",
+        loads="each dropdown field's options (the labels of the ids users' values hold) whose "
+        "record changed (digest)",
+    ),
+    Stream(
+        "shift_layers", "/scheduler/v1/schedulers/{schedulerId}/shift-layers", "shiftLayers",
+        None, ("schedulerId", "id"), ("shift_layer_key",), DIGEST, "schedulers",
+        "schedule.read", parent="schedulers", key_note=" = scheduler:layer",
+        loads="each scheduler's shift layers (position, location, department...) whose record "
+        "changed (digest)",
+    ),
+    Stream(
+        "shift_layer_values",
+        "/scheduler/v1/schedulers/{schedulerId}/shift-layers/{layerId}/values", "values", 500,
+        ("schedulerId", "layerId", "id"), ("shift_layer_value_key",), DIGEST, "schedulers",
+        "schedule.read", parent="shift_layers", key_note=" = scheduler:layer:value",
+        loads="each layer's values (`displayName`) whose record changed (digest)",
+    ),
+    Stream(
+        "shift_custom_fields", "/scheduler/v1/schedulers/{schedulerId}/custom-fields",
+        "customFields", 100, ("schedulerId", "id"), ("shift_custom_field_key",), DIGEST,
+        "schedulers", "schedule.read", parent="schedulers", key_note=" = scheduler:field",
+        loads="each scheduler's shift custom fields (type, dropdown options) whose record "
+        "changed (digest)",
+    ),
+    Stream(
         "scheduler_unavailabilities", "/scheduler/v1/schedulers/{schedulerId}/unavailabilities",
         "unavailabilities", 500, ("id",), ("scheduler_id", "id"), WINDOW, "schedulers",
         "schedule.read", window=Window(30, 90, anchor="now", note=" (the shifts' window)"),
@@ -281,6 +316,10 @@ _STREAMS = (
         "a day without data is not listed); new and changed rows, and deletions",
     ),
 )  # fmt: skip
+
+SHIFTS_V2_PATH = "/scheduler/v2/schedulers/{schedulerId}/shifts"
+"""The V2 shift listing (one row per shift with every ``assignedUserIds``; same parameters, page
+maximum and scope as V1): what ``shifts`` reads with ``shifts_api_version = 2``."""
 
 STREAMS: dict[str, Stream] = {stream.name: stream for stream in _STREAMS}
 """Every stream, by name (= warehouse table in dataset ``connecteam``), in sync order."""

@@ -3,7 +3,8 @@
 ===================== ==========================================================================
 module                streams
 ===================== ==========================================================================
-:mod:`.users`         ``users``, ``user_custom_field_definitions``
+:mod:`.users`         ``users``, ``user_custom_field_definitions``,
+                      ``user_custom_field_categories``
 :mod:`.groups`        ``smart_groups``, ``smart_group_segments``
 :mod:`.forms`         ``forms``, ``form_submissions``
 :mod:`.scheduling`    ``schedulers``, ``shifts``
@@ -16,6 +17,8 @@ module                streams
 :mod:`.availability`  ``scheduler_unavailabilities``
 :mod:`.pay`           ``pay_rates``, ``pay_rule_policies``
 :mod:`.sales`         ``sales_locations``, ``daily_sales``
+:mod:`.shift_layers`  ``shift_layers``, ``shift_layer_values``, ``shift_custom_fields``,
+                      ``user_custom_field_options``
 ===================== ==========================================================================
 
 Every table is merged on the provider's own id (balances: on policy type, policy, user and the
@@ -47,6 +50,7 @@ from . import (
     pay,
     sales,
     scheduling,
+    shift_layers,
     tasks,
     time_clock,
     time_off,
@@ -64,6 +68,7 @@ def build_resources(
     activities_window: tuple[int, int | None],
     time_off_window: tuple[int, int],
     submissions_days_back: int = FORM_SUBMISSIONS_DAYS_BACK,
+    shifts_api_version: int = 1,
 ) -> list[DltResource]:
     """One resource per stream of :data:`~sources.connecteam.registry.STREAMS`, in its order;
     parent listings (schedulers, forms, time clocks, task boards) fetched once per run, shared.
@@ -75,6 +80,8 @@ def build_resources(
             the first run of time off).
         time_off_window: ``(days_back, days_ahead)`` of time-off requests.
         submissions_days_back: Days before the newest loaded form submission re-read per form.
+        shifts_api_version: ``1`` (one row per assigned user) or ``2`` (one row per shift,
+            ``GET /scheduler/v2/schedulers/{schedulerId}/shifts``) for ``shifts``.
     """
     scheduler_list = once(lambda: complete_listing(client.pages(STREAMS["schedulers"])))
     form_list = once(lambda: complete_listing(client.pages(STREAMS["forms"])))
@@ -83,6 +90,10 @@ def build_resources(
     policy_type_list = once(
         lambda: complete_listing(client.pages(STREAMS["time_off_policy_types"]))
     )
+    definitions = once(
+        lambda: complete_listing(client.pages(STREAMS["user_custom_field_definitions"]))
+    )
+    layers = shift_layers.layers_by_scheduler(client, scheduler_list)
     rates, sales_window = STREAMS["pay_rates"].window, STREAMS["daily_sales"].window
     assert rates is not None and sales_window is not None
     days_back, days_ahead, backfill = shifts_window
@@ -91,7 +102,9 @@ def build_resources(
         users.users(client),
         forms.forms(client, form_list),
         scheduling.schedulers(client, scheduler_list),
-        scheduling.shifts(client, scheduler_list, days_back, days_ahead, backfill),
+        scheduling.shifts(
+            client, scheduler_list, days_back, days_ahead, backfill, shifts_api_version
+        ),
         documents.user_documents(client),
         named_listing(client, "time_clocks", time_clock_list),
         time_clock.time_activities(client, time_clock_list, activities_back, activities_backfill),
@@ -102,9 +115,14 @@ def build_resources(
         time_off.time_off_requests(client, *time_off_window, activities_backfill),
         named_listing(client, "task_boards", board_list),
         tasks.tasks(client, board_list),
-        users.user_custom_field_definitions(client),
+        users.user_custom_field_definitions(client, definitions),
         groups.smart_groups(client),
         groups.smart_group_segments(client),
+        users.user_custom_field_categories(client),
+        shift_layers.user_custom_field_options(client, definitions),
+        shift_layers.shift_layers(client, layers),
+        shift_layers.shift_layer_values(client, layers),
+        shift_layers.shift_custom_fields(client, scheduler_list),
         availability.scheduler_unavailabilities(
             client, scheduler_list, days_back, days_ahead, backfill
         ),

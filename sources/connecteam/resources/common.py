@@ -113,18 +113,20 @@ def record_listing(
     name: str,
     columns: dict[str, str],
     to_row: Callable[[dict[str, Any]], dict[str, Any]],
+    shared: Listing | None = None,
 ) -> DltResource:
     """``name``: every record of its stream's listing (paged or not, read to its end), each a
     row by ``to_row`` keyed ``id``, merged on ``id``; only changed ones load (digest); one a
     consistent listing no longer holds is marked deleted (a second pass confirms it when the
-    first pass's consistency is unknown). Used by the listings with no time and no children:
-    sales locations, smart groups and their segments."""
+    first pass's consistency is unknown). Used by the listings with no time: sales locations,
+    smart groups and their segments, user custom field definitions (whose listing, ``shared``,
+    is fetched once and also gives their options' parents) and categories."""
 
     @dlt.resource(name=name, primary_key="id", write_disposition="merge", columns=hints(columns))
     def _listing() -> Iterator[pa.Table]:
         progress = Progress(name, logger=logger)
         listing = partial(client.pages, STREAMS[name])
-        listed, complete = complete_listing(listing(), progress.page)
+        listed, complete = shared() if shared else complete_listing(listing(), progress.page)
         rows = [to_row(record) for record in listed]
         again = second_pass(listing, lambda record: str(to_row(record)["id"]))
         changed, gone = diff_listing(name, "id", rows, complete, reread=again)

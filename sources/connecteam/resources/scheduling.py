@@ -4,6 +4,7 @@ on ``scheduler_id`` + ``id``)."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from ..client import ConnecteamClient
 from ..errors import ParentNotFoundError
 from ..fanout import in_parallel
 from ..listing import PageCheck, content_hash, second_pass
-from ..registry import SHIFT_COVERAGE_TABLE, STREAMS
+from ..registry import SHIFT_COVERAGE_TABLE, SHIFTS_V2_PATH, STREAMS, Stream
 from ..windows import Window, WindowDiff, shift_window
 from .common import DELETION_MARK, Listing, diff_listing, listing_tables, versions
 
@@ -54,6 +55,23 @@ models trust the API for a shift as of the latest pull whose window held its sta
 webhook event newer than that (or about a shift no pull held) is applied over the API's row."""
 
 
+def shifts_endpoint(api_version: int) -> Stream:
+    """The shift listing of ``api_version``: ``1``, the ``shifts`` stream's endpoint; ``2``,
+    :data:`~..registry.SHIFTS_V2_PATH` with the same page maximum, sort and scope.
+
+    Raises:
+        ValueError: Any other version (the message names the setting).
+    """
+    if api_version == 1:
+        return STREAMS["shifts"]
+    if api_version == 2:
+        return dataclasses.replace(STREAMS["shifts"], path=SHIFTS_V2_PATH)
+    raise ValueError(
+        f"shifts_api_version = {api_version!r}: choose 1 (a row per assigned user) or 2 (a row "
+        "per shift, for accounts on V2 shift webhooks); set SOURCES__CONNECTEAM__SHIFTS_API_VERSION"
+    )
+
+
 def schedulers(client: ConnecteamClient, scheduler_list: Listing) -> DltResource:
     """``schedulers``: every scheduler, merged on ``scheduler_id``; only changed ones are loaded
     (the endpoint has no timestamps, so a digest of each record is kept in the resource state);
@@ -82,9 +100,12 @@ def shifts(
     days_back: int,
     days_ahead: int,
     backfill_start: int | None,
+    api_version: int = 1,
 ) -> DltResource:
     """``shifts``: one row per V1 shift row (per assigned user; open shifts with no user), merged
-    on ``scheduler_id`` + ``id``.
+    on ``scheduler_id`` + ``id``; with ``api_version`` 2, one row per shift with every assigned
+    user (``GET /scheduler/v2/schedulers/{schedulerId}/shifts``, same parameters and paging;
+    the staging model makes one row per user of it).
 
     The window is ``[now - days_back, now + days_ahead)`` per scheduler (the first run of a
     scheduler from ``backfill_start`` when earlier). When the provider's answers carry
@@ -102,7 +123,11 @@ def shifts(
     run marks it). Every row loaded (new, changed or marked deleted) is also appended to
     ``shift_versions`` with the run's time (:func:`~.common.versions`): the shift history. Each
     scheduler's pulled window is recorded in ``shift_coverage`` (:data:`SHIFT_COVERAGE_HINTS`).
+
+    Raises:
+        ValueError: ``api_version`` is neither 1 nor 2 (:func:`shifts_endpoint`).
     """
+    endpoint = shifts_endpoint(api_version)
 
     @dlt.resource(
         name="shifts",
@@ -114,6 +139,7 @@ def shifts(
     def _shifts() -> Iterator[Any]:
         now = int(clock_now())
         run = ShiftRun.of_state(client, days_back, days_ahead, backfill_start)
+        run.endpoint = endpoint
         for batch in shift_tables(run, scheduler_list):
             yield batch
             yield versions(batch, "shifts", ("scheduler_id", "id"), SHIFT_COLUMNS, now)
@@ -142,6 +168,7 @@ class ShiftRun:
             full pass (``has_total``): without it the changes pass cannot prove completeness,
             so it is not even tried.
         coverage: The ``shift_coverage`` rows of this run (:data:`SHIFT_COVERAGE_HINTS`).
+        endpoint: The listing read (``shifts``, or its V2 path: :func:`shifts_endpoint`).
     """
 
     client: ConnecteamClient
@@ -154,6 +181,7 @@ class ShiftRun:
     newest: dict[str, int] = field(default_factory=dict)
     totals: dict[str, bool] = field(default_factory=dict)
     coverage: list[dict[str, Any]] = field(default_factory=list)
+    endpoint: Stream = STREAMS["shifts"]
 
     @classmethod
     def of_state(
@@ -215,7 +243,7 @@ def scheduler_shifts(run: ShiftRun, scheduler: dict[str, Any]) -> Iterator[pa.Ta
         cheap = (
             None
             if first or since is None or not run.totals.get(str(sid))
-            else changes_pass(run.client, sid, window, since, diff, progress)
+            else changes_pass(run.client, sid, window, since, diff, progress, run.endpoint)
         )
         if cheap is not None:
             changed, seen_newest = cheap
@@ -225,7 +253,7 @@ def scheduler_shifts(run: ShiftRun, scheduler: dict[str, Any]) -> Iterator[pa.Ta
             note = "changes only (paging.total matched)"
         else:
             loaded, vanished, seen_newest = yield from full_pass(
-                run.client, sid, window, diff, progress, run.totals, run.arrow
+                run.client, sid, window, diff, progress, run.totals, run.arrow, run.endpoint
             )
             note = "full window"
         progress.done(f" in {window} ({note}): {loaded} new or changed, {len(vanished)} deleted")
@@ -246,6 +274,7 @@ def full_pass(
     progress: Progress,
     totals: dict[str, bool],
     arrow: ArrowRows,
+    endpoint: Stream = STREAMS["shifts"],
 ) -> Generator[pa.Table, None, tuple[int, set[str], int]]:
     """Scheduler ``sid``'s whole ``window`` (``startTime``/``endTime``, epoch seconds) sorted by
     creation (stable paging), diffed page by page with ``diff``
@@ -256,7 +285,7 @@ def full_pass(
     ``paging.total``. Returns ``(rows yielded, vanished ids, newest updateTime)``: the vanished
     ids are the live rows inside the window that it no longer holds, once the listing is
     consistent (:meth:`~..windows.WindowDiff.vanished`, with a second pass when it has no
-    total).
+    total). ``endpoint``: the V1 listing or its V2 path (:func:`shifts_endpoint`).
 
     Raises:
         ParentNotFoundError: The scheduler answered 404.
@@ -264,7 +293,7 @@ def full_pass(
     params = {"startTime": window.start, "endTime": window.end,
               "sort": "created_at", "order": "asc"}  # fmt: skip
     loaded = newest_seen = 0
-    listing = partial(client.pages, STREAMS["shifts"], params, {"schedulerId": sid})
+    listing = partial(client.pages, endpoint, params, {"schedulerId": sid})
     check = PageCheck()
 
     def changed_pages() -> Iterator[list[dict[str, Any]]]:
@@ -290,6 +319,7 @@ def changes_pass(
     since: int,
     diff: WindowDiff,
     progress: Progress,
+    endpoint: Stream = STREAMS["shifts"],
 ) -> tuple[list[dict[str, Any]], int] | None:
     """Scheduler ``sid``'s rows of ``window`` updated since ``since`` (epoch seconds), newest
     first (``sort=updated_at``, ``order=desc``), stopping at the first older row; no page past
@@ -308,7 +338,7 @@ def changes_pass(
               "sort": "updated_at", "order": "desc"}  # fmt: skip
     records: list[dict[str, Any]] = []
     total: int | None = None
-    listing = client.pages(STREAMS["shifts"], params, {"schedulerId": sid}, ahead=False)
+    listing = client.pages(endpoint, params, {"schedulerId": sid}, ahead=False)
     for page, page_total in listing:
         progress.page(len(page))
         total = page_total if total is None else total

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from functools import partial
 from typing import Any
 
 import dlt
@@ -17,9 +16,9 @@ from core.progress import Progress
 
 from ..arrow_rows import JSON, ArrowRows, hints
 from ..client import ConnecteamClient
-from ..listing import complete_listing, content_hash, second_pass
+from ..listing import content_hash
 from ..registry import STREAMS
-from .common import DELETION_MARK, diff_listing, versions
+from .common import DELETION_MARK, Listing, record_listing, versions
 
 logger = logging.getLogger("sources.connecteam")
 
@@ -140,32 +139,21 @@ def custom_field_row(field: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def user_custom_field_definitions(client: ConnecteamClient) -> DltResource:
+def user_custom_field_definitions(client: ConnecteamClient, shared: Listing) -> DltResource:
     """``user_custom_field_definitions``: the account's user custom fields (type, category,
     dropdown options), merged on ``id``; only changed ones load; one a consistent listing no
-    longer holds is marked deleted."""
+    longer holds is marked deleted. ``shared`` is their listing, fetched once per run (it also
+    gives ``user_custom_field_options`` its dropdown fields)."""
+    name = "user_custom_field_definitions"
+    return record_listing(client, name, CUSTOM_FIELD_COLUMNS, custom_field_row, shared)
 
-    @dlt.resource(
-        name="user_custom_field_definitions",
-        primary_key="id",
-        write_disposition="merge",
-        columns=hints(CUSTOM_FIELD_COLUMNS),
-    )
-    def _definitions() -> Iterator[pa.Table]:
-        progress = Progress("user_custom_field_definitions", logger=logger)
-        listing = partial(client.pages, STREAMS["user_custom_field_definitions"])
-        listed, complete = complete_listing(listing(), progress.page)
-        rows = [custom_field_row(f) for f in listed]
-        again = second_pass(listing, lambda r: str(custom_field_row(r)["id"]))
-        changed, gone = diff_listing(
-            "user_custom_field_definitions", "id", rows, complete, reread=again
-        )
-        progress.done(f" ({len(changed)} new or changed, {len(gone)} deleted)")
-        arrow = ArrowRows(
-            "user_custom_field_definitions", CUSTOM_FIELD_COLUMNS, client.stats.untyped_values
-        )
-        for batch in (changed, gone):
-            if batch:
-                yield arrow.to_arrow(batch)
 
-    return _definitions
+def category_row(category: dict[str, Any]) -> dict[str, Any]:
+    """One user custom field category (``CustomFieldCategory``: ``id``, ``name``)."""
+    return {"id": category["id"], "name": category.get("name")}
+
+
+def user_custom_field_categories(client: ConnecteamClient) -> DltResource:
+    """``user_custom_field_categories``: the categories a definition's ``category_id`` names,
+    merged on ``id``; only changed ones load; one no longer listed is marked deleted."""
+    return record_listing(client, "user_custom_field_categories", DELETION_MARK, category_row)
