@@ -260,7 +260,7 @@ def _extract_isolating_failures(
         source = connecteam_source(stats=stats, **source_options).with_resources(*remaining)
         if project.destination == "postgres":
             for resource in source.selected_resources.values():
-                resource.add_map(_replacing_nul(resource.name))
+                resource.add_map(replacing_nul(resource.name))
         try:
             pipeline.extract(source, loader_file_format=loader_file_format(project))
             return failed
@@ -276,7 +276,7 @@ def _extract_isolating_failures(
     return failed
 
 
-def _replacing_nul(resource: str) -> Any:
+def replacing_nul(resource: str) -> Any:
     """A map step for one resource when loading into PostgreSQL, whose ``text`` and ``jsonb``
     refuse U+0000: every string's U+0000 becomes U+FFFD (:func:`without_nul`); each item that
     held some is logged with the count, so the value is kept, marked and counted instead of

@@ -3,6 +3,7 @@
 One module per command group, each a thin layer over a flow or a job:
 
 * :mod:`~flows.cli.sync`: ``sync`` (the ``nightly_sync`` flow once) and ``status``;
+* :mod:`~flows.cli.backfill`: ``backfill`` (a past period of windowed streams, on demand);
 * :mod:`~flows.cli.schedule`: ``serve`` and ``deploy`` (the Prefect deployments);
 * :mod:`~flows.cli.webhooks`: ``webhooks serve`` (the receiver) and ``webhooks fold``;
 * :mod:`~flows.cli.models`: ``models build``, ``models publish``, ``models docs``;
@@ -31,7 +32,7 @@ import typer
 
 from core.settings import PROJECT_DIR_VARIABLE
 
-from . import dashboard, demo, documents, emulator, models, schedule, sync, webhooks
+from . import backfill, dashboard, demo, documents, emulator, models, schedule, sync, webhooks
 
 PREFECT_DEFAULTS = {
     "PREFECT_LOGGING_EXTRA_LOGGERS": "sources,pipelines",
@@ -58,6 +59,7 @@ app.command()(sync.sync)
 app.command()(schedule.serve)
 app.command()(schedule.deploy)
 app.command()(sync.status)
+app.command()(backfill.backfill)
 app.command()(demo.demo)
 app.command()(dashboard.dashboard)
 app.command()(dashboard.report)
