@@ -42,6 +42,7 @@ from sources.connecteam.resources import (
     jobs,
     manual_breaks,
     pay,
+    shift_layers,
     tasks,
     time_clock,
     time_off,
@@ -96,6 +97,15 @@ SOURCE_ADDED: dict[str, str] = {
     "scheduler_unavailabilities.scheduler_id": "the scheduler listed (path parameter)",
     "manual_breaks.manual_break_key": "the source's key: time clock and policy id",
     "manual_breaks.time_clock_id": "the time clock listed (path parameter)",
+    "shift_layers.shift_layer_key": "the source's key: scheduler and layer id",
+    "shift_layers.scheduler_id": "the scheduler listed (path parameter)",
+    "shift_layer_values.shift_layer_value_key": "the source's key: scheduler, layer and value id",
+    "shift_layer_values.scheduler_id": "the scheduler listed (path parameter)",
+    "shift_layer_values.layer_id": "the shift layer listed (path parameter)",
+    "shift_custom_fields.shift_custom_field_key": "the source's key: scheduler and field id",
+    "shift_custom_fields.scheduler_id": "the scheduler listed (path parameter)",
+    "user_custom_field_options.user_custom_field_option_key": "the source's key: field, option",
+    "user_custom_field_options.custom_field_id": "the custom field listed (path parameter)",
     "*.observed_at": "the source: when the sync that loaded a version ran (epoch seconds)",
     "*.version_key": "the source: a version's key, the record's key and observed_at",
 }
@@ -139,6 +149,19 @@ BUILT: dict[str, tuple[Builder, list[str]]] = {
         ["SchedulerUnavailabilityResponse"],
     ),
     "manual_breaks": (lambda r: manual_breaks.manual_break_row(1, r), ["ManualBreakResponse"]),
+    "shift_layers": (lambda r: shift_layers.layer_row(1, r), ["SchedulerShiftLayerOutput"]),
+    "shift_layer_values": (
+        lambda r: shift_layers.layer_value_row(1, "l", r),
+        ["SchedulerShiftLayerValueOutput"],
+    ),
+    "shift_custom_fields": (
+        lambda r: shift_layers.custom_field_row(1, r),
+        ["DropdownShiftCustomFieldSettingsResponse", "ShiftCustomFieldSettingsResponse"],
+    ),
+    "user_custom_field_options": (
+        lambda r: shift_layers.option_row(1, r),
+        ["DropdownCustomFieldOptionResponse"],
+    ),
 }
 """Tables the source builds with a row builder from one record: the builder and the spec
 schemas of the records it reads (the others are loaded as the provider sends them, named by

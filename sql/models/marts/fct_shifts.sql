@@ -1,7 +1,10 @@
 -- One row per shift assignment (open shifts: one row with no user) as of now: the API's rows
 -- with the shift webhook events since its last pull applied (int_shift_assignments__current),
 -- with scheduled hours and the local day in the shift's own timezone. Deleted assignments stay,
--- flagged.
+-- flagged. One column per shift layer (layer_<title>: the value's name) when the account has
+-- few (macros/shift_layer_columns.sql); fct_shift_layer_values holds them long.
+
+{%- set layer_columns = shift_layer_columns(ref('stg_connecteam__shift_layers')) %}
 
 with
 
@@ -14,6 +17,16 @@ assignments as (
 schedulers as (
 
     select * from {{ ref('stg_connecteam__schedulers') }}
+
+),
+
+layers as (
+
+    select
+        scheduler_id,
+        slot_id {{- shift_layer_aggregates(layer_columns) }}
+    from {{ ref('int_shift_row_layers__labelled') }}
+    group by scheduler_id, slot_id
 
 ),
 
@@ -41,10 +54,14 @@ final as (
         assignments.is_deleted,
         assignments.deleted_at,
         assignments.data_source,
-        assignments.changed_at
+        assignments.changed_at {{- shift_layer_select(layer_columns, 'layers') }}
 
     from assignments
     left join schedulers on assignments.scheduler_id = schedulers.scheduler_id
+    left join layers
+        on
+            assignments.scheduler_id = layers.scheduler_id
+            and assignments.slot_id = layers.slot_id
 
 )
 

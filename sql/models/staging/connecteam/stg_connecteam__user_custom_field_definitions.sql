@@ -19,6 +19,7 @@ renamed as (
         category_id,
         is_required,
         is_multi_select,
+        dropdown_options,
         deleted_at,
         untypable_value_count,
         coalesce(is_deleted, false) as is_deleted
