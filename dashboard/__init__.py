@@ -4,7 +4,10 @@
   snapshot, altair charts). ``wfm-sync dashboard`` serves it with ``marimo run``.
 * :mod:`dashboard.queries`: every SQL query it runs (marts only); :mod:`dashboard.sections`: each
   section's heading, summary and charts.
-* :mod:`dashboard.views`: what the sections share: the filters as SQL, KPI and chart helpers.
+* :mod:`dashboard.filtering`: the filters and the SQL conditions they make (a group's members
+  on each day, the shifts carrying a layer value).
+* :mod:`dashboard.views`: what the sections share: KPI and chart helpers (the filters
+  re-exported).
 * :mod:`dashboard.report`: the same notebook run once and written as one self-contained HTML file
   (``wfm-sync report``, and the nightly after each publish).
 

@@ -13,8 +13,13 @@ KPIs, per the filters (local days of the shifts and punches):
 scheduled hours = ``fct_shifts.scheduled_hours`` of assignments on the schedule (``is_scheduled``:
 published, not deleted);
 worked hours and no-shows = ``fct_attendance`` (every shift punch, matched to its assignment or
-unscheduled); labour cost = ``fct_labour_cost_daily.labour_cost`` (with a scheduler chosen: the
-user x day x job rows of that scheduler's attendance).
+unscheduled); labour cost = ``fct_labour_cost_daily.labour_cost`` (with a scheduler or a layer
+value chosen: the user x day x job rows of that scheduler's attendance, or of the attendance of
+shifts carrying that value).
+
+A group (``dim_groups``) keeps the figures of the users who belonged to it on each figure's day
+(``bridge_user_groups``); a layer value (``fct_shift_layer_values``: "Position: Cook") keeps the
+shifts carrying it, and the punches and cost of those shifts.
 """
 
 import marimo
@@ -93,11 +98,34 @@ def options(mo, queries, snapshot_file, views):
         scheduler_options = dict(_con.sql(queries.SCHEDULER_OPTIONS).fetchall())
         job_options = dict(_con.sql(queries.JOB_OPTIONS).fetchall())
         user_options = dict(_con.sql(queries.USER_OPTIONS).fetchall())
-    return currency, job_options, published_at, scheduler_options, user_options
+        group_options = dict(_con.sql(queries.GROUP_OPTIONS).fetchall())
+        layer_options = {
+            _label: (_title, _value)
+            for _label, _title, _value in _con.sql(queries.LAYER_OPTIONS).fetchall()
+        }
+    return (
+        currency,
+        group_options,
+        job_options,
+        layer_options,
+        published_at,
+        scheduler_options,
+        user_options,
+    )
 
 
 @app.cell
-def controls(job_options, mo, scheduler_options, timedelta, today, user_options, views):
+def controls(
+    group_options,
+    job_options,
+    layer_options,
+    mo,
+    scheduler_options,
+    timedelta,
+    today,
+    user_options,
+    views,
+):
     date_range = mo.ui.date_range(value=(today - timedelta(days=13), today), label="Local days")
     scheduler = mo.ui.dropdown(
         {"All schedulers": views.ALL, **scheduler_options},
@@ -110,17 +138,27 @@ def controls(job_options, mo, scheduler_options, timedelta, today, user_options,
     user = mo.ui.dropdown(
         {"All users": views.ALL, **user_options}, value="All users", label="User", searchable=True
     )
+    group = mo.ui.dropdown(
+        {"All groups": views.ALL, **group_options}, value="All groups", label="Group"
+    )
+    layer = mo.ui.dropdown(
+        {"All shift layers": views.ALL, **layer_options},
+        value="All shift layers",
+        label="Shift layer",
+    )
     stack_by = mo.ui.radio(
         {"scheduler": "scheduler", "job": "job"},
         value="scheduler",
         label="Stack hours by",
         inline=True,
     )
-    return date_range, job, scheduler, stack_by, user
+    return date_range, group, job, layer, scheduler, stack_by, user
 
 
 @app.cell
-def header(date_range, job, mo, published_at, scheduler, snapshot_file, stack_by, user):
+def header(
+    date_range, group, job, layer, mo, published_at, scheduler, snapshot_file, stack_by, user
+):
     mo.vstack(
         [
             mo.md(
@@ -128,20 +166,26 @@ def header(date_range, job, mo, published_at, scheduler, snapshot_file, stack_by
                 f"From the snapshot `{snapshot_file.name}`, "
                 f"published {published_at:%Y-%m-%d %H:%M} UTC."
             ),
-            mo.hstack([date_range, scheduler, job, user, stack_by], justify="start", wrap=True),
+            mo.hstack(
+                [date_range, scheduler, job, user, group, layer, stack_by],
+                justify="start",
+                wrap=True,
+            ),
         ]
     )
     return
 
 
 @app.cell
-def filters(date_range, job, scheduler, user, views):
+def filters(date_range, group, job, layer, scheduler, user, views):
     filters = views.Filters(
         start=date_range.value[0],
         end=date_range.value[1],
         scheduler_id=views.choice(scheduler.value),
         job_id=views.choice(job.value),
         user_id=views.choice(user.value),
+        group_id=views.choice(group.value),
+        layer=views.choice(layer.value),
     )
     return (filters,)
 
@@ -207,6 +251,19 @@ def cost_section(cost_daily, cost_jobs, currency, sections, views):
     cost_section = sections.cost(cost_daily, cost_jobs, currency)
     views.section_ui(cost_section)
     return (cost_section,)
+
+
+@app.cell
+def labour_vs_sales_query(con, filters, mo, queries):
+    labour_vs_sales = mo.sql(queries.labour_vs_sales(filters), engine=con, output=False)
+    return (labour_vs_sales,)
+
+
+@app.cell
+def labour_vs_sales_section(currency, labour_vs_sales, sections, views):
+    labour_vs_sales_section = sections.labour_vs_sales(labour_vs_sales, currency)
+    views.section_ui(labour_vs_sales_section)
+    return (labour_vs_sales_section,)
 
 
 @app.cell
@@ -277,6 +334,7 @@ def report_parts(
     filters,
     health_section,
     hours_section,
+    labour_vs_sales_section,
     timesheets_section,
 ):
     # What the static report (dashboard.report) writes, in this order.
@@ -284,6 +342,7 @@ def report_parts(
         hours_section,
         attendance_section,
         cost_section,
+        labour_vs_sales_section,
         changes_section,
         timesheets_section,
         health_section,

@@ -8,8 +8,9 @@ from mart columns (``fct_shifts.is_scheduled``), so the dbt project defines each
 its ``exposures`` list what the dashboard reads. ``tests/test_dashboard_queries.py`` parses every
 query and fails on any staging, intermediate or raw reference.
 
-Filters arrive as a :class:`dashboard.views.Filters`; its values are quoted by
-:func:`dashboard.views.sql_literal`.
+Filters arrive as a :class:`dashboard.filtering.Filters`; its values are quoted by
+:func:`dashboard.filtering.sql_literal`; its conditions read ``bridge_user_groups`` (the group
+filter) and ``fct_shift_layer_values`` (the layer filter).
 """
 
 from __future__ import annotations
@@ -50,21 +51,54 @@ USER_OPTIONS = """
 """
 """The user filter's choices: ``(name (id), user_id)``."""
 
+GROUP_OPTIONS = """
+    select
+        case
+            when count(*) over (partition by groups.group_label) > 1
+                then groups.group_label || ' (' || groups.group_id || ')'
+            else groups.group_label
+        end as choice,
+        groups.group_id
+    from marts.dim_groups as groups
+    where groups.group_id in (select group_id from marts.bridge_user_groups)
+    order by 1
+"""
+"""The group filter's choices: ``(label, group_id)`` of every smart group a user belonged to,
+by ``dim_groups.group_label`` (with the id where two groups share a label)."""
+
+LAYER_OPTIONS = """
+    select layer_title || ': ' || value_name as choice, layer_title, value_name
+    from marts.fct_shift_layer_values
+    where layer_title is not null and value_name is not null
+    group by layer_title, value_name
+    order by layer_title, value_name
+"""
+"""The layer filter's choices: ``("title: value", layer_title, value_name)`` of every shift
+layer value a shift carries (the same title and value across schedulers are one choice)."""
+
 CURRENCY = "select max(currency) from marts.fct_labour_cost_daily"
 """The account's currency (ISO 4217) labour cost is in, or null when not named."""
 
 
 def cost_where(filters: Filters) -> str:
     """The filters as a condition on ``marts.fct_labour_cost_daily as cost``. Labour cost has no
-    scheduler: with one chosen, the cost rows of that scheduler's attendance (same user, local
-    day and job)."""
-    condition = filters.where(scheduler=None)
-    if filters.scheduler_id is None:
+    scheduler and no shift: with a scheduler or a layer value chosen, the cost rows of the
+    attendance of that scheduler or of shifts carrying that value (same user, local day and
+    job)."""
+    condition = filters.where(scheduler=None, shift=None)
+    if filters.scheduler_id is None and filters.layer is None:
         return condition
+    attendance = filters.where(
+        day=None,
+        scheduler="attendance.scheduler_id",
+        job=None,
+        user=None,
+        shift="attendance.shift_assignment_key",
+    )
     return f"""{condition}
         and exists (
             select 1 from marts.fct_attendance as attendance
-            where attendance.scheduler_id = {filters.scheduler_id}
+            where {attendance}
                 and attendance.user_id = cost.user_id
                 and attendance.local_date = cost.local_date
                 and attendance.job_id is not distinct from cost.job_id
@@ -238,6 +272,7 @@ def schedule_changes_weekly(filters: Filters) -> str:
         scheduler="changes.scheduler_id",
         job="shifts.job_id",
         user="changes.user_id",
+        shift="changes.shift_assignment_key",
     )
     return f"""
         with shifts as (
@@ -270,7 +305,8 @@ def timesheets_waiting(filters: Filters, today: date) -> str:
             round(max(date_diff('minute', submitted_at, {end_of_day_sql(today)}) / 60.0), 1)
                 as longest_wait_hours
         from marts.fct_timesheet_periods
-        where status = 'submitted' and {filters.where(day=None, scheduler=None, job=None)}
+        where status = 'submitted'
+            and {filters.where(day=None, scheduler=None, job=None, shift=None)}
         group by period_start
         order by period_start
     """
@@ -289,9 +325,38 @@ def timesheet_periods(filters: Filters) -> str:
             round(avg(approval_lag_hours), 2) as mean_approval_lag_hours
         from marts.fct_timesheet_periods
         where period_end >= date '{filters.start}' and period_start <= date '{filters.end}'
-            and {filters.where(day=None, scheduler=None, job=None)}
+            and {filters.where(day=None, scheduler=None, job=None, shift=None)}
         group by period_start
         order by period_start
+    """
+
+
+def labour_vs_sales(filters: Filters) -> str:
+    """Per sales location over the range (the local days only: the mart ties labour to a
+    location by the users' location groups, not by scheduler, job, user, group or layer):
+    ``location`` (its name, with the id where two share one), ``labour_cost`` (every day),
+    ``sales``, ``labour_pct_of_sales`` (100 x labour cost / sales over the days with sales; null
+    without sales) and ``days_without_sales`` (days with labour but no sales, left out of the
+    percentage)."""
+    return f"""
+        select
+            case
+                when count(*) over (partition by location_name) > 1 or location_name is null
+                    then coalesce(location_name, 'location') || ' (' || location_id || ')'
+                else location_name
+            end as location,
+            round(coalesce(sum(labour_cost), 0), 2) as labour_cost,
+            round(sum(total_sales) filter (where total_sales > 0), 2) as sales,
+            round(
+                100 * sum(labour_cost) filter (where total_sales > 0)
+                / sum(total_sales) filter (where total_sales > 0),
+                2
+            ) as labour_pct_of_sales,
+            count(*) filter (where coalesce(total_sales, 0) = 0) as days_without_sales
+        from marts.fct_labour_vs_sales_daily
+        where {filters.where(scheduler=None, job=None, user=None, shift=None)}
+        group by location_id, location_name
+        order by location
     """
 
 
@@ -311,7 +376,7 @@ def reconciliation(filters: Filters) -> str:
     return f"""
         select data_source, coalesce(sum(activity_count), 0) as activities
         from marts.fct_time_activity_reconciliation
-        where {filters.where(scheduler=None, job=None)}
+        where {filters.where(scheduler=None, job=None, shift=None)}
         group by data_source
         order by data_source
     """

@@ -144,6 +144,50 @@ def cost(cost_daily: pd.DataFrame, cost_jobs: pd.DataFrame, currency: str | None
     )
 
 
+def labour_vs_sales(locations: pd.DataFrame, currency: str | None) -> Section:
+    """Per sales location over the range: labour cost as a percentage of sales, and labour
+    cost beside sales in ``currency`` (ISO 4217, ``None`` when the account's is not named)."""
+    return Section(
+        key="labour_vs_sales",
+        title="Labour % of sales",
+        summary=(
+            "Labour cost as a percentage of sales per sales location over the local days "
+            "(fct_labour_vs_sales_daily: a user's labour counts at the location whose name their "
+            "location group carries that day, split equally between several). The percentage "
+            "takes the days with sales; labour on days without sales is in the cost, counted "
+            "apart. The scheduler, job, user, group and layer filters do not apply: a location's "
+            "figures are all its people's."
+        ),
+        views=[
+            views.bar_view(
+                locations,
+                title="Labour % of sales per location",
+                x="location",
+                x_title="Location",
+                y="labour_pct_of_sales",
+                y_title="Labour cost / sales (%)",
+            ),
+            views.bar_view(
+                locations,
+                rows=locations.rename(columns={"labour_cost": "labour cost"}).melt(
+                    id_vars="location",
+                    value_vars=["labour cost", "sales"],
+                    var_name="measure",
+                    value_name="amount",
+                ),
+                title="Labour cost and sales per location",
+                x="location",
+                x_title="Location",
+                y="amount",
+                y_title=views.money_title("Labour cost and sales", currency),
+                color="measure",
+                color_title="Measure",
+                x_offset="measure",
+            ),
+        ],
+    )
+
+
 def schedule_changes(schedule_changes_weekly: pd.DataFrame) -> Section:
     """Changes inside the notice window per ISO week and scheduler."""
     return Section(

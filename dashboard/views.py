@@ -1,4 +1,5 @@
-"""What the dashboard's sections share: the filters as SQL, the KPIs, charts and tables.
+"""What the dashboard's sections share: the filters (from :mod:`dashboard.filtering`), the KPIs,
+charts and tables.
 
 The SQL is in :mod:`dashboard.queries`, the sections in :mod:`dashboard.sections`; this module
 holds the parts every section uses, declared once, so the served app and the static report
@@ -20,80 +21,11 @@ import altair as alt
 import duckdb
 import pandas as pd
 
-ALL = "all"
-"""The dropdown value that means "no filter"."""
-
-
-def sql_literal(value: object) -> str:
-    """``value`` as a DuckDB SQL literal: integers and dates as such, anything else as a quoted
-    string (quotes doubled). The dashboard's filter values come from its own dropdowns; quoting
-    them all keeps a provider's odd id (``O'Brien``) from breaking a query."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, date):
-        return f"date '{value.isoformat()}'"
-    return "'" + str(value).replace("'", "''") + "'"
-
-
-@dataclass(frozen=True)
-class Filters:
-    """The dashboard's filters.
-
-    Attributes:
-        start: First local day shown (inclusive).
-        end: Last local day shown (inclusive).
-        scheduler_id: One scheduler (``fct_shifts.scheduler_id``), or ``None`` for all.
-        job_id: One job (``job_id`` of the marts, the provider's job or sub-job id), or ``None``.
-        user_id: One user (``dim_users.user_id``), or ``None``.
-    """
-
-    start: date
-    end: date
-    scheduler_id: int | None = None
-    job_id: str | None = None
-    user_id: int | None = None
-
-    def where(
-        self,
-        *,
-        day: str | None = "local_date",
-        scheduler: str | None = "scheduler_id",
-        job: str | None = "job_id",
-        user: str | None = "user_id",
-    ) -> str:
-        """A SQL condition applying the filters to the named columns; a column given as ``None``
-        is one the relation does not have, and that filter is left out of this condition."""
-        parts = ["true"]
-        if day is not None:
-            parts.append(f"{day} between {sql_literal(self.start)} and {sql_literal(self.end)}")
-        for column, value in (
-            (scheduler, self.scheduler_id),
-            (job, self.job_id),
-            (user, self.user_id),
-        ):
-            if column is not None and value is not None:
-                parts.append(f"{column} = {sql_literal(value)}")
-        return " and ".join(parts)
-
-    def describe(self, names: dict[str, str]) -> str:
-        """One line naming the filters, for headings: ``names`` maps ``scheduler``, ``job`` and
-        ``user`` to the chosen one's label."""
-        parts = [f"{self.start:%d %b %Y} to {self.end:%d %b %Y}"]
-        for key, value in (
-            ("scheduler", self.scheduler_id),
-            ("job", self.job_id),
-            ("user", self.user_id),
-        ):
-            if value is not None:
-                parts.append(f"{key} {names.get(key, value)}")
-        return ", ".join(parts)
-
-
-def choice(value: object) -> Any:
-    """A dropdown's value as a filter value: ``None`` for :data:`ALL` (or nothing chosen)."""
-    return None if value in (None, ALL) else value
+# the filters (dashboard.filtering), re-exported: the notebook and the queries name them here
+from .filtering import ALL as ALL
+from .filtering import Filters as Filters
+from .filtering import choice as choice
+from .filtering import sql_literal as sql_literal
 
 
 def connect(snapshot: Path) -> duckdb.DuckDBPyConnection:
@@ -258,6 +190,7 @@ def bar_chart(
         tooltip.append(alt.Tooltip(f"{color}:N", title=color_title or color))
     if x_offset is not None:
         encoding["xOffset"] = alt.XOffset(f"{x_offset}:N", title=None)
+    if x_offset is not None and x_offset != color:  # grouped by its colour: no second legend
         encoding["opacity"] = alt.Opacity(
             f"{x_offset}:O",
             title=None,

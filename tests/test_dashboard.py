@@ -38,10 +38,18 @@ CHROMIUM_FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-CHARTS = 15
-"""Charts of the dashboard: 2 hours, 2 attendance, 3 cost, 1 schedule changes, 3 timesheets, 4
-data health."""
-SECTIONS = ("hours", "attendance", "cost", "schedule_changes", "timesheets", "data_health")
+CHARTS = 17
+"""Charts of the dashboard: 2 hours, 2 attendance, 3 cost, 2 labour % of sales, 1 schedule
+changes, 3 timesheets, 4 data health."""
+SECTIONS = (
+    "hours",
+    "attendance",
+    "cost",
+    "labour_vs_sales",
+    "schedule_changes",
+    "timesheets",
+    "data_health",
+)
 KPIS = ("scheduled_hours", "worked_hours", "no_shows", "labour_cost", "hours_without_rate")
 SCREENSHOT = Path(__file__).resolve().parent.parent / "docs" / "report.png"
 """docs/dashboard.md's picture of the report; `UPDATE_SCREENSHOTS=1 pytest
@@ -63,29 +71,56 @@ COLOURED_PIXELS = """(canvas) => {
 
 
 def expected_kpis(
-    snapshot: Path, start: date, end: date, scheduler_id: int | None = None
+    snapshot: Path,
+    start: date,
+    end: date,
+    scheduler_id: int | None = None,
+    group_id: int | None = None,
+    layer: tuple[str, str] | None = None,
 ) -> dict[str, float]:
-    """The KPI figures for a range (and a scheduler), by queries of the marts."""
+    """The KPI figures for a range (and a scheduler, a group, a shift layer value), by queries of
+    the marts: a group keeps the users who belonged to it on the figure's day (a span holds from
+    its valid_from day to the day before its valid_to; one from the first sync that saw the user
+    holds before it too), a layer value the shifts carrying it, their punches and their cost."""
     days = f"local_date between date '{start}' and date '{end}'"
-    scheduler = "" if scheduler_id is None else f" and scheduler_id = {scheduler_id}"
-    cost = "" if scheduler_id is None else (
-        " and exists (select 1 from marts.fct_attendance as a where a.scheduler_id = "
-        f"{scheduler_id} and a.user_id = c.user_id and a.local_date = c.local_date "
-        "and a.job_id is not distinct from c.job_id)"
+    member = "" if group_id is None else (
+        " and user_id in (select b.user_id from marts.bridge_user_groups as b where "
+        f"b.group_id = {group_id} and (b.is_from_first_sync or "
+        "cast(b.valid_from as date) <= local_date) and (b.valid_to is null or "
+        "local_date < cast(b.valid_to as date)))"
     )  # fmt: skip
+
+    def carrying(shift: str) -> str:
+        if layer is None:
+            return ""
+        title, value = (part.replace("'", "''") for part in layer)
+        return (
+            f" and {shift} in (select shift_assignment_key from marts.fct_shift_layer_values"
+            f" where layer_title = '{title}' and value_name = '{value}')"
+        )
+
+    scheduler = "" if scheduler_id is None else f" and scheduler_id = {scheduler_id}"
+    rows = f"{days}{scheduler}{member}{carrying('shift_assignment_key')}"
+    cost = f"{days}{member}"
+    if scheduler_id is not None or layer is not None:
+        of_scheduler = "" if scheduler_id is None else f" and a.scheduler_id = {scheduler_id}"
+        cost += (
+            f" and exists (select 1 from marts.fct_attendance as a where true{of_scheduler}"
+            f"{carrying('a.shift_assignment_key')} and a.user_id = c.user_id"
+            " and a.local_date = c.local_date and a.job_id is not distinct from c.job_id)"
+        )
     (row,) = query(
         snapshot,
         f"""
         select
             (select coalesce(sum(scheduled_hours), 0) from marts.fct_shifts
-                where is_published and not is_deleted and {days}{scheduler}),
-            (select coalesce(sum(worked_hours), 0) from marts.fct_attendance
-                where {days}{scheduler}),
-            (select count(*) from marts.fct_attendance where no_show and {days}{scheduler}),
+                where is_published and not is_deleted and {rows}),
+            (select coalesce(sum(worked_hours), 0) from marts.fct_attendance where {rows}),
+            (select count(*) from marts.fct_attendance where no_show and {rows}),
             (select coalesce(sum(labour_cost), 0) from marts.fct_labour_cost_daily as c
-                where {days}{cost}),
+                where {cost}),
             (select coalesce(sum(worked_hours), 0) from marts.fct_labour_cost_daily as c
-                where has_no_rate and {days}{cost})
+                where has_no_rate and {cost})
         """,
     )
     return dict(zip(KPIS, (float(v) for v in row), strict=True))
@@ -260,6 +295,141 @@ def test_choosing_a_scheduler_changes_the_kpis_to_its_own(
             f"the KPIs of scheduler {name}",
         )
         assert_same(shown_kpis(tab.page), own)
+        assert tab.errors == []
+
+
+def filter_options(page: Any, first: str) -> list[str]:
+    """The options of the filter dropdown whose first option is ``first`` ("All groups")."""
+    select = page.locator("select", has=page.locator("option", has_text=first))
+    return [text.strip() for text in select.locator("option").all_inner_texts()]
+
+
+def choose(page: Any, first: str, option: str) -> None:
+    """Choose ``option`` in the filter dropdown whose first option is ``first``."""
+    page.locator("select", has=page.locator("option", has_text=first)).select_option(label=option)
+
+
+def group_and_layer_choices(snapshot: Path) -> tuple[list[str], list[str]]:
+    """What the group and layer filters should offer: every group a user belonged to, by its
+    label, and every "layer title: value" a shift carries."""
+    groups = [name for (name,) in query(
+        snapshot,
+        "select group_label from marts.dim_groups where group_id in "
+        "(select group_id from marts.bridge_user_groups) order by 1",
+    )]  # fmt: skip
+    layers = [f"{title}: {value}" for title, value in query(
+        snapshot,
+        "select distinct layer_title, value_name from marts.fct_shift_layer_values "
+        "where layer_title is not null and value_name is not null order by all",
+    )]  # fmt: skip
+    return groups, layers
+
+
+def test_the_group_and_layer_filters_offer_their_choices(
+    browser: Any, served_app: str, small_demo: DemoRun
+) -> None:
+    groups, layers = group_and_layer_choices(small_demo.snapshot)
+    assert len(groups) >= 2 and len(layers) >= 2  # the demo's account has both
+    with Page(browser) as tab:
+        wait_for_app(tab.page, served_app)
+        assert filter_options(tab.page, "All groups") == ["All groups", *groups]
+        assert filter_options(tab.page, "All shift layers") == ["All shift layers", *layers]
+        assert tab.errors == []
+
+
+def busiest(snapshot: Path, sql: str) -> tuple[Any, ...]:
+    """The first row of ``sql`` (a choice and its scheduled hours in the default range)."""
+    start, end = DEFAULT_RANGE
+    return query(snapshot, sql.format(days=f"between date '{start}' and date '{end}'"))[0]
+
+
+def test_choosing_a_group_and_a_layer_value_changes_the_kpis_to_theirs(
+    browser: Any, served_app: str, small_demo: DemoRun
+) -> None:
+    snapshot = small_demo.snapshot
+    everyone = expected_kpis(snapshot, *DEFAULT_RANGE)
+    # a group whose members have shifts in the range, and a layer value of shifts in it
+    group, group_id = busiest(snapshot, """
+        select groups.group_label, groups.group_id from marts.dim_groups as groups
+        join marts.bridge_user_groups as b using (group_id)
+        join marts.fct_shifts as s on s.user_id = b.user_id and s.local_date {days}
+        group by all order by count(*) desc, 1 limit 1""")  # fmt: skip
+    title, value = busiest(snapshot, """
+        select layer_title, value_name from marts.fct_shift_layer_values
+        join marts.fct_shifts as s using (shift_assignment_key)
+        where s.local_date {days} and s.user_id is not null
+        group by all order by count(*) desc, 1, 2 limit 1""")  # fmt: skip
+    members = expected_kpis(snapshot, *DEFAULT_RANGE, group_id=group_id)
+    carrying = expected_kpis(snapshot, *DEFAULT_RANGE, layer=(title, value))
+    both = expected_kpis(snapshot, *DEFAULT_RANGE, group_id=group_id, layer=(title, value))
+    for sliced in (members, carrying):
+        assert 0 < sliced["scheduled_hours"] < everyone["scheduled_hours"]
+        assert 0 < sliced["labour_cost"] < everyone["labour_cost"]
+    assert both["scheduled_hours"] < min(members["scheduled_hours"], carrying["scheduled_hours"])
+    with Page(browser) as tab:
+        wait_for_app(tab.page, served_app)
+        assert_same(shown_kpis(tab.page), everyone)
+        for first, option, expected in (
+            ("All groups", group, members),
+            ("All shift layers", f"{title}: {value}", both),
+            ("All groups", "All groups", carrying),
+        ):
+            choose(tab.page, first, option)
+            eventually(
+                lambda expected=expected: (
+                    shown_kpis(tab.page)["scheduled_hours"]
+                    == pytest.approx(expected["scheduled_hours"])
+                ),
+                f"the KPIs with {option}",
+            )
+            assert_same(shown_kpis(tab.page), expected)
+        assert tab.errors == []
+
+
+def expected_locations(snapshot: Path) -> dict[str, tuple[float, float | None, float | None]]:
+    """Per location in the default range: labour cost, sales and labour % of sales over the
+    days with sales, from fct_labour_vs_sales_daily."""
+    start, end = DEFAULT_RANGE
+    rows = query(snapshot, f"""
+        select location_name, sum(labour_cost),
+            sum(total_sales) filter (where total_sales > 0),
+            100 * sum(labour_cost) filter (where total_sales > 0)
+                / sum(total_sales) filter (where total_sales > 0)
+        from marts.fct_labour_vs_sales_daily
+        where local_date between date '{start}' and date '{end}'
+        group by location_id, location_name""")  # fmt: skip
+    return {name: (cost, sales, pct) for name, cost, sales, pct in rows}
+
+
+def test_the_labour_pct_of_sales_shows_every_location(
+    browser: Any, served_app: str, small_demo: DemoRun
+) -> None:
+    locations = expected_locations(small_demo.snapshot)
+    assert len(locations) >= 2 and all(pct for _, _, pct in locations.values())
+    report = (small_demo.warehouse.parent / "report.html").as_uri()
+    with Page(browser) as tab:
+        tab.page.goto(report)
+        section = tab.page.locator("section#labour_vs_sales")
+        assert section.locator("figure svg").count() == 2
+        assert "Labour cost and sales (USD)" in section.inner_html()
+        table = section.locator("details table").first
+        shown = {}
+        for cells in table.locator("tbody tr").all():
+            name, cost, sales, pct, _ = cells.locator("td").all_text_contents()
+            shown[name] = (float(cost.replace(",", "")), float(sales.replace(",", "")),
+                           float(pct.replace(",", "")))  # fmt: skip
+        assert set(shown) == set(locations)
+        for name, (cost, sales, pct) in locations.items():
+            assert shown[name] == pytest.approx((cost, sales, pct), abs=0.01), name
+        for name in locations:  # each location a bar of both charts
+            assert section.locator("svg text", has_text=name).count() >= 2, name
+        # and the app draws the section, its table one tab away
+        wait_for_app(tab.page, served_app)
+        section = tab.page.locator("section#labour_vs_sales")
+        assert section.locator("canvas").count() == 2
+        section.locator("[role=tab]", has_text="Table").first.click()
+        for name in locations:
+            eventually(lambda name=name: section.get_by_text(name).count() > 0, name)
         assert tab.errors == []
 
 

@@ -4,8 +4,9 @@ Every query is in ``dashboard/queries.py``; each is parsed here with sqlglot (Du
 and every table it reads is checked: a ``marts`` model that is neither staging nor intermediate,
 the snapshot's ``health`` summary or its ``_published`` manifest. The marts read are exactly the
 ones the exposures in ``sql/models/marts/_marts__exposures.yml`` list. The notebook and the
-report hold no SQL of their own. Also: a chart with nothing to draw says so, money carries its
-currency.
+report hold no SQL of their own. The group and layer filters and the labour % of sales are run
+on small marts made here, figures worked out by hand. Also: a chart with nothing to draw says so,
+money carries its currency.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from datetime import date
 from pathlib import Path
 
 import altair as alt
+import duckdb
 import pandas as pd
 import pytest
 import sqlglot
@@ -27,9 +29,19 @@ from dashboard import queries, views
 ROOT = Path(__file__).resolve().parent.parent
 EXPOSURES = ROOT / "sql" / "models" / "marts" / "_marts__exposures.yml"
 FILTERED = views.Filters(
-    start=date(2026, 11, 1), end=date(2026, 11, 14), scheduler_id=9000, job_id="j'1", user_id=7
+    start=date(2026, 11, 1),
+    end=date(2026, 11, 14),
+    scheduler_id=9000,
+    job_id="j'1",
+    user_id=7,
+    group_id=4,
+    layer=("Position", "Cook's mate"),
 )
 UNFILTERED = views.Filters(start=date(2026, 11, 1), end=date(2026, 11, 14))
+SLICED = views.Filters(
+    start=date(2026, 11, 1), end=date(2026, 11, 14), group_id=4, layer=("Location", "Downtown")
+)
+"""The group and layer filters alone (the cost's layer condition without a scheduler)."""
 ALLOWED_OUTSIDE_MARTS = {("health", "raw_tables"), ("health", "quarantine"), ("main", "_published")}
 
 
@@ -41,7 +53,11 @@ def every_query() -> dict[str, str]:
             found[name] = value
         elif inspect.isfunction(value) and value.__module__ == queries.__name__:
             parameters = inspect.signature(value).parameters
-            for label, filters in (("all", UNFILTERED), ("filtered", FILTERED)):
+            for label, filters in (
+                ("all", UNFILTERED),
+                ("filtered", FILTERED),
+                ("sliced", SLICED),
+            ):
                 arguments: dict[str, object] = {"filters": filters}
                 if "today" in parameters:
                     arguments["today"] = date(2026, 11, 14)
@@ -112,6 +128,29 @@ def test_filters_are_quoted_into_the_queries() -> None:
     sql = queries.cost_jobs(FILTERED)
     assert "job_id = 'j''1'" in sql
     assert "attendance.scheduler_id = 9000" in sql
+    assert "membership.group_id = 4" in sql
+    assert "layer.value_name = 'Cook''s mate'" in sql
+    # a filter left unset reads nothing for it
+    unset = queries.kpis(UNFILTERED)
+    assert "bridge_user_groups" not in unset and "fct_shift_layer_values" not in unset
+
+
+def test_the_new_filters_read_their_marts() -> None:
+    """Every per-user query reads the bridge with a group chosen, every shift-based one the
+    layer values with a layer chosen, and the labour % of sales reads neither."""
+    per_user = [queries.kpis, queries.variance_leaders, queries.attendance_people,
+                queries.cost_daily, queries.schedule_changes_weekly, queries.timesheet_periods,
+                queries.reconciliation]  # fmt: skip
+    for query in per_user:
+        assert ("marts", "bridge_user_groups") in tables_read(query(SLICED)), query.__name__
+        assert ("marts", "bridge_user_groups") not in tables_read(query(UNFILTERED))
+    shift_based = [queries.kpis, queries.variance_leaders, queries.attendance_daily,
+                   queries.cost_jobs, queries.schedule_changes_weekly]  # fmt: skip
+    for query in shift_based:
+        assert ("marts", "fct_shift_layer_values") in tables_read(query(SLICED)), query.__name__
+    assert tables_read(queries.labour_vs_sales(FILTERED)) == {
+        ("marts", "fct_labour_vs_sales_daily")
+    }
 
 
 def test_a_chart_with_nothing_to_draw_says_so() -> None:
@@ -138,3 +177,127 @@ def test_money_names_its_currency() -> None:
     cards = views.kpi_html({"labour_cost": 1234.5}, "EUR")
     assert "1,234.50 EUR" in cards
     assert "1,234.50</div>" in views.kpi_html({"labour_cost": 1234.5})
+
+
+MARTS = """
+    create schema marts;
+    create table marts.fct_shifts as select * from (values
+        ('a', 9000, 'J', 1, date '2026-10-30', 1.0, true),
+        ('b', 9000, 'J', 1, date '2026-11-04', 2.0, true),
+        ('c', 9000, 'J', 1, date '2026-11-05', 4.0, true),
+        ('d', 9000, 'J', 2, date '2026-11-02', 8.0, true),
+        ('e', 9000, 'J', 2, date '2026-11-03', 16.0, true),
+        ('f', 9000, 'J', null, date '2026-11-03', 32.0, true)
+    ) as t(shift_assignment_key, scheduler_id, job_id, user_id, local_date, scheduled_hours,
+           is_scheduled);
+    create table marts.fct_attendance as
+        select shift_assignment_key, scheduler_id, job_id, user_id, local_date,
+            scheduled_hours as worked_hours, false as no_show
+        from marts.fct_shifts where user_id is not null
+        union all select null, 9000, 'J', 2, date '2026-11-03', 64.0, false;
+    create table marts.fct_labour_cost_daily as select * from (values
+        (1, date '2026-10-30', 'J', 1.0, 100.0, false),
+        (1, date '2026-11-04', 'J', 2.0, 200.0, false),
+        (1, date '2026-11-05', 'J', 4.0, 400.0, false),
+        (2, date '2026-11-02', 'J', 8.0, 800.0, false),
+        (2, date '2026-11-03', 'J', 80.0, 1600.0, false)
+    ) as t(user_id, local_date, job_id, worked_hours, labour_cost, has_no_rate);
+    create table marts.bridge_user_groups as select * from (values
+        (1, 4, timestamptz '2026-11-01 08:00:00+00', timestamptz '2026-11-05 08:00:00+00',
+            false, true),
+        (1, 5, timestamptz '2026-11-05 08:00:00+00', null, true, false),
+        (2, 4, timestamptz '2026-11-03 08:00:00+00', null, true, false)
+    ) as t(user_id, group_id, valid_from, valid_to, is_current, is_from_first_sync);
+    create table marts.fct_shift_layer_values as select * from (values
+        ('b', 'Position', 'Cook'), ('e', 'Position', 'Cook'), ('f', 'Position', 'Cook'),
+        ('c', 'Position', 'Server'), ('e', 'Location', 'Downtown')
+    ) as t(shift_assignment_key, layer_title, value_name);
+"""
+"""Two users' shifts (hours 1, 2, 4, 8, 16 and an open shift of 32, so every sum names its
+shifts), a punch of user 2 no shift explains (64 h), their cost per day, and their groups: user
+1 in group 4 from the first sync that saw them (1 November) to 5 November, then in group 5;
+user 2 in group 4 from 3 November."""
+
+
+def kpis_on_marts(filters: views.Filters) -> dict[str, float]:
+    with duckdb.connect() as con:
+        con.execute("set TimeZone = 'UTC'")
+        con.execute(MARTS)
+        frame = con.sql(queries.kpis(filters)).df()
+    return {key: float(value) for key, value in frame.iloc[0].items()}
+
+
+@pytest.mark.parametrize(
+    ("group_id", "layer", "scheduled", "worked", "cost"),
+    [
+        # everything: every shift, every punch, every cost row
+        (None, None, 63.0, 95.0, 3100.0),
+        # group 4: user 1's shifts of 30 October (before the first sync that saw them: its
+        # groups hold) and 4 November, not 5 November (moved to group 5 that day); user 2's of
+        # 3 November, not 2 November (joined on the 3rd); no open shift (no user)
+        (4, None, 1 + 2 + 16.0, 1 + 2 + 16 + 64.0, 100 + 200 + 1600.0),
+        # group 5: user 1 from 5 November only (not from the first sync: nothing before)
+        (5, None, 4.0, 4.0, 400.0),
+        # Cook shifts, the open one too; the punches of those shifts (not the unexplained one),
+        # the cost of those users' days and jobs
+        (None, ("Position", "Cook"), 2 + 16 + 32.0, 2 + 16.0, 200 + 1600.0),
+        (4, ("Position", "Cook"), 2 + 16.0, 2 + 16.0, 200 + 1600.0),
+        (5, ("Position", "Cook"), 0.0, 0.0, 0.0),
+        (None, ("Location", "Downtown"), 16.0, 16.0, 1600.0),
+    ],
+)
+def test_group_and_layer_filters_by_hand(
+    group_id: int | None,
+    layer: tuple[str, str] | None,
+    scheduled: float,
+    worked: float,
+    cost: float,
+) -> None:
+    filters = views.Filters(
+        start=date(2026, 10, 25), end=date(2026, 11, 10), group_id=group_id, layer=layer
+    )
+    shown = kpis_on_marts(filters)
+    assert shown["scheduled_hours"] == pytest.approx(scheduled)
+    assert shown["worked_hours"] == pytest.approx(worked)
+    assert shown["labour_cost"] == pytest.approx(cost)
+
+
+def test_a_figure_without_a_day_takes_the_current_members() -> None:
+    """Timesheets have no local day: the group is its members now (user 1 left group 4)."""
+    condition = views.Filters(date(2026, 11, 1), date(2026, 11, 14), group_id=4).where(
+        day=None, scheduler=None, job=None, shift=None
+    )
+    with duckdb.connect() as con:
+        con.execute(MARTS)
+        rows = con.sql(
+            f"select user_id from (values (1), (2), (3)) as t(user_id) where {condition}"
+        ).fetchall()
+    assert rows == [(2,)]
+
+
+def test_labour_pct_of_sales_per_location_by_hand() -> None:
+    with duckdb.connect() as con:
+        con.execute("""
+            create schema marts;
+            create table marts.fct_labour_vs_sales_daily as select * from (values
+                (10, 'Downtown', date '2026-11-02', 350.0, 2000.0),
+                (10, 'Downtown', date '2026-11-03', 100.0, null),
+                (10, 'Downtown', date '2026-10-20', 999.0, 999.0),
+                (11, 'Harbour', date '2026-11-02', 50.0, 1000.0),
+                (12, 'Harbour', date '2026-11-02', 30.0, 0.0),
+                (13, null, date '2026-11-04', 0.0, 500.0)
+            ) as t(location_id, location_name, local_date, labour_cost, total_sales)
+        """)  # fmt: skip
+        frame = con.sql(queries.labour_vs_sales(FILTERED)).df()
+    rows = frame.astype(object).where(frame.notna(), None).to_dict("records")
+    assert rows == [
+        # 1 to 14 November: 350 + 100 of labour; 350 / 2,000 on the day with sales
+        {"location": "Downtown", "labour_cost": 450.0, "sales": 2000.0,
+         "labour_pct_of_sales": 17.5, "days_without_sales": 1},
+        {"location": "Harbour (11)", "labour_cost": 50.0, "sales": 1000.0,
+         "labour_pct_of_sales": 5.0, "days_without_sales": 0},
+        {"location": "Harbour (12)", "labour_cost": 30.0, "sales": None,
+         "labour_pct_of_sales": None, "days_without_sales": 1},
+        {"location": "location (13)", "labour_cost": 0.0, "sales": 500.0,
+         "labour_pct_of_sales": 0.0, "days_without_sales": 0},
+    ]  # fmt: skip

@@ -73,7 +73,7 @@ def test_demo_syncs_twice_and_shows_counts_and_queries(small_demo: DemoRun):
     report = warehouse.parent / "report.html"
     assert report.exists() and str(report.resolve()) in out
     # each nightly writes it after its publish: run 1's, then run 2's in its place
-    assert len(re.findall(r"^report: .*report\.html \(15 charts", out, re.MULTILINE)) == 2
+    assert len(re.findall(r"^report: .*report\.html \(17 charts", out, re.MULTILINE)) == 2
     assert f"wfm-sync dashboard --snapshot {snapshot}" in out
 
 

@@ -113,7 +113,7 @@ def test_the_nightly_holds_on_spec_generated_data(seed, start_emulator, tmp_path
     assert match.unexplained == 0 and covered > 0, f"seed {seed}: {match.line()}"
     # and the dashboard notebook ran on it: the static report holds every section's charts
     page = (warehouse.parent / "report.html").read_text()
-    assert page.count("<figure class='wfm-chart'><svg") == 15 and "<script" not in page
+    assert page.count("<figure class='wfm-chart'><svg") == 17 and "<script" not in page
 
     # the rows each model flags are the ones the run reported, and they include every record
     # the generator gave an invalid timezone in a field that model casts
