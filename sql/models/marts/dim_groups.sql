@@ -1,5 +1,8 @@
 -- One row per smart group: the API's listing (deleted groups flagged) with its segment, and
--- every group id a user version names that the listing does not hold (is_inferred).
+-- every group id a user version names that the listing does not hold (is_inferred). group_label
+-- is the name charts and filters show: "(deleted)" after a deleted group, "group <id> (not
+-- listed)" for an inferred one, "group <id>" for one without a name, the id appended where two
+-- groups would show the same label (display_label).
 
 with
 
@@ -45,24 +48,31 @@ members as (
     from named
     where named.group_id not in (select listed.group_id from listed)
 
+),
+
+labelled as (
+
+    select
+        members.*,
+        segments.segment_name,
+        case
+            when members.is_inferred
+                then 'group ' || cast(members.group_id as varchar) || ' (not listed)'
+            else members.group_name || case when members.is_deleted then ' (deleted)' else '' end
+        end as group_display_name
+    from members
+    left join segments on members.group_segment_id = segments.group_segment_id
+
 )
 
 select
-    members.group_id,
-    members.group_name,
-    members.group_segment_id,
-    segments.segment_name,
-    members.number_of_users,
-    members.is_automatically_created,
-    members.is_deleted,
-    members.is_inferred,
-    case
-        when members.is_inferred then 'group ' || members.group_id || ' (not listed)'
-        when members.is_deleted
-            then
-                coalesce(members.group_name, 'group ' || members.group_id)
-                || ' (deleted)'
-        else coalesce(members.group_name, 'group ' || members.group_id)
-    end as group_label
-from members
-left join segments on members.group_segment_id = segments.group_segment_id
+    group_id,
+    group_name,
+    group_segment_id,
+    segment_name,
+    number_of_users,
+    is_automatically_created,
+    is_deleted,
+    is_inferred,
+    {{ display_label('group_display_name', 'group_id', 'group') }} as group_label
+from labelled
