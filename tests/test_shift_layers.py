@@ -157,3 +157,26 @@ def test_v2_shifts_give_the_assignments_v1_gives(start_emulator, tmp_path, monke
     v1_rows = len(assignments[1])
     (v2_rows,) = query(tmp_path / "v2.duckdb", "select count(*) from connecteam.shifts")[0]
     assert v2_rows < v1_rows  # some shift has several users: one V2 row, several V1 rows
+
+
+def test_v2_shifts_cost_floor_n_over_l_plus_one_and_load_one_row_per_shift(
+    start_emulator, warehouse, monkeypatch
+):
+    """With one user every shift has one row in both shapes, so the emulator's N shift rows
+    are N V2 shifts: N = 0, L-1, L, L+1 cost floor(N/L)+1 requests of the V2 listing."""
+    limit = STREAMS["shifts"].max_limit
+    assert limit == 500  # the spec's maximum for GET /scheduler/v2/schedulers/{id}/shifts too
+    monkeypatch.setenv("SOURCES__CONNECTEAM__SHIFTS_API_VERSION", "2")
+    for n in (0, limit - 1, limit, limit + 1):
+        operations = OperationsConfig(**SMALL)
+        server = start_emulator(users=1, archived_fraction=0, forms=1, schedulers=1, shifts=n,
+                                anchor=ANCHOR, operations=operations)  # fmt: skip
+        point_at(monkeypatch, server)
+        run_sync(("shifts",))
+        (served,) = server.state.dataset.shifts.values()
+        assert len(served) == n
+        template = "/scheduler/v2/schedulers/{schedulerId}/shifts"
+        assert requests_to(server, template) == n // limit + 1, f"N={n}"
+        assert requests_to(server, "/scheduler/v1/schedulers/{schedulerId}/shifts") == 0
+        ids = loaded(warehouse, "shifts", "id") if n else []
+        assert ids == sorted(((r["id"].split(":")[0],) for r in served), key=repr), f"N={n}"
