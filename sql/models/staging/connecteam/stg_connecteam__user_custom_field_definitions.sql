@@ -19,6 +19,8 @@ renamed as (
         category_id,
         is_required,
         is_multi_select,
+        is_visible_to_users,
+        is_editable_for_users,
         dropdown_options,
         deleted_at,
         untypable_value_count,
