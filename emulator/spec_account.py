@@ -178,9 +178,10 @@ def _spec_operations(
             for k in range(config.tasks)
         ]  # fmt: skip
     fields = 8 + config.extra_custom_fields
+    # every third one a dropdown (structural): its options are listed per field
     ops.custom_fields = [
         gen.record("user_custom_field_definitions", "user_custom_field_definitions", 900 + k,
-                   {"id": 900 + k}, fields)
+                   {"id": 900 + k, **({"type": "dropdown"} if k % 3 == 0 else {})}, fields)
         for k in range(fields)
     ]  # fmt: skip
     return ops
