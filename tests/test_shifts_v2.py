@@ -45,7 +45,8 @@ def test_a_user_taken_off_a_v2_shift_ends_that_assignment_only(
     versions = query(
         warehouse,
         "select user_id, is_deleted from staging.stg_connecteam__shift_versions "
-        f"where scheduler_id = {sid} and shift_id = '{base}' order by observed_at, is_deleted, user_id",
+        f"where scheduler_id = {sid} and shift_id = '{base}' "
+        "order by observed_at, is_deleted, user_id",
     )
     first = [(u, False) for u in sorted({removed, *kept})]
     assert versions == first + [(u, False) for u in sorted(kept)] + [(removed, True)]
@@ -60,3 +61,28 @@ def test_a_user_taken_off_a_v2_shift_ends_that_assignment_only(
     current = query(warehouse, f"select user_id from marts.fct_shifts where shift_id = '{base}' "
                     "and not is_deleted order by user_id")  # fmt: skip
     assert current == [(u,) for u in sorted(kept)]
+
+
+def test_fct_shifts_has_a_column_per_layer_and_custom_field_of_a_small_account(
+    start_emulator, warehouse, monkeypatch
+):
+    """The tidy account has two layers (Position, Location) and two shift custom fields (Dress
+    code, Handover note): at most vars.shift_detail_columns_max, so fct_shifts pivots them, each
+    assignment holding its shift's values as the emulator serves them."""
+    server = start_emulator(users=4, forms=1, schedulers=1, shifts=80, anchor=ANCHOR,
+                            operations=OperationsConfig(**SMALL))  # fmt: skip
+    point_at(monkeypatch, server)
+    run_sync(("schedulers", "shifts", "shift_layers", "shift_layer_values", "shift_custom_fields"))
+    build_models(warehouse)
+    served = {}
+    for rows in server.state.dataset.shifts.values():
+        for row in rows:
+            layers = {x["title"]: x["value"]["displayName"]
+                      for x in row["shiftDetails"]["shiftLayers"]}  # fmt: skip
+            (dress,) = row["customFields"]
+            served[row["id"]] = (layers["Position"], layers["Location"],
+                                 dress["value"][0]["value"], None)  # fmt: skip
+    loaded = query(warehouse, "select slot_id, layer_position, layer_location, custom_dress_code, "
+                   "custom_handover_note from marts.fct_shifts")  # fmt: skip
+    assert {slot: tuple(values) for slot, *values in loaded} == served
+    assert len(served) == 80

@@ -1,10 +1,15 @@
 -- One row per shift assignment (open shifts: one row with no user) as of now: the API's rows
 -- with the shift webhook events since its last pull applied (int_shift_assignments__current),
 -- with scheduled hours and the local day in the shift's own timezone. Deleted assignments stay,
--- flagged. One column per shift layer (layer_<title>: the value's name) when the account has
--- few (macros/shift_layer_columns.sql); fct_shift_layer_values holds them long.
+-- flagged. One column per shift layer (layer_<title>: the value's name) and per shift custom
+-- field (custom_<name>: the value's label) when the account has few (macros/
+-- shift_detail_columns.sql); fct_shift_layer_values and fct_shift_custom_field_values hold them
+-- long.
 
-{%- set layer_columns = shift_layer_columns(ref('stg_connecteam__shift_layers')) %}
+{%- set layer_columns = shift_detail_columns(
+    ref('stg_connecteam__shift_layers'), 'layer_title', 'layer_') %}
+{%- set custom_columns = shift_detail_columns(
+    ref('stg_connecteam__shift_custom_fields'), 'custom_field_name', 'custom_') %}
 
 with
 
@@ -24,8 +29,18 @@ layers as (
 
     select
         scheduler_id,
-        slot_id {{- shift_layer_aggregates(layer_columns) }}
+        slot_id {{- pivot_aggregates(layer_columns, 'layer_title', 'value_name') }}
     from {{ ref('int_shift_row_layers__labelled') }}
+    group by scheduler_id, slot_id
+
+),
+
+custom_fields as (
+
+    select
+        scheduler_id,
+        slot_id {{- pivot_aggregates(custom_columns, 'custom_field_name', 'value_label') }}
+    from {{ ref('int_shift_row_custom_fields__labelled') }}
     group by scheduler_id, slot_id
 
 ),
@@ -54,7 +69,8 @@ final as (
         assignments.is_deleted,
         assignments.deleted_at,
         assignments.data_source,
-        assignments.changed_at {{- shift_layer_select(layer_columns, 'layers') }}
+        assignments.changed_at {{- pivot_select(layer_columns, 'layers') }}
+        {{- pivot_select(custom_columns, 'custom_fields') }}
 
     from assignments
     left join schedulers on assignments.scheduler_id = schedulers.scheduler_id
@@ -62,6 +78,10 @@ final as (
         on
             assignments.scheduler_id = layers.scheduler_id
             and assignments.slot_id = layers.slot_id
+    left join custom_fields
+        on
+            assignments.scheduler_id = custom_fields.scheduler_id
+            and assignments.slot_id = custom_fields.slot_id
 
 )
 
