@@ -6,11 +6,14 @@ marked deleted at the second sync), while the shift's other users stay, as the V
 
 from __future__ import annotations
 
+import pytest
 from conftest import ANCHOR, NOW, point_at, query
 
 from emulator.operations_data import OperationsConfig
 from pipelines import run_sync
 from pipelines.models import build_models
+from sources.connecteam import connecteam_source
+from sources.connecteam.errors import ConnecteamConfigError
 
 SMALL = {"time_clocks": 0, "time_activities": 0, "form_submissions": 0, "jobs": 0,
          "time_off_requests": 0, "task_boards": 0, "tasks": 0, "pay_rates": 0,
@@ -86,3 +89,9 @@ def test_fct_shifts_has_a_column_per_layer_and_custom_field_of_a_small_account(
                    "custom_handover_note from marts.fct_shifts")  # fmt: skip
     assert {slot: tuple(values) for slot, *values in loaded} == served
     assert len(served) == 80
+
+
+@pytest.mark.parametrize("version", [0, 3, -1])
+def test_a_version_the_provider_has_not_is_a_setting_to_fix(version):
+    with pytest.raises(ConnecteamConfigError, match="SOURCES__CONNECTEAM__SHIFTS_API_VERSION"):
+        connecteam_source(api_key="k", base_url="http://127.0.0.1:9", shifts_api_version=version)

@@ -89,10 +89,9 @@ def connecteam_source(
 
     Raises:
         ConnecteamConfigError: No credentials, a bad ``base_url`` (not http(s), or plain
-            ``http://`` to another machine without ``allow_insecure``), or ``max_in_flight``
-            below 1.
-        ValueError: A backfill start that is neither epoch seconds nor an ISO date, or a
-            ``shifts_api_version`` other than 1 or 2.
+            ``http://`` to another machine without ``allow_insecure``), ``max_in_flight``
+            below 1, or a ``shifts_api_version`` other than 1 or 2.
+        ValueError: A backfill start that is neither epoch seconds nor an ISO date.
     """
     import pandas  # noqa: F401 - pyarrow imports it lazily; parallel resources would race on that
 

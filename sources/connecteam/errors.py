@@ -16,7 +16,8 @@ class ConnecteamError(Exception):
 
 
 class ConnecteamConfigError(ConnecteamError):
-    """The client was given no usable credentials or base URL."""
+    """A setting of the source is unusable: no credentials, a bad base URL, a listing version
+    the provider has not got."""
 
 
 class HostUnreachableError(ConnecteamConfigError):

@@ -20,7 +20,7 @@ from core.progress import Progress
 
 from ..arrow_rows import BIGINT, BOOL, JSON, TEXT, ArrowRows, hints
 from ..client import ConnecteamClient
-from ..errors import ParentNotFoundError
+from ..errors import ConnecteamConfigError, ParentNotFoundError
 from ..fanout import in_parallel
 from ..listing import PageCheck, content_hash, second_pass
 from ..registry import SHIFT_COVERAGE_TABLE, SHIFTS_V2_PATH, STREAMS, Stream
@@ -60,13 +60,13 @@ def shifts_endpoint(api_version: int) -> Stream:
     :data:`~..registry.SHIFTS_V2_PATH` with the same page maximum, sort and scope.
 
     Raises:
-        ValueError: Any other version (the message names the setting).
+        ConnecteamConfigError: Any other version (the message names the setting).
     """
     if api_version == 1:
         return STREAMS["shifts"]
     if api_version == 2:
         return dataclasses.replace(STREAMS["shifts"], path=SHIFTS_V2_PATH)
-    raise ValueError(
+    raise ConnecteamConfigError(
         f"shifts_api_version = {api_version!r}: choose 1 (a row per assigned user) or 2 (a row "
         "per shift, for accounts on V2 shift webhooks); set SOURCES__CONNECTEAM__SHIFTS_API_VERSION"
     )
@@ -125,7 +125,7 @@ def shifts(
     scheduler's pulled window is recorded in ``shift_coverage`` (:data:`SHIFT_COVERAGE_HINTS`).
 
     Raises:
-        ValueError: ``api_version`` is neither 1 nor 2 (:func:`shifts_endpoint`).
+        ConnecteamConfigError: ``api_version`` is neither 1 nor 2 (:func:`shifts_endpoint`).
     """
     endpoint = shifts_endpoint(api_version)
 
