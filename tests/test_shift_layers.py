@@ -138,6 +138,31 @@ def test_a_value_the_provider_stops_listing_is_marked_deleted(
     assert run_sync(("shift_layer_values",)).rows.get("shift_layer_values", 0) == 0
 
 
+def test_a_parent_gone_between_listings_keeps_its_rows(start_emulator, warehouse, monkeypatch):
+    """A layer whose values answer 404 (its scheduler or layer vanished since it was listed) is
+    skipped: its loaded values stay as they were, while a listed layer's vanished value is
+    marked deleted."""
+    operations = OperationsConfig(**SMALL)
+    server = start_emulator(users=3, forms=1, schedulers=2, shifts=0, anchor=ANCHOR,
+                            operations=operations)  # fmt: skip
+    point_at(monkeypatch, server)
+    run_sync(("shift_layers", "shift_layer_values"))
+    first, second = sorted(server.state.dataset.schedulers)
+    gone = server.state.dataset.operations.shift_settings.values["layer-location"].pop()
+    path = f"/scheduler/v1/schedulers/{second}/shift-layers/layer-location/values"
+    server.state.options.failing_paths[path] = 404
+    run_sync(("shift_layers", "shift_layer_values"))
+    deleted = query(warehouse, "select shift_layer_value_key from connecteam.shift_layer_values "
+                    "where is_deleted")  # fmt: skip
+    assert deleted == [(f"{first}:layer-location:{gone['id']}",)]
+    kept = query(
+        warehouse,
+        "select count(*) from connecteam.shift_layer_values where not "
+        f"is_deleted and starts_with(shift_layer_value_key, '{second}:layer-location:')",
+    )
+    assert kept == [(4,)]  # all four, the one gone elsewhere included: not listed, not judged
+
+
 def test_v2_shifts_give_the_assignments_v1_gives(start_emulator, tmp_path, monkeypatch):
     server = server_with(start_emulator, shifts=60)
     point_at(monkeypatch, server)

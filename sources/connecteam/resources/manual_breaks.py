@@ -3,22 +3,16 @@ clock's manual-break policies, merged on ``manual_break_key`` = clock:id."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
-import dlt
-import pyarrow as pa
 from dlt.sources import DltResource
 
-from core.clock import now as clock_now
-
-from ..arrow_rows import BIGINT, BOOL, hints
+from ..arrow_rows import BIGINT, BOOL
 from ..client import ConnecteamClient
-from ..errors import ParentNotFoundError
-from ..listing import live
-from ..loaded import only_changed, vanished
-from ..registry import STREAMS
-from .common import DELETION_MARK, listing_tables
+from .children import Parent, child_listing
+from .common import DELETION_MARK
 
 MANUAL_BREAK_COLUMNS: dict[str, str] = {
     "time_clock_id": "bigint!",
@@ -49,33 +43,17 @@ def manual_breaks(
     ``manual_break_key``; only new or changed ones load. Whether a break is paid is the
     policy's (``isPaid``): the models read it to split break hours into paid and unpaid. A loaded
     policy no longer listed is marked deleted, unless its clock's listing failed (404: the clock
-    vanished since it was listed)."""
+    vanished since it was listed) (:func:`~.children.child_listing`)."""
 
-    @dlt.resource(
-        name="manual_breaks",
-        primary_key="manual_break_key",
-        write_disposition="merge",
-        columns=hints(MANUAL_BREAK_COLUMNS),
-    )
-    def _manual_breaks() -> Iterator[pa.Table]:
-        rows: list[dict[str, Any]] = []
-        unlisted: list[int] = []  # clocks whose policies could not be listed
-        for clock in time_clock_list():
-            clock_id = int(clock["id"])
-            try:
-                for page in client.paginate(
-                    STREAMS["manual_breaks"], None, {"timeClockId": clock_id}
-                ):
-                    rows += [manual_break_row(clock_id, record) for record in page]
-            except ParentNotFoundError as exc:
-                client.skip_parent(exc, "manual_breaks")
-                unlisted.append(clock_id)
-        changed = [live(r) for r in only_changed(rows, "manual_break_key")]
-        marks = ", ".join(["%s"] * len(unlisted))
-        where = f"time_clock_id not in ({marks})" if unlisted else "true"
-        seen = {r["manual_break_key"] for r in rows}
-        now, args = int(clock_now()), tuple(unlisted)
-        gone = vanished("manual_breaks", "manual_break_key", seen, True, now, where, args)
-        yield from listing_tables(client, "manual_breaks", MANUAL_BREAK_COLUMNS, changed, gone)
+    def parents() -> list[Parent]:
+        return [
+            Parent(
+                {"timeClockId": int(clock["id"])},
+                f"{int(clock['id'])}:",
+                partial(manual_break_row, int(clock["id"])),
+            )
+            for clock in time_clock_list()
+        ]
 
-    return _manual_breaks
+    key = "manual_break_key"
+    return child_listing(client, "manual_breaks", key, MANUAL_BREAK_COLUMNS, parents)
