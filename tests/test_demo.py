@@ -43,8 +43,16 @@ def test_demo_syncs_twice_and_shows_counts_and_queries(small_demo: DemoRun):
     assert out.count("dbt build: ") == 2 and out.count("tables to ") == 2  # the two nightlies
     assert "fct_daily_hours" in out and "fct_timesheet_periods" in out  # the closing lines
     for title in ("fct_attendance: who came late", "fct_labour_cost_daily: what the paid",
-                  "fct_schedule_changes_weekly: schedule changes"):  # fmt: skip
+                  "fct_schedule_changes_weekly: schedule changes",
+                  "fct_labour_vs_sales_daily: labour cost as a share of sales"):  # fmt: skip
         assert title in out
+    # labour % of sales for each of the demo's three sales locations, tied by their groups
+    shares = query(warehouse.parent / "analytics.duckdb",
+                   "select location_name, round(100 * sum(labour_cost) / sum(total_sales), 2) "
+                   "from marts.fct_labour_vs_sales_daily where total_sales > 0 "
+                   "group by 1 having sum(labour_cost) > 0 order by 1")  # fmt: skip
+    assert [name for name, _ in shares] == ["Airport", "Downtown", "Harbour"]
+    assert all(0 < share < 100 for _, share in shares), shares
     # the webhook burst's shift events add assignments between the syncs (the suite pins the
     # clock, so both syncs share one second: changes only a sync saw are tests/test_history.py's)
     by_webhook = "select count(*) from marts.fct_schedule_changes where detected_by = 'webhook'"
