@@ -32,18 +32,9 @@ listed_options as (
 
 chosen as (
 
-    select
-        row_fields.shift_row_custom_field_key,
-        row_fields.scheduler_id,
-        row_fields.custom_field_id,
-        items.item_number,
-        {{ json_text('items.choice', 'id') }} as option_id,
-        {{ json_text('items.choice', 'value') }} as carried_label
-    from row_fields
-    cross join
-        lateral {{ json_items('row_fields.value_json') }}
-        with ordinality as items (choice, item_number)
-    where {{ is_json_object('items.choice') }}
+    {{ chosen_options('row_fields', 'value_json', [
+        'shift_row_custom_field_key', 'scheduler_id', 'custom_field_id'
+    ]) }}
 
 ),
 

@@ -48,17 +48,9 @@ defined_options as (
 
 chosen as (
 
-    select
-        user_fields.user_custom_field_key,
-        user_fields.custom_field_id,
-        items.item_number,
-        {{ json_text('items.choice', 'id') }} as option_id,
-        {{ json_text('items.choice', 'value') }} as carried_label
-    from user_fields
-    cross join
-        lateral {{ json_items('user_fields.value_json') }}
-        with ordinality as items (choice, item_number)
-    where {{ is_json_object('items.choice') }}
+    {{ chosen_options('user_fields', 'value_json', [
+        'user_custom_field_key', 'custom_field_id'
+    ]) }}
 
 ),
 

@@ -51,11 +51,10 @@ assignments as (
         renamed.*,
         assigned.user_id
     from renamed
-    left join lateral (
-        select distinct {{ try_cast(json_text('ids.user_id', ''), 'bigint') }} as user_id
-        from {{ json_items('renamed.assigned_user_ids') }} as ids (user_id)
-        where {{ try_cast(json_text('ids.user_id', ''), 'bigint') }} is not null
-    ) as assigned on true
+    left join
+        lateral
+        {{ distinct_json_ids('renamed.assigned_user_ids', 'user_id') }} as assigned
+        on true
 
 ),
 

@@ -52,11 +52,10 @@ assignments as (
         source.*,
         assigned.assigned_user_id
     from source
-    left join lateral (
-        select distinct {{ try_cast(json_text('ids.user_id', ''), 'bigint') }} as assigned_user_id
-        from {{ json_items('source.assigned_user_ids') }} as ids (user_id)
-        where {{ try_cast(json_text('ids.user_id', ''), 'bigint') }} is not null
-    ) as assigned on true
+    left join
+        lateral
+        {{ distinct_json_ids('source.assigned_user_ids', 'assigned_user_id') }} as assigned
+        on true
 
 ),
 

@@ -19,11 +19,10 @@ memberships as (
         source.untypable_value_count,
         named.group_id
     from source
-    left join lateral (
-        select distinct {{ try_cast(json_text('ids.group_id', ''), 'bigint') }} as group_id
-        from {{ json_items('source.smart_groups_ids') }} as ids (group_id)
-        where {{ try_cast(json_text('ids.group_id', ''), 'bigint') }} is not null
-    ) as named on true
+    left join
+        lateral
+        {{ distinct_json_ids('source.smart_groups_ids', 'group_id') }} as named
+        on true
 
 )
 
