@@ -50,7 +50,6 @@ from core.project import Project, given_or_resolved
 from core.settings import Settings
 
 from .model_failures import FailedNode, sample_failed_rows
-from .model_windows import incremental_lookback_days
 from .runs import records_run
 from .warehouse import postgres_target, writes_warehouse
 
@@ -275,10 +274,10 @@ def build_models(
     or with ``WFM_SYNC_DESTINATION=postgres`` the PostgreSQL database dlt loads into (models in
     its schemas ``staging``, ``intermediate``, ``marts``).
 
-    The marts that grow with history are incremental: they re-derive the days inside the
-    look-back (:func:`pipelines.model_windows.incremental_lookback_days`, the dbt variable
-    ``incremental_lookback_days``) and keep the older ones; ``full_refresh`` rebuilds them in
-    full (dbt's ``--full-refresh``).
+    The day-grain marts are incremental: they re-derive the user-days whose inputs changed
+    since their last build, at any age (``sql/macros/incremental.sql``), and keep the others;
+    :attr:`ModelsSummary.incremental` says what each did. ``full_refresh`` rebuilds them in
+    full (dbt's ``--full-refresh``), for repair only.
 
     Args:
         warehouse: The DuckDB file (default: the project's); not used on PostgreSQL.
@@ -293,8 +292,7 @@ def build_models(
         ModelsBuildError: A test failed or a model errored; names and sample rows in the message.
             On PostgreSQL a database dbt could not reach is one too, its message naming the
             database (password hidden) and ``DESTINATION__POSTGRES__CREDENTIALS``.
-        ValueError: ``WFM_SYNC_DESTINATION=postgres`` without PostgreSQL credentials, or a
-            source window setting that is not a number of days.
+        ValueError: ``WFM_SYNC_DESTINATION=postgres`` without PostgreSQL credentials.
         FileNotFoundError: The DuckDB warehouse file does not exist (run ``wfm-sync sync``
             first).
         WarehouseBusyError: The writer lock (DuckDB: any job; PostgreSQL: another build)
@@ -314,11 +312,10 @@ def build_models(
 
 def _build(project: Project, path: Path | None, where: str, args: list[str]) -> ModelsSummary:
     """``dbt <args>`` (a build) on the DuckDB file ``path`` or (``None``) the PostgreSQL
-    warehouse of ``project``, shown as ``where``, with the incremental marts' look-back; the
-    summary, or :class:`ModelsBuildError` (see :func:`build_models`)."""
+    warehouse of ``project``, shown as ``where``; the summary, or :class:`ModelsBuildError`
+    (see :func:`build_models`)."""
     started = time.monotonic()
-    lookback = {"incremental_lookback_days": incremental_lookback_days()}
-    result = run_dbt(args, path, lookback, project=project)
+    result = run_dbt(args, path, project=project)
     summary = ModelsSummary(warehouse=where)
     for node_result in getattr(result.result, "results", None) or []:
         _count_node(summary, node_result, path)

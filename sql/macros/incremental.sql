@@ -1,70 +1,145 @@
-{#- Incremental marts (the models materialized 'incremental': they grow with history).
+{#- The day-grain incremental marts (fct_daily_hours, fct_labour_cost_daily: materialized
+    'incremental', delete+insert) re-derive exactly the user-days whose inputs changed since
+    their own last build, at any age, and keep every other row.
 
-    A run on an existing table re-derives every row of a local day on or after the
-    incremental_from_date and keeps the older ones. That date is the newest day of the table's
-    past rows (its rows up to the clock's day, as_of_time) minus
-    var('incremental_lookback_days') and two days more (a punch crossing midnight, a break on its
-    punch's day, a day's local date next to its UTC one). `wfm-sync` passes the look-back as the
-    widest window the API sync re-pulls (time activities and timesheets, shifts), so every late
-    edit and deletion the syncs since the last build could load falls on a re-derived day. A
-    full build (`wfm-sync models build --full-refresh`, or a table not built yet) derives every
-    day. -#}
+    int_user_days__changes logs, build after build, the user-days whose inputs
+    (int_user_days__inputs) differ from the previous build's (change_seq counts builds); each
+    mart records, in the table `incremental_builds` beside that log, the change_seq and the code
+    checksum it was last built at (post-hook record_incremental_build). A build of the mart then
+    deletes and re-derives the rows the changes logged since then name (changed_user_day); it
+    derives every row instead (and says so in dbt's log) on its first build, with
+    --full-refresh, when its SQL changed, when the log no longer reaches back to its last build,
+    or when a logged change names everything (the settings changed, the log was rebuilt). -#}
 
-{#- The first day (an ISO date string) an incremental run of the current model re-derives, or
-    none when the model is built in full (not incremental, or a table with no past rows).
-    `date_expression` is a date (or timestamp) column of the model; `past_rows` a condition
-    naming the rows that lie in the past when built (punches, worked days), so a table holding
-    future days (scheduled shifts) still dates its last build. Days before 1900 (provider
-    values no calendar of ours places) never date it. -#}
-{% macro incremental_from_date(date_expression, past_rows='true') -%}
+{#- The change_seq of the current model's last build, whose later logged changes this build
+    re-derives; none when it derives every row (see above). -#}
+{% macro user_day_changes_since() -%}
     {%- if not execute or model.resource_type == 'unit_test' or not is_incremental() -%}
         {{ return(none) }}
     {%- endif -%}
-    {%- set newest_query -%}
-        select max(cast({{ date_expression }} as date)) as newest
-        from {{ this }}
-        where
-            ({{ past_rows }})
-            and cast({{ date_expression }} as date)
-            between cast('1900-01-01' as date) and cast({{ as_of_time() }} as date)
-    {%- endset -%}
-    {%- set newest = run_query(newest_query).columns[0].values()[0] -%}
-    {%- if newest is none -%}
+    {%- set changes = ref('int_user_days__changes') -%}
+    {%- set builds = adapter.get_relation(
+        database=changes.database, schema=changes.schema, identifier='incremental_builds'
+    ) -%}
+    {%- if builds is none -%}
+        {{ log(this.identifier ~ ': no record of its last build; deriving every row', info=true) }}
         {{ return(none) }}
     {%- endif -%}
-    {%- set day = modules.datetime.date.fromisoformat(newest | string | truncate(10, true, '')) -%}
-    {%- set back = var('incremental_lookback_days') | int + 2 -%}
-    {{ return((day - modules.datetime.timedelta(days=back)).isoformat()) }}
+    {%- set query -%}
+        select
+            builds.change_seq,
+            builds.code_checksum,
+            (
+                select min(change_seq) from {{ changes }}
+                where row_kind = 'build'
+            ) as oldest_logged,
+            (
+                select count(*) from {{ changes }}
+                where
+                    row_kind = 'change'
+                    and change_seq > builds.change_seq
+                    and user_id is null and from_date is null and to_date is null
+            ) as everything
+        from {{ builds }} as builds
+        where builds.model_name = '{{ this.identifier }}'
+    {%- endset -%}
+    {%- set found = run_query(query) -%}
+    {%- if found.rows | length == 0 or found.rows[0][0] is none -%}
+        {{ log(this.identifier ~ ': no record of its last build; deriving every row', info=true) }}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set since, checksum, oldest, everything = found.rows[0] -%}
+    {%- set reason = (
+        'its SQL changed' if checksum != model.checksum.checksum
+        else 'the change log no longer reaches its last build' if oldest is none
+            or oldest > since + 1
+        else 'a change names every day (settings, or the log rebuilt)' if everything > 0
+        else none
+    ) -%}
+    {%- if reason is not none -%}
+        {{ log(this.identifier ~ ': ' ~ reason ~ '; deriving every row', info=true) }}
+        {{ return(none) }}
+    {%- endif -%}
+    {{ return(since | int) }}
 {%- endmacro %}
 
-{#- A condition true for the rows an incremental run re-derives: `date_expression` on or after
-    `from_date` (incremental_from_date), or null when `with_unknown` (the rows of an unknown
-    day); `true` when the model is built in full. -#}
-{% macro on_or_after(date_expression, from_date, with_unknown=false) -%}
-    {%- if from_date is none -%}
+{#- A condition true for the rows of a user-day a change logged after build `since` names
+    (`user_expression`, `date_expression`: the row's user and local day, qualified by their
+    table, as the log has columns of those names; a row of no day only when a change names all
+    of its user's rows); `true` when `since` is none (every row). -#}
+{% macro changed_user_day(user_expression, date_expression, since) -%}
+    {%- if since is none -%}
         true
     {%- else -%}
-        (cast({{ date_expression }} as date) >= cast('{{ from_date }}' as date)
-        {%- if with_unknown %} or {{ date_expression }} is null{% endif -%})
+        {%- set changes = ref('int_user_days__changes') -%}
+        (
+            exists (
+                select 1 from {{ changes }} as changes
+                where
+                    changes.row_kind = 'change'
+                    and changes.change_seq > {{ since }}
+                    and changes.user_id = {{ user_expression }}
+                    and changes.from_date = {{ date_expression }}
+                    and changes.to_date = {{ date_expression }}
+            )
+            or exists (
+                select 1 from {{ changes }} as changes
+                where
+                    changes.row_kind = 'change'
+                    and changes.change_seq > {{ since }}
+                    and (
+                        changes.user_id is null or changes.from_date is null
+                        or changes.to_date is null or changes.from_date <> changes.to_date
+                    )
+                    and (changes.user_id is null or changes.user_id = {{ user_expression }})
+                    and (changes.from_date is null or {{ date_expression }} >= changes.from_date)
+                    and (changes.to_date is null or {{ date_expression }} <= changes.to_date)
+            )
+        )
     {%- endif -%}
 {%- endmacro %}
 
-{#- The pre-hook of an incremental model: remove the rows it re-derives (see on_or_after), so
-    a row whose source is gone (deleted, moved off the day) goes too; nothing on a full build. -#}
-{% macro delete_rederived(date_expression, past_rows='true', with_unknown=false) -%}
-    {%- set from_date = incremental_from_date(date_expression, past_rows) -%}
-    {%- if from_date is not none -%}
+{#- The pre-hook of a day-grain incremental mart (columns user_id, local_date): remove the rows
+    it re-derives (every row when it derives every row), so a row whose inputs are gone
+    (deleted, moved to another day) goes too; nothing when the table is built anew. -#}
+{% macro delete_changed_user_days() -%}
+    {%- if execute and is_incremental() -%}
+        {%- set table = this.identifier -%}
         delete from {{ this }}
-        where {{ on_or_after(date_expression, from_date, with_unknown) }}
+        where {{ changed_user_day(
+            table ~ '.user_id', table ~ '.local_date', user_day_changes_since()
+        ) }}
     {%- endif -%}
 {%- endmacro %}
 
-{#- `from_date` (an ISO date string) moved `days` days earlier; none stays none (a full build):
-    the context an incremental run reads around the days it re-derives. -#}
-{% macro days_before(from_date, days) -%}
-    {%- if from_date is none -%}
-        {{ return(none) }}
+{#- The post-hooks of a day-grain incremental mart, `step` 1 to 3 (one statement each): record
+    the change_seq and code checksum it was built at, in the table incremental_builds beside
+    int_user_days__changes. -#}
+{% macro record_incremental_build(step) -%}
+    {%- set changes = ref('int_user_days__changes') -%}
+    {%- set builds = changes.schema ~ '.incremental_builds' -%}
+    {%- if step == 1 -%}
+        create table if not exists {{ builds }} (
+            model_name varchar, change_seq bigint, code_checksum varchar
+        )
+    {%- elif step == 2 -%}
+        delete from {{ builds }} where model_name = '{{ this.identifier }}'
+    {%- else -%}
+        insert into {{ builds }}
+        select '{{ this.identifier }}', max(change_seq), '{{ model.checksum.checksum }}'
+        from {{ changes }}
+        where row_kind = 'build'
     {%- endif -%}
-    {%- set day = modules.datetime.date.fromisoformat(from_date) -%}
-    {{ return((day - modules.datetime.timedelta(days=days)).isoformat()) }}
+{%- endmacro %}
+
+{#- The dbt variables the day-grain marts read, as one string (int_user_days__inputs' settings
+    digest): a change to any rebuilds them in full. -#}
+{% macro user_day_settings() -%}
+    {%- set names = [
+        'time_off_hours_per_day', 'time_off_max_request_days', 'timesheet_match_tolerance_hours',
+        'labour_cost_hours_per_month', 'labour_cost_hours_per_year', 'currency',
+    ] -%}
+    {%- for name in names -%}
+        {{ name }}={{ var(name) | string | replace("'", "") }}{{ ';' if not loop.last }}
+    {%- endfor -%}
 {%- endmacro %}

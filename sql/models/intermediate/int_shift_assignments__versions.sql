@@ -8,17 +8,10 @@
 -- the API returned, older than a webhook's change). A version whose state (times, publication,
 -- deletion) equals the one before it adds nothing: an API version confirming what a webhook
 -- already said, or a re-extracted sync.
--- Incremental (macros/incremental.sql): a run re-derives, whole, every assignment with a version
--- on or after its first re-derived day (a new version ends the one before it), replacing its
--- rows (delete+insert on shift_assignment_key); the others are kept.
+-- A table rebuilt in full on every build (every assignment's whole history: a version of any
+-- age may change).
 
-{%- set from_date = incremental_from_date('valid_from') %}
-
-{{ config(
-    materialized='incremental',
-    unique_key='shift_assignment_key',
-    incremental_strategy='delete+insert',
-) }}
+{{ config(materialized='table') }}
 
 with
 
@@ -126,20 +119,9 @@ keyed as (
 
 ),
 
-changed_assignments as (
-
-    select distinct shift_assignment_key
-    from keyed
-    where {{ on_or_after('version_at', from_date) }}
-
-),
-
 scoped as (
 
-    select keyed.*
-    from keyed
-    inner join changed_assignments
-        on keyed.shift_assignment_key = changed_assignments.shift_assignment_key
+    select * from keyed
 
 ),
 

@@ -14,18 +14,10 @@
 -- (the earliest starting one; its job too), else on its own start's day, so a break after
 -- midnight inside an overnight punch never makes a day negative. Overlaps are taken within one
 -- user and time clock (a webhook without timeClockId matches any of the user's clocks).
--- Incremental (macros/incremental.sql): a run re-derives the activities starting on or after
--- its first re-derived day, reading two days more around them (a break's punch, a punch's
--- breaks).
+-- A table rebuilt in full on every build: its rows are the inputs int_user_days__changes
+-- compares from build to build.
 
-{%- set from_date = incremental_from_date('started_at') %}
-
-{{ config(
-    materialized='incremental',
-    unique_key='time_activity_id',
-    incremental_strategy='delete+insert',
-    pre_hook="{{ delete_rederived('started_at') }}",
-) }}
+{{ config(materialized='table') }}
 
 with
 
@@ -52,7 +44,6 @@ activities as (
         and user_id is not null
         and started_at is not null
         and activity_type in ('shift', 'manual_break')
-        and {{ on_or_after('started_at', days_before(from_date, 2)) }}
 
 ),
 
@@ -225,7 +216,6 @@ final as (
         {{ round_to('unknown_policy_break_hours', 4) }} as unknown_policy_break_hours,
         {{ round_to('worked_hours + paid_break_hours', 4) }} as paid_hours
     from unioned
-    where {{ on_or_after('started_at', from_date) }}
 
 )
 

@@ -6,18 +6,9 @@
 -- starting nearest to the punch when several do). An assignment may hold several punches (a
 -- shift split by a mobile break): the first clock-in and the last clock-out count, and its
 -- worked hours are the punches' by the provider's rule (int_time_activities__paid_time).
--- Incremental (macros/incremental.sql): a run re-derives the rows whose shift (or unscheduled
--- punch) starts on or after its first re-derived day, matching them among the assignments and
--- punches from two days before.
+-- Rebuilt in full on every build: a punch of any age may be edited, moved or deleted.
 
-{%- set from_date = incremental_from_date('coalesce(starts_at, clock_in_at)') %}
-
-{{ config(
-    materialized='incremental',
-    unique_key='attendance_key',
-    incremental_strategy='delete+insert',
-    pre_hook="{{ delete_rederived('coalesce(starts_at, clock_in_at)') }}",
-) }}
+{{ config(materialized='table') }}
 
 with
 
@@ -42,7 +33,6 @@ assignments as (
         and starts_at is not null
         and ends_at is not null
         and starts_at <= {{ as_of_time() }}
-        and {{ on_or_after('starts_at', days_before(from_date, 2)) }}
 
 ),
 
@@ -58,9 +48,7 @@ punches as (
         timezone,
         worked_hours
     from {{ ref('int_time_activities__paid_time') }}
-    where
-        activity_type = 'shift'
-        and {{ on_or_after('started_at', days_before(from_date, 2)) }}
+    where activity_type = 'shift'
 
 ),
 
@@ -243,7 +231,6 @@ final as (
         end as early_leave_minutes,
         coalesce(minutes_after_start > {{ var('attendance_grace_minutes') }}, false) as is_late
     from unioned
-    where {{ on_or_after('coalesce(starts_at, clock_in_at)', from_date) }}
 
 )
 

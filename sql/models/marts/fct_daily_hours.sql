@@ -17,16 +17,22 @@
 -- webhook_only_day (webhooks brought activities the pull could not see), policy_unknown (a
 -- break whose policy is not synced), unapproved (the provider has not approved the day: it may
 -- still change), else unexplained.
--- Incremental (macros/incremental.sql): a run re-derives the days on or after its first
--- re-derived day, and the unknown days (local_date null).
+-- Incremental (macros/incremental.sql): a build re-derives the user-days whose inputs changed
+-- since its last build (int_user_days__changes), at any age, and keeps the others.
 
-{%- set from_date = incremental_from_date('local_date', 'punch_count > 0') %}
+-- depends_on: {{ ref('int_user_days__changes') }}
+{%- set since = user_day_changes_since() %}
 
 {{ config(
     materialized='incremental',
     unique_key='daily_hours_key',
     incremental_strategy='delete+insert',
-    pre_hook="{{ delete_rederived('local_date', 'punch_count > 0', with_unknown=true) }}",
+    pre_hook="{{ delete_changed_user_days() }}",
+    post_hook=[
+        "{{ record_incremental_build(1) }}",
+        "{{ record_incremental_build(2) }}",
+        "{{ record_incremental_build(3) }}",
+    ],
 ) }}
 
 with
@@ -36,99 +42,9 @@ shifts as (
     select
         user_id,
         scheduled_hours,
-        {{ local_date('starts_at', 'timezone') }} as local_date
+        local_date
     from {{ ref('fct_shifts') }}
-    where not is_deleted and is_published and user_id is not null
-
-),
-
-activities as (
-
-    select
-        user_id,
-        activity_type,
-        duration_hours,
-        is_open_punch,
-        data_source,
-        started_at,
-        ended_at,
-        timezone,
-        {{ local_date('started_at', 'timezone') }} as local_date
-    from {{ ref('fct_time_activities') }}
-    where not is_deleted and user_id is not null and activity_type = 'time_off'
-
-),
-
-spans as (
-
-    select
-        *,
-        -- a time off with an end: its local days from the start's through the end's
-        case
-            when ended_at > started_at
-                then
-                    {{ local_date("ended_at - interval '1 microsecond'", 'timezone') }}
-                    - local_date + 1
-        end as ended_day_count,
-        -- without one: the days its hours fill (null, not listable, beyond 64 bits)
-        {{ try_cast(
-            'ceil(' ~ round_to(
-                'coalesce(duration_hours, 0) / ' ~ var('time_off_hours_per_day'), 6
-            ) ~ ')',
-            'bigint'
-        ) }} as filled_day_count
-    from activities
-
-),
-
-listable as (
-
-    select
-        *,
-        case
-            when ended_day_count is not null then ended_day_count
-            when filled_day_count < 1 then 1  -- no (or negative) hours: its start day
-            else filled_day_count
-        end as day_count
-    from spans
-
-),
-
-placed as (
-
-    select
-        *,
-        local_date is not null
-        and coalesce(day_count between 1 and {{ var('time_off_max_request_days') }}, false)
-            as has_listable_days
-    from listable
-
-),
-
-activity_days as (
-
-    select
-        placed.user_id,
-        placed.activity_type,
-        placed.is_open_punch,
-        placed.data_source,
-        placed.local_date + cast(day_offsets.day_offset as integer) as local_date,
-        placed.duration_hours / placed.day_count as hours
-    from placed
-    cross join lateral generate_series(0, placed.day_count - 1) as day_offsets (day_offset)
-    where placed.has_listable_days
-
-    union all
-
-    select
-        user_id,
-        activity_type,
-        is_open_punch,
-        data_source,
-        cast(null as date) as local_date,
-        duration_hours as hours
-    from placed
-    where not has_listable_days
+    where is_scheduled and user_id is not null
 
 ),
 
@@ -140,7 +56,7 @@ scheduled as (
         sum(scheduled_hours) as scheduled_hours,
         count(*) as shift_count
     from shifts
-    where {{ on_or_after('local_date', from_date) }}
+    where {{ changed_user_day('shifts.user_id', 'shifts.local_date', since) }}
     group by user_id, local_date
 
 ),
@@ -153,8 +69,8 @@ time_off as (
         sum(coalesce(hours, 0)) as time_off_hours,
         count(*) filter (where data_source = 'api') as api_activity_count,
         count(*) filter (where data_source = 'webhooks') as webhook_activity_count
-    from activity_days
-    where {{ on_or_after('local_date', from_date, with_unknown=true) }}
+    from {{ ref('int_time_off__days') }} as time_off_days
+    where {{ changed_user_day('time_off_days.user_id', 'time_off_days.local_date', since) }}
     group by user_id, local_date
 
 ),
@@ -174,8 +90,8 @@ paid_time as (
         count(*) filter (where is_open_punch) as open_punch_count,
         count(*) filter (where data_source = 'api') as api_activity_count,
         count(*) filter (where data_source = 'webhooks') as webhook_activity_count
-    from {{ ref('int_time_activities__paid_time') }}
-    where {{ on_or_after('local_date', from_date, with_unknown=true) }}
+    from {{ ref('int_time_activities__paid_time') }} as activities
+    where {{ changed_user_day('activities.user_id', 'activities.local_date', since) }}
     group by user_id, local_date
 
 ),
@@ -216,11 +132,11 @@ timesheet as (
         sum(unpaid_break_hours) as provider_unpaid_break_hours,
         sum(total_hours) as provider_total_hours,
         bool_and(is_approved) as is_approved
-    from {{ ref('fct_timesheet_days') }}
+    from {{ ref('fct_timesheet_days') }} as timesheet_days
     where
         user_id is not null
         and work_date is not null
-        and {{ on_or_after('work_date', from_date) }}
+        and {{ changed_user_day('timesheet_days.user_id', 'timesheet_days.work_date', since) }}
     group by user_id, work_date
 
 ),

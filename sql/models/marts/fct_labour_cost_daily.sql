@@ -10,18 +10,24 @@
 -- sub-job has a rate of its own, else the job's, else the default rate. Monthly and yearly rates
 -- are reported as they are; they cost hours x rate only when var('labour_cost_hours_per_month')
 -- / var('labour_cost_hours_per_year') says how many hours such a rate pays.
+-- Incremental (macros/incremental.sql): a build re-derives the user-days whose inputs changed
+-- since its last build (int_user_days__changes: hours, the provider's pay, a user's rates from
+-- their effective date on), at any age, and keeps the others.
 {%- set per_month = var('labour_cost_hours_per_month') %}
--- Incremental (macros/incremental.sql): a run re-derives the days on or after its first
--- re-derived day, and the unknown days (local_date null); a rate changed for earlier days
--- reaches them with `wfm-sync models build --full-refresh`.
 {%- set per_year = var('labour_cost_hours_per_year') %}
-{%- set from_date = incremental_from_date('local_date', 'punch_count > 0') %}
+-- depends_on: {{ ref('int_user_days__changes') }}
+{%- set since = user_day_changes_since() %}
 
 {{ config(
     materialized='incremental',
     unique_key='labour_cost_key',
     incremental_strategy='delete+insert',
-    pre_hook="{{ delete_rederived('local_date', 'punch_count > 0', with_unknown=true) }}",
+    pre_hook="{{ delete_changed_user_days() }}",
+    post_hook=[
+        "{{ record_incremental_build(1) }}",
+        "{{ record_incremental_build(2) }}",
+        "{{ record_incremental_build(3) }}",
+    ],
     on_schema_change='append_new_columns',
 ) }}
 
@@ -37,8 +43,8 @@ worked as (
         count(*) filter (where activity_type = 'shift') as punch_count,
         {{ round_to('sum(worked_hours)', 4) }} as worked_hours,
         {{ round_to('sum(paid_hours)', 4) }} as paid_hours
-    from {{ ref('int_time_activities__paid_time') }}
-    where {{ on_or_after('local_date', from_date, with_unknown=true) }}
+    from {{ ref('int_time_activities__paid_time') }} as activities
+    where {{ changed_user_day('activities.user_id', 'activities.local_date', since) }}
     group by user_id, local_date, job_id, sub_job_id
 
 ),
@@ -184,11 +190,11 @@ provider_pay as (
         user_id,
         work_date,
         sum(total_pay) as provider_day_pay
-    from {{ ref('fct_timesheet_days') }}
+    from {{ ref('fct_timesheet_days') }} as timesheet_days
     where
         user_id is not null
         and work_date is not null
-        and {{ on_or_after('work_date', from_date) }}
+        and {{ changed_user_day('timesheet_days.user_id', 'timesheet_days.work_date', since) }}
     group by user_id, work_date
     -- the day's pay only when every clock's day states it
     having bool_and(has_total_pay)

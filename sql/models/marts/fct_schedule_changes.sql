@@ -6,17 +6,9 @@
 -- dated at its webhook event, or, seen only by a sync, at that sync (is_dated_at_sync).
 -- notice_hours: hours from the change to the shift's start as it stood before the change (for
 -- an addition, the new start); negative when the shift had already started.
--- Incremental (macros/incremental.sql): a run re-derives the changes made on or after its first
--- re-derived day, from the whole version history of the assignments changed since.
+-- Rebuilt in full on every build (a webhook may change an assignment of any age).
 
-{%- set from_date = incremental_from_date('changed_at') %}
-
-{{ config(
-    materialized='incremental',
-    unique_key='schedule_change_key',
-    incremental_strategy='delete+insert',
-    pre_hook="{{ delete_rederived('changed_at') }}",
-) }}
+{{ config(materialized='table') }}
 
 with
 
@@ -26,20 +18,9 @@ all_versions as (
 
 ),
 
-changed_assignments as (
-
-    select distinct shift_assignment_key
-    from all_versions
-    where {{ on_or_after('valid_from', from_date) }}
-
-),
-
 versions as (
 
-    select all_versions.*
-    from all_versions
-    inner join changed_assignments
-        on all_versions.shift_assignment_key = changed_assignments.shift_assignment_key
+    select * from all_versions
 
 ),
 
@@ -168,9 +149,7 @@ final as (
         on changes.shift_assignment_version_key = reassignments.cancelled_key
     left join absorbed
         on changes.shift_assignment_version_key = absorbed.shift_assignment_version_key
-    where
-        absorbed.shift_assignment_version_key is null
-        and {{ on_or_after('changes.valid_from', from_date) }}
+    where absorbed.shift_assignment_version_key is null
 
 )
 

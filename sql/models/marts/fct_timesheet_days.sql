@@ -3,24 +3,16 @@
 -- break hours, total hours), approval flags, planned hours (dailyScheduledDetails) and pay (the
 -- day's payItems summed: hours, and totalPay with overtime and pay rules included). Days the
 -- provider stopped returning are left out.
--- Incremental (macros/incremental.sql): a run re-derives the days on or after its first
--- re-derived day, and those of an unknown date.
+-- Rebuilt in full on every build (a table read as int_user_days__inputs' timesheet inputs).
 
-{%- set from_date = incremental_from_date('work_date', 'work_hours > 0') %}
-
-{{ config(
-    materialized='incremental',
-    unique_key='timesheet_day_key',
-    incremental_strategy='delete+insert',
-    pre_hook="{{ delete_rederived('work_date', 'work_hours > 0', with_unknown=true) }}",
-) }}
+{{ config(materialized='table') }}
 
 with
 
 days as (
 
     select * from {{ ref('stg_connecteam__timesheets') }}
-    where not is_deleted and {{ on_or_after('work_date', from_date, with_unknown=true) }}
+    where not is_deleted
 
 ),
 
