@@ -102,7 +102,8 @@ def build_models_flow(
         publish_after: Publish the read-only snapshot (the project's ``snapshot``) after a
             successful build (DuckDB only; skipped with a note on PostgreSQL).
         full_refresh: Rebuild the incremental marts from all their history (dbt's
-            ``--full-refresh``) rather than re-deriving the days of the look-back.
+            ``--full-refresh``) rather than re-deriving the user-days changed since their last
+            build: a repair, never needed for correctness.
         project: The configuration (the command line resolves it); ``None`` (a deployment's
             run): resolved here once (:func:`core.project.resolve`).
     """

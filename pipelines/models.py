@@ -89,6 +89,9 @@ class ModelsSummary:
             (``postgresql://user:***@host:port/database``).
         untypable_rows: Per staging model, rows holding provider values that could not be typed
             (the ``untypable_values`` warn tests; models with none are left out).
+        incremental: Per incremental mart built, what it derived: ``every row (<why>)`` or
+            ``the user-days of <n> changes logged since its last build``
+            (``sql/macros/incremental.sql``).
     """
 
     passed: int = 0
@@ -99,7 +102,12 @@ class ModelsSummary:
     duration_seconds: float = 0.0
     warehouse: str = ""
     untypable_rows: dict[str, int] = field(default_factory=dict)
+    incremental: dict[str, str] = field(default_factory=dict)
 
+
+INCREMENTAL_NOTE = "incremental: "
+"""Prefix of the log lines in which an incremental mart says what it derives
+(``sql/macros/incremental.sql``): ``incremental: <mart>: <what>``."""
 
 PACKAGES = ("dbt_utils", "dbt_project_evaluator")
 """The project's dbt packages (``sql/packages.yml``), vendored in ``sql/vendor/``."""
@@ -125,6 +133,7 @@ def run_dbt(
     variables: dict[str, Any] | None = None,
     *,
     project: Project | None = None,
+    notes: dict[str, str] | None = None,
 ) -> Any:
     """Invoke dbt in-process on the dbt project and ``project``'s warehouse (``warehouse`` when
     given; ``project`` default :func:`core.project.resolve`); returns dbt's runner result.
@@ -139,7 +148,8 @@ def run_dbt(
     when the project's setting ``currency`` names it; otherwise the models take the build's
     start (dbt's ``run_started_at``) as now, and the variables stay the same from run to run, so
     dbt parses only what changed. Every finished node (model, test, unit test, source) is counted
-    in a :class:`core.progress.Progress` line ``dbt <command>``.
+    in a :class:`core.progress.Progress` line ``dbt <command>``; the incremental marts' notes
+    (:data:`INCREMENTAL_NOTE`) go into ``notes`` by mart when given.
 
     Raises:
         ValueError: PostgreSQL credentials missing (:func:`pipelines.warehouse.postgres_target`).
@@ -153,6 +163,11 @@ def run_dbt(
     def on_event(event: Any) -> None:
         if event.info.name == "NodeFinished":
             progress.page(1)
+        elif event.info.name == "JinjaLogInfo" and notes is not None:
+            message = str(event.data.msg)
+            if message.startswith(INCREMENTAL_NOTE):
+                mart, _, what = message.removeprefix(INCREMENTAL_NOTE).partition(": ")
+                notes[mart] = what
 
     target_args, connection, environment = _target(project, warehouse)
     arguments = _dbt_arguments(args, target_args, connection, variables, project.settings)
@@ -315,8 +330,9 @@ def _build(project: Project, path: Path | None, where: str, args: list[str]) -> 
     warehouse of ``project``, shown as ``where``; the summary, or :class:`ModelsBuildError`
     (see :func:`build_models`)."""
     started = time.monotonic()
-    result = run_dbt(args, path, project=project)
-    summary = ModelsSummary(warehouse=where)
+    notes: dict[str, str] = {}
+    result = run_dbt(args, path, project=project, notes=notes)
+    summary = ModelsSummary(warehouse=where, incremental=notes)
     for node_result in getattr(result.result, "results", None) or []:
         _count_node(summary, node_result, path)
     summary.duration_seconds = round(time.monotonic() - started, 2)

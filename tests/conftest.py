@@ -11,6 +11,7 @@ from typing import Any
 
 import duckdb
 import pytest
+from hypothesis import settings
 
 from emulator import EmulatorConfig, EmulatorServer, ServerOptions
 from sources.connecteam.registry import STREAMS
@@ -194,3 +195,8 @@ def small_demo(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
             record.write_text(json.dumps({**run.__dict__, "warehouse": str(warehouse)}))
     data = json.loads(record.read_text())
     return DemoRun(Path(data["warehouse"]), data["stdout"], data["stderr"], data["env"])
+
+
+# Hypothesis's `thorough` profile (`pytest --hypothesis-profile thorough`): the long runs of the
+# property tests that read it (test_incremental_properties.py), random and many.
+settings.register_profile("thorough", max_examples=500, deadline=None)

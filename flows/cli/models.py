@@ -25,7 +25,8 @@ def models_build(
         bool,
         typer.Option(
             "--full-refresh",
-            help="Rebuild the incremental marts from all their history (dbt's --full-refresh).",
+            help="Rebuild the incremental marts from all their history (dbt's --full-refresh): a "
+            "repair; an ordinary build already re-derives every changed day, at any age.",
         ),
     ] = False,
 ) -> None:

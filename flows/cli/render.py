@@ -89,6 +89,8 @@ def print_models(
             f"dbt build: {models.passed} models and tests passed, {models.warned} warnings, "
             f"{models.duration_seconds:.1f} s"
         )
+        for mart, derived in sorted(models.incremental.items()):
+            console.print(f"{mart}: {derived}")
         if models.untypable_rows:
             console.print(
                 "rows with provider values that could not be typed (left null): "

@@ -9,7 +9,8 @@
     deletes and re-derives the rows the changes logged since then name (changed_user_day); it
     derives every row instead (and says so in dbt's log) on its first build, with
     --full-refresh, when its SQL changed, when the log no longer reaches back to its last build,
-    or when a logged change names everything (the settings changed, the log was rebuilt). -#}
+    or when a logged change names everything (the settings changed, the log was rebuilt).
+    Each says which in dbt's log ("incremental: <mart>: ...", ModelsSummary.incremental). -#}
 
 {#- The change_seq of the current model's last build, whose later logged changes this build
     re-derives; none when it derives every row (see above). -#}
@@ -22,7 +23,10 @@
         database=changes.database, schema=changes.schema, identifier='incremental_builds'
     ) -%}
     {%- if builds is none -%}
-        {{ log(this.identifier ~ ': no record of its last build; deriving every row', info=true) }}
+        {{ log(
+            'incremental: ' ~ this.identifier ~ ': every row (no record of its last build)',
+            info=true
+        ) }}
         {{ return(none) }}
     {%- endif -%}
     {%- set query -%}
@@ -45,7 +49,10 @@
     {%- endset -%}
     {%- set found = run_query(query) -%}
     {%- if found.rows | length == 0 or found.rows[0][0] is none -%}
-        {{ log(this.identifier ~ ': no record of its last build; deriving every row', info=true) }}
+        {{ log(
+            'incremental: ' ~ this.identifier ~ ': every row (no record of its last build)',
+            info=true
+        ) }}
         {{ return(none) }}
     {%- endif -%}
     {%- set since, checksum, oldest, everything = found.rows[0] -%}
@@ -57,43 +64,60 @@
         else none
     ) -%}
     {%- if reason is not none -%}
-        {{ log(this.identifier ~ ': ' ~ reason ~ '; deriving every row', info=true) }}
+        {{ log('incremental: ' ~ this.identifier ~ ': every row (' ~ reason ~ ')', info=true) }}
         {{ return(none) }}
     {%- endif -%}
+    {%- set logged = run_query(
+        'select count(*) from ' ~ changes ~ " where row_kind = 'change' and change_seq > "
+        ~ since
+    ).columns[0].values()[0] -%}
+    {{ log(
+        'incremental: ' ~ this.identifier ~ ': the user-days of ' ~ logged
+        ~ ' changes logged since its last build', info=true
+    ) }}
     {{ return(since | int) }}
 {%- endmacro %}
 
 {#- A condition true for the rows of a user-day a change logged after build `since` names
-    (`user_expression`, `date_expression`: the row's user and local day, qualified by their
-    table, as the log has columns of those names; a row of no day only when a change names all
-    of its user's rows); `true` when `since` is none (every row). -#}
+    (`user_expression`, `date_expression`: the row's user and local day; a row of no day only
+    when a change names all of its user's rows); `true` when `since` is none (every row). The
+    log is read under other column names, so unqualified names stay the row's. -#}
 {% macro changed_user_day(user_expression, date_expression, since) -%}
     {%- if since is none -%}
         true
     {%- else -%}
-        {%- set changes = ref('int_user_days__changes') -%}
+        {%- set changes -%}
+            (
+                select
+                    user_id as changed_user_id,
+                    from_date as changed_from_date,
+                    to_date as changed_to_date
+                from {{ ref('int_user_days__changes') }}
+                where row_kind = 'change' and change_seq > {{ since }}
+            )
+        {%- endset -%}
         (
             exists (
-                select 1 from {{ changes }} as changes
+                select 1 from {{ changes }} as points
                 where
-                    changes.row_kind = 'change'
-                    and changes.change_seq > {{ since }}
-                    and changes.user_id = {{ user_expression }}
-                    and changes.from_date = {{ date_expression }}
-                    and changes.to_date = {{ date_expression }}
+                    points.changed_user_id = {{ user_expression }}
+                    and points.changed_from_date = {{ date_expression }}
+                    and points.changed_to_date = {{ date_expression }}
             )
             or exists (
-                select 1 from {{ changes }} as changes
+                select 1 from {{ changes }} as spans
                 where
-                    changes.row_kind = 'change'
-                    and changes.change_seq > {{ since }}
-                    and (
-                        changes.user_id is null or changes.from_date is null
-                        or changes.to_date is null or changes.from_date <> changes.to_date
+                    (
+                        spans.changed_user_id is null or spans.changed_from_date is null
+                        or spans.changed_to_date is null
+                        or spans.changed_from_date <> spans.changed_to_date
                     )
-                    and (changes.user_id is null or changes.user_id = {{ user_expression }})
-                    and (changes.from_date is null or {{ date_expression }} >= changes.from_date)
-                    and (changes.to_date is null or {{ date_expression }} <= changes.to_date)
+                    and (spans.changed_user_id is null
+                        or spans.changed_user_id = {{ user_expression }})
+                    and (spans.changed_from_date is null
+                        or {{ date_expression }} >= spans.changed_from_date)
+                    and (spans.changed_to_date is null
+                        or {{ date_expression }} <= spans.changed_to_date)
             )
         )
     {%- endif -%}
@@ -104,11 +128,8 @@
     (deleted, moved to another day) goes too; nothing when the table is built anew. -#}
 {% macro delete_changed_user_days() -%}
     {%- if execute and is_incremental() -%}
-        {%- set table = this.identifier -%}
         delete from {{ this }}
-        where {{ changed_user_day(
-            table ~ '.user_id', table ~ '.local_date', user_day_changes_since()
-        ) }}
+        where {{ changed_user_day('user_id', 'local_date', user_day_changes_since()) }}
     {%- endif -%}
 {%- endmacro %}
 
@@ -142,4 +163,38 @@
     {%- for name in names -%}
         {{ name }}={{ var(name) | string | replace("'", "") }}{{ ';' if not loop.last }}
     {%- endfor -%}
+{%- endmacro %}
+
+{#- The current model's table as the previous build left it, or none (not built yet). -#}
+{% macro previous_version() -%}
+    {%- if not execute -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {{ return(adapter.get_relation(
+        database=this.database, schema=this.schema, identifier=this.identifier
+    )) }}
+{%- endmacro %}
+
+{#- An empty relation of int_user_days__changes' columns: the previous build's log when there is
+    none. -#}
+{% macro empty_change_log() -%}
+    (
+        select
+            cast(null as varchar) as row_kind,
+            cast(null as bigint) as change_seq,
+            cast(null as varchar) as input_source,
+            cast(null as varchar) as input_key,
+            cast(null as bigint) as user_id,
+            cast(null as date) as local_date,
+            cast(null as varchar) as input_digest,
+            cast(null as date) as from_date,
+            cast(null as date) as to_date
+        where false
+    )
+{%- endmacro %}
+
+{#- A digest (text) of the values of `columns` (SQL expressions), nulls told apart from empty
+    text: dbt_utils' surrogate key. -#}
+{% macro row_digest(columns) -%}
+    {{ return(dbt_utils.generate_surrogate_key(columns)) }}
 {%- endmacro %}

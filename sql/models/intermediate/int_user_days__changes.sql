@@ -18,10 +18,7 @@
 
 {{ config(materialized='table') }}
 
-{%- set previous = (
-    adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier)
-    if execute else none
-) %}
+{%- set previous = previous_version() %}
 {%- set kept = var('incremental_change_builds_kept') | int %}
 
 with
@@ -38,7 +35,6 @@ current_inputs as (
 
 ),
 
-{% if previous is not none -%}
 previous_rows as (
 
     select
@@ -51,26 +47,9 @@ previous_rows as (
         input_digest,
         from_date,
         to_date
-    from {{ previous }}
+    from {{ previous if previous is not none else empty_change_log() }}
 
 ),
-{%- else -%}
-previous_rows as (
-
-    select
-        cast(null as varchar) as row_kind,
-        cast(null as bigint) as change_seq,
-        cast(null as varchar) as input_source,
-        cast(null as varchar) as input_key,
-        cast(null as bigint) as user_id,
-        cast(null as date) as local_date,
-        cast(null as varchar) as input_digest,
-        cast(null as date) as from_date,
-        cast(null as date) as to_date
-    where false
-
-),
-{%- endif %}
 
 build as (
 
@@ -96,6 +75,7 @@ differing as (
 
     (
         select * from current_inputs
+        where {{ 'false' if previous is none else 'true' }}  -- a first build logs everything
         except
         select * from previous_inputs
     )
@@ -109,16 +89,6 @@ differing as (
 ),
 
 new_changes as (
-
-    {%- if previous is none %}
-
-    -- nothing to compare with: everything
-    select
-        cast(null as bigint) as user_id,
-        cast(null as date) as from_date,
-        cast(null as date) as to_date
-
-    {%- else %}
 
     select distinct
         user_id,
@@ -148,15 +118,18 @@ new_changes as (
 
     union all
 
+    -- the settings changed, or a first build (nothing to compare with): everything
     select
         cast(null as bigint) as user_id,
         cast(null as date) as from_date,
         cast(null as date) as to_date
-    from differing
-    where input_source = 'settings'
-    group by input_source
-
-    {%- endif %}
+    from build
+    where
+        {{ 'true' if previous is none else 'false' }}
+        or exists (
+            select 1 from differing as settings_changed
+            where settings_changed.input_source = 'settings'
+        )
 
 ),
 

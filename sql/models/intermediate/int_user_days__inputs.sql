@@ -19,7 +19,7 @@ paid_time as (
         time_activity_id as input_key,
         user_id,
         local_date,
-        {{ dbt_utils.generate_surrogate_key([
+        {{ row_digest([
             'time_clock_id', 'activity_type', 'job_id', 'sub_job_id', 'started_at',
             'ended_at', 'data_source', 'is_open_punch', 'break_policy_known', 'worked_hours',
             'paid_break_hours', 'unpaid_break_hours', 'unknown_policy_break_hours',
@@ -36,7 +36,7 @@ shifts as (
         shift_assignment_key as input_key,
         user_id,
         local_date,
-        {{ dbt_utils.generate_surrogate_key(['scheduled_hours']) }} as input_digest
+        {{ row_digest(['scheduled_hours']) }} as input_digest
     from {{ ref('fct_shifts') }}
     where is_scheduled and user_id is not null
 
@@ -49,7 +49,7 @@ time_off as (
         time_activity_id as input_key,
         user_id,
         local_date,
-        {{ dbt_utils.generate_surrogate_key([
+        {{ row_digest([
             'hours', 'data_source', 'is_open_punch', 'activity_type',
         ]) }} as input_digest
     from {{ ref('int_time_off__days') }}
@@ -63,7 +63,7 @@ timesheets as (
         timesheet_day_key as input_key,
         user_id,
         work_date as local_date,
-        {{ dbt_utils.generate_surrogate_key([
+        {{ row_digest([
             'time_clock_id', 'total_hours', 'work_hours', 'paid_break_hours',
             'unpaid_break_hours', 'is_approved', 'total_pay', 'has_total_pay',
         ]) }} as input_digest
@@ -79,7 +79,7 @@ pay_rates as (
         pay_rate_key as input_key,
         user_id,
         effective_date as local_date,
-        {{ dbt_utils.generate_surrogate_key([
+        {{ row_digest([
             'rate_type', 'rate_kind', 'resource_id', 'sub_resource_id', 'rate',
             'is_resource_rate_enabled', 'is_using_default_rate', 'is_using_parent_rate',
         ]) }} as input_digest
@@ -128,7 +128,7 @@ settings as (
         'vars' as input_key,
         cast(null as bigint) as user_id,
         cast(null as date) as local_date,
-        {{ dbt.hash("'" ~ user_day_settings() ~ "'") }} as input_digest
+        {{ row_digest(["'" ~ user_day_settings() ~ "'"]) }} as input_digest
 
 ),
 

@@ -56,7 +56,7 @@ scheduled as (
         sum(scheduled_hours) as scheduled_hours,
         count(*) as shift_count
     from shifts
-    where {{ changed_user_day('shifts.user_id', 'shifts.local_date', since) }}
+    where {{ changed_user_day('user_id', 'local_date', since) }}
     group by user_id, local_date
 
 ),
@@ -69,8 +69,8 @@ time_off as (
         sum(coalesce(hours, 0)) as time_off_hours,
         count(*) filter (where data_source = 'api') as api_activity_count,
         count(*) filter (where data_source = 'webhooks') as webhook_activity_count
-    from {{ ref('int_time_off__days') }} as time_off_days
-    where {{ changed_user_day('time_off_days.user_id', 'time_off_days.local_date', since) }}
+    from {{ ref('int_time_off__days') }}
+    where {{ changed_user_day('user_id', 'local_date', since) }}
     group by user_id, local_date
 
 ),
@@ -90,8 +90,8 @@ paid_time as (
         count(*) filter (where is_open_punch) as open_punch_count,
         count(*) filter (where data_source = 'api') as api_activity_count,
         count(*) filter (where data_source = 'webhooks') as webhook_activity_count
-    from {{ ref('int_time_activities__paid_time') }} as activities
-    where {{ changed_user_day('activities.user_id', 'activities.local_date', since) }}
+    from {{ ref('int_time_activities__paid_time') }}
+    where {{ changed_user_day('user_id', 'local_date', since) }}
     group by user_id, local_date
 
 ),
@@ -132,11 +132,11 @@ timesheet as (
         sum(unpaid_break_hours) as provider_unpaid_break_hours,
         sum(total_hours) as provider_total_hours,
         bool_and(is_approved) as is_approved
-    from {{ ref('fct_timesheet_days') }} as timesheet_days
+    from {{ ref('fct_timesheet_days') }}
     where
         user_id is not null
         and work_date is not null
-        and {{ changed_user_day('timesheet_days.user_id', 'timesheet_days.work_date', since) }}
+        and {{ changed_user_day('user_id', 'work_date', since) }}
     group by user_id, work_date
 
 ),

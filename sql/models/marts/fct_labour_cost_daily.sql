@@ -3,7 +3,9 @@
 -- outside punches has no job) and what they cost.
 -- Where the provider's timesheet states the day's pay (fct_timesheet_days.total_pay, summed over
 -- the user's time clocks: overtime and pay rules included), that is the cost (cost_source
--- provider), shared among the day's rows in proportion to their paid hours. Elsewhere the cost
+-- provider), shared among the day's rows in proportion to their paid hours; a day the provider
+-- pays with no punch starting on it (an overnight shift's hours a clock counts on the next day)
+-- is a row of its own with no job and no hours of ours, costing the provider's pay. Elsewhere the cost
 -- is our estimate (cost_source estimate): paid hours x the rate in effect, which knows no
 -- overtime or pay rule. The rate record in effect is the user's latest effective date on or
 -- before the day (live rates only); of it the sub-job's rate when job rates are enabled and the
@@ -33,7 +35,7 @@
 
 with
 
-worked as (
+punched as (
 
     select
         user_id,
@@ -43,9 +45,56 @@ worked as (
         count(*) filter (where activity_type = 'shift') as punch_count,
         {{ round_to('sum(worked_hours)', 4) }} as worked_hours,
         {{ round_to('sum(paid_hours)', 4) }} as paid_hours
-    from {{ ref('int_time_activities__paid_time') }} as activities
-    where {{ changed_user_day('activities.user_id', 'activities.local_date', since) }}
+    from {{ ref('int_time_activities__paid_time') }}
+    where {{ changed_user_day('user_id', 'local_date', since) }}
     group by user_id, local_date, job_id, sub_job_id
+
+),
+
+provider_pay as (
+
+    select
+        user_id,
+        work_date,
+        sum(total_pay) as provider_day_pay
+    from {{ ref('fct_timesheet_days') }}
+    where
+        user_id is not null
+        and work_date is not null
+        and {{ changed_user_day('user_id', 'work_date', since) }}
+    group by user_id, work_date
+    -- the day's pay only when every clock's day states it
+    having bool_and(has_total_pay)
+
+),
+
+-- a day the provider pays on which no punch starts (a clock that counts an overnight shift's
+-- hours past midnight on the next day: the timesheet's endDate): a row of no hours of ours, so
+-- the provider's pay for it is never dropped
+provider_only_days as (
+
+    select
+        provider_pay.user_id,
+        provider_pay.work_date as local_date,
+        cast(null as varchar) as job_id,
+        cast(null as varchar) as sub_job_id,
+        0 as punch_count,
+        0.0 as worked_hours,
+        0.0 as paid_hours
+    from provider_pay
+    left join punched
+        on
+            provider_pay.user_id = punched.user_id
+            and provider_pay.work_date = punched.local_date
+    where punched.user_id is null
+
+),
+
+worked as (
+
+    select * from punched
+    union all
+    select * from provider_only_days
 
 ),
 
@@ -181,23 +230,6 @@ estimated as (
             {%- endif %}
         end as hourly_rate
     from rated
-
-),
-
-provider_pay as (
-
-    select
-        user_id,
-        work_date,
-        sum(total_pay) as provider_day_pay
-    from {{ ref('fct_timesheet_days') }} as timesheet_days
-    where
-        user_id is not null
-        and work_date is not null
-        and {{ changed_user_day('timesheet_days.user_id', 'timesheet_days.work_date', since) }}
-    group by user_id, work_date
-    -- the day's pay only when every clock's day states it
-    having bool_and(has_total_pay)
 
 ),
 

@@ -1,0 +1,269 @@
+"""Property: whatever sequence of changes reaches the warehouse, the day-grain incremental marts
+(fct_daily_hours, fct_labour_cost_daily) hold, after every build, exactly the rows a full build
+derives from the same warehouse, compared both ways with EXCEPT ALL.
+
+Hypothesis draws sequences of nightly steps. A step is a batch of the provider's changes:
+webhook events that create, edit (in place or to another day), or delete punches, manual breaks
+and time off at any age (0 to 400 days, across both of 2026's DST changes and midnight), and now
+and then an API sync after the same kind of change at the provider (the emulator). Each step is
+folded (the real inbox and fold) and built incrementally (``dbt run`` of the marts and the
+tables they read); the full build is the marts' own SQL compiled with ``--full-refresh``, run on
+that same warehouse. A failing example is shrunk; keep it as a regular test beside
+``test_incremental_marts.py``.
+
+Cost: one sync and one build of the account per run, then per step a fold and one dbt run
+(about 5 s on an idle machine). ``make test`` runs :data:`SUITE_EXAMPLES` examples (derandomized,
+the same every run); ``pytest tests/test_incremental_properties.py --hypothesis-profile
+thorough`` runs the ``thorough`` profile (tests/conftest.py: 500 examples, random)."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import duckdb
+import orjson
+import pytest
+from conftest import NOW, point_at
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_operations import CLOCK
+
+from emulator.config import OperationsConfig
+from pipelines import run_sync
+from pipelines.fold import run_fold
+from pipelines.models import run_dbt, target_dir
+from sources.webhooks import Inbox, inbox_url_from_config, read_envelope
+from sources.webhooks.inbox import ReceivedEvent
+
+DAY = 86_400
+MARTS = ("fct_daily_hours", "fct_labour_cost_daily")
+SELECTION = ["--select", *(f"+{mart}" for mart in MARTS), "--exclude", "config.materialized:view"]
+"""The incremental marts and the tables they read (the views stay as the first build made them)."""
+SUITE_EXAMPLES = 4
+"""Examples in ``make test`` (the default profile); the ``thorough`` profile's own otherwise."""
+TODAY = datetime.fromtimestamp(NOW, UTC).date()
+DST_DAYS = (date(2026, 3, 29), date(2026, 10, 25), date(2025, 10, 26))
+"""Europe/London's changes within 400 days of the suite's today: a punch across one is a day
+of 23 or 25 hours."""
+ZONES = ("Europe/London", "America/New_York", "Asia/Kolkata")
+KINDS = ("shift", "manual_break", "time_off")
+API_KINDS = {"shift": "shifts", "manual_break": "manualBreaks", "time_off": "timeOffs"}
+
+
+def _profile_examples() -> int:
+    """Examples of this run: the ``thorough`` profile's when it is loaded, else the suite's."""
+    loaded = settings.default.max_examples
+    return loaded if loaded > 100 else SUITE_EXAMPLES  # Hypothesis's own default is 100
+
+
+PROPERTY = settings(
+    max_examples=_profile_examples(),
+    derandomize=_profile_examples() == SUITE_EXAMPLES,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+
+@dataclass(frozen=True)
+class Change:
+    """One change at the provider: ``action`` create, edit or delete of activity ``activity``
+    (of ``kind``, held by user number ``user``), starting ``age`` days before today (or on a DST
+    day) at ``minute`` past local midnight of ``zone``, lasting ``minutes``; ``via`` webhook or
+    api (the emulator's data, seen by the next sync)."""
+
+    action: str
+    activity: int
+    kind: str
+    user: int
+    day: date
+    minute: int
+    minutes: int
+    zone: str
+    via: str
+
+
+days = st.one_of(
+    st.integers(0, 400).map(lambda age: TODAY - timedelta(days=age)), st.sampled_from(DST_DAYS)
+)
+changes = st.builds(
+    Change,
+    action=st.sampled_from(("create", "edit", "delete")),
+    activity=st.integers(0, 7),
+    kind=st.sampled_from(KINDS),
+    user=st.integers(0, 2),
+    day=days,
+    minute=st.sampled_from((0, 8 * 60, 12 * 60, 22 * 60, 23 * 60 + 30)),
+    minutes=st.sampled_from((30, 4 * 60, 8 * 60 + 15, 9 * 60)),
+    zone=st.sampled_from(ZONES),
+    via=st.sampled_from(("webhook", "webhook", "webhook", "api")),
+)
+steps = st.lists(st.lists(changes, min_size=1, max_size=4), min_size=1, max_size=3)
+
+
+def record(change: Change, activity_id: str, modified_at: int) -> dict[str, Any]:
+    """The provider's activity record of ``change`` (spec: TimeActivity; times in epoch seconds,
+    the start at local ``minute`` of ``day`` in ``zone``)."""
+    day = change.day
+    local = datetime(day.year, day.month, day.day, tzinfo=ZoneInfo(change.zone))
+    start = int((local + timedelta(minutes=change.minute)).timestamp())
+    found: dict[str, Any] = {
+        "id": activity_id,
+        "start": {"timestamp": start, "timezone": change.zone},
+        "end": {"timestamp": start + change.minutes * 60, "timezone": change.zone},
+        "createdAt": start,
+        "modifiedAt": modified_at,
+    }
+    if change.kind == "shift":
+        found["jobId"] = "job-001"
+    elif change.kind == "manual_break":
+        found["manualBreakId"] = "mb-lunch"
+    else:
+        found.update(policyTypeId="pt-vacation", duration={"value": change.minutes / 60,
+                                                           "units": "hours"})  # fmt: skip
+    return found
+
+
+def event_for(user: int, kind: str, found: dict[str, Any], event: str) -> ReceivedEvent:
+    """The provider's webhook of ``event`` (a time activity event: clock_out, admin_add,
+    admin_edit, admin_delete) for activity record ``found`` of ``user``, sent a minute after its
+    modifiedAt, as the inbox receives it; its requestId is the event's own."""
+    payload = {
+        "requestId": f"req-{found['id']}-{event}-{found['modifiedAt']}",
+        "company": "emulated-company",
+        "eventType": event,
+        "eventTimestamp": found["modifiedAt"] + 60,
+        "activityType": kind,
+        "userId": user,
+        "timeClockId": CLOCK,
+        "timeActivity": found,
+        "timeActivityId": found["id"],
+    }
+    body = orjson.dumps(payload)
+    return ReceivedEvent(read_envelope(payload, body), body, found["modifiedAt"] + 60)
+
+
+@dataclass
+class Account:
+    """The emulated account and the warehouse of its first sync and build (the template)."""
+
+    server: Any
+    users: list[int]
+    template: Path
+    full_sql: dict[str, str]
+
+
+@pytest.fixture
+def account(start_emulator, monkeypatch, tmp_path) -> Iterator[Account]:
+    """Three users' punches on a few days up to 400 days back, synced and built once."""
+    server = start_emulator(
+        users=6, forms=1, schedulers=1, shifts=1, anchor=NOW // DAY * DAY,
+        operations=OperationsConfig(time_clocks=1, time_activities=0),
+    )  # fmt: skip
+    point_at(monkeypatch, server)
+    monkeypatch.setenv("SOURCES__CONNECTEAM__ACTIVITIES_BACKFILL_START", str(NOW - 420 * DAY))
+    users = sorted(u for u, r in server.state.dataset.users.items() if not r["isArchived"])[:3]
+    seed = [
+        Change("create", i, "shift", i % 3, TODAY - timedelta(days=age), 8 * 60, 8 * 60, ZONES[0],
+               "api")
+        for i, age in enumerate((1, 3, 40, 200, 399))
+    ]  # fmt: skip
+    server.state.dataset.operations.activities[CLOCK] = [
+        {"userId": users[c.user], "kind": "shifts", "record": record(c, f"P{c.activity}", NOW)}
+        for c in seed
+    ]
+    template = tmp_path / "template" / "warehouse.duckdb"
+    monkeypatch.setenv("DESTINATION__DUCKDB__CREDENTIALS", str(template))
+    run_sync()
+    run_dbt(["run", "--select", *(f"+{mart}" for mart in MARTS)], template)
+    run_dbt(["compile", "--select", " ".join(MARTS), "--full-refresh"], template)
+    from core.project import resolve
+
+    compiled = target_dir(resolve().settings) / "compiled" / "wfm_sync" / "models" / "marts"
+    full_sql = {mart: (compiled / f"{mart}.sql").read_text() for mart in MARTS}
+    original = list(server.state.dataset.operations.activities[CLOCK])
+    yield Account(server, users, template, full_sql)
+    server.state.dataset.operations.activities[CLOCK] = original
+
+
+def apply(account: Account, step: list[Change], clock: int) -> bool:
+    """Send ``step``'s webhook events to the inbox and make its API changes at the emulator;
+    whether a sync is due. Event times count up from ``clock`` (newer than anything before)."""
+    events = []
+    activities = account.server.state.dataset.operations.activities[CLOCK]
+    synced = False
+    for offset, change in enumerate(step):
+        activity_id = f"G{change.activity}" if change.activity > 4 else f"P{change.activity}"
+        user = account.users[change.user]
+        modified_at = clock + offset * 60
+        found = record(change, activity_id, modified_at)
+        if change.via == "webhook":
+            event = {"create": "clock_out", "edit": "admin_edit", "delete": "admin_delete"}
+            name = event[change.action]
+            name = "admin_add" if (change.kind, name) == ("time_off", "clock_out") else name
+            events.append(event_for(user, change.kind, found, name))
+            continue
+        synced = True
+        activities[:] = [a for a in activities if a["record"]["id"] != activity_id]
+        if change.action != "delete":
+            activities.append({"userId": user, "kind": API_KINDS[change.kind], "record": found})
+    account.server.state.dataset.version += 1
+    if events:
+        inbox = Inbox(inbox_url_from_config())
+        inbox.insert_events(events)
+        inbox.close()
+    return synced
+
+
+def differences(warehouse: Path, full_sql: dict[str, str]) -> dict[str, tuple[int, int]]:
+    """Per mart whose rows differ from its full derivation on the same warehouse: ``(rows only
+    in the incremental table, rows only in the full derivation)``."""
+    found = {}
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        for mart, sql in full_sql.items():
+            con.execute(f"create temp table full_build as {sql}")
+            counts = [
+                con.sql(f"select count(*) from ({a} except all {b})").fetchall()[0][0]
+                for a, b in (
+                    (f"select * from marts.{mart}", "select * from full_build"),
+                    ("select * from full_build", f"select * from marts.{mart}"),
+                )
+            ]
+            con.execute("drop table full_build")
+            if any(counts):
+                found[mart] = (counts[0], counts[1])
+    return found
+
+
+@pytest.mark.slow
+@PROPERTY
+@given(sequence=steps)
+def test_incremental_marts_equal_a_full_build_after_any_changes(
+    account, monkeypatch, tmp_path_factory, sequence
+):
+    folder = tmp_path_factory.mktemp("example")
+    warehouse = folder / "warehouse.duckdb"
+    shutil.copy(account.template, warehouse)
+    monkeypatch.setenv("DESTINATION__DUCKDB__CREDENTIALS", str(warehouse))
+    monkeypatch.setenv("WEBHOOKS__INBOX_URL", f"sqlite:///{folder / 'inbox.sqlite3'}")
+    activities = account.server.state.dataset.operations.activities
+    activities[CLOCK] = list(activities[CLOCK])
+    before = [dict(a) for a in activities[CLOCK]]
+    try:
+        for number, step in enumerate(sequence):
+            clock = NOW + (number + 1) * 3600
+            monkeypatch.setenv("WFM_SYNC_NOW", str(clock))
+            if apply(account, step, clock - 1800):
+                run_sync(["time_clocks", "time_activities", "timesheets"])
+            run_fold()
+            run_dbt(["run", *SELECTION], warehouse)
+            assert differences(warehouse, account.full_sql) == {}, f"after step {number + 1}"
+    finally:
+        activities[CLOCK] = before
+        account.server.state.dataset.version += 1
