@@ -306,7 +306,7 @@ def test_a_warehouse_with_no_raw_table_at_all_builds_every_model(warehouse: Path
     write_raw(warehouse, {})
     summary = build_models(warehouse)
     assert summary.failed == [] and summary.untypable_rows == {}
-    assert summary.passed_by_kind["model"] == 81
+    assert summary.passed_by_kind["model"] == 84
     # every column of every model is described in its YAML
     described = {}
     for path in (project_dir() / "models").glob("**/*.yml"):
@@ -316,8 +316,10 @@ def test_a_warehouse_with_no_raw_table_at_all_builds_every_model(warehouse: Path
             }
     built = query(warehouse, "select table_name, list(column_name) from information_schema.columns "
                              "where table_schema in ('staging', 'intermediate', 'marts') "
+                             # the incremental marts' bookkeeping (sql/macros/incremental.sql)
+                             "and table_name <> 'incremental_builds' "
                              "group by table_name")  # fmt: skip
-    assert len(built) == 81
+    assert len(built) == 84
     assert {name: sorted(set(cols) - described.get(name, set())) for name, cols in built} == {
         name: [] for name, _ in built
     }

@@ -133,17 +133,22 @@
     {%- endif -%}
 {%- endmacro %}
 
-{#- The post-hooks of a day-grain incremental mart, `step` 1 to 3 (one statement each): record
-    the change_seq and code checksum it was built at, in the table incremental_builds beside
-    int_user_days__changes. -#}
+{#- The post-hook of int_user_days__changes: the table `incremental_builds` beside it, where
+    each day-grain incremental mart records the build it consumed. Created here, upstream of
+    both marts, because the marts build side by side (two creates at once collide on
+    PostgreSQL). -#}
+{% macro create_incremental_builds() -%}
+    create table if not exists {{ this.schema }}.incremental_builds (
+        model_name varchar, change_seq bigint, code_checksum varchar
+    )
+{%- endmacro %}
+
+{#- The post-hooks of a day-grain incremental mart, `step` 1 or 2 (one statement each): record
+    the change_seq and code checksum it was built at, in the table incremental_builds. -#}
 {% macro record_incremental_build(step) -%}
     {%- set changes = ref('int_user_days__changes') -%}
     {%- set builds = changes.schema ~ '.incremental_builds' -%}
     {%- if step == 1 -%}
-        create table if not exists {{ builds }} (
-            model_name varchar, change_seq bigint, code_checksum varchar
-        )
-    {%- elif step == 2 -%}
         delete from {{ builds }} where model_name = '{{ this.identifier }}'
     {%- else -%}
         insert into {{ builds }}

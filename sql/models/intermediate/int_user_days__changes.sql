@@ -16,7 +16,7 @@
 -- often than that rebuilds in full. Without a previous table (first build, or dropped), the
 -- build logs one change naming everything.
 
-{{ config(materialized='table') }}
+{{ config(materialized='table', post_hook="{{ create_incremental_builds() }}") }}
 
 {%- set previous = previous_version() %}
 {%- set kept = var('incremental_change_builds_kept') | int %}
@@ -38,16 +38,16 @@ current_inputs as (
 previous_rows as (
 
     select
-        row_kind,
-        change_seq,
-        input_source,
-        input_key,
-        user_id,
-        local_date,
-        input_digest,
-        from_date,
-        to_date
-    from {{ previous if previous is not none else empty_change_log() }}
+        previous_log.row_kind,
+        previous_log.change_seq,
+        previous_log.input_source,
+        previous_log.input_key,
+        previous_log.user_id,
+        previous_log.local_date,
+        previous_log.input_digest,
+        previous_log.from_date,
+        previous_log.to_date
+    from {{ previous if previous is not none else empty_change_log() }} as previous_log
 
 ),
 
@@ -150,7 +150,7 @@ final as (
 
     union all
 
-    select
+    select distinct
         'change' as row_kind,
         build.change_seq,
         cast(null as varchar) as input_source,

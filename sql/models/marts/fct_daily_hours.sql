@@ -31,7 +31,6 @@
     post_hook=[
         "{{ record_incremental_build(1) }}",
         "{{ record_incremental_build(2) }}",
-        "{{ record_incremental_build(3) }}",
     ],
 ) }}
 

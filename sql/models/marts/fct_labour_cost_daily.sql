@@ -5,9 +5,9 @@
 -- the user's time clocks: overtime and pay rules included), that is the cost (cost_source
 -- provider), shared among the day's rows in proportion to their paid hours; a day the provider
 -- pays with no punch starting on it (an overnight shift's hours a clock counts on the next day)
--- is a row of its own with no job and no hours of ours, costing the provider's pay. Elsewhere the cost
--- is our estimate (cost_source estimate): paid hours x the rate in effect, which knows no
--- overtime or pay rule. The rate record in effect is the user's latest effective date on or
+-- is a row of its own with no job and no hours of ours, costing the provider's pay. Elsewhere
+-- the cost is our estimate (cost_source estimate): paid hours x the rate in effect, which knows
+-- no overtime or pay rule. The rate record in effect is the user's latest effective date on or
 -- before the day (live rates only); of it the sub-job's rate when job rates are enabled and the
 -- sub-job has a rate of its own, else the job's, else the default rate. Monthly and yearly rates
 -- are reported as they are; they cost hours x rate only when var('labour_cost_hours_per_month')
@@ -28,7 +28,6 @@
     post_hook=[
         "{{ record_incremental_build(1) }}",
         "{{ record_incremental_build(2) }}",
-        "{{ record_incremental_build(3) }}",
     ],
     on_schema_change='append_new_columns',
 ) }}
