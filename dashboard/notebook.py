@@ -4,18 +4,20 @@ Serve it with ``wfm-sync dashboard`` (``marimo run`` under the hood); ``wfm-sync
 nightly run it once and write the static report (:mod:`dashboard.report`). Arguments after
 ``--``: ``--snapshot PATH`` (the published snapshot), ``--runs PATH`` (the run log,
 ``runs.jsonl``), ``--today YYYY-MM-DD`` (the last day of the default range; default today, UTC,
-by the project's clock ``WFM_SYNC_NOW``).
+by the project's clock ``WFM_SYNC_NOW``), ``--now EPOCH`` (what ages are measured up to:
+freshness, waiting timesheets; default the project's clock).
 
 Every query is in :mod:`dashboard.queries` (marts only), every section's charts in
 :mod:`dashboard.sections`; the cells here wire the filters to them.
 
-KPIs, per the filters (local days of the shifts and punches):
-scheduled hours = ``fct_shifts.scheduled_hours`` of assignments on the schedule (``is_scheduled``:
-published, not deleted);
-worked hours and no-shows = ``fct_attendance`` (every shift punch, matched to its assignment or
-unscheduled); labour cost = ``fct_labour_cost_daily.labour_cost`` (with a scheduler or a layer
-value chosen: the user x day x job rows of that scheduler's attendance, or of the attendance of
-shifts carrying that value).
+KPIs, per the filters (local days of the shifts and punches), worked against scheduled stopping at
+the build's clock (``fct_attendance.has_ended``: shifts that have ended, punches clocked out):
+scheduled hours = ``fct_attendance.scheduled_hours`` of assigned, published shifts; worked hours and
+no-shows = ``fct_attendance`` (every shift punch, matched to its assignment or unscheduled); open
+shift hours = ``fct_shifts`` open shifts on the schedule; salaried hours = hours a monthly or yearly
+rate pays that nothing costs; labour cost = ``fct_labour_cost_daily.labour_cost`` (with a scheduler
+or a layer value chosen: the user x day x job rows of that scheduler's attendance, or of the
+attendance of shifts carrying that value).
 
 A group (``dim_groups``) keeps the figures of the users who belonged to it on each figure's day
 (``bridge_user_groups``); a layer value (``fct_shift_layer_values``: "Position: Cook") keeps the
@@ -62,7 +64,7 @@ def imports():
 
 @app.cell
 def config(Path, UTC, clock, date, datetime, mo, paths_in, resolve):
-    # The report (dashboard.report) replaces this cell's three names through app.run(defs=...);
+    # The report (dashboard.report) replaces this cell's four names through app.run(defs=...);
     # `wfm-sync dashboard` passes --snapshot and --runs; opened by itself (`marimo edit`), the
     # notebook is its own edge and resolves the configured project once.
     _args = mo.cli_args()
@@ -72,12 +74,13 @@ def config(Path, UTC, clock, date, datetime, mo, paths_in, resolve):
     runs_file = (
         Path(str(_args["runs"])) if _args.get("runs") else paths_in(snapshot_file.parent).run_log
     )
+    now = float(_args["now"]) if _args.get("now") else clock.now()
     today = (
         date.fromisoformat(str(_args["today"]))
         if _args.get("today")
-        else datetime.fromtimestamp(clock.now(), UTC).date()
+        else datetime.fromtimestamp(now, UTC).date()
     )
-    return runs_file, snapshot_file, today
+    return now, runs_file, snapshot_file, today
 
 
 @app.cell
@@ -219,8 +222,8 @@ def hours_query(con, filters, mo, queries, stack_by):
 
 
 @app.cell
-def hours_section(hours_daily, sections, stack_by, variance_leaders, views):
-    hours_section = sections.hours(hours_daily, variance_leaders, stack_by.value)
+def hours_section(hours_daily, sections, stack_by, today, variance_leaders, views):
+    hours_section = sections.hours(hours_daily, variance_leaders, stack_by.value, today)
     views.section_ui(hours_section)
     return (hours_section,)
 
@@ -233,8 +236,8 @@ def attendance_query(con, filters, mo, queries):
 
 
 @app.cell
-def attendance_section(attendance_daily, attendance_people, sections, views):
-    attendance_section = sections.attendance(attendance_daily, attendance_people)
+def attendance_section(attendance_daily, attendance_people, sections, today, views):
+    attendance_section = sections.attendance(attendance_daily, attendance_people, today)
     views.section_ui(attendance_section)
     return (attendance_section,)
 
@@ -247,8 +250,8 @@ def cost_query(con, filters, mo, queries):
 
 
 @app.cell
-def cost_section(cost_daily, cost_jobs, currency, sections, views):
-    cost_section = sections.cost(cost_daily, cost_jobs, currency)
+def cost_section(cost_daily, cost_jobs, currency, sections, today, views):
+    cost_section = sections.cost(cost_daily, cost_jobs, currency, today)
     views.section_ui(cost_section)
     return (cost_section,)
 
@@ -282,11 +285,9 @@ def changes_section(schedule_changes_weekly, sections, views):
 
 
 @app.cell
-def timesheets_query(con, filters, mo, queries, today):
+def timesheets_query(con, filters, mo, now, queries):
     # Waiting for approval is a to-do list: every period still waiting, whatever its dates.
-    timesheets_waiting = mo.sql(
-        queries.timesheets_waiting(filters, today), engine=con, output=False
-    )
+    timesheets_waiting = mo.sql(queries.timesheets_waiting(filters, now), engine=con, output=False)
     timesheet_periods = mo.sql(queries.timesheet_periods(filters), engine=con, output=False)
     return timesheet_periods, timesheets_waiting
 
@@ -299,7 +300,7 @@ def timesheets_section(sections, timesheet_periods, timesheets_waiting, views):
 
 
 @app.cell
-def health_query(con, filters, mo, pd, queries, runs_file, today, views):
+def health_query(con, filters, mo, now, pd, queries, runs_file, views):
     # schema health: the publish's summary of the raw tables (no raw value in the snapshot)
     _health = {_name for (_name,) in con.sql(queries.HEALTH_TABLES).fetchall()}
     freshness = (
@@ -307,8 +308,8 @@ def health_query(con, filters, mo, pd, queries, runs_file, today, views):
         if "raw_tables" in _health
         else pd.DataFrame(columns=["table_name", "row_count", "last_load_epoch"])
     )
-    _end = views.end_of_day_epoch(today)
-    freshness["hours_since_load"] = ((_end - freshness["last_load_epoch"]) / 3600).round(1)
+    # measured from now (the project's clock), not from the end of the day shown
+    freshness["hours_since_load"] = ((now - freshness["last_load_epoch"]) / 3600).round(1)
     last_runs = views.read_runs(runs_file)
     reconciliation = mo.sql(queries.reconciliation(filters), engine=con, output=False)
     quarantine = (

@@ -3,10 +3,11 @@
 Each function returns one DuckDB query as text; the notebook (:mod:`dashboard.notebook`) runs it
 with ``mo.sql``. They read the ``marts`` schema only (the snapshot's ``health`` summary and the
 ``_published`` manifest besides): names come from the dimensions (``dim_jobs.job_label``,
-``dim_schedulers.scheduler_label``, ``dim_users.full_name``), rules such as "on the schedule"
-from mart columns (``fct_shifts.is_scheduled``), so the dbt project defines each figure once and
-its ``exposures`` list what the dashboard reads. ``tests/test_dashboard_queries.py`` parses every
-query and fails on any staging, intermediate or raw reference.
+``dim_schedulers.scheduler_label``, ``dim_users.user_label``), rules such as "on the schedule"
+from mart columns (``fct_shifts.is_scheduled``, ``fct_attendance.has_ended``), so the dbt
+project defines each figure once and its ``exposures`` list what the dashboard reads.
+``tests/test_dashboard_queries.py`` parses every query and fails on any staging, intermediate
+or raw reference.
 
 Filters arrive as a :class:`dashboard.filtering.Filters`; its values are quoted by
 :func:`dashboard.filtering.sql_literal`; its conditions read ``bridge_user_groups`` (the group
@@ -15,9 +16,7 @@ filter) and ``fct_shift_layer_values`` (the layer filter).
 
 from __future__ import annotations
 
-from datetime import date
-
-from .views import Filters, end_of_day_sql
+from .views import Filters, timestamp_sql
 
 PUBLISHED_AT = "select max(published_at) from main._published"
 """When the snapshot was published (UTC), from its manifest."""
@@ -46,10 +45,10 @@ JOB_OPTIONS = """
 """The job filter's choices: ``(label, job_id)`` of every job a shift, punch or cost names."""
 
 USER_OPTIONS = """
-    select coalesce(full_name, 'user') || ' (' || user_id || ')', user_id
-    from marts.dim_users order by full_name, user_id
+    select user_label || ' (' || user_id || ')', user_id
+    from marts.dim_users order by user_label, user_id
 """
-"""The user filter's choices: ``(name (id), user_id)``."""
+"""The user filter's choices: ``(label (id), user_id)``."""
 
 GROUP_OPTIONS = """
     select
@@ -105,28 +104,50 @@ def cost_where(filters: Filters) -> str:
         )"""
 
 
+SALARIED = (
+    "cost.cost_source = 'estimate' and cost.rate_type in ('monthly', 'yearly')"
+    " and cost.hourly_rate is null"
+)
+"""Rows of ``fct_labour_cost_daily`` whose hours a monthly or yearly rate pays and nothing
+costs: no timesheet pay that day, and no ``labour_cost_hours_per_month`` / ``_per_year`` var
+turning the rate into an hourly one. Shown as "salaried hours", never as a cheap day."""
+
+
 def kpis(filters: Filters) -> str:
-    """One row: ``scheduled_hours``, ``worked_hours``, ``no_shows``, ``labour_cost`` and
-    ``hours_without_rate`` (hours) within the filters."""
+    """One row within the filters: ``scheduled_hours`` (assigned, published shifts that have
+    ended by the build's clock), ``worked_hours`` (of those shifts and of unscheduled punches
+    that have clocked out: ``fct_attendance.has_ended``, so both sides stop at the same
+    instant), ``open_shift_hours`` (published open shifts that have ended, nobody assigned),
+    ``no_shows``, ``labour_cost``, ``hours_without_rate`` and ``salaried_hours`` (hours paid
+    by a monthly or yearly rate that nothing costs: :data:`SALARIED`)."""
     return f"""
         select
-            (select coalesce(sum(scheduled_hours), 0) from marts.fct_shifts
-                where is_scheduled and {filters.where()}) as scheduled_hours,
+            (select coalesce(sum(scheduled_hours) filter (where not is_unscheduled), 0)
+                from marts.fct_attendance
+                where has_ended and {filters.where()}) as scheduled_hours,
             (select coalesce(sum(worked_hours), 0) from marts.fct_attendance
-                where {filters.where()}) as worked_hours,
+                where has_ended and {filters.where()}) as worked_hours,
+            (select coalesce(sum(scheduled_hours), 0) from marts.fct_shifts
+                where is_scheduled and is_open_shift and has_ended and {filters.where()})
+                as open_shift_hours,
             (select count(*) filter (where no_show) from marts.fct_attendance
                 where {filters.where()}) as no_shows,
             (select coalesce(sum(labour_cost), 0) from marts.fct_labour_cost_daily as cost
                 where {cost_where(filters)}) as labour_cost,
             (select coalesce(sum(worked_hours) filter (where has_no_rate), 0)
                 from marts.fct_labour_cost_daily as cost where {cost_where(filters)})
-                as hours_without_rate
+                as hours_without_rate,
+            (select coalesce(sum(worked_hours) filter (where {SALARIED}), 0)
+                from marts.fct_labour_cost_daily as cost where {cost_where(filters)})
+                as salaried_hours
     """
 
 
 def hours_daily(filters: Filters, stack_by: str) -> str:
-    """Scheduled and worked hours per local day: ``local_date``, ``measure`` (scheduled |
-    worked), ``stacked_by`` (the scheduler's or, with ``stack_by="job"``, the job's label) and
+    """Scheduled and worked hours per local day, both of the shifts and punches that have ended
+    by the build's clock (``fct_attendance.has_ended``: assigned, published shifts and their
+    punches, and unscheduled punches): ``local_date``, ``measure`` (scheduled | worked),
+    ``stacked_by`` (the scheduler's or, with ``stack_by="job"``, the job's label) and
     ``hours``."""
     label = (
         "coalesce(jobs.job_label, '(no job)')"
@@ -136,14 +157,14 @@ def hours_daily(filters: Filters, stack_by: str) -> str:
     return f"""
         with scheduled as (
             select local_date, scheduler_id, job_id, sum(scheduled_hours) as hours
-            from marts.fct_shifts
-            where is_scheduled and {filters.where()}
+            from marts.fct_attendance
+            where has_ended and not is_unscheduled and {filters.where()}
             group by all
         ),
         worked as (
             select local_date, scheduler_id, job_id, sum(worked_hours) as hours
             from marts.fct_attendance
-            where {filters.where()}
+            where has_ended and {filters.where()}
             group by all
         ),
         measures as (
@@ -166,23 +187,25 @@ def hours_daily(filters: Filters, stack_by: str) -> str:
 
 
 def variance_leaders(filters: Filters) -> str:
-    """The ten people furthest from their schedule: ``person``, ``scheduled_hours``,
+    """The ten people furthest from their schedule, over the shifts and punches that have ended
+    (``fct_attendance.has_ended``): ``person`` (``dim_users.user_label``), ``scheduled_hours``,
     ``worked_hours``, ``variance_hours`` (worked minus scheduled)."""
     return f"""
         with scheduled as (
             select user_id, sum(scheduled_hours) as scheduled_hours
-            from marts.fct_shifts
-            where is_scheduled and user_id is not null and {filters.where()}
+            from marts.fct_attendance
+            where has_ended and not is_unscheduled and user_id is not null
+                and {filters.where()}
             group by user_id
         ),
         worked as (
             select user_id, sum(worked_hours) as worked_hours
             from marts.fct_attendance
-            where user_id is not null and {filters.where()}
+            where has_ended and user_id is not null and {filters.where()}
             group by user_id
         )
         select
-            coalesce(users.full_name, 'user') || ' (' || user_id || ')' as person,
+            coalesce(users.user_label, 'user ' || user_id) as person,
             round(coalesce(scheduled.scheduled_hours, 0), 2) as scheduled_hours,
             round(coalesce(worked.worked_hours, 0), 2) as worked_hours,
             round(coalesce(worked.worked_hours, 0) - coalesce(scheduled.scheduled_hours, 0), 2)
@@ -214,7 +237,7 @@ def attendance_people(filters: Filters) -> str:
     """The ten people with the most incidents: ``person``, the three counts and ``incidents``."""
     return f"""
         select
-            coalesce(users.full_name, 'user') || ' (' || attendance.user_id || ')' as person,
+            coalesce(users.user_label, 'user ' || attendance.user_id) as person,
             count(*) filter (where is_late) as late_arrivals,
             count(*) filter (where no_show) as no_shows,
             count(*) filter (where is_unscheduled) as unscheduled_punches,
@@ -230,13 +253,15 @@ def attendance_people(filters: Filters) -> str:
 
 
 def cost_daily(filters: Filters) -> str:
-    """Per local day: ``labour_cost``, ``hours_with_rate``, ``hours_without_rate``."""
+    """Per local day: ``labour_cost``, ``hours_with_rate`` (costed), ``salaried_hours``
+    (:data:`SALARIED`), ``hours_without_rate``."""
     return f"""
         select
             local_date,
             round(coalesce(sum(labour_cost), 0), 2) as labour_cost,
-            round(coalesce(sum(worked_hours) filter (where not has_no_rate), 0), 2)
-                as hours_with_rate,
+            round(coalesce(sum(worked_hours) filter (where not has_no_rate and not ({SALARIED})),
+                0), 2) as hours_with_rate,
+            round(coalesce(sum(worked_hours) filter (where {SALARIED}), 0), 2) as salaried_hours,
             round(coalesce(sum(worked_hours) filter (where has_no_rate), 0), 2)
                 as hours_without_rate
         from marts.fct_labour_cost_daily as cost
@@ -295,14 +320,14 @@ def schedule_changes_weekly(filters: Filters) -> str:
     """
 
 
-def timesheets_waiting(filters: Filters, today: date) -> str:
+def timesheets_waiting(filters: Filters, now: float) -> str:
     """Every period still waiting for approval, whatever its dates: ``period_start``,
-    ``waiting_for_approval``, ``longest_wait_hours`` (up to the end of ``today``, UTC)."""
+    ``waiting_for_approval``, ``longest_wait_hours`` (up to ``now``, epoch seconds)."""
     return f"""
         select
             period_start,
             count(*) as waiting_for_approval,
-            round(max(date_diff('minute', submitted_at, {end_of_day_sql(today)}) / 60.0), 1)
+            round(max(date_diff('minute', submitted_at, {timestamp_sql(now)}) / 60.0), 1)
                 as longest_wait_hours
         from marts.fct_timesheet_periods
         where status = 'submitted'

@@ -67,7 +67,12 @@ class ReportSummary:
 
 
 def write_report(
-    snapshot: Path, output: Path, *, runs: Path | None = None, today: date | None = None
+    snapshot: Path,
+    output: Path,
+    *,
+    runs: Path | None = None,
+    today: date | None = None,
+    now: float | None = None,
 ) -> ReportSummary:
     """Run the dashboard notebook on ``snapshot`` and write the report to ``output`` (a temporary
     file beside it, flushed to disk, then one durable ``rename``,
@@ -78,7 +83,9 @@ def write_report(
         output: Where to write the HTML.
         runs: The run log (``runs.jsonl``) for the data-health section; ``None``: beside the
             snapshot.
-        today: The last day of the range (14 days); ``None``: today (UTC) by the project's clock.
+        today: The last day of the range (14 days); ``None``: the day of ``now`` (UTC).
+        now: What ages (freshness, waiting timesheets) are measured up to, epoch seconds (UTC);
+            ``None``: the project's clock.
 
     Raises:
         FileNotFoundError: No snapshot at ``snapshot`` (the message says how to make one).
@@ -92,9 +99,11 @@ def write_report(
         raise FileNotFoundError(
             f"no snapshot at {snapshot}: run `wfm-sync sync` (or `wfm-sync models publish`) first"
         )
-    day = today or datetime.fromtimestamp(clock.now(), UTC).date()
+    instant = clock.now() if now is None else now
+    day = today or datetime.fromtimestamp(instant, UTC).date()
     _, defs = app.run(
         defs={
+            "now": instant,
             "snapshot_file": snapshot,
             "runs_file": runs if runs is not None else paths_in(snapshot.parent).run_log,
             "today": day,

@@ -5,27 +5,35 @@ static report (:mod:`dashboard.report`) writes them in the same order.
 
 from __future__ import annotations
 
+from datetime import date
+
 import pandas as pd
 
 from . import views
 from .views import Section
 
 
-def hours(hours_daily: pd.DataFrame, variance_leaders: pd.DataFrame, stack_by: str) -> Section:
+def hours(
+    hours_daily: pd.DataFrame,
+    variance_leaders: pd.DataFrame,
+    stack_by: str,
+    today: date | None = None,
+) -> Section:
     """Scheduled beside worked hours per local day (stacked by ``stack_by``: ``scheduler`` or
-    ``job``) and the ten people furthest from their schedule."""
+    ``job``) and the ten people furthest from their schedule; days from ``today`` on are
+    marked partial."""
     return Section(
         key="hours",
         title="Hours",
         summary=(
-            "Scheduled hours (published assignments) beside worked hours (shift punches) per "
-            f"local day, stacked by {stack_by}; and the ten people furthest from their "
-            "schedule."
+            "Scheduled hours (published, assigned shifts) beside worked hours (shift punches) "
+            f"per local day, stacked by {stack_by}; and the ten people furthest from their "
+            "schedule. Both stop at the build's clock: only shifts that have ended and punches "
+            "clocked out count, and a day not over yet is marked partial."
         ),
         views=[
             views.bar_view(
-                hours_daily,
-                rows=views.days_label(hours_daily),
+                views.days_label(hours_daily, partial_from=today),
                 title="Scheduled vs worked hours per local day",
                 x="local_date",
                 x_title="Local day",
@@ -48,8 +56,11 @@ def hours(hours_daily: pd.DataFrame, variance_leaders: pd.DataFrame, stack_by: s
     )
 
 
-def attendance(attendance_daily: pd.DataFrame, attendance_people: pd.DataFrame) -> Section:
-    """Late arrivals, no-shows and unscheduled punches per local day and per person."""
+def attendance(
+    attendance_daily: pd.DataFrame, attendance_people: pd.DataFrame, today: date | None = None
+) -> Section:
+    """Late arrivals, no-shows and unscheduled punches per local day (days from ``today`` on
+    marked partial) and per person."""
     kinds = ["late_arrivals", "no_shows", "unscheduled_punches"]
     return Section(
         key="attendance",
@@ -61,7 +72,7 @@ def attendance(attendance_daily: pd.DataFrame, attendance_people: pd.DataFrame) 
         views=[
             views.bar_view(
                 attendance_daily,
-                rows=views.days_label(attendance_daily).melt(
+                rows=views.days_label(attendance_daily, partial_from=today).melt(
                     id_vars="local_date",
                     value_vars=kinds,
                     var_name="incident",
@@ -93,22 +104,29 @@ def attendance(attendance_daily: pd.DataFrame, attendance_people: pd.DataFrame) 
     )
 
 
-def cost(cost_daily: pd.DataFrame, cost_jobs: pd.DataFrame, currency: str | None) -> Section:
-    """Labour cost per local day and per job in ``currency`` (ISO 4217, ``None`` when the
-    account's currency is not named), and worked hours with and without a rate."""
+def cost(
+    cost_daily: pd.DataFrame,
+    cost_jobs: pd.DataFrame,
+    currency: str | None,
+    today: date | None = None,
+) -> Section:
+    """Labour cost per local day (days from ``today`` on marked partial) and per job in
+    ``currency`` (ISO 4217, ``None`` when the account's currency is not named), and worked
+    hours with a rate, salaried (a monthly or yearly rate nothing costs) and without a rate."""
     return Section(
         key="cost",
         title="Labour cost",
         summary=(
             "Worked hours times the rate in effect that day (fct_labour_cost_daily), per local "
             "day and per job (sub-jobs under their job), in the account's currency. Hours worked "
-            "without a rate have no cost: they are counted apart, so a missing rate never looks "
+            "without a rate, and salaried hours (a monthly or yearly rate no timesheet pay or "
+            "hours-per-month setting turns into a cost), are counted apart, so neither looks "
             "like a cheap day."
         ),
         views=[
             views.bar_view(
                 cost_daily,
-                rows=views.days_label(cost_daily),
+                rows=views.days_label(cost_daily, partial_from=today),
                 title="Labour cost per local day",
                 x="local_date",
                 x_title="Local day",
@@ -117,9 +135,9 @@ def cost(cost_daily: pd.DataFrame, cost_jobs: pd.DataFrame, currency: str | None
             ),
             views.bar_view(
                 cost_daily,
-                rows=views.days_label(cost_daily).melt(
+                rows=views.days_label(cost_daily, partial_from=today).melt(
                     id_vars="local_date",
-                    value_vars=["hours_with_rate", "hours_without_rate"],
+                    value_vars=["hours_with_rate", "salaried_hours", "hours_without_rate"],
                     var_name="rate",
                     value_name="hours",
                 ),

@@ -47,13 +47,17 @@ def connect(snapshot: Path) -> duckdb.DuckDBPyConnection:
 
 
 KPI_LABELS = {
-    "scheduled_hours": ("Scheduled hours", "h"),
-    "worked_hours": ("Worked hours", "h"),
+    "scheduled_hours": ("Scheduled hours (ended shifts)", "h"),
+    "worked_hours": ("Worked hours (same shifts and punches)", "h"),
+    "open_shift_hours": ("Open shift hours (nobody assigned)", "h"),
     "no_shows": ("No-shows", ""),
     "labour_cost": ("Labour cost", ""),
     "hours_without_rate": ("Worked hours without a rate", "h"),
+    "salaried_hours": ("Salaried hours (monthly or yearly rate, not costed)", "h"),
 }
-"""The KPI cards, in order: key -> (label, unit)."""
+"""The KPI cards, in order: key -> (label, unit). Scheduled and worked hours stop at the
+build's clock (shifts that have ended, punches clocked out), so a shift not yet due never
+counts as hours missing."""
 
 
 def money_title(measure: str, currency: str | None) -> str:
@@ -224,11 +228,23 @@ def no_data_chart(title: str) -> alt.Chart:
     )
 
 
-def days_label(frame: pd.DataFrame, column: str = "local_date") -> pd.DataFrame:
+PARTIAL = " (partial)"
+"""What a day that has not ended carries after its date in charts and tables."""
+
+
+def days_label(
+    frame: pd.DataFrame, column: str = "local_date", partial_from: date | None = None
+) -> pd.DataFrame:
     """``frame`` with ``column`` (dates) as ``YYYY-MM-DD`` text, for an ordinal axis that shows
-    every day once (bars of a temporal axis would straddle midnight)."""
+    every day once (bars of a temporal axis would straddle midnight); a day on or after
+    ``partial_from`` (today, UTC, by the dashboard's clock) has not ended and is marked
+    :data:`PARTIAL`."""
     frame = frame.copy()
-    frame[column] = pd.to_datetime(frame[column]).dt.strftime("%Y-%m-%d")
+    days = pd.to_datetime(frame[column])
+    frame[column] = days.dt.strftime("%Y-%m-%d")
+    if partial_from is not None:
+        unfinished = days.dt.date >= partial_from
+        frame.loc[unfinished, column] = frame.loc[unfinished, column] + PARTIAL
     return frame
 
 
@@ -264,14 +280,11 @@ def read_runs(path: Path | None, limit: int = 20) -> pd.DataFrame:
     return frame
 
 
-def end_of_day_epoch(day: date) -> float:
-    """The last second of ``day`` (UTC) in epoch seconds: ages are measured up to it."""
-    return datetime(day.year, day.month, day.day, 23, 59, 59, tzinfo=UTC).timestamp()
-
-
-def end_of_day_sql(day: date) -> str:
-    """The last second of ``day`` (UTC) as a DuckDB ``timestamptz`` literal."""
-    return f"timestamptz '{day.isoformat()} 23:59:59+00'"
+def timestamp_sql(epoch: float) -> str:
+    """``epoch`` (seconds, UTC) as a DuckDB ``timestamptz`` literal: ages (hours since a load,
+    hours a timesheet waits) are measured up to the dashboard's now."""
+    moment = datetime.fromtimestamp(epoch, UTC)
+    return f"timestamptz '{moment:%Y-%m-%d %H:%M:%S}+00'"
 
 
 def section_ui(section: Section) -> Any:

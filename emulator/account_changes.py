@@ -123,10 +123,20 @@ def edit_shifts(
     shifts: Shifts, rng: random.Random, edit: int, delete: int, now: int
 ) -> tuple[list[list[Any]], list[list[Any]]]:
     """Edit ``edit`` shift rows drawn by ``rng`` (title suffixed `` (edited <now % 1000>)``,
-    ``updateTime`` = ``now``) and delete ``delete`` others; ``(edited, deleted)`` as
-    ``[schedulerId, slot id]`` lists."""
+    ``updateTime`` = ``now``) and delete ``delete`` others that have not started (a manager
+    cancels a shift before it starts; a change after the start is an admin's cleanup, not a
+    cancellation); ``(edited, deleted)`` as ``[schedulerId, slot id]`` lists."""
     all_rows = [(sid, i) for sid, rows in shifts.items() for i in range(len(rows))]
-    picked = rng.sample(all_rows, min(edit + delete, len(all_rows)))
+    picked = rng.sample(all_rows, min(edit, len(all_rows)))
+    taken = set(picked)
+    future = [
+        (sid, i)
+        for sid, i in all_rows
+        if (sid, i) not in taken
+        and isinstance(shifts[sid][i].get("startTime"), int)
+        and shifts[sid][i]["startTime"] > now
+    ]
+    picked += rng.sample(future, min(delete, len(future)))
     edited: list[list[Any]] = []
     for sid, i in picked[:edit]:
         row = shifts[sid][i]

@@ -9,7 +9,7 @@ Records follow the provider's OpenAPI schemas (``User``, ``FormResponse``,
 from __future__ import annotations
 
 import random
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -171,23 +171,69 @@ def spread_shifts(
 ) -> int:
     """Add ``config.shifts`` V1 rows to ``shifts`` (by scheduler id, each scheduler's list
     present), spread over ``schedulers``: 80% single-user shifts, the rest for 2..4 users, one in
-    twenty open; assigned among ``users`` (the active ones). Returns the last creation time
-    (epoch seconds; ``anchor - shift_days_back - 40`` days when none was made)."""
+    twenty open; assigned among ``users`` (the active ones), never one user to two shifts closer
+    than :data:`REST_HOURS` (:class:`Rota`). Returns the last creation time (epoch seconds;
+    ``anchor - shift_days_back - 40`` days when none was made)."""
     created = anchor - (config.shift_days_back + 40) * DAY
     if not schedulers or config.shifts <= 0:
         return created
     scheduler_ids = list(schedulers)
     remaining = config.shifts
+    rota = Rota(users)
     while remaining > 0:
         sid = scheduler_ids[rng.randrange(len(scheduler_ids))]
         roll = rng.random()
         spots = 1 if roll < 0.8 else min(remaining, rng.randint(2, 4))
         created += rng.randint(1, 60)
         timezone = schedulers[sid]["timezone"]
-        rows = shift_rows(rng, config, timezone, anchor, created, spots, roll > 0.95, users)
+        rows = shift_rows(rng, config, timezone, anchor, created, spots, roll > 0.95, rota)
         shifts[sid].extend(rows)
         remaining -= len(rows)
     return created
+
+
+REST_HOURS = 8
+"""Hours a user rests between two of their shifts in the tidy account: no overlapping shifts,
+and no more than one shift's hours (10 at most) starting on one day."""
+
+
+class Rota:
+    """Who works when: each user's shifts so far, to give a shift only to a user free from
+    :data:`REST_HOURS` before its start to as long after its end, with no other shift starting
+    on the same local day (each shift's day in its own timezone: schedulers differ)."""
+
+    def __init__(self, users: list[int]) -> None:
+        self.users = users
+        self._busy: dict[int, list[tuple[int, int, date]]] = {}
+
+    def free(self, user: int, start: int, end: int, day: date) -> bool:
+        """Whether ``user`` has no shift within the rest hours of ``start..end`` (epoch s) and
+        none starting on the local ``day``."""
+        rest = REST_HOURS * 3600
+        return all(
+            (e + rest <= start or end + rest <= s) and d != day
+            for s, e, d in self._busy.get(user, ())
+        )
+
+    def assign(self, drawn: list[int], start: int, end: int, day: date) -> list[int]:
+        """``drawn`` (distinct users drawn for one shift starting on the local ``day``), each
+        busy one replaced by the next free user after it in the account's order (no random
+        draw, so the rest of the account stays as drawn); a user kept when nobody is free.
+        Records the shift for each."""
+        chosen: list[int] = []
+        for user in drawn:
+            pick = user
+            if not self.free(user, start, end, day):
+                at = self.users.index(user)
+                ring = self.users[at + 1 :] + self.users[:at]
+                pick = next(
+                    (u for u in ring if u not in chosen and u not in drawn
+                     and self.free(u, start, end, day)),
+                    user,
+                )  # fmt: skip
+            chosen.append(pick)
+            self._busy.setdefault(pick, []).append((start, end, day))
+        return chosen
 
 
 def shift_rows(
@@ -198,11 +244,14 @@ def shift_rows(
     created: int,
     spots: int,
     open_shift: bool,
-    users: list[int],
+    users: list[int] | Rota,
 ) -> list[dict[str, Any]]:
     """The V1 rows of one shift in ``timezone``, on a day within ``config.shift_days_back``
     before to ``config.shift_days_ahead`` after ``anchor``: one open row with ``spots`` open
-    spots, or one row per assigned user (slot id ``<base id>:<uuid>``) among ``users``."""
+    spots, or one row per assigned user (slot id ``<base id>:<uuid>``) among ``users`` (a
+    :class:`Rota` gives each shift to users free then)."""
+    rota = users if isinstance(users, Rota) else None
+    pool = users.users if isinstance(users, Rota) else users
     day = rng.randint(-config.shift_days_back, config.shift_days_ahead)
     local_day = datetime.fromtimestamp(anchor + day * DAY, ZoneInfo(timezone)).date()
     hour = rng.choice([6, 9, 12, 14, 18, 22])  # 22:00 shifts run past local midnight
@@ -212,13 +261,15 @@ def shift_rows(
     start = int(start_local.timestamp())
     end = start + rng.choice([4, 6, 8, 8, 10]) * 3600
     base_id = f"{rng.getrandbits(96):024x}"
-    common = _shift_fields(rng, timezone, start, end, created, users[0])
+    common = _shift_fields(rng, timezone, start, end, created, pool[0])
     common["shiftDetails"] = shift_details(base_id, common["title"])
     common["customFields"] = shift_custom_values(base_id)
     if open_shift:
         return [{"id": base_id, "assignedUserIds": [], "isOpenShift": True,
                  "openSpots": spots, **common}]  # fmt: skip
-    assignees = rng.sample(users, min(spots, len(users)))
+    assignees = rng.sample(pool, min(spots, len(pool)))
+    if rota is not None:
+        assignees = rota.assign(assignees, start, end, local_day)
     return [
         {"id": f"{base_id}:{uuid_of(rng)}", "assignedUserIds": [uid], "isOpenShift": False,
          "openSpots": 0, **common}

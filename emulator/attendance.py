@@ -1,22 +1,27 @@
 """Tidy data: shift punches tied to the schedule, so attendance has something to measure.
 
-The past, published, single-user shift rows (those that ended by the emulator's now), newest first,
-get a working pattern each while patterns with shift punches last, except a share left without
-one (the no-shows, ``1 - attendance_share``). A pattern is one shift punch, or the activities of
-one working day that belong together (a shift split by a mobile break: shift, break, shift; a
-shift with an API break inside): it moves as a whole. A pattern moved onto a shift takes the
-shift's user, its shift punches the ``schedulerShiftId`` (the shift's base id), and times near
-the shift's, in a fixed pattern by punch: on time (within five minutes), a few minutes late, 10-30
-minutes late, or leaving 30-60 minutes early; a mobile break stays between its two punches, an
-API break inside its punch. One pattern in twenty, and any left over, match no shift
-(unscheduled). The number of activities is unchanged. Which assignment each moved punch was
-for is kept (``Operations.punch_assignments``): the truth attendance is checked against.
+Of the past, published, single-user shift rows (those that ended by the emulator's now), a share
+(``attendance_share``) is drawn to be worked, the rest are no-shows; when there are fewer patterns
+with shift punches than shifts to work, an evenly spaced selection of those is worked, so the
+shortfall falls on every day alike (never a run of days with nobody punching). A pattern is one
+shift punch, or the activities of one working day that belong together (a shift split by a mobile
+break: shift, break, shift; a shift with an API break inside): it moves as a whole. A pattern moved
+onto a shift takes the shift's user, its shift punches the ``schedulerShiftId`` (the shift's base
+id), and times near the shift's, in a fixed pattern by punch: on time (within five minutes), a few
+minutes late, 10-30 minutes late, or leaving 30-60 minutes early; a mobile break stays between its
+two punches, an API break inside its punch. One pattern in twenty, and any left over, match no
+shift (unscheduled); one that would overlap another punch of its user, or start on a local day one
+of theirs starts on, goes to the next user free then, so nobody holds two punches at once. The
+number of activities is unchanged. Which assignment each moved punch was for is kept
+(``Operations.punch_assignments``): the truth attendance is checked against.
 """
 
 from __future__ import annotations
 
 import random
+from datetime import date, datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from .operations_data import Operations
 from .operations_records import activity_point
@@ -55,12 +60,14 @@ def tie_punches_to_shifts(
     punches = [group for group in patterns.values()
                if any(item["kind"] == "shifts" for item in group)]  # fmt: skip
     punches.reverse()
-    del punches[: max(1, len(punches) // 20)]  # one in twenty stays unscheduled
+    unscheduled = punches[: max(1, len(punches) // 20)]  # one in twenty stays unscheduled
+    del punches[: len(unscheduled)]
+    worked = [shift for shift in past if rng.random() < share]  # the rest: no-shows
+    if len(worked) > len(punches):  # too few patterns: an even share of every day
+        step = len(worked) / max(1, len(punches))
+        worked = [worked[int(k * step)] for k in range(len(punches))]
     moved = 0
-    while past and punches:
-        scheduler_id, shift = past.pop()  # the newest first
-        if rng.random() >= share:
-            continue  # a no-show
+    for scheduler_id, shift in worked:
         group = punches.pop()
         start, end = shift["startTime"], shift["endTime"]
         what = PATTERN[moved % len(PATTERN)]
@@ -70,6 +77,7 @@ def tie_punches_to_shifts(
         zone = shift.get("timezone") or group[0]["record"]["start"]["timezone"]
         _place(group, start, end, zone)
         base_id = str(shift["id"]).split(":", 1)[0]
+        ops.planned_shifts[(base_id, shift["assignedUserIds"][0])] = _planned(shift, zone)
         for item in group:
             item["userId"] = shift["assignedUserIds"][0]
             if item["kind"] == "shifts":
@@ -80,7 +88,60 @@ def tie_punches_to_shifts(
                     shift["assignedUserIds"][0],
                 )
         moved += 1
+    loose = punches + unscheduled
+    kept = {id(group) for group in loose}
+    _keep_apart(loose, [group for group in patterns.values() if id(group) not in kept])
     return moved
+
+
+def _planned(shift: dict[str, Any], zone: str) -> tuple[float, date]:
+    """A V1 shift row's planned hours (its length less its unpaid breaks, as
+    ``fct_shifts.scheduled_hours`` counts them) and the local day of its start in ``zone``."""
+    unpaid = sum(
+        int(b.get("duration") or 0) for b in shift.get("breaks") or [] if b.get("type") == "unpaid"
+    )
+    hours = round((shift["endTime"] - shift["startTime"]) / 3600 - unpaid / 60, 4)
+    return hours, datetime.fromtimestamp(shift["startTime"], ZoneInfo(zone)).date()
+
+
+def _span(group: list[dict[str, Any]]) -> tuple[int, int, date]:
+    """The first start and last end (epoch seconds) of a pattern's shift punches, and the local
+    day of its first start (in that punch's timezone)."""
+    records = sorted(
+        (item["record"] for item in group if item["kind"] == "shifts"),
+        key=lambda r: r["start"]["timestamp"],
+    )
+    first = records[0]["start"]
+    return (
+        first["timestamp"],
+        max(r["end"]["timestamp"] for r in records),
+        datetime.fromtimestamp(first["timestamp"], ZoneInfo(first["timezone"])).date(),
+    )
+
+
+def _keep_apart(loose: list[list[dict[str, Any]]], placed: list[list[dict[str, Any]]]) -> None:
+    """Give each ``loose`` pattern (unscheduled punches) that overlaps a punch of its user, or
+    starts on a local day another of the user's punches starts on, to the next user (in id
+    order) free then; ``placed`` patterns stay as they are."""
+    busy: dict[int, list[tuple[int, int, date]]] = {}
+    for group in placed:
+        if any(item["kind"] == "shifts" for item in group):
+            busy.setdefault(group[0]["userId"], []).append(_span(group))
+    users = sorted({group[0]["userId"] for group in [*placed, *loose]})
+
+    def free(user: int, start: int, end: int, day: date) -> bool:
+        return all((e <= start or end <= s) and d != day for s, e, d in busy.get(user, ()))
+
+    for group in loose:
+        start, end, day = _span(group)
+        user = group[0]["userId"]
+        if not free(user, start, end, day):
+            at = users.index(user)
+            ring = users[at + 1 :] + users[:at]
+            user = next((u for u in ring if free(u, start, end, day)), user)
+            for item in group:
+                item["userId"] = user
+        busy.setdefault(user, []).append((start, end, day))
 
 
 def _place(group: list[dict[str, Any]], start: int, end: int, zone: str) -> None:

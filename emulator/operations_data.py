@@ -60,6 +60,9 @@ class Operations:
     punch_assignments: dict[str, tuple[int, str, int]] = field(default_factory=dict)
     """Shift punch id -> ``(schedulerId, base shift id, userId)`` of the published assignment
     the emulator made the punch for (:func:`emulator.attendance.tie_punches_to_shifts`)."""
+    planned_shifts: dict[tuple[str, int], tuple[float, date]] = field(default_factory=dict)
+    """``(base shift id, userId)`` -> ``(planned hours, local day)`` of each assignment a punch
+    was made for: the timesheet's ``dailyScheduledDetails`` on the clock of its punch."""
     form_submissions: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     jobs: list[dict[str, Any]] = field(default_factory=list)
     policy_types: list[dict[str, Any]] = field(default_factory=list)
@@ -335,7 +338,20 @@ class Operations:
             ]
         paid = {str(p["id"]): bool(p.get("isPaid")) for p in self.manual_breaks.get(clock_id, [])}
         rate_of = hourly_rate_of(self.pay_leave.pay_rates)
-        return daily_records(self.activities.get(clock_id, []), paid, rate_of, first, last)
+        items = self.activities.get(clock_id, [])
+        return daily_records(items, paid, rate_of, first, last, self._planned(items))
+
+    def _planned(self, items: list[dict[str, Any]]) -> dict[tuple[int, date], dict[str, float]]:
+        """``(userId, local day) -> {base shift id: planned hours}`` of the assignments the
+        clock's punches (``items``) were made for."""
+        planned: dict[tuple[int, date], dict[str, float]] = defaultdict(dict)
+        for item in items:
+            shift_id = item["record"].get("schedulerShiftId")
+            found = self.planned_shifts.get((str(shift_id), item["userId"]))
+            if item["kind"] == "shifts" and found is not None:
+                hours, day = found
+                planned[(item["userId"], day)][str(shift_id)] = hours
+        return planned
 
 
 def _break(start: int, end: int, zone: str, policy: str) -> dict[str, Any]:

@@ -16,7 +16,10 @@ derived from one time clock's own time activities by the provider's rule as the 
 * ``payItems``: the day's paid hours at the user's hourly default rate in effect that day, the
   first 8 hours under the regular rule and the rest under daily overtime at 1.5 times the rate
   (``actualPayRate``, ``totalPay`` = hours x rate, to the cent); without an hourly rate the items
-  carry hours and rule only (``actualPayRate`` and ``totalPay`` are optional in the spec).
+  carry hours and rule only (``actualPayRate`` and ``totalPay`` are optional in the spec);
+* ``dailyScheduledDetails``: the planned hours of the scheduled shifts the day's punches on this
+  clock were made for (a shift's length less its unpaid breaks), their count and ids, and the
+  day's paid hours less them.
 
 Open activities (no end), activities whose times are not epoch seconds of years 1..9999, time
 offs, and activities whose timezone is no IANA name (their day cannot be placed; they still
@@ -117,6 +120,7 @@ def daily_records(
     rate_of: RateOf,
     first: date,
     last: date,
+    planned: dict[tuple[int, date], dict[str, float]] | None = None,
 ) -> list[dict[str, Any]]:
     """``users`` of one clock's timesheet answer for local days ``first..last``.
 
@@ -127,6 +131,9 @@ def daily_records(
         rate_of: The hourly rate in effect per user and day.
         first: First local day (inclusive).
         last: Last local day (inclusive).
+        planned: ``(userId, local day) -> {shift id: planned hours}`` of the scheduled shifts the
+            clock's punches were made for: each day's ``dailyScheduledDetails`` (zero planned
+            hours on a day with none); ``None``: no details.
 
     Returns:
         ``[{"userId", "dailyRecords": [DailyRecordResponse]}]``, users and days in order.
@@ -147,6 +154,15 @@ def daily_records(
         paid_hours = round(record["dailyTotalWorkHours"] + record["dailyTotalPaidBreakHours"], 4)
         record["dailyTotalHours"] = paid_hours
         record["payItems"] = pay_items(paid_hours, rate_of(user, local)) if paid_hours > 0 else []
+        if planned is not None:
+            shifts_of_day = planned.get((user, local), {})
+            hours = round(sum(shifts_of_day.values()), 4)
+            record["dailyScheduledDetails"] = {
+                "dailyScheduledHours": hours,
+                "dailyScheduledDifferenceHours": round(paid_hours - hours, 4),
+                "dailyScheduledShifts": len(shifts_of_day),
+                "shifts": [{"id": shift_id} for shift_id in sorted(shifts_of_day)],
+            }
         users[user].append(record)
     return [{"userId": user, "dailyRecords": records} for user, records in users.items()]
 

@@ -26,6 +26,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
+from .operations_records import TIME_CLOCK_BASE
 from .spec_webhooks import WebhookEvent, catalogue
 
 COMPANY = "emulated-company"
@@ -118,7 +119,7 @@ def _time_activity(
     return {
         "activityType": kind,
         "userId": user_id,
-        "timeClockId": rng.randint(7000, 7003),
+        "timeClockId": TIME_CLOCK_BASE + rng.randint(0, 1),  # the tidy account's two clocks
         "timeActivity": activity,
         "timeActivityId": activity["id"],
     }
@@ -135,7 +136,12 @@ def _timesheet_period(
     }
     if event_type.startswith("admin_day"):
         data["date"] = (day - dt.timedelta(days=1)).isoformat()
-    return {"activityType": "timesheet", "userId": user_id, "timeClockId": 7000, "data": data}
+    return {
+        "activityType": "timesheet",
+        "userId": user_id,
+        "timeClockId": TIME_CLOCK_BASE,  # the tidy account's first clock
+        "data": data,
+    }
 
 
 def _availability(

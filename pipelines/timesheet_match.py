@@ -4,8 +4,8 @@
 Read from ``marts.fct_daily_hours``: a user-day counts when it has punches, break time or a
 timesheet row (scheduled-only days have nothing to reconcile). It matches when
 ``variance_reason`` is null (``hours_variance`` within the models' tolerance); otherwise its
-reason explains it (``not_in_timesheet_yet``, ``webhook_only_day``, ``policy_unknown``,
-``unapproved``) or it is ``unexplained``.
+reason explains it (``not_in_timesheet_yet``, ``overlapping_punches``, ``webhook_only_day``,
+``policy_unknown``, ``unapproved``) or it is ``unexplained``.
 """
 
 from __future__ import annotations

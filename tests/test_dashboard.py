@@ -50,7 +50,15 @@ SECTIONS = (
     "timesheets",
     "data_health",
 )
-KPIS = ("scheduled_hours", "worked_hours", "no_shows", "labour_cost", "hours_without_rate")
+KPIS = (
+    "scheduled_hours",
+    "worked_hours",
+    "open_shift_hours",
+    "no_shows",
+    "labour_cost",
+    "hours_without_rate",
+    "salaried_hours",
+)
 SCREENSHOT = Path(__file__).resolve().parent.parent / "docs" / "report.png"
 """docs/dashboard.md's picture of the report; `UPDATE_SCREENSHOTS=1 pytest
 tests/test_dashboard.py -k report` writes it anew."""
@@ -113,14 +121,22 @@ def expected_kpis(
         snapshot,
         f"""
         select
+            -- assigned, published shifts over by the build's clock, and the worked hours of
+            -- those and of clocked-out unscheduled punches: both sides stop at one instant
+            (select coalesce(sum(scheduled_hours), 0) from marts.fct_attendance
+                where has_ended and not is_unscheduled and {rows}),
+            (select coalesce(sum(worked_hours), 0) from marts.fct_attendance
+                where has_ended and {rows}),
             (select coalesce(sum(scheduled_hours), 0) from marts.fct_shifts
-                where is_published and not is_deleted and {rows}),
-            (select coalesce(sum(worked_hours), 0) from marts.fct_attendance where {rows}),
+                where is_published and not is_deleted and user_id is null and has_ended
+                and {rows}),
             (select count(*) from marts.fct_attendance where no_show and {rows}),
             (select coalesce(sum(labour_cost), 0) from marts.fct_labour_cost_daily as c
                 where {cost}),
             (select coalesce(sum(worked_hours), 0) from marts.fct_labour_cost_daily as c
-                where has_no_rate and {cost})
+                where has_no_rate and {cost}),
+            (select coalesce(sum(worked_hours), 0) from marts.fct_labour_cost_daily as c
+                where rate_type in ('monthly', 'yearly') and labour_cost is null and {cost})
         """,
     )
     return dict(zip(KPIS, (float(v) for v in row), strict=True))
@@ -460,6 +476,9 @@ def test_the_report_opens_offline_with_every_chart_and_the_marts_figures(
         assert "USD" in tab.page.locator("[data-kpi=labour_cost]").inner_text()
         content = tab.page.content()
         assert "Labour cost (USD)" in content
+        # today has not ended: its bars say so; yesterday's do not
+        assert f"{TODAY} (partial)" in content
+        assert f"{TODAY - timedelta(days=1)} (partial)" not in content
         start, end = DEFAULT_RANGE
         (labels,) = query(
             small_demo.snapshot,
@@ -527,3 +546,24 @@ def test_the_app_keeps_answering_while_a_nightly_publishes(
             wait_for_app(tab.page, app)
             assert_same(shown_kpis(tab.page), expected)
             assert tab.errors == []
+
+
+def test_data_health_measures_ages_from_now(small_demo: DemoRun) -> None:
+    """Hours since a table's last load run up to the dashboard's now (not to the end of the day
+    shown): a load 7 minutes before now is 0.1 h old."""
+    from dashboard.notebook import app
+
+    newest = "select max(last_load_epoch) from health.raw_tables"
+    (last_load,) = query(small_demo.snapshot, newest)[0]
+    now = float(last_load) + 7 * 60
+    _, defs = app.run(
+        defs={
+            "now": now,
+            "snapshot_file": small_demo.snapshot,
+            "runs_file": small_demo.warehouse.parent / "runs.jsonl",
+            "today": TODAY,
+        }
+    )
+    freshness = defs["freshness"]
+    latest = freshness.loc[freshness["last_load_epoch"].idxmax()]
+    assert latest["hours_since_load"] == pytest.approx(0.1)

@@ -42,6 +42,8 @@ SLICED = views.Filters(
     start=date(2026, 11, 1), end=date(2026, 11, 14), group_id=4, layer=("Location", "Downtown")
 )
 """The group and layer filters alone (the cost's layer condition without a scheduler)."""
+CONDITIONS = {"SALARIED"}
+"""Constants of :mod:`dashboard.queries` that are conditions inside queries, not queries."""
 ALLOWED_OUTSIDE_MARTS = {("health", "raw_tables"), ("health", "quarantine"), ("main", "_published")}
 
 
@@ -49,6 +51,8 @@ def every_query() -> dict[str, str]:
     """Every query of :mod:`dashboard.queries`, by a name, with the filters unset and all set."""
     found: dict[str, str] = {}
     for name, value in vars(queries).items():
+        if name in CONDITIONS:
+            continue
         if name.isupper() and isinstance(value, str):
             found[name] = value
         elif inspect.isfunction(value) and value.__module__ == queries.__name__:
@@ -59,8 +63,8 @@ def every_query() -> dict[str, str]:
                 ("sliced", SLICED),
             ):
                 arguments: dict[str, object] = {"filters": filters}
-                if "today" in parameters:
-                    arguments["today"] = date(2026, 11, 14)
+                if "now" in parameters:
+                    arguments["now"] = 1794657600.0  # 2026-11-14 12:00 UTC
                 stacks = ["scheduler", "job"] if "stack_by" in parameters else [None]
                 for stack in stacks:
                     if stack is not None:
@@ -182,26 +186,31 @@ def test_money_names_its_currency() -> None:
 MARTS = """
     create schema marts;
     create table marts.fct_shifts as select * from (values
-        ('a', 9000, 'J', 1, date '2026-10-30', 1.0, true),
-        ('b', 9000, 'J', 1, date '2026-11-04', 2.0, true),
-        ('c', 9000, 'J', 1, date '2026-11-05', 4.0, true),
-        ('d', 9000, 'J', 2, date '2026-11-02', 8.0, true),
-        ('e', 9000, 'J', 2, date '2026-11-03', 16.0, true),
-        ('f', 9000, 'J', null, date '2026-11-03', 32.0, true)
+        ('a', 9000, 'J', 1, date '2026-10-30', 1.0, true, false, true),
+        ('b', 9000, 'J', 1, date '2026-11-04', 2.0, true, false, true),
+        ('c', 9000, 'J', 1, date '2026-11-05', 4.0, true, false, true),
+        ('d', 9000, 'J', 2, date '2026-11-02', 8.0, true, false, true),
+        ('e', 9000, 'J', 2, date '2026-11-03', 16.0, true, false, true),
+        ('f', 9000, 'J', null, date '2026-11-03', 32.0, true, true, true),
+        ('g', 9000, 'J', 1, date '2026-11-06', 128.0, true, false, false)
     ) as t(shift_assignment_key, scheduler_id, job_id, user_id, local_date, scheduled_hours,
-           is_scheduled);
+           is_scheduled, is_open_shift, has_ended);
     create table marts.fct_attendance as
         select shift_assignment_key, scheduler_id, job_id, user_id, local_date,
-            scheduled_hours as worked_hours, false as no_show
+            scheduled_hours,
+            case when has_ended then scheduled_hours else 0.5 end as worked_hours,
+            false as no_show, false as is_unscheduled, has_ended
         from marts.fct_shifts where user_id is not null
-        union all select null, 9000, 'J', 2, date '2026-11-03', 64.0, false;
+        union all select null, 9000, 'J', 2, date '2026-11-03', null, 64.0, false, true, true;
     create table marts.fct_labour_cost_daily as select * from (values
-        (1, date '2026-10-30', 'J', 1.0, 100.0, false),
-        (1, date '2026-11-04', 'J', 2.0, 200.0, false),
-        (1, date '2026-11-05', 'J', 4.0, 400.0, false),
-        (2, date '2026-11-02', 'J', 8.0, 800.0, false),
-        (2, date '2026-11-03', 'J', 80.0, 1600.0, false)
-    ) as t(user_id, local_date, job_id, worked_hours, labour_cost, has_no_rate);
+        (1, date '2026-10-30', 'J', 1.0, 100.0, false, 'provider', 'hourly', 100.0),
+        (1, date '2026-11-04', 'J', 2.0, 200.0, false, 'provider', 'hourly', 100.0),
+        (1, date '2026-11-04', 'K', 256.0, null, false, 'estimate', 'monthly', null),
+        (1, date '2026-11-05', 'J', 4.0, 400.0, false, 'provider', 'hourly', 100.0),
+        (2, date '2026-11-02', 'J', 8.0, 800.0, false, 'estimate', 'hourly', 100.0),
+        (2, date '2026-11-03', 'J', 80.0, 1600.0, false, 'provider', 'hourly', 20.0)
+    ) as t(user_id, local_date, job_id, worked_hours, labour_cost, has_no_rate, cost_source,
+           rate_type, hourly_rate);
     create table marts.bridge_user_groups as select * from (values
         (1, 4, timestamptz '2026-11-01 08:00:00+00', timestamptz '2026-11-05 08:00:00+00',
             false, true),
@@ -213,10 +222,11 @@ MARTS = """
         ('c', 'Position', 'Server'), ('e', 'Location', 'Downtown')
     ) as t(shift_assignment_key, layer_title, value_name);
 """
-"""Two users' shifts (hours 1, 2, 4, 8, 16 and an open shift of 32, so every sum names its
-shifts), a punch of user 2 no shift explains (64 h), their cost per day, and their groups: user
-1 in group 4 from the first sync that saw them (1 November) to 5 November, then in group 5;
-user 2 in group 4 from 3 November."""
+"""Two users' shifts (hours 1, 2, 4, 8, 16, an open shift of 32 and user 1's shift of 128 that
+has not ended, so every sum names its shifts), a punch of user 2 no shift explains (64 h),
+their cost per day (user 1's 256 h on job K paid by a monthly rate nothing costs: salaried),
+and their groups: user 1 in group 4 from the first sync that saw them (1 November) to 5
+November, then in group 5; user 2 in group 4 from 3 November."""
 
 
 def kpis_on_marts(filters: views.Filters) -> dict[str, float]:
@@ -228,22 +238,24 @@ def kpis_on_marts(filters: views.Filters) -> dict[str, float]:
 
 
 @pytest.mark.parametrize(
-    ("group_id", "layer", "scheduled", "worked", "cost"),
+    ("group_id", "layer", "scheduled", "worked", "open_shift", "cost", "salaried"),
     [
-        # everything: every shift, every punch, every cost row
-        (None, None, 63.0, 95.0, 3100.0),
+        # everything: every assigned shift that has ended (not the open one, not user 1's 128 h
+        # still under way: neither its scheduled nor its worked hours), every clocked-out
+        # punch, every cost row; the open shift's hours apart; the monthly-paid hours apart
+        (None, None, 31.0, 95.0, 32.0, 3100.0, 256.0),
         # group 4: user 1's shifts of 30 October (before the first sync that saw them: its
         # groups hold) and 4 November, not 5 November (moved to group 5 that day); user 2's of
         # 3 November, not 2 November (joined on the 3rd); no open shift (no user)
-        (4, None, 1 + 2 + 16.0, 1 + 2 + 16 + 64.0, 100 + 200 + 1600.0),
+        (4, None, 1 + 2 + 16.0, 1 + 2 + 16 + 64.0, 0.0, 100 + 200 + 1600.0, 256.0),
         # group 5: user 1 from 5 November only (not from the first sync: nothing before)
-        (5, None, 4.0, 4.0, 400.0),
-        # Cook shifts, the open one too; the punches of those shifts (not the unexplained one),
-        # the cost of those users' days and jobs
-        (None, ("Position", "Cook"), 2 + 16 + 32.0, 2 + 16.0, 200 + 1600.0),
-        (4, ("Position", "Cook"), 2 + 16.0, 2 + 16.0, 200 + 1600.0),
-        (5, ("Position", "Cook"), 0.0, 0.0, 0.0),
-        (None, ("Location", "Downtown"), 16.0, 16.0, 1600.0),
+        (5, None, 4.0, 4.0, 0.0, 400.0, 0.0),
+        # Cook shifts (the open one apart); the punches of those shifts (not the unexplained
+        # one), the cost of those users' days and jobs (job K is no Cook shift's)
+        (None, ("Position", "Cook"), 2 + 16.0, 2 + 16.0, 32.0, 200 + 1600.0, 0.0),
+        (4, ("Position", "Cook"), 2 + 16.0, 2 + 16.0, 0.0, 200 + 1600.0, 0.0),
+        (5, ("Position", "Cook"), 0.0, 0.0, 0.0, 0.0, 0.0),
+        (None, ("Location", "Downtown"), 16.0, 16.0, 0.0, 1600.0, 0.0),
     ],
 )
 def test_group_and_layer_filters_by_hand(
@@ -251,7 +263,9 @@ def test_group_and_layer_filters_by_hand(
     layer: tuple[str, str] | None,
     scheduled: float,
     worked: float,
+    open_shift: float,
     cost: float,
+    salaried: float,
 ) -> None:
     filters = views.Filters(
         start=date(2026, 10, 25), end=date(2026, 11, 10), group_id=group_id, layer=layer
@@ -259,7 +273,10 @@ def test_group_and_layer_filters_by_hand(
     shown = kpis_on_marts(filters)
     assert shown["scheduled_hours"] == pytest.approx(scheduled)
     assert shown["worked_hours"] == pytest.approx(worked)
+    assert shown["open_shift_hours"] == pytest.approx(open_shift)
     assert shown["labour_cost"] == pytest.approx(cost)
+    assert shown["salaried_hours"] == pytest.approx(salaried)
+    assert shown["hours_without_rate"] == 0
 
 
 def test_a_figure_without_a_day_takes_the_current_members() -> None:

@@ -46,9 +46,11 @@ CLOSING_QUERIES = {
         "from marts.fct_time_activities where not is_deleted group by all order by 1"
     ),
     "fct_daily_hours: scheduled vs worked hours, largest variances": (
-        "select user_id, local_date, scheduled_hours as scheduled, worked_hours as worked, "
-        "variance_hours as variance, open_punch_count as open_punches from marts.fct_daily_hours "
-        "where worked_hours > 0 order by abs(variance_hours) desc, user_id limit 5"
+        "select users.user_label as person, local_date, scheduled_hours as scheduled, "
+        "worked_hours as worked, variance_hours as variance, open_punch_count as open_punches "
+        "from marts.fct_daily_hours join marts.dim_users as users using (user_id) "
+        "where worked_hours > 0 and local_date < current_date "
+        "order by abs(variance_hours) desc, person limit 5"
     ),
     "fct_daily_hours: our worked hours against the provider's timesheet, per reason": (
         "select coalesce(variance_reason, 'match') as reason, count(*) as user_days, "
@@ -95,9 +97,11 @@ CLOSING_QUERIES = {
         "order by week_start desc, scheduler_id limit 5"
     ),
     "fct_timesheet_periods: latest status per user and period": (
-        "select user_id, period_start, status, strftime(submitted_at, '%H:%M') as submitted, "
+        "select users.user_label as person, period_start, status, "
+        "strftime(submitted_at, '%H:%M') as submitted, "
         "strftime(approved_at, '%H:%M') as approved, approval_lag_hours as lag_h, "
         "locked_day_count as locked_days from marts.fct_timesheet_periods "
+        "join marts.dim_users as users using (user_id) "
         "order by status_changed_at desc nulls last, user_id limit 5"
     ),
 }
@@ -115,26 +119,34 @@ def demo_tables() -> list[str]:
 
 
 def print_warehouse(console: Console, project: ProjectPaths) -> None:
-    """Print the warehouse's and snapshot's paths, each table's row count (a table the run did
-    not create counted as such), the example and closing queries with their answers, and how
-    the provider's timesheet agrees with our hours."""
+    """Print the warehouse's raw tables with their row counts and the queries that read them,
+    then the published snapshot's path, its marts' row counts (a table the run did not create
+    counted as such), the example and closing queries over it with their answers, and how the
+    provider's timesheet agrees with our hours. The raw schemas are not published by default
+    (``WFM_SYNC_PUBLISH_RAW_SCHEMAS``), so each query is run where its tables are."""
     from pipelines.timesheet_match import read_timesheet_match
 
-    console.rule("the published snapshot")
-    console.print(
-        f"warehouse: {project.warehouse.resolve()}\n"
-        f"snapshot for BI (read-only): {project.snapshot.resolve()}\n"
-        f"marts as Parquet: {project.parquet_dir.resolve()}/<mart>.parquet"
-    )
-    # the raw schemas are not published (WFM_SYNC_PUBLISH_RAW_SCHEMAS): read them from the warehouse
+    queries = {**EXAMPLE_QUERIES, **CLOSING_QUERIES}
+    raw_queries = {t: q for t, q in queries.items() if re.search(r"\b(connecteam|webhooks)\.", q)}
+    tables = demo_tables()
     with (
         duckdb.connect(str(project.snapshot), read_only=True) as con,
         duckdb.connect(str(project.warehouse), read_only=True) as raw,
     ):
-        console.print(_counts(con, raw))
-        for title, sql in {**EXAMPLE_QUERIES, **CLOSING_QUERIES}.items():
-            reader = raw if re.search(r"\b(connecteam|webhooks)\.", sql) else con
-            show_on(reader, console, title, sql)
+        console.rule("the warehouse's raw tables (the jobs' own: not in the snapshot)")
+        console.print(f"warehouse: {project.warehouse.resolve()}")
+        console.print(_counts(raw, [name for name in tables if not name.startswith("marts.")]))
+        for title, sql in raw_queries.items():
+            show_on(raw, console, title, sql)
+        console.rule("the published snapshot: marts and staging views")
+        console.print(
+            f"snapshot for BI (read-only): {project.snapshot.resolve()}\n"
+            f"marts as Parquet: {project.parquet_dir.resolve()}/<mart>.parquet"
+        )
+        console.print(_counts(con, [name for name in tables if name.startswith("marts.")]))
+        for title, sql in queries.items():
+            if title not in raw_queries:
+                show_on(con, console, title, sql)
         match = read_timesheet_match(lambda sql: con.sql(sql).fetchall())
         console.print(f"[bold]{match.line()}[/] (marts.fct_daily_hours)")
     console.print(
@@ -143,14 +155,13 @@ def print_warehouse(console: Console, project: ProjectPaths) -> None:
     )
 
 
-def _counts(con: duckdb.DuckDBPyConnection, raw: duckdb.DuckDBPyConnection) -> Table:
-    """Rows per table of :func:`demo_tables`, marts from the snapshot ``con`` and the rest from
-    the warehouse ``raw``; a table that does not exist shows ``not created``."""
+def _counts(reader: duckdb.DuckDBPyConnection, names: list[str]) -> Table:
+    """Rows per table of ``names`` (``schema.table``) in ``reader``; a table that does not
+    exist shows ``not created``."""
     counts = Table()
     counts.add_column("table")
     counts.add_column("rows", justify="right")
-    for name in demo_tables():
-        reader = con if name.startswith("marts.") else raw
+    for name in names:
         schema, table = name.split(".")
         exists = reader.execute(
             "select count(*) from information_schema.tables "

@@ -14,6 +14,10 @@
 -- (the earliest starting one; its job too), else on its own start's day, so a break after
 -- midnight inside an overnight punch never makes a day negative. Overlaps are taken within one
 -- user and time clock (a webhook without timeClockId matches any of the user's clocks).
+-- Two shift punches of one user that overlap (any clocks: nobody works twice at once) count
+-- their union: the part of a punch an earlier-starting punch of the user already covers is taken
+-- from it (overlapping_punch_hours; every earlier punch starts before it, so what they cover is
+-- one stretch from its start) and fct_time_activities.overlaps_other_punch flags both.
 -- A table rebuilt in full on every build: its rows are the inputs int_user_days__changes
 -- compares from build to build.
 
@@ -49,7 +53,13 @@ activities as (
 
 shifts as (
 
-    select * from activities
+    select
+        *,
+        max(ended_at) over (
+            partition by user_id order by started_at, time_activity_id
+            rows between unbounded preceding and 1 preceding
+        ) as earlier_ended_at
+    from activities
     where activity_type = 'shift'
 
 ),
@@ -113,6 +123,18 @@ shift_breaks as (
 
 ),
 
+covered as (
+
+    select
+        time_activity_id,
+        {{ epoch_seconds(
+            'least(coalesce(ended_at, earlier_ended_at), earlier_ended_at) - started_at'
+        ) }} / 3600.0 as overlapping_punch_hours
+    from shifts
+    where earlier_ended_at > started_at
+
+),
+
 shift_rows as (
 
     select
@@ -131,14 +153,20 @@ shift_rows as (
         shifts.data_source,
         shifts.is_open_punch,
         {{ local_date('shifts.started_at', 'shifts.timezone') }} as local_date,
-        greatest(shifts.duration_hours - coalesce(shift_breaks.break_overlap_hours, 0), 0)
-            as worked_hours,
+        greatest(
+            shifts.duration_hours
+            - coalesce(shift_breaks.break_overlap_hours, 0)
+            - coalesce(covered.overlapping_punch_hours, 0),
+            0
+        ) as worked_hours,
+        coalesce(covered.overlapping_punch_hours, 0) as overlapping_punch_hours,
         0.0 as paid_break_hours,
         0.0 as unpaid_break_hours,
         0.0 as unknown_policy_break_hours,
         true as break_policy_known
     from shifts
     left join shift_breaks on shifts.time_activity_id = shift_breaks.shift_activity_id
+    left join covered on shifts.time_activity_id = covered.time_activity_id
 
 ),
 
@@ -165,6 +193,7 @@ break_rows as (
             else {{ local_date('breaks.started_at', 'breaks.timezone') }}
         end as local_date,
         0.0 as worked_hours,
+        0.0 as overlapping_punch_hours,
         case when policies.is_paid then breaks.duration_hours else 0.0 end as paid_break_hours,
         case when not policies.is_paid then breaks.duration_hours else 0.0 end
             as unpaid_break_hours,
@@ -211,6 +240,7 @@ final as (
         is_open_punch,
         break_policy_known,
         {{ round_to('worked_hours', 4) }} as worked_hours,
+        {{ round_to('overlapping_punch_hours', 4) }} as overlapping_punch_hours,
         {{ round_to('paid_break_hours', 4) }} as paid_break_hours,
         {{ round_to('unpaid_break_hours', 4) }} as unpaid_break_hours,
         {{ round_to('unknown_policy_break_hours', 4) }} as unknown_policy_break_hours,

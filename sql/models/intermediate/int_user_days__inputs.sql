@@ -22,7 +22,7 @@ paid_time as (
         {{ row_digest([
             'time_clock_id', 'activity_type', 'job_id', 'sub_job_id', 'started_at',
             'ended_at', 'data_source', 'is_open_punch', 'break_policy_known', 'worked_hours',
-            'paid_break_hours', 'unpaid_break_hours', 'unknown_policy_break_hours',
+            'overlapping_punch_hours', 'paid_break_hours', 'unpaid_break_hours', 'unknown_policy_break_hours',
             'paid_hours',
         ]) }} as input_digest
     from {{ ref('int_time_activities__paid_time') }}

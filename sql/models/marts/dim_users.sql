@@ -1,5 +1,7 @@
 -- Current state of every user: the API's record, overridden by user webhooks newer than it;
 -- users only seen in facts are added as inferred members so no fact loses its user.
+-- user_label is the name charts, filters and example queries show: the full name ("user <id>"
+-- without one), the id appended in parentheses where two users share a name.
 
 with
 
@@ -129,4 +131,7 @@ final as (
 
 )
 
-select * from final
+select
+    *,
+    {{ display_label("nullif(full_name, '')", 'user_id', 'user') }} as user_label
+from final

@@ -152,7 +152,9 @@ scheduled as (
                 ) }}
         end as minutes_before_end,
         per_assignment.shift_assignment_key is null
-        and assignments.ends_at <= {{ as_of_time() }} as no_show
+        and assignments.ends_at <= {{ as_of_time() }} as no_show,
+        assignments.ends_at <= {{ as_of_time() }}
+        and not coalesce(per_assignment.has_open_punch, false) as has_ended
     from assignments
     left join per_assignment
         on assignments.shift_assignment_key = per_assignment.shift_assignment_key
@@ -182,7 +184,8 @@ unscheduled as (
         punches.worked_hours,
         cast(null as float8) as minutes_after_start,
         cast(null as float8) as minutes_before_end,
-        false as no_show
+        false as no_show,
+        punches.ended_at is not null as has_ended
     from punches
     left join matches on punches.time_activity_id = matches.time_activity_id
     where matches.time_activity_id is null
@@ -218,6 +221,7 @@ final as (
         worked_hours,
         matched_by,
         no_show,
+        has_ended,
         is_unscheduled,
         case
             when minutes_after_start > {{ var('attendance_grace_minutes') }}

@@ -14,9 +14,10 @@
 -- variance_reason, when worked_hours and the provider's work hours differ by more than
 -- var('timesheet_match_tolerance_hours'): not_in_timesheet_yet (no timesheet row, and the day
 -- lies outside what the last timesheet pull covered: before its window or after its day),
--- webhook_only_day (webhooks brought activities the pull could not see), policy_unknown (a
--- break whose policy is not synced), unapproved (the provider has not approved the day: it may
--- still change), else unexplained.
+-- overlapping_punches (the provider's hours are ours plus the hours the user's overlapping
+-- punches share: we count their union), webhook_only_day (webhooks brought activities the pull
+-- could not see), policy_unknown (a break whose policy is not synced), unapproved (the provider
+-- has not approved the day: it may still change), else unexplained.
 -- Incremental (macros/incremental.sql): a build re-derives the user-days whose inputs changed
 -- since its last build (int_user_days__changes), at any age, and keeps the others.
 
@@ -80,6 +81,7 @@ paid_time as (
         user_id,
         local_date,
         sum(worked_hours) as worked_hours,
+        sum(overlapping_punch_hours) as overlapping_punch_hours,
         sum(paid_break_hours) as paid_break_hours,
         sum(unpaid_break_hours) as unpaid_break_hours,
         sum(unknown_policy_break_hours) as unknown_policy_break_hours,
@@ -101,6 +103,7 @@ worked as (
         coalesce(paid_time.user_id, time_off.user_id) as user_id,
         coalesce(paid_time.local_date, time_off.local_date) as local_date,
         coalesce(paid_time.worked_hours, 0) as worked_hours,
+        coalesce(paid_time.overlapping_punch_hours, 0) as overlapping_punch_hours,
         coalesce(paid_time.paid_break_hours, 0) as paid_break_hours,
         coalesce(paid_time.unpaid_break_hours, 0) as unpaid_break_hours,
         coalesce(paid_time.unknown_policy_break_hours, 0) as unknown_policy_break_hours,
@@ -157,6 +160,8 @@ joined as (
         coalesce(scheduled.local_date, worked.local_date, timesheet.work_date) as local_date,
         {{ round_to('coalesce(scheduled.scheduled_hours, 0)', 4) }} as scheduled_hours,
         {{ round_to('coalesce(worked.worked_hours, 0)', 4) }} as worked_hours,
+        {{ round_to('coalesce(worked.overlapping_punch_hours, 0)', 4) }}
+            as overlapping_punch_hours,
         {{ round_to('coalesce(worked.paid_break_hours, 0)', 4) }} as paid_break_hours,
         {{ round_to('coalesce(worked.unpaid_break_hours, 0)', 4) }} as unpaid_break_hours,
         {{ round_to('coalesce(worked.unknown_policy_break_hours, 0)', 4) }}
@@ -217,6 +222,7 @@ final as (
         local_date,
         scheduled_hours,
         worked_hours,
+        overlapping_punch_hours,
         paid_break_hours,
         unpaid_break_hours,
         unknown_policy_break_hours,
@@ -238,6 +244,12 @@ final as (
         case
             when abs(hours_variance) <= {{ var('timesheet_match_tolerance_hours') }} then null
             when not is_in_timesheet and is_outside_timesheet_pull then 'not_in_timesheet_yet'
+            -- the provider counted overlapping punches twice where we count their union
+            when
+                overlapping_punch_hours > 0
+                and abs(hours_variance + overlapping_punch_hours)
+                <= {{ var('timesheet_match_tolerance_hours') }}
+                then 'overlapping_punches'
             when has_webhook_activities then 'webhook_only_day'
             when not break_policy_known then 'policy_unknown'
             when is_in_timesheet and not is_timesheet_approved then 'unapproved'

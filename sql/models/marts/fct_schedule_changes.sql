@@ -5,7 +5,9 @@
 -- assignments a scheduler's first sync found are its starting point, not additions. A change is
 -- dated at its webhook event, or, seen only by a sync, at that sync (is_dated_at_sync).
 -- notice_hours: hours from the change to the shift's start as it stood before the change (for
--- an addition, the new start); negative when the shift had already started.
+-- an addition, the new start). A change made once the shift had started (an admin's cleanup
+-- of a past shift) is its own kind, after_start, with no notice (change_action says what it
+-- did): never "short notice" with negative hours.
 -- Rebuilt in full on every build (a webhook may change an assignment of any age).
 
 {{ config(materialized='table') }}
@@ -138,18 +140,42 @@ final as (
         case
             when reassignments.cancelled_key is not null then 'reassigned'
             else changes.raw_change_type
-        end as change_type,
+        end as change_action,
         {{ round_to(
             epoch_seconds('coalesce(changes.previous_starts_at, changes.starts_at)'
                 ~ ' - changes.valid_from') ~ ' / 3600',
             2
-        ) }} as notice_hours
+        ) }} as hours_before_start
     from changes
     left join reassignments
         on changes.shift_assignment_version_key = reassignments.cancelled_key
     left join absorbed
         on changes.shift_assignment_version_key = absorbed.shift_assignment_version_key
     where absorbed.shift_assignment_version_key is null
+
+),
+
+timed as (
+
+    select
+        schedule_change_key,
+        shift_assignment_key,
+        scheduler_id,
+        shift_id,
+        user_id,
+        new_user_id,
+        changed_at,
+        detected_by,
+        previous_starts_at,
+        previous_ends_at,
+        is_dated_at_sync,
+        new_starts_at,
+        new_ends_at,
+        case when hours_before_start < 0 then 'after_start' else change_action end
+            as change_type,
+        change_action,
+        case when hours_before_start >= 0 then hours_before_start end as notice_hours
+    from final
 
 )
 
@@ -158,4 +184,4 @@ select
     coalesce(notice_hours <= {{ var('schedule_notice_window_days') }} * 24, false)
         as is_inside_notice_window,
     coalesce(notice_hours <= 24, false) as is_inside_24h
-from final
+from timed

@@ -1,5 +1,6 @@
 -- Scheduler x ISO week (Monday, UTC) of the change: the schedule changes of fct_schedule_changes
--- counted by type, and how many fell inside the notice window and inside 24 hours.
+-- counted by type, and how many fell inside the notice window and inside 24 hours (changes made
+-- after their shift started, after_start, in neither: they gave no notice).
 
 with
 
@@ -25,6 +26,7 @@ final as (
         count(*) filter (where change_type = 'time_moved') as time_moved_count,
         count(*) filter (where change_type = 'shortened') as shortened_count,
         count(*) filter (where change_type = 'extended') as extended_count,
+        count(*) filter (where change_type = 'after_start') as after_start_count,
         count(*) filter (where is_inside_notice_window) as inside_notice_window_count,
         count(*) filter (where is_inside_24h) as inside_24h_count,
         count(*) filter (where is_dated_at_sync) as dated_at_sync_count

@@ -65,6 +65,8 @@ final as (
         assignments.is_published,
         -- the one definition of "on the schedule" the dashboard's scheduled hours read
         assignments.is_published and not assignments.is_deleted as is_scheduled,
+        -- over by the build's clock: what worked-versus-scheduled comparisons stop at
+        coalesce(assignments.ends_at <= {{ as_of_time() }}, false) as has_ended,
         {{ local_date('assignments.starts_at', 'assignments.timezone') }} as local_date,
         assignments.is_deleted,
         assignments.deleted_at,

@@ -10,6 +10,9 @@
 --     know, inside the re-pulled window and with no event since the pull, was deleted since
 --     (see the reconciliation mart).
 -- Hours: end minus start; a time off counts its duration (activity_hours).
+-- overlaps_other_punch: a live shift punch whose time overlaps another live shift punch of the
+-- same user (on any clock); the day's worked hours count their union
+-- (int_time_activities__paid_time).
 
 with
 
@@ -119,11 +122,45 @@ from_webhooks as (
 
 ),
 
-final as (
+unioned as (
 
     select * from from_api
     union all
     select * from from_webhooks
+
+),
+
+punches as (
+
+    select
+        time_activity_id,
+        max(ended_at) over (
+            partition by user_id order by started_at, time_activity_id
+            rows between unbounded preceding and 1 preceding
+        ) as earlier_ended_at,
+        lead(started_at) over (
+            partition by user_id order by started_at, time_activity_id
+        ) as next_started_at
+    from unioned
+    where
+        activity_type = 'shift'
+        and not is_deleted
+        and user_id is not null
+        and started_at is not null
+
+),
+
+final as (
+
+    select
+        unioned.*,
+        coalesce(
+            punches.earlier_ended_at > unioned.started_at
+            or punches.next_started_at < unioned.ended_at,
+            false
+        ) as overlaps_other_punch
+    from unioned
+    left join punches on unioned.time_activity_id = punches.time_activity_id
 
 )
 
