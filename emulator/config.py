@@ -160,12 +160,12 @@ def demo_config(
     users: int = DEMO_USERS, shifts: int = DEMO_SHIFTS, anchor: int | None = None
 ) -> EmulatorConfig:
     """The account ``wfm-sync demo`` emulates (seed 42, 20 forms, 4 schedulers), with a punch
-    for the past shifts but the no-shows (``time_activities`` 11/40 of ``shifts``, at least
+    for the past shifts but the no-shows (``time_activities`` 29/100 of ``shifts``, at least
     400) so ``fct_attendance`` has something to match. ``anchor``: as :class:`EmulatorConfig`
     (UTC epoch seconds; default the clock's midnight)."""
     # punches over the days the shifts cover: no day of punches without a schedule
     operations = OperationsConfig(
-        time_activities=max(400, shifts * 11 // 40), activity_days=EmulatorConfig.shift_days_back
+        time_activities=max(400, shifts * 29 // 100), activity_days=EmulatorConfig.shift_days_back
     )
     return EmulatorConfig(
         seed=42, users=users, forms=20, schedulers=4, shifts=shifts, operations=operations,
