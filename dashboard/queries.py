@@ -45,10 +45,16 @@ JOB_OPTIONS = """
 """The job filter's choices: ``(label, job_id)`` of every job a shift, punch or cost names."""
 
 USER_OPTIONS = """
-    select user_label || ' (' || user_id || ')', user_id
+    select
+        case
+            when user_label like '% (' || user_id || ')' then user_label
+            else user_label || ' (' || user_id || ')'
+        end,
+        user_id
     from marts.dim_users order by user_label, user_id
 """
-"""The user filter's choices: ``(label (id), user_id)``."""
+"""The user filter's choices: ``(label (id), user_id)``, the id once (``user_label`` already
+carries it where two people share a name)."""
 
 GROUP_OPTIONS = """
     select
