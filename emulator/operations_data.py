@@ -57,6 +57,9 @@ class Operations:
     split by a mobile break: shift, break, shift; an API break inside a shift)."""
     manual_breaks: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     """Per time clock: its manual-break policies (``ManualBreakResponse``)."""
+    overnight_split_clocks: set[int] = field(default_factory=set)
+    """Time clocks set to count an overnight shift's hours past local midnight on the next day
+    (a setting the API does not expose; their timesheets show it: :mod:`emulator.timesheet`)."""
     punch_assignments: dict[str, tuple[int, str, int]] = field(default_factory=dict)
     """Shift punch id -> ``(schedulerId, base shift id, userId)`` of the published assignment
     the emulator made the punch for (:func:`emulator.attendance.tie_punches_to_shifts`)."""
@@ -71,6 +74,7 @@ class Operations:
     tasks: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     custom_fields: list[dict[str, Any]] = field(default_factory=list)
     pay_leave: PayLeave = field(default_factory=PayLeave)
+    """Pay rates, pay rule policies, time-off balances, scheduler unavailabilities."""
     sales: Sales = field(default_factory=Sales)
     smart_groups: list[dict[str, Any]] = field(default_factory=list)
     smart_group_segments: list[dict[str, Any]] = field(default_factory=list)
@@ -79,7 +83,6 @@ class Operations:
     groups_tidy: bool = True
     """Whether the groups' ``numberOfUsers`` is counted from the users when served (the tidy
     account; spec data keeps the drawn value)."""
-    """Pay rates, pay rule policies, time-off balances, scheduler unavailabilities."""
     spec_timesheets: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     """Spec data mode: per time clock, timesheet answers drawn from the spec (served filtered
     by date instead of derived from the activities)."""
@@ -125,7 +128,8 @@ class Operations:
 
     def _add_time_clocks(self, config: OperationsConfig) -> None:
         """``config.time_clocks`` clocks from :data:`TIME_CLOCK_BASE` (the last archived when
-        there are three or more), each with no activities yet and the usual break policies."""
+        there are three or more; every "Warehouse clock" counts overnight hours past midnight
+        on the next day), each with no activities yet and the usual break policies."""
         for i in range(config.time_clocks):
             clock_id = TIME_CLOCK_BASE + i
             archived = config.time_clocks >= 3 and i == config.time_clocks - 1
@@ -136,6 +140,8 @@ class Operations:
             }
             self.activities[clock_id] = []
             self.manual_breaks[clock_id] = [dict(policy) for policy in MANUAL_BREAKS]
+            if i % 3 == 1:
+                self.overnight_split_clocks.add(clock_id)
 
     def _add_activities(
         self, rng: random.Random, config: OperationsConfig, anchor: int, users: list[int]
@@ -339,7 +345,10 @@ class Operations:
         paid = {str(p["id"]): bool(p.get("isPaid")) for p in self.manual_breaks.get(clock_id, [])}
         rate_of = hourly_rate_of(self.pay_leave.pay_rates)
         items = self.activities.get(clock_id, [])
-        return daily_records(items, paid, rate_of, first, last, self._planned(items))
+        return daily_records(
+            items, paid, rate_of, first, last, self._planned(items),
+            split_at_midnight=clock_id in self.overnight_split_clocks,
+        )  # fmt: skip
 
     def _planned(self, items: list[dict[str, Any]]) -> dict[tuple[int, date], dict[str, float]]:
         """``(userId, local day) -> {base shift id: planned hours}`` of the assignments the

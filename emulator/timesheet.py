@@ -12,6 +12,9 @@ derived from one time clock's own time activities by the provider's rule as the 
   starting one), else on its own start's;
 * ``dailyTotalWorkHours``, ``dailyTotalPaidBreakHours``, ``dailyTotalUnpaidBreakHours`` sum those
   per user and local day of the start (the punch's own timezone: its start's, else its end's);
+  a clock set to count overnight hours past midnight on the next day (``endDate``: "if it has
+  been configured in the time clock settings") counts each local day's part of a shift on that
+  day, and a break on the day of the part it overlaps;
   ``dailyTotalHours`` is the day's paid time: work plus paid breaks;
 * ``payItems``: the day's paid hours at the user's hourly default rate in effect that day, the
   first 8 hours under the regular rule and the rest under daily overtime at 1.5 times the rate
@@ -31,7 +34,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from datetime import date, datetime
+from datetime import date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -44,6 +47,10 @@ OVERTIME_RULE = {"id": "pr-daily-overtime", "code": "OT", "type": "dailyOvertime
 RateOf = Callable[[int, date], float | None]
 """``(userId, local date) -> hourly rate`` in effect, or ``None`` (no hourly rate)."""
 
+
+SPLIT_MAX_DAYS = 7
+"""A shift spanning more local days than this is never split at midnight (the models' var
+``punch_split_max_days``)."""
 
 EPOCH_RANGE = (-62_135_596_800, 253_402_300_799)
 """Epoch seconds of years 1..9999: the times a timesheet can place (0, "never", is none)."""
@@ -77,11 +84,9 @@ def _hours(seconds: float) -> float:
     return seconds / 3600.0
 
 
-def _overlap(a: dict[str, Any], b: dict[str, Any]) -> int:
-    """Seconds two ended activity records overlap."""
-    lo = max(a["start"]["timestamp"], b["start"]["timestamp"])
-    hi = min(a["end"]["timestamp"], b["end"]["timestamp"])
-    return max(0, hi - lo)
+def _overlap_span(lo: int, hi: int, record: dict[str, Any]) -> int:
+    """Seconds the span ``lo..hi`` (epoch seconds) and an ended activity record overlap."""
+    return max(0, min(hi, record["end"]["timestamp"]) - max(lo, record["start"]["timestamp"]))
 
 
 def _new_day(day: date, approved: bool, locked: bool) -> dict[str, Any]:
@@ -121,6 +126,7 @@ def daily_records(
     first: date,
     last: date,
     planned: dict[tuple[int, date], dict[str, float]] | None = None,
+    split_at_midnight: bool = False,
 ) -> list[dict[str, Any]]:
     """``users`` of one clock's timesheet answer for local days ``first..last``.
 
@@ -134,6 +140,8 @@ def daily_records(
         planned: ``(userId, local day) -> {shift id: planned hours}`` of the scheduled shifts the
             clock's punches were made for: each day's ``dailyScheduledDetails`` (zero planned
             hours on a day with none); ``None``: no details.
+        split_at_midnight: The clock counts an overnight shift's hours past local midnight on
+            the next day (a time clock setting the API does not expose).
 
     Returns:
         ``[{"userId", "dailyRecords": [DailyRecordResponse]}]``, users and days in order.
@@ -143,7 +151,7 @@ def daily_records(
     breaks: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for item in ended:
         (shifts if item["kind"] == "shifts" else breaks)[item["userId"]].append(item["record"])
-    days = day_totals(shifts, breaks, paid_policies)
+    days = day_totals(shifts, breaks, paid_policies, split_at_midnight)
     users: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for (user, local), record in sorted(days.items()):
         if not first <= local <= last:
@@ -167,15 +175,53 @@ def daily_records(
     return [{"userId": user, "dailyRecords": records} for user, records in users.items()]
 
 
+Part = tuple[date | None, int, int]
+"""``(local day or None, start, end)``: epoch seconds of the part of an activity on one day."""
+
+
+def day_parts(record: dict[str, Any], split_at_midnight: bool) -> list[Part]:
+    """``(local day, start, end)`` epoch-second parts of an ended activity: one, the whole of it
+    on its start's day, unless ``split_at_midnight`` (a clock that counts an overnight shift's
+    hours past midnight on the next day, the spec's timesheet ``endDate``), where each local day
+    of its timezone holds its own part (up to :data:`SPLIT_MAX_DAYS` days; longer: one part)."""
+    start, end = record["start"]["timestamp"], record["end"]["timestamp"]
+    first = _local_day(record)
+    zone = _zone(record)
+    if not split_at_midnight or first is None or zone is None or end <= start:
+        return [(first, start, end)]
+    last = datetime.fromtimestamp(end - 1, zone).date()
+    if not 1 <= (last - first).days < SPLIT_MAX_DAYS:
+        return [(first, start, end)]
+    parts: list[Part] = []
+    for offset in range((last - first).days + 1):
+        day = first + timedelta(days=offset)
+        lo = int(datetime.combine(day, time(), zone).timestamp())
+        hi = int(datetime.combine(day + timedelta(days=1), time(), zone).timestamp())
+        parts.append((day, max(start, lo), min(end, hi)))
+    return parts
+
+
+def _zone(record: dict[str, Any]) -> ZoneInfo | None:
+    """The zone :func:`_local_day` places the activity in (the start's, else the end's)."""
+    for point in (record["start"], record["end"]):
+        try:
+            return ZoneInfo(str(point.get("timezone")))
+        except (ValueError, OSError, KeyError):
+            continue
+    return None
+
+
 def day_totals(
     shifts: dict[int, list[dict[str, Any]]],
     breaks: dict[int, list[dict[str, Any]]],
     paid_policies: dict[str, bool],
+    split_at_midnight: bool = False,
 ) -> dict[tuple[int, date], dict[str, Any]]:
     """The unrounded ``DailyRecordResponse`` of every ``(userId, local day)`` the ended
     ``shifts`` and ``breaks`` (activity records by user) fill: a shift's hours less the breaks
-    inside it count on its start's local day, a break's on its (first) host shift's day or its
-    own; activities no timezone places count nowhere."""
+    inside it count on its start's local day (on a clock that ``split_at_midnight``, each
+    day's part on its own day: :func:`day_parts`), a break's on its (first) host part's day or
+    its own; activities no timezone places count nowhere."""
     days: dict[tuple[int, date], dict[str, Any]] = {}
     nowhere: dict[str, Any] = _new_day(date.min, False, False)  # a day no timezone places
 
@@ -187,20 +233,25 @@ def day_totals(
             days[key] = _new_day(day, day.toordinal() % 3 != 0, day.toordinal() % 5 == 0)
         return days[key]
 
-    for user, records in shifts.items():
-        for shift in records:
-            length = shift["end"]["timestamp"] - shift["start"]["timestamp"]
-            off = sum(_overlap(shift, b) for b in breaks.get(user, []))
-            totals = day_of(user, _local_day(shift))
-            totals["dailyTotalWorkHours"] += _hours(max(0, length - off))
-            totals["records"].append(_entry(shift))
+    parts = {
+        user: [(day, lo, hi, shift) for shift in records
+               for day, lo, hi in day_parts(shift, split_at_midnight)]
+        for user, records in shifts.items()
+    }  # fmt: skip
+    for user, user_parts in parts.items():
+        for day, lo, hi, shift in user_parts:
+            off = sum(_overlap_span(lo, hi, b) for b in breaks.get(user, []))
+            totals = day_of(user, day)
+            totals["dailyTotalWorkHours"] += _hours(max(0, hi - lo - off))
+            if lo == shift["start"]["timestamp"]:
+                totals["records"].append(_entry(shift))
     for user, records in breaks.items():
         for brk in records:
             hosts = sorted(
-                (s for s in shifts.get(user, []) if _overlap(s, brk) > 0),
-                key=lambda s: (s["start"]["timestamp"], s["id"]),
+                (p for p in parts.get(user, []) if _overlap_span(p[1], p[2], brk) > 0),
+                key=lambda p: (p[1], p[3]["id"]),
             )
-            totals = day_of(user, _local_day(hosts[0] if hosts else brk))
+            totals = day_of(user, hosts[0][0] if hosts else _local_day(brk))
             length = _hours(brk["end"]["timestamp"] - brk["start"]["timestamp"])
             paid = paid_policies.get(str(brk.get("manualBreakId")), False)
             totals["dailyTotalPaidBreakHours" if paid else "dailyTotalUnpaidBreakHours"] += length

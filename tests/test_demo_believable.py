@@ -1,6 +1,7 @@
 """The demo account is one a manager would believe, read from the demo's published snapshot: every
 id of every mart finds its dimension row, nobody works two punches at once or more than 16 hours
-a day, the no-show rate stays between 1% and 20%, and no schedule change has negative notice."""
+a day, the no-show rate stays between 1% and 20%, no schedule change has negative notice, and a
+clock that splits overnight hours at midnight is told apart by its timesheet."""
 
 from __future__ import annotations
 
@@ -113,3 +114,16 @@ def test_the_timesheet_states_the_planned_hours(small_demo: DemoRun) -> None:
     assert days > 100
     assert unstated == 0
     assert planned > days / 2  # most punches were made for a scheduled shift
+
+
+def test_the_warehouse_clock_is_told_to_split_overnight_hours(small_demo: DemoRun) -> None:
+    """The demo's "Warehouse clock" counts overnight hours past midnight on the next day (a
+    setting the API does not expose): its timesheet tells the models so, and the main clock's
+    tells them it does not."""
+    rows = read(
+        small_demo.snapshot,
+        "select time_clock_name, splits_at_midnight from marts.dim_time_clocks "
+        "where not is_inferred order by time_clock_id",
+    )
+    assert [split for name, split in rows if str(name).startswith("Warehouse clock")] == [True]
+    assert [split for name, split in rows if str(name).startswith("Main site")] == [False]

@@ -119,3 +119,39 @@ def test_page_maxima_equal_the_spec():
     }
     for path, maximum in expected.items():
         assert spec_maximum(path) == maximum, path
+
+
+def test_a_clock_that_splits_at_midnight_counts_each_days_part_on_its_day():
+    """The spec's timesheet endDate: an overnight shift's hours past midnight count on the next
+    day "if it has been configured in the time clock settings". Hand-computed: 22:00-06:00
+    London from 3 March 2026 with an unpaid break 02:00-02:30, at 20/h: a clock that splits
+    pays 2 h (40.00) on 3 March and 5.5 h (110.00) on 4 March, the break on 4 March; one that
+    does not pays 7.5 h (150.00) on 3 March. Both total 150.00."""
+    from datetime import UTC, date, datetime
+
+    from emulator.timesheet import daily_records
+
+    def point(iso: str) -> dict[str, object]:
+        stamp = int(datetime.fromisoformat(iso).replace(tzinfo=UTC).timestamp())
+        return {"timestamp": stamp, "timezone": "Europe/London"}
+
+    shift = {"id": "s1", "jobId": "j1", "start": point("2026-03-03T22:00"),
+             "end": point("2026-03-04T06:00")}  # fmt: skip
+    brk = {"id": "b1", "manualBreakId": "lunch", "start": point("2026-03-04T02:00"),
+           "end": point("2026-03-04T02:30")}  # fmt: skip
+    items = [{"userId": 1, "kind": "shifts", "record": shift},
+             {"userId": 1, "kind": "manualBreaks", "record": brk}]  # fmt: skip
+
+    def days(split: bool) -> list[tuple[str, float, float, float]]:
+        (user,) = daily_records(
+            items, {"lunch": False}, lambda user, day: 20.0, date(2026, 3, 1),
+            date(2026, 3, 9), split_at_midnight=split,
+        )  # fmt: skip
+        return [
+            (d["date"], d["dailyTotalWorkHours"], d["dailyTotalUnpaidBreakHours"],
+             sum(item["totalPay"] for item in d["payItems"]))
+            for d in user["dailyRecords"]
+        ]  # fmt: skip
+
+    assert days(True) == [("2026-03-03", 2.0, 0.0, 40.0), ("2026-03-04", 5.5, 0.5, 110.0)]
+    assert days(False) == [("2026-03-03", 7.5, 0.5, 150.0)]

@@ -359,3 +359,10 @@
 {% macro postgres__json_type_name(json_expression) -%}
     jsonb_typeof(cast({{ json_expression }} as jsonb))
 {%- endmacro %}
+
+{#- The instant (timestamp with time zone) a local calendar date begins in a timezone (a name
+    timezone_names holds): its local midnight, which DST moves in UTC. The same SQL in DuckDB
+    and PostgreSQL (a timestamp AT TIME ZONE a zone is the instant that wall time there). -#}
+{% macro local_midnight(date_expression, timezone_expression) -%}
+    (cast({{ date_expression }} as timestamp) at time zone {{ timezone_expression }})
+{%- endmacro %}

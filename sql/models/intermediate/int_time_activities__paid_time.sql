@@ -10,14 +10,19 @@
 --     break's time clock and manualBreakId); a break whose policy is not known counts in
 --     unknown_policy_break_hours, neither paid nor unpaid, and break_policy_known is false;
 --   * paid_hours = worked_hours + paid_break_hours.
--- A punch counts on the local day of its start; a break on the day of the punch it overlaps
--- (the earliest starting one; its job too), else on its own start's day, so a break after
--- midnight inside an overnight punch never makes a day negative. Overlaps are taken within one
--- user and time clock (a webhook without timeClockId matches any of the user's clocks).
+-- A punch counts on the local day of its start, except on a clock that counts overnight hours
+-- on the next day (int_time_clocks__overnight_split): there each local day's part of the punch
+-- (int_time_activities__day_parts) is a row of its own on that day (is_split_at_midnight;
+-- paid_time_key names the day), the provider's rule for such a clock. A break counts on the day
+-- of the punch part it overlaps (the earliest starting one; its job too), else on its own
+-- start's day, so a break after midnight inside an overnight punch never makes a day negative.
+-- Overlaps are taken within one user and time clock (a webhook without timeClockId matches any
+-- of the user's clocks).
 -- Two shift punches of one user that overlap (any clocks: nobody works twice at once) count
 -- their union: the part of a punch an earlier-starting punch of the user already covers is taken
 -- from it (overlapping_punch_hours; every earlier punch starts before it, so what they cover is
--- one stretch from its start) and fct_time_activities.overlaps_other_punch flags both.
+-- one stretch from its start; parts of one punch never overlap) and
+-- fct_time_activities.overlaps_other_punch flags both.
 -- A table rebuilt in full on every build: its rows are the inputs int_user_days__changes
 -- compares from build to build.
 
@@ -51,16 +56,59 @@ activities as (
 
 ),
 
+splits as (
+
+    select
+        time_clock_id,
+        splits_at_midnight
+    from {{ ref('int_time_clocks__overnight_split') }}
+
+),
+
+-- a punch on a clock that splits at midnight: its parts, each on its own day; else one part,
+-- the whole punch on its start's day
+parts as (
+
+    select
+        day_parts.time_activity_id,
+        day_parts.part_count > 1 as is_split_at_midnight,
+        case when day_parts.part_count > 1 then day_parts.local_date end as split_date,
+        day_parts.part_started_at,
+        day_parts.part_ended_at,
+        day_parts.part_hours
+    from {{ ref('int_time_activities__day_parts') }} as day_parts
+    inner join splits on day_parts.time_clock_id = splits.time_clock_id
+    where splits.splits_at_midnight and day_parts.part_count > 1
+
+),
+
 shifts as (
 
     select
+        activities.*,
+        coalesce(parts.is_split_at_midnight, false) as is_split_at_midnight,
+        parts.split_date,
+        coalesce(parts.part_started_at, activities.started_at) as part_started_at,
+        coalesce(parts.part_ended_at, activities.ended_at) as part_ended_at,
+        coalesce(parts.part_hours, activities.duration_hours) as part_hours,
+        coalesce(
+            parts.split_date, {{ local_date('activities.started_at', 'activities.timezone') }}
+        ) as local_date
+    from activities
+    left join parts on activities.time_activity_id = parts.time_activity_id
+    where activities.activity_type = 'shift'
+
+),
+
+ordered_shifts as (
+
+    select
         *,
-        max(ended_at) over (
-            partition by user_id order by started_at, time_activity_id
+        max(part_ended_at) over (
+            partition by user_id order by part_started_at, time_activity_id
             rows between unbounded preceding and 1 preceding
         ) as earlier_ended_at
-    from activities
-    where activity_type = 'shift'
+    from shifts
 
 ),
 
@@ -87,9 +135,11 @@ break_overlaps as (
     select
         breaks.time_activity_id as break_activity_id,
         shifts.time_activity_id as shift_activity_id,
-        shifts.started_at as shift_started_at,
+        shifts.local_date as shift_local_date,
+        shifts.part_started_at as shift_started_at,
         {{ epoch_seconds(
-            'least(breaks.ended_at, shifts.ended_at) - greatest(breaks.started_at, shifts.started_at)'
+            'least(breaks.ended_at, shifts.part_ended_at)'
+            ~ ' - greatest(breaks.started_at, shifts.part_started_at)'
         ) }} / 3600.0 as overlap_hours
     from breaks
     inner join shifts
@@ -100,8 +150,8 @@ break_overlaps as (
                 or breaks.time_clock_id is null
                 or shifts.time_clock_id is null
             )
-            and breaks.started_at < shifts.ended_at
-            and breaks.ended_at > shifts.started_at
+            and breaks.started_at < shifts.part_ended_at
+            and breaks.ended_at > shifts.part_started_at
 
 ),
 
@@ -117,9 +167,10 @@ shift_breaks as (
 
     select
         shift_activity_id,
+        shift_local_date,
         sum(overlap_hours) as break_overlap_hours
     from break_overlaps
-    group by shift_activity_id
+    group by shift_activity_id, shift_local_date
 
 ),
 
@@ -127,11 +178,12 @@ covered as (
 
     select
         time_activity_id,
+        local_date,
         {{ epoch_seconds(
-            'least(coalesce(ended_at, earlier_ended_at), earlier_ended_at) - started_at'
+            'least(coalesce(part_ended_at, earlier_ended_at), earlier_ended_at) - part_started_at'
         ) }} / 3600.0 as overlapping_punch_hours
-    from shifts
-    where earlier_ended_at > started_at
+    from ordered_shifts
+    where earlier_ended_at > part_started_at
 
 ),
 
@@ -152,9 +204,10 @@ shift_rows as (
         shifts.timezone,
         shifts.data_source,
         shifts.is_open_punch,
-        {{ local_date('shifts.started_at', 'shifts.timezone') }} as local_date,
+        shifts.is_split_at_midnight,
+        shifts.local_date,
         greatest(
-            shifts.duration_hours
+            shifts.part_hours
             - coalesce(shift_breaks.break_overlap_hours, 0)
             - coalesce(covered.overlapping_punch_hours, 0),
             0
@@ -165,8 +218,14 @@ shift_rows as (
         0.0 as unknown_policy_break_hours,
         true as break_policy_known
     from shifts
-    left join shift_breaks on shifts.time_activity_id = shift_breaks.shift_activity_id
-    left join covered on shifts.time_activity_id = covered.time_activity_id
+    left join shift_breaks
+        on
+            shifts.time_activity_id = shift_breaks.shift_activity_id
+            and shifts.local_date is not distinct from shift_breaks.shift_local_date
+    left join covered
+        on
+            shifts.time_activity_id = covered.time_activity_id
+            and shifts.local_date is not distinct from covered.local_date
 
 ),
 
@@ -187,9 +246,9 @@ break_rows as (
         breaks.timezone,
         breaks.data_source,
         breaks.is_open_punch,
+        false as is_split_at_midnight,
         case
-            when host_shifts.time_activity_id is not null
-                then {{ local_date('host_shifts.started_at', 'host_shifts.timezone') }}
+            when hosts.break_activity_id is not null then hosts.shift_local_date
             else {{ local_date('breaks.started_at', 'breaks.timezone') }}
         end as local_date,
         0.0 as worked_hours,
@@ -202,7 +261,7 @@ break_rows as (
         policies.is_paid is not null as break_policy_known
     from breaks
     left join hosts on breaks.time_activity_id = hosts.break_activity_id
-    left join shifts as host_shifts
+    left join activities as host_shifts
         on hosts.shift_activity_id = host_shifts.time_activity_id
     left join policies
         on
@@ -223,6 +282,10 @@ unioned as (
 final as (
 
     select
+        case
+            when is_split_at_midnight then {{ readable_key(['time_activity_id', 'local_date']) }}
+            else time_activity_id
+        end as paid_time_key,
         time_activity_id,
         user_id,
         time_clock_id,
@@ -236,6 +299,7 @@ final as (
         ended_at,
         timezone,
         local_date,
+        is_split_at_midnight,
         data_source,
         is_open_punch,
         break_policy_known,

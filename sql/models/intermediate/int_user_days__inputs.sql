@@ -16,7 +16,7 @@ paid_time as (
 
     select
         'paid_time' as input_source,
-        time_activity_id as input_key,
+        paid_time_key as input_key,
         user_id,
         local_date,
         {{ row_digest([

@@ -2,6 +2,8 @@
 -- clock id a punch names that the listing does not hold (is_inferred). time_clock_label is the
 -- name charts and filters show: "(archived)" after an archived clock, "time clock <id> (not
 -- listed)" for an inferred one, the id appended where two clocks would show the same label.
+-- splits_at_midnight: the clock counts an overnight shift's hours past local midnight on the
+-- next day, as its timesheet tells (int_time_clocks__overnight_split; the API has no setting).
 
 with
 
@@ -40,6 +42,15 @@ members as (
 
 ),
 
+splits as (
+
+    select
+        time_clock_id,
+        splits_at_midnight
+    from {{ ref('int_time_clocks__overnight_split') }}
+
+),
+
 named as (
 
     select
@@ -54,10 +65,12 @@ named as (
 )
 
 select
-    time_clock_id,
-    time_clock_name,
-    is_archived,
-    is_inferred,
-    {{ display_label('time_clock_display_name', 'time_clock_id', 'time clock') }}
-        as time_clock_label
+    named.time_clock_id,
+    named.time_clock_name,
+    named.is_archived,
+    named.is_inferred,
+    {{ display_label('named.time_clock_display_name', 'named.time_clock_id', 'time clock') }}
+        as time_clock_label,
+    coalesce(splits.splits_at_midnight, false) as splits_at_midnight
 from named
+left join splits on named.time_clock_id = splits.time_clock_id

@@ -46,9 +46,12 @@ punches as (
         started_at,
         ended_at,
         timezone,
-        worked_hours
+        -- a punch a clock splits at midnight is a row per day: its hours are their sum
+        sum(worked_hours) as worked_hours
     from {{ ref('int_time_activities__paid_time') }}
     where activity_type = 'shift'
+    group by
+        time_activity_id, user_id, scheduler_shift_id, job_id, started_at, ended_at, timezone
 
 ),
 

@@ -3,9 +3,10 @@
 -- break is its own interval, only a break's overlap with a punch is taken from it; breaks paid
 -- or unpaid by their policy), time-off hours, and the provider's own timesheet figures for the
 -- day (fct_timesheet_days, summed over the user's time clocks) with the variance and its reason.
--- Each shift and punch counts on the local day of its start, in its own timezone; a break on
--- its punch's day. A time off's hours (its duration, fct_time_activities.duration_hours) are
--- spread evenly over its local days: from its start's day through its end's day (an end at
+-- Each shift and punch counts on the local day of its start, in its own timezone (a punch on a
+-- clock that counts overnight hours on the next day: each day's part on its day, as the
+-- provider counts it); a break on its punch's day. A time off's hours (its duration,
+-- fct_time_activities.duration_hours) are spread evenly over its local days: from its start's day through its end's day (an end at
 -- local midnight ends the day before), or, without an end, ceil(hours /
 -- var('time_off_hours_per_day')) days from its start (at least one); more days than
 -- var('time_off_max_request_days') (or an unknown start day) put the whole time off on the row

@@ -3,9 +3,10 @@
 -- outside punches has no job) and what they cost.
 -- Where the provider's timesheet states the day's pay (fct_timesheet_days.total_pay, summed over
 -- the user's time clocks: overtime and pay rules included), that is the cost (cost_source
--- provider), shared among the day's rows in proportion to their paid hours; a day the provider
--- pays with no punch starting on it (an overnight shift's hours a clock counts on the next day)
--- is a row of its own with no job and no hours of ours, costing the provider's pay. Elsewhere
+-- provider), shared among the day's rows in proportion to their paid hours. Our hours lie on
+-- the provider's days (a clock that counts overnight hours on the next day has them split at
+-- local midnight: int_time_activities__paid_time); a day the provider pays where we have no
+-- hours is a row of its own with no job and no hours of ours, costing the provider's pay. Elsewhere
 -- the cost is our estimate (cost_source estimate): paid hours x the rate in effect, which knows
 -- no overtime or pay rule. The rate record in effect is the user's latest effective date on or
 -- before the day (live rates only); of it the sub-job's rate when job rates are enabled and the
@@ -67,9 +68,9 @@ provider_pay as (
 
 ),
 
--- a day the provider pays on which no punch starts (a clock that counts an overnight shift's
--- hours past midnight on the next day: the timesheet's endDate): a row of no hours of ours, so
--- the provider's pay for it is never dropped
+-- a day the provider pays where we have no hours (a clock counting an overnight shift's hours
+-- past midnight on the next day before its timesheet told us so): a row of no hours of ours,
+-- so the provider's pay for it is never dropped
 provider_only_days as (
 
     select
