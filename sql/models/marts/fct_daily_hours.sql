@@ -6,11 +6,11 @@
 -- Each shift and punch counts on the local day of its start, in its own timezone (a punch on a
 -- clock that counts overnight hours on the next day: each day's part on its day, as the
 -- provider counts it); a break on its punch's day. A time off's hours (its duration,
--- fct_time_activities.duration_hours) are spread evenly over its local days: from its start's day through its end's day (an end at
--- local midnight ends the day before), or, without an end, ceil(hours /
--- var('time_off_hours_per_day')) days from its start (at least one); more days than
--- var('time_off_max_request_days') (or an unknown start day) put the whole time off on the row
--- with local_date null. hours_source says which feed the day's activities came from: api,
+-- fct_time_activities.duration_hours) are spread evenly over its local days: from its start's
+-- day through its end's day (an end at local midnight ends the day before), or, without an
+-- end, ceil(hours / var('time_off_hours_per_day')) days from its start (at least one); more
+-- days than var('time_off_max_request_days') (or an unknown start day) put the whole time off
+-- on the row with local_date null. hours_source says which feed the day's activities came from: api,
 -- webhooks, mixed, or none (scheduled only).
 -- variance_reason, when worked_hours and the provider's work hours differ by more than
 -- var('timesheet_match_tolerance_hours'): not_in_timesheet_yet (no timesheet row, and the day
