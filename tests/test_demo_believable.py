@@ -127,3 +127,33 @@ def test_the_warehouse_clock_is_told_to_split_overnight_hours(small_demo: DemoRu
     )
     assert [split for name, split in rows if str(name).startswith("Warehouse clock")] == [True]
     assert [split for name, split in rows if str(name).startswith("Main site")] == [False]
+
+
+def test_labour_cost_is_the_providers_pay_on_every_day_it_states_it(small_demo: DemoRun) -> None:
+    """On every user-day the timesheet states the pay of (every clock's day stating it), the
+    costed rows add up to that pay to the cent: overnight pay on the clock's days included."""
+    ((days, unequal, missing),) = read(
+        small_demo.snapshot,
+        """
+        with pay as (
+            select user_id, work_date, sum(total_pay) as pay
+            from marts.fct_timesheet_days
+            where user_id is not null and work_date is not null
+            group by user_id, work_date
+            having bool_and(has_total_pay)
+        ),
+        cost as (
+            select user_id, local_date, sum(labour_cost) as cost
+            from marts.fct_labour_cost_daily
+            where cost_source = 'provider'
+            group by user_id, local_date
+        )
+        select count(*),
+            count(*) filter (where abs(pay.pay - cost.cost) >= 0.005),
+            count(*) filter (where cost.cost is null)
+        from pay left join cost
+            on pay.user_id = cost.user_id and pay.work_date = cost.local_date
+        """,
+    )
+    assert days > 100
+    assert (unequal, missing) == (0, 0)

@@ -3,7 +3,8 @@
 -- outside punches has no job) and what they cost.
 -- Where the provider's timesheet states the day's pay (fct_timesheet_days.total_pay, summed over
 -- the user's time clocks: overtime and pay rules included), that is the cost (cost_source
--- provider), shared among the day's rows in proportion to their paid hours. Our hours lie on
+-- provider), shared among the day's rows in proportion to their paid hours, to the cent (the
+-- shares add up to the day's pay). Our hours lie on
 -- the provider's days (a clock that counts overnight hours on the next day has them split at
 -- local midnight: int_time_activities__paid_time); a day the provider pays where we have no
 -- hours is a row of its own with no job and no hours of ours, costing the provider's pay. Elsewhere
@@ -238,15 +239,27 @@ shared as (
     select
         estimated.*,
         provider_pay.provider_day_pay,
-        sum(estimated.paid_hours) over (
-            partition by estimated.user_id, estimated.local_date
-        ) as day_paid_hours,
-        count(*) over (partition by estimated.user_id, estimated.local_date) as day_row_count
+        sum(estimated.paid_hours) over same_day as day_paid_hours,
+        count(*) over same_day as day_row_count,
+        -- the day's rows in key order, to share the pay to the cent: each row takes the rounded
+        -- share of the rows up to it less that of the rows before it, so the shares add up
+        -- to the day's pay exactly
+        coalesce(sum(estimated.paid_hours) over rows_before, 0) as paid_hours_before,
+        sum(estimated.paid_hours) over rows_before_and_this as paid_hours_through,
+        coalesce(count(*) over rows_before, 0) as rows_before
     from estimated
     left join provider_pay
         on
             estimated.user_id = provider_pay.user_id
             and estimated.local_date = provider_pay.work_date
+    window
+        same_day as (partition by estimated.user_id, estimated.local_date),
+        in_key_order as (
+            same_day order by
+                coalesce(estimated.job_id, ''), coalesce(estimated.sub_job_id, '')
+        ),
+        rows_before as (in_key_order rows between unbounded preceding and 1 preceding),
+        rows_before_and_this as (in_key_order rows between unbounded preceding and current row)
 
 ),
 
@@ -280,8 +293,16 @@ final as (
         case
             when provider_day_pay is null then {{ round_to('paid_hours * hourly_rate', 2) }}
             when day_paid_hours > 0
-                then {{ round_to('provider_day_pay * paid_hours / day_paid_hours', 2) }}
-            else {{ round_to('provider_day_pay / day_row_count', 2) }}
+                then {{ round_to(
+                    round_to('provider_day_pay * paid_hours_through / day_paid_hours', 2)
+                    ~ ' - ' ~ round_to('provider_day_pay * paid_hours_before / day_paid_hours', 2),
+                    2
+                ) }}
+            else {{ round_to(
+                round_to('provider_day_pay * (rows_before + 1) / day_row_count', 2)
+                ~ ' - ' ~ round_to('provider_day_pay * rows_before / day_row_count', 2),
+                2
+            ) }}
         end as labour_cost,
         -- the API states no currency for rates or pay: the account's, as var('currency') names it
         {{ currency_literal() }} as currency
