@@ -5,7 +5,9 @@ derives from the same warehouse, compared both ways with EXCEPT ALL.
 Hypothesis draws sequences of nightly steps. A step is a batch of the provider's changes:
 webhook events that create, edit (in place or to another day), or delete punches, manual breaks
 and time off at any age (0 to 400 days, across both of 2026's DST changes and midnight), and now
-and then an API sync after the same kind of change at the provider (the emulator). Each step is
+and then an API sync after the same kind of change at the provider (the emulator), whose clock
+counts overnight hours on the next day: once a synced overnight punch shows it in the timesheet,
+the models split every overnight punch of the clock at midnight (each moves). Each step is
 folded (the real inbox and fold) and built incrementally (``dbt run`` of the marts and the
 tables they read); the full build is the marts' own SQL compiled with ``--full-refresh``, run on
 that same warehouse. A failing example is shrunk; keep it as a regular test beside
@@ -197,6 +199,9 @@ def account(request, start_emulator, monkeypatch, tmp_path) -> Iterator[Account]
     )  # fmt: skip
     point_at(monkeypatch, server)
     monkeypatch.setenv("SOURCES__CONNECTEAM__ACTIVITIES_BACKFILL_START", str(NOW - 420 * DAY))
+    # the clock counts overnight hours on the next day: its timesheet tells the models so once
+    # an overnight punch reaches it, and every overnight punch of the clock moves
+    server.state.dataset.operations.overnight_split_clocks.add(CLOCK)
     users = seed_account(server)
     postgres = None
     if request.param == "postgres":
@@ -222,6 +227,7 @@ def account(request, start_emulator, monkeypatch, tmp_path) -> Iterator[Account]
     original = list(server.state.dataset.operations.activities[CLOCK])
     yield Account(server, users, template, full_sql, postgres)
     server.state.dataset.operations.activities[CLOCK] = original
+    server.state.dataset.operations.overnight_split_clocks.discard(CLOCK)
 
 
 def fresh_copy(account: Account, folder: Path, monkeypatch: pytest.MonkeyPatch) -> str:
