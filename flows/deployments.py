@@ -36,10 +36,15 @@ DEFAULT_FOLD_EVERY_SECONDS: int = Settings.model_fields["fold_every"].default
 NIGHTLY_DEPLOYMENT = "nightly"
 FOLD_DEPLOYMENT = "every-5-minutes"
 PROJECT_DIR = Path(__file__).resolve().parent.parent
-TELEMETRY_OPT_OUTS = {"DO_NOT_TRACK": "1", "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
+TELEMETRY_OPT_OUTS = {
+    "DO_NOT_TRACK": "1",
+    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    "RUNTIME__DLTHUB_TELEMETRY": "false",
+}
 """Environment of every flow run of the work-pool deployments (job variable ``env``): Prefect's
 client analytics and dbt's usage statistics honour ``DO_NOT_TRACK``, a Prefect server started in
-the run sends none; the same opt-outs the ``wfm-sync`` command sets for itself."""
+the run sends none, dlt's telemetry is off; the same opt-outs the ``wfm-sync`` command sets for
+itself."""
 
 
 class SchedulerConfigError(RuntimeError):

@@ -1,6 +1,7 @@
 """No usage data leaves the machine by default: dbt's anonymous usage statistics are off in the
-project (``flags: send_anonymous_usage_stats: false``), and Prefect's server analytics and client
-analytics are off in every ``wfm-sync`` process and the processes it starts."""
+project (``flags: send_anonymous_usage_stats: false``), Prefect's server analytics and client
+analytics and dlt's telemetry are off in every ``wfm-sync`` process and the processes it starts,
+whatever directory it runs from."""
 
 from __future__ import annotations
 
@@ -116,3 +117,36 @@ def test_flow_runs_of_the_work_pool_deployments_have_prefect_analytics_off() -> 
         "process": [False, False],
         "child": [False, False],
     }
+
+
+GUARD = Path(__file__).parent / "outside_guard"
+"""A folder whose ``sitecustomize`` logs and refuses connections outside loopback."""
+
+
+def test_a_sync_from_an_empty_directory_opens_no_connection_outside_loopback(
+    start_emulator, tmp_path: Path
+) -> None:
+    """What cron and a pip-installed user run: ``wfm-sync sync`` from an empty directory (no
+    ``.dlt/config.toml`` of the project read), no opt-out in the environment. Every process of
+    the run has a socket guard that logs and refuses any connection or name lookup outside
+    127.0.0.1: dlt's, dbt's and Prefect's telemetry make none, and the sync succeeds."""
+    from conftest import WFM_SYNC, cli_env
+
+    server = start_emulator(users=4, forms=1, schedulers=1, shifts=2)
+    outside = tmp_path / "outside.log"
+    here = tmp_path / "empty"
+    here.mkdir()
+    env = {
+        k: v for k, v in cli_env(server, tmp_path / "wh.duckdb").items()
+        if k not in OPT_OUTS and k not in CI_ENV_VARS and not k.startswith("RUNTIME__")
+    }  # fmt: skip
+    env.update(PYTHONPATH=str(GUARD), WFM_TEST_OUTSIDE_LOG=str(outside))
+    probe = "import urllib.request as u\ntry: u.urlopen('http://example.com', timeout=5)\n"
+    probe += "except OSError: pass"
+    subprocess.run([sys.executable, "-c", probe], env=env, check=True, timeout=60)
+    assert "example.com" in outside.read_text()  # the guard sees what leaves the machine
+    outside.unlink()
+    done = subprocess.run([*WFM_SYNC, "sync", "--steps", "sync,models"], env=env, cwd=here,
+                          capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert not outside.exists(), outside.read_text()

@@ -41,12 +41,15 @@ PREFECT_DEFAULTS = {
     # DO_NOT_TRACK, whatever a Prefect server elsewhere says
     "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
     "DO_NOT_TRACK": "1",
+    # dlt's telemetry, off wherever the project's .dlt/config.toml is not read (a run from
+    # another directory without --project-dir, a pip-installed command)
+    "RUNTIME__DLTHUB_TELEMETRY": "false",
     "PREFECT_SERVER_LOGGING_LEVEL": "WARNING",
     # one-shot runs without a Prefect API have no flow run to send log lines to: no warning per line
     "PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW": "ignore",
 }
-"""Quiet, private Prefect settings for a command-line run and the processes it starts (Prefect
-reads them when it is imported; a variable the user set wins)."""
+"""Quiet, private settings for a command-line run and the processes it starts: Prefect's (read
+when it is imported), dbt's and dlt's telemetry opt-outs; a variable the user set wins."""
 
 app = typer.Typer(
     name="wfm-sync",
