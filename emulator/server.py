@@ -21,11 +21,29 @@ START_TIMEOUT = 120.0
 up: generous, so a busy machine slows the start down without failing it."""
 
 
-def serve(
-    config: EmulatorConfig, options: ServerOptions, host: str = "127.0.0.1", port: int = 8765
-) -> None:
-    """Serve the emulator until interrupted (blocking)."""
-    uvicorn.run(create_app(config, options), host=host, port=port, log_level="warning")
+def bind(host: str = "127.0.0.1", port: int = 8765) -> socket.socket:
+    """A socket bound to ``host:port`` for :func:`serve`, so a taken port is known before the
+    emulator says it listens.
+
+    Raises:
+        OSError: The address cannot be bound (``errno`` EADDRINUSE: another process holds the
+            port; EADDRNOTAVAIL: no such interface here; EACCES: a privileged port).
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def serve(config: EmulatorConfig, options: ServerOptions, sock: socket.socket) -> None:
+    """Serve the emulator on ``sock`` (from :func:`bind`) until interrupted (blocking)."""
+    server = uvicorn.Server(uvicorn.Config(create_app(config, options), log_level="warning"))
+    server.run(sockets=[sock])
 
 
 class BackgroundServer:

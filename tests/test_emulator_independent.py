@@ -211,3 +211,21 @@ def test_importing_the_cli_imports_no_generator() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=ROOT, timeout=120, check=True)  # fmt: skip
     assert done.stdout.strip() == "[]"
+
+
+def test_the_emulator_on_a_taken_port_exits_2_with_one_line_before_claiming_it_listens() -> None:
+    """A second emulator on the port of a running one: one line naming the address and the
+    cause, exit 2 (usage or configuration), and never "emulator on ..." first."""
+    import socket
+
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        done = cli("emulator", "--port", str(port), "--users", "5", block="_no_such_module")
+    assert done.returncode == 2, done.stderr[-2000:]
+    lines = done.stderr.strip().splitlines()
+    assert lines == [
+        f"emulator: cannot listen on 127.0.0.1:{port}: Address already in use (is another "
+        "emulator running there? choose another with --port)"
+    ], done.stderr

@@ -87,13 +87,14 @@ def serve_emulator(params: dict[str, Any]) -> None:
     value, as the command's context holds them) until interrupted.
 
     Raises:
-        typer.Exit: ``--data spec`` without the emulator extra (:func:`require_spec_generators`).
+        typer.Exit: Code 2: ``--data spec`` without the emulator extra
+            (:func:`require_spec_generators`), or the address cannot be bound (a taken port).
     """
     if params["data"] == "spec":
         require_spec_generators("--data spec")
     from emulator import EmulatorConfig, ServerOptions
     from emulator.operations_data import OperationsConfig
-    from emulator.server import serve
+    from emulator.server import bind, serve
 
     operations = OperationsConfig(**{name: params[name] for name in OPERATION_OPTIONS})
     config = EmulatorConfig(
@@ -106,12 +107,22 @@ def serve_emulator(params: dict[str, Any]) -> None:
         **{name: params[name] for name in SERVER_OPTIONS},
     )  # fmt: skip
     host, port = params["host"], params["port"]
+    try:
+        sock = bind(host, port)
+    except OSError as error:
+        err.print(
+            f"emulator: cannot listen on {host}:{port}: {error.strerror or error} "
+            "(is another emulator running there? choose another with --port)",
+            soft_wrap=True,
+        )
+        raise typer.Exit(code=2) from None
+    port = sock.getsockname()[1]  # --port 0: the one the system chose
     err.print(
         f"emulator on http://{host}:{port} ({config.users} users, {config.shifts} shift rows); "
         f"export SOURCES__CONNECTEAM__BASE_URL=http://{host}:{port} "
         "SOURCES__CONNECTEAM__API_KEY=<the --api-key>"
     )
-    serve(config, options, host=host, port=port)
+    serve(config, options, sock)
 
 
 app = typer.Typer(
