@@ -92,13 +92,16 @@ def test_a_tls_failure_on_the_first_request_is_named_as_such(start_emulator, tmp
 
 
 def test_missing_credentials_exit_2_naming_the_setting(tmp_path: Path) -> None:
-    env = {k: v for k, v in cli_env(Nowhere(), tmp_path / "w.duckdb").items()
+    """Once, before any work: no warehouse, pipeline state or run log is left behind."""
+    env = {k: v for k, v in cli_env(Nowhere(), tmp_path / "data" / "w.duckdb").items()
            if k != "SOURCES__CONNECTEAM__API_KEY"}  # fmt: skip
     done = run_cli("sync", env=env, cwd=tmp_path)  # no .dlt/secrets.toml here
     assert done.returncode == 2, done.stderr[-2000:]
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("sync failed: ConnecteamConfigError: No Connecteam credentials: set "
                            "SOURCES__CONNECTEAM__API_KEY")  # fmt: skip
+    assert done.stderr.count("No Connecteam credentials") == 1, done.stderr
+    assert not (tmp_path / "data").exists()
 
 
 def test_a_refused_key_exits_2(start_emulator, tmp_path: Path) -> None:

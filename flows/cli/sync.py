@@ -53,8 +53,11 @@ def sync(
     chosen_steps = names_from(steps, STEPS, "--steps")
     project = configured_project("sync")
     if "sync" in chosen_steps:
-        try:  # before any work; the client checks again when it is built
-            read_config().require_secure(allow_insecure)
+        try:  # before any work (no file is made); the client checks again when it is built
+            config = read_config()
+            config.require_secure(allow_insecure)
+            if project.account is None:
+                config.require_credentials()
         except Exception as exc:  # noqa: BLE001 - reported as a clean message and exit code
             fail(exc)
     started = time.monotonic()

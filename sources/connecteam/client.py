@@ -29,6 +29,23 @@ from .paging import Paging
 from .registry import DEFAULT_BASE_URL, OAUTH_SCOPES, SCOPE_BY_PATH
 
 
+def require_credentials(
+    api_key: str | None, client_id: str | None, client_secret: str | None
+) -> None:
+    """Check that an account's credentials are given: an API key, or an OAuth 2.0 client id
+    and secret. Makes no request.
+
+    Raises:
+        ConnecteamConfigError: Neither is given; the message names the settings to set.
+    """
+    if not api_key and not (client_id and client_secret):
+        raise ConnecteamConfigError(
+            "No Connecteam credentials: set SOURCES__CONNECTEAM__API_KEY (or "
+            "SOURCES__CONNECTEAM__CLIENT_ID and SOURCES__CONNECTEAM__CLIENT_SECRET for OAuth "
+            "2.0), or put them under [sources.connecteam] in .dlt/secrets.toml"
+        )
+
+
 class ConnecteamClient(Paging, TokenAuth):
     """A synchronous, connection-pooling client of one Connecteam account; its list endpoints
     are read with :meth:`~.paging.Paging.paginate` and :meth:`~.paging.Paging.pages`.
@@ -75,12 +92,7 @@ class ConnecteamClient(Paging, TokenAuth):
         transport: httpx.BaseTransport | None = None,
         scopes: Scopes = OAUTH_SCOPES,
     ) -> None:
-        if not api_key and not (client_id and client_secret):
-            raise ConnecteamConfigError(
-                "No Connecteam credentials: set SOURCES__CONNECTEAM__API_KEY (or "
-                "SOURCES__CONNECTEAM__CLIENT_ID and SOURCES__CONNECTEAM__CLIENT_SECRET for OAuth "
-                "2.0), or put them under [sources.connecteam] in .dlt/secrets.toml"
-            )
+        require_credentials(api_key, client_id, client_secret)
         if not base_url.startswith(("http://", "https://")):
             raise ConnecteamConfigError(
                 "SOURCES__CONNECTEAM__BASE_URL must start with http:// or https://, "

@@ -19,7 +19,7 @@ from dlt.common.configuration.specs import BaseConfiguration
 from dlt.common.typing import TSecretStrValue
 
 from .auth import Scopes
-from .client import ConnecteamClient
+from .client import ConnecteamClient, require_credentials
 from .errors import ConnecteamConfigError
 from .registry import DEFAULT_BASE_URL, FORM_SUBMISSIONS_DAYS_BACK, OAUTH_SCOPES, STREAMS, Window
 
@@ -100,6 +100,15 @@ class ConnecteamClientConfiguration(BaseConfiguration):
                 ``allow_insecure``.
         """
         require_secure_base_url(self.api_url(), allow_insecure)
+
+    def require_credentials(self) -> None:
+        """:func:`~sources.connecteam.client.require_credentials` on the configured ones: a
+        check before any work.
+
+        Raises:
+            ConnecteamConfigError: No API key, and no OAuth 2.0 client id and secret.
+        """
+        require_credentials(self.api_key, self.client_id, self.client_secret)
 
 
 @configspec
