@@ -15,6 +15,7 @@ steps' libraries (:mod:`flows.runner`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -115,6 +116,52 @@ class NightlyResult:
     """The static report written after the publish (none when nothing was published)."""
 
 
+class NothingLoadedError(RuntimeError):
+    """Every stream the run asked for failed: nothing was loaded, and no later step ran, so the
+    models, the snapshot, the Parquet marts and the report stay as the last good run left them.
+
+    Attributes:
+        result: The run's :class:`NightlyResult` (``result.sync.failed_streams``: each stream
+            and why).
+        setting: The setting every failure names (``SOURCES__CONNECTEAM__BASE_URL``, ...), when
+            they all name the same one; else ``None``.
+    """
+
+    def __init__(self, result: NightlyResult, skipped: tuple[str, ...]) -> None:
+        self.result = result
+        self.skipped = skipped
+        hints = {named_setting(why) for why in result.sync.failed_streams.values()}
+        self.setting = hints.pop() if len(hints) == 1 else None
+        first = next(iter(result.sync.failed_streams.values()), "")
+        cause = (
+            f"every stream failed alike ({first}): check {self.setting}"
+            if self.setting
+            else "every stream failed"
+        )
+        left = f"; {len(skipped)} other stream(s) not tried" if skipped else ""
+        super().__init__(
+            f"{cause}{left}; nothing was loaded, so the models, the snapshot and the report "
+            "were left as they were"
+        )
+
+
+SETTING_HINT = re.compile(r"check (SOURCES__CONNECTEAM__[A-Z_]+)")
+"""The setting a failure's hint names (``sources.connecteam.errors.status_hint``)."""
+STATUS_SETTINGS = {404: "SOURCES__CONNECTEAM__BASE_URL", 403: "SOURCES__CONNECTEAM__API_KEY"}
+"""The setting an answer's status points at when every endpoint answers it: no such path
+(another host, a proxy's page), or credentials without the endpoints' scopes."""
+
+
+def named_setting(reason: str) -> str | None:
+    """The setting a stream's failure (``SyncSummary.failed_streams`` reason) points at: the
+    one its hint names, else the one its HTTP status points at; ``None`` for any other."""
+    found = SETTING_HINT.findall(reason)
+    if found:
+        return str(found[-1])
+    status = re.search(r"answered HTTP (\d{3})", reason)
+    return STATUS_SETTINGS.get(int(status.group(1))) if status else None
+
+
 class StreamsFailedError(RuntimeError):
     """Some streams failed while the others loaded, and the later steps ran on what loaded.
 
@@ -150,7 +197,8 @@ def nightly_sync(
         steps: Which of ``sync``, ``fold``, ``models``, ``publish``, ``report`` to run, in that
             order (``report`` follows a publish of this run only); a step that fails stops the
             run (nothing is published after a failed build). A stream that fails in the sync
-            does not: the other streams load and the later steps run.
+            does not: the other streams load and the later steps run; when every stream
+            fails (or every one of the first group), nothing later runs.
         project: What every step works with (the command line resolves it; ``None``, a
             deployment's run: :func:`core.project.resolve` here, once). Prefect stores an
             account's key in it as ``**********``.
@@ -159,6 +207,8 @@ def nightly_sync(
         A :class:`NightlyResult`.
 
     Raises:
+        NothingLoadedError: Every stream failed (or every one of the first group): no later
+            step ran, nothing was built or published over the last good run.
         StreamsFailedError: Some streams failed (after every asked-for step ran).
     """
     unknown = sorted(set(steps) - set(STEPS))
@@ -166,17 +216,7 @@ def nightly_sync(
         raise ValueError(f"unknown step(s) {unknown}; choose from {list(STEPS)}")
     project, result = given_or_resolved(project), NightlyResult(sync=SyncSummary())
     if "sync" in steps:
-        for group in TASK_GROUPS:
-            selected = tuple(s for s in group if s in streams)
-            if selected:
-                result.sync = result.sync.merge(
-                    sync_streams(
-                        selected,
-                        label="+".join(selected),
-                        source_options=source_options or {},
-                        project=project,
-                    )
-                )
+        _sync_groups(streams, source_options or {}, project, result)
     from flows.fold import fold_inbox  # each later step's libraries load when it runs
     from flows.models import dbt_build, publish_unless_skipped, report
 
@@ -192,6 +232,35 @@ def nightly_sync(
     if result.sync.failed_streams:
         raise StreamsFailedError(result)
     return result
+
+
+def _sync_groups(
+    streams: tuple[str, ...], source_options: dict[str, Any], project: Project,
+    result: NightlyResult,
+) -> None:  # fmt: skip
+    """Sync ``streams`` group by group (:data:`TASK_GROUPS`) into ``result.sync``.
+
+    Raises:
+        NothingLoadedError: Every stream of the first group tried failed naming one setting
+            (a wrong base URL, a missing scope: the others are not tried, they would fail
+            alike), or every stream of the run failed.
+    """
+    groups = [g for g in (tuple(s for s in group if s in streams) for group in TASK_GROUPS) if g]
+    for number, selected in enumerate(groups):
+        result.sync = result.sync.merge(
+            sync_streams(
+                selected, label="+".join(selected), source_options=source_options,
+                project=project,
+            )
+        )  # fmt: skip
+        if number == 0 and set(selected) <= set(result.sync.failed_streams):
+            hopeless = NothingLoadedError(result, tuple(s for g in groups[1:] for s in g))
+            if hopeless.setting is not None:  # one cause, a setting: the rest would fail alike
+                rename_current_run("nothing loaded: every stream of the first group failed")
+                raise hopeless
+    if groups and set(streams) <= set(result.sync.failed_streams):
+        rename_current_run("nothing loaded: every stream failed")
+        raise NothingLoadedError(result, ())
 
 
 def _window(source_options: dict[str, Any]) -> str:

@@ -5,8 +5,11 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+from typing import Any
 
 from conftest import WFM_SYNC, assert_keys_unique, cli_env, query
+
+from emulator.server import BackgroundServer
 
 
 def run_cli(*args: str, env: dict[str, str], timeout: float = 600) -> subprocess.CompletedProcess:
@@ -36,6 +39,33 @@ def test_sync_runs_the_flow_and_prints_rows_requests_and_time(start_emulator, tm
     second = run_cli("sync", env=env)
     assert second.returncode == 0, second.stderr[-3000:]
     assert re.search(r"users\s+\S+\s+0\b", second.stdout), second.stdout
+
+    # the base URL now names a server answering every path with an HTML 404 page: the run
+    # stops after the first group of streams, exit 2 naming the setting, and nothing the good
+    # runs published (snapshot, Parquet marts, report) is rewritten
+    published = sorted(p for p in warehouse.parent.rglob("*")
+                       if p.is_file() and not p.name.endswith((".lock", ".jsonl")))  # fmt: skip
+    assert {p.name for p in published} >= {"analytics.duckdb", "report.html"}
+    before = {p: p.stat().st_mtime_ns for p in published if "pipelines" not in p.parts}
+    with BackgroundServer(html_404_app()) as wrong:
+        third = run_cli("sync", env={**env, "SOURCES__CONNECTEAM__BASE_URL": wrong.url})
+    assert third.returncode == 2, third.stderr[-3000:]
+    last = third.stderr.strip().splitlines()[-1]
+    assert "every stream failed alike" in last and "check SOURCES__CONNECTEAM__BASE_URL" in last
+    assert "nothing was loaded" in last and "Traceback" not in third.stderr
+    assert {p: p.stat().st_mtime_ns for p in before} == before
+
+
+def html_404_app() -> Any:
+    """An ASGI app answering every path with an HTML 404 page (a wrong host, a proxy's page)."""
+    from starlette.applications import Starlette
+    from starlette.responses import HTMLResponse
+    from starlette.routing import Route
+
+    def page(request: Any) -> HTMLResponse:
+        return HTMLResponse("<!DOCTYPE html><html><body>Not here</body></html>", status_code=404)
+
+    return Starlette(routes=[Route("/{path:path}", page, methods=["GET", "POST"])])
 
 
 def test_wrong_key_exits_non_zero_with_a_clear_message_without_the_key(start_emulator, tmp_path):

@@ -3,7 +3,8 @@ alerts)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+import logging
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from rich.markup import escape
@@ -11,6 +12,8 @@ from rich.markup import escape
 from .live import live_progress
 from .render import print_nightly, print_status
 from .terminal import (
+    EXIT_CONFIGURATION,
+    EXIT_FAILED,
     AllowInsecureOption,
     configured_project,
     err,
@@ -19,6 +22,9 @@ from .terminal import (
     setting_default,
     setup_logging,
 )
+
+if TYPE_CHECKING:
+    from flows.nightly import NothingLoadedError
 
 
 def sync(
@@ -45,7 +51,7 @@ def sync(
     import time
 
     setup_logging(verbose)
-    from flows.nightly import STEPS, StreamsFailedError, nightly_sync
+    from flows.nightly import STEPS, NothingLoadedError, StreamsFailedError, nightly_sync
     from pipelines import STREAMS
     from sources.connecteam.config import read_config
 
@@ -70,6 +76,8 @@ def sync(
                 source_options={"allow_insecure": True} if allow_insecure else None,
                 project=project,
             )
+    except NothingLoadedError as exc:
+        nothing_loaded(exc)
     except StreamsFailedError as exc:
         print_nightly(exc.result, time.monotonic() - started)
         err.print(f"[bold red]sync failed for {len(exc.result.sync.failed_streams)} stream(s):[/]")
@@ -80,6 +88,23 @@ def sync(
     except Exception as exc:  # noqa: BLE001 - reported as a clean message and exit code
         fail(exc)
     print_nightly(result, time.monotonic() - started)
+
+
+def nothing_loaded(exc: NothingLoadedError) -> NoReturn:
+    """Report a run in which every stream failed: each stream and why (when they failed alike,
+    naming one setting, only with ``-v``), then one line. Exit 2 when every failure names one
+    setting (it is the setting that is wrong), else 1.
+
+    Raises:
+        typer.Exit: Always.
+    """
+    failed = exc.result.sync.failed_streams
+    if exc.setting is None or logging.getLogger().isEnabledFor(logging.DEBUG):
+        err.print(f"[bold red]sync failed for {len(failed)} stream(s):[/]")
+        for stream, reason in failed.items():
+            err.print(f"  - {stream}: {escape(reason)}", highlight=False)
+    err.print(f"[bold red]sync failed:[/] {escape(str(exc))}", highlight=False)
+    raise typer.Exit(code=EXIT_CONFIGURATION if exc.setting is not None else EXIT_FAILED)
 
 
 def names_from(
