@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import httpx
 from dlt.common.configuration.exceptions import ConfigurationException
 
 from core import clock
@@ -48,18 +49,38 @@ TASK_GROUPS: tuple[tuple[str, ...], ...] = REGISTRY_GROUPS
 """The sync's tasks, in order: the registry's task groups (each stream's ``group``)."""
 
 
+TRANSIENT_NAMES = frozenset(
+    {
+        "OperationalError",
+        "IOException",
+        "DestinationTransientException",
+        "DatabaseTransientException",
+    }
+)
+"""Exception class names of the warehouse drivers that a retry may heal: a database that was
+unreachable or locked for a moment (psycopg2's and SQLAlchemy's ``OperationalError``,
+DuckDB's ``IOException`` for a file another process holds, dlt's transient destination errors)."""
+
+
 def is_transient(exc: BaseException) -> bool:
-    """Whether a failed sync is worth retrying: not bad credentials, refused parameters or a
-    spent budget (retrying cannot fix those), but 429, 5xx, dropped connections and anything
-    that is not a provider answer."""
-    if any(isinstance(e, ConfigurationException | WarehouseConfigError) for e in cause_chain(exc)):
+    """Whether a failed sync is worth retrying: the provider's 429 and 5xx, an answer that did
+    not arrive, a dropped connection or timeout (``OSError``, ``httpx.TransportError``) and a
+    warehouse unreachable or locked for a moment (:data:`TRANSIENT_NAMES`). Never bad
+    credentials, refused parameters, a spent budget or a setting (retrying cannot fix those),
+    nor a data error (a value the provider sent that cannot be loaded: retried, it fails the
+    same way)."""
+    chain = cause_chain(exc)
+    if any(isinstance(e, ConfigurationException | WarehouseConfigError) for e in chain):
         return False  # a setting missing, malformed, in the wrong file, or an unwritable path
     cause = find_connecteam_error(exc)
     if isinstance(cause, ConnecteamConfigError | RateLimitExhaustedError):
         return False
     if isinstance(cause, ConnecteamAPIError):
         return cause.status is None or cause.status >= 500 or cause.status == 429
-    return True
+    return any(
+        isinstance(e, OSError | httpx.TransportError) or type(e).__name__ in TRANSIENT_NAMES
+        for e in chain
+    )
 
 
 @step(
