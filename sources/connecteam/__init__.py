@@ -71,6 +71,7 @@ def connecteam_source(
     max_attempts: int = _DEFAULTS.max_attempts,
     backoff_base: float = _DEFAULTS.backoff_base,
     max_in_flight: int = _DEFAULTS.max_in_flight,
+    max_pages: int = _DEFAULTS.max_pages,
     stats: ClientStats | None = None,
     allow_insecure: bool = False,
 ) -> list[DltResource]:
@@ -78,11 +79,12 @@ def connecteam_source(
 
     Arguments are the fields of :class:`~.config.ConnecteamSourceConfiguration`, resolved by dlt
     from ``sources.connecteam`` and described there (credentials, host, retries, requests in
-    flight; the windows of the windowed streams in days, backfill starts as epoch seconds or an
-    ISO date, UTC), plus two never read from config: ``stats``, an optional :class:`ClientStats`
-    the client fills (requests per endpoint, retries), and ``allow_insecure`` (the commands'
-    ``--allow-insecure``): accept a plain ``http://`` ``base_url`` to a host other than this
-    machine (default: refused, :func:`~.config.require_secure_base_url`).
+    flight, pages per listing; the windows of the windowed streams in days, backfill starts as
+    epoch seconds or an ISO date, UTC), plus two never read from config: ``stats``, an optional
+    :class:`ClientStats` the client fills (requests per endpoint, retries), and
+    ``allow_insecure`` (the commands' ``--allow-insecure``): accept a plain ``http://``
+    ``base_url`` to a host other than this machine (default: refused,
+    :func:`~.config.require_secure_base_url`).
 
     Returns:
         The resources named as the keys of :data:`~sources.connecteam.registry.STREAMS`.
@@ -103,6 +105,7 @@ def connecteam_source(
         max_attempts=max_attempts,
         backoff_base=backoff_base,
         max_in_flight=max_in_flight,
+        max_pages=max_pages,
     )
     client = config.client(scopes=selected_scopes, allow_insecure=allow_insecure)
     if stats is not None:

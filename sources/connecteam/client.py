@@ -66,6 +66,8 @@ class ConnecteamClient(Paging, TokenAuth):
         max_in_flight: Requests in flight at once at most (>= 1; 1: one after another), when
             the provider answers slower than the budget's pace: the next pages of a listing
             whose ``paging.total`` is known and the per-parent fan-outs (:mod:`.fanout`).
+        max_pages: Pages one listing may take at most before its stream fails as a listing
+            that does not end (:class:`~.paging.ListingGuard`).
         transport: Optional httpx transport (tests, benchmarks).
         scopes: OAuth 2.0 scopes to ask for (:data:`Scopes`; default: the scope of every stream,
             :data:`~sources.connecteam.registry.OAUTH_SCOPES`). A callable is called once per
@@ -89,6 +91,7 @@ class ConnecteamClient(Paging, TokenAuth):
         backoff_max: float = 60.0,
         max_rate_limit_wait: float = 900.0,
         max_in_flight: int = 4,
+        max_pages: int = 2000,
         transport: httpx.BaseTransport | None = None,
         scopes: Scopes = OAUTH_SCOPES,
     ) -> None:
@@ -112,6 +115,7 @@ class ConnecteamClient(Paging, TokenAuth):
         self.backoff_max = backoff_max
         self.max_rate_limit_wait = max_rate_limit_wait
         self.max_in_flight = max(1, max_in_flight)
+        self.max_pages = max(1, max_pages)
         self._slots = threading.BoundedSemaphore(self.max_in_flight)
         self.stats = ClientStats()
         self._lock = threading.Lock()

@@ -48,6 +48,9 @@ class ConnecteamClientConfiguration(BaseConfiguration):
         max_in_flight: Requests in flight at once at most (>= 1; default 4; 1: one at a time),
             when the provider answers slower than the rate-limit budget's pace; every request
             still within the budget.
+        max_pages: Pages one listing may take at most (default 2000; with ``paging.total``
+            also ten times its pages, at least 100): past it the stream fails as a listing that
+            does not end.
     """
 
     api_key: TSecretStrValue | None = None
@@ -57,6 +60,7 @@ class ConnecteamClientConfiguration(BaseConfiguration):
     max_attempts: int = 8
     backoff_base: float = 1.0
     max_in_flight: int = 4
+    max_pages: int = 2000
 
     def client(
         self, scopes: Scopes = OAUTH_SCOPES, *, allow_insecure: bool = False
@@ -85,6 +89,7 @@ class ConnecteamClientConfiguration(BaseConfiguration):
             max_attempts=self.max_attempts,
             backoff_base=self.backoff_base,
             max_in_flight=self.max_in_flight,
+            max_pages=self.max_pages,
             scopes=scopes,
         )
 

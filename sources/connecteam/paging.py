@@ -4,9 +4,12 @@
 Follows the provider's rules as published in its OpenAPI spec
 (``tests/data/connecteam-openapi.json``) and documentation (``tests/data/provider-notes.md``):
 paged lists take ``limit``/``offset``; a page shorter than ``limit`` is the last one, and when the
-answer carries ``paging.total`` no page past it is asked for. Once the total is known the next
-pages are asked for ahead, up to ``max_in_flight`` at once (:class:`~.fanout.PagesAhead`). A
-per-parent listing whose parent vanished answers 404: :class:`~.errors.ParentNotFoundError`.
+answer carries ``paging.total`` no page past it is asked for. A listing that does not end (a page
+repeating the one before, a page of ids already listed, more pages than a bound) fails its
+stream (:class:`ListingGuard`) instead of spending the day's request budget. Once the total is
+known the next pages are asked for ahead, up to ``max_in_flight`` at once
+(:class:`~.fanout.PagesAhead`). A per-parent listing whose parent vanished answers 404:
+:class:`~.errors.ParentNotFoundError`.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 from .errors import ConnecteamAPIError, ParentNotFoundError
 from .fanout import PagesAhead
@@ -30,10 +33,12 @@ class Paging:
 
     Attributes:
         max_in_flight: Requests in flight at once at most; the pages asked for ahead.
+        max_pages: Pages one listing may take at most (:class:`ListingGuard`).
         stats: Figures of the client's work; ``stats.skipped_parents`` lists vanished parents.
     """
 
     max_in_flight: int
+    max_pages: int = 2000
     stats: ClientStats
     _lock: threading.Lock
 
@@ -116,12 +121,15 @@ class Paging:
             return self.get(path, {**query, "limit": limit, "offset": at}, endpoint=endpoint.path)
 
         asked = PagesAhead(fetch, self.max_in_flight if ahead else 1)
+        guard = ListingGuard(endpoint, self.max_pages)
         try:
             while True:
                 body = asked.get(offset)
                 records = page_records(body, endpoint)
-                total = (body.get("paging") or {}).get("total")
+                paging = body.get("paging")
+                total = paging.get("total") if isinstance(paging, dict) else None
                 total = total if isinstance(total, int) and not isinstance(total, bool) else None
+                guard.check(records, offset, total, limit)
                 offset += limit
                 if len(records) < limit or (total is not None and offset >= total):
                     yield records, total
@@ -159,3 +167,67 @@ def page_records(body: dict[str, Any], endpoint: Stream) -> list[dict[str, Any]]
             "is SOURCES__CONNECTEAM__BASE_URL a Connecteam API host?",
         )
     return records
+
+
+class ListingGuard:
+    """Stops one listing that does not end, so a provider or proxy answering every offset alike
+    (or with ever new ids) cannot spend the day's request budget: raises
+    :class:`~.errors.ConnecteamAPIError` (status 200, the endpoint named; the stream fails,
+    the others load) when
+
+    * a full page repeats the page before it;
+    * a full page holds no id (the stream's ``primary_key``) the listing has not yet listed;
+    * the listing passes its bound: ``max_pages`` (setting ``SOURCES__CONNECTEAM__MAX_PAGES``),
+      and when the first answer carries ``paging.total`` also ten times the pages of that total
+      (at least 100), so a total that grows with every page cannot move the bound.
+
+    Args:
+        endpoint: The stream whose endpoint is listed.
+        max_pages: Pages the listing may take at most.
+    """
+
+    def __init__(self, endpoint: Stream, max_pages: int) -> None:
+        self.endpoint = endpoint
+        self.max_pages = max_pages
+        self.pages = 0
+        self.previous: list[Any] | None = None
+        self.seen: set[int] = set()
+        self.first_total: int | None = None
+
+    def check(self, records: list[Any], offset: int, total: int | None, limit: int) -> None:
+        """Check the page at ``offset`` (``records``, the answer's ``paging.total`` or
+        ``None``, the ``limit`` asked for).
+
+        Raises:
+            ConnecteamAPIError: The listing does not end (see the class)."""
+        self.pages += 1
+        full = len(records) >= limit
+        if full and records == self.previous:
+            self.fail(offset, "the page repeats the one before it: the listing does not advance")
+        keys = (
+            [r.get(k) for k in self.endpoint.primary_key] for r in records if isinstance(r, dict)
+        )
+        ids = {hash(repr(key)) for key in keys if any(v is not None for v in key)}
+        if full and ids and ids <= self.seen:
+            self.fail(offset, "every id of the page was listed before: the listing does not end")
+        if self.first_total is None:
+            self.first_total = total
+        bound = self.max_pages
+        if self.first_total is not None:
+            bound = min(bound, max(100, 10 * -(-self.first_total // limit)))
+        if self.pages > bound:
+            self.fail(
+                offset, f"the listing passed {bound} pages (first paging.total {self.first_total})",
+                "raise SOURCES__CONNECTEAM__MAX_PAGES (now "
+                f"{self.max_pages}) if the listing is really this long",
+            )  # fmt: skip
+        self.seen |= ids
+        self.previous = records
+
+    def fail(
+        self, offset: int, why: str,
+        hint: str = "a provider or proxy answering every page alike; check "
+        "SOURCES__CONNECTEAM__BASE_URL",
+    ) -> NoReturn:  # fmt: skip
+        """Raise the stream's failure for the page at ``offset``."""
+        raise ConnecteamAPIError(self.endpoint.path, 200, f"at offset {offset}, {why}", hint)
