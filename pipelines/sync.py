@@ -275,6 +275,7 @@ def _extract_isolating_failures(
             logger.error(
                 "%s failed: %s; extracting the other streams again without it", stream, reason
             )
+            logger.debug("%s failed with this traceback:", stream, exc_info=exc)  # -v
     return failed
 
 

@@ -255,7 +255,8 @@ def test_a_base_url_answering_html_404_everywhere_stops_at_once_and_makes_no_war
     """A fresh project whose base URL names a server answering every path with an HTML 404
     page: the first group of streams fails alike, the run stops there with exit 2 naming the
     setting (before: every stream tried, the models built and an empty snapshot and report
-    published, exit 1 after about 60 s), and no warehouse file is made."""
+    published, exit 1 after about 60 s), and no warehouse file is made; with ``-v`` each
+    stream's failure and traceback come first."""
     from test_cli import html_404_app
 
     from emulator.server import BackgroundServer
@@ -265,6 +266,12 @@ def test_a_base_url_answering_html_404_everywhere_stops_at_once_and_makes_no_war
     with BackgroundServer(html_404_app()) as wrong:
         env["SOURCES__CONNECTEAM__BASE_URL"] = wrong.url
         done = run_cli("sync", env=env, cwd=tmp_path)
+        loud = run_cli("sync", "-v", env=env, cwd=tmp_path)
+    # -v: each failed stream, and its traceback
+    assert loud.returncode == 2, loud.stderr[-3000:]
+    assert "users failed with this traceback:" in loud.stderr
+    assert "Traceback (most recent call last)" in loud.stderr
+    assert "  - users: ConnecteamAPIError: GET /users/v1/users answered HTTP 404" in loud.stderr
     assert done.returncode == 2, done.stderr[-3000:]
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("sync failed: every stream failed alike (ConnecteamAPIError: GET /users")
