@@ -10,8 +10,8 @@
 -- day through its end's day (an end at local midnight ends the day before), or, without an
 -- end, ceil(hours / var('time_off_hours_per_day')) days from its start (at least one); more
 -- days than var('time_off_max_request_days') (or an unknown start day) put the whole time off
--- on the row with local_date null. hours_source says which feed the day's activities came from: api,
--- webhooks, mixed, or none (scheduled only).
+-- on the row with local_date null. hours_source says which feed the day's activities came
+-- from: api, webhooks, mixed, or none (scheduled only).
 -- variance_reason, when worked_hours and the provider's work hours differ by more than
 -- var('timesheet_match_tolerance_hours'): not_in_timesheet_yet (no timesheet row, and the day
 -- lies outside what the last timesheet pull covered: before its window or after its day),
