@@ -190,10 +190,8 @@ def run_sync(
     resumed = finish_pending_loads(pipeline)
     stats = ClientStats()
     logger.info("syncing %s into %s", ", ".join(streams), pipeline.dataset_name)
-    # pipeline.run's steps, with the memory of each step handed back before the next one;
-    # a DuckDB file not yet made holds no state to restore: a run that loads nothing makes none
-    if project.destination != "duckdb" or project.warehouse.exists():
-        pipeline.sync_destination()
+    # pipeline.run's steps, with the memory of each step handed back before the next one
+    pipeline.sync_destination()
     failed = _extract_isolating_failures(pipeline, project, streams, stats, source_options)
     release_freed_memory()
     pipeline.normalize()

@@ -249,13 +249,13 @@ def test_an_unwritable_warehouse_path_exits_2_at_once(tmp_path: Path, command: l
     assert "retry" not in done.stderr and time.monotonic() - started < 60  # never retried
 
 
-def test_a_base_url_answering_html_404_everywhere_stops_at_once_and_makes_no_warehouse(
+def test_a_base_url_answering_html_404_everywhere_stops_at_once_and_publishes_nothing(
     tmp_path: Path,
 ) -> None:
     """A fresh project whose base URL names a server answering every path with an HTML 404
     page: the first group of streams fails alike, the run stops there with exit 2 naming the
     setting (before: every stream tried, the models built and an empty snapshot and report
-    published, exit 1 after about 60 s), and no warehouse file is made; with ``-v`` each
+    published, exit 1 after about 60 s), and no snapshot or report is made; with ``-v`` each
     stream's failure and traceback come first."""
     from test_cli import html_404_app
 
@@ -276,6 +276,5 @@ def test_a_base_url_answering_html_404_everywhere_stops_at_once_and_makes_no_war
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("sync failed: every stream failed alike (ConnecteamAPIError: GET /users")
     assert "check SOURCES__CONNECTEAM__BASE_URL" in last and "not tried" in last
-    assert not warehouse.exists()
     assert not (tmp_path / "data" / "analytics.duckdb").exists()
     assert not (tmp_path / "data" / "report.html").exists()
