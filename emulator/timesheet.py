@@ -69,15 +69,15 @@ def _timed(record: dict[str, Any]) -> bool:
 
 
 def _local_day(record: dict[str, Any]) -> date | None:
-    """The local day of an activity's start in its timezone (the start's, else the end's);
-    ``None`` when neither is an IANA zone name."""
-    for point in (record["start"], record["end"]):
-        try:
-            zone = ZoneInfo(str(point.get("timezone")))
-            return datetime.fromtimestamp(record["start"]["timestamp"], zone).date()
-        except (ValueError, OSError, OverflowError, KeyError):  # ZoneInfoNotFound is a KeyError
-            continue
-    return None
+    """The local day of an activity's start in its timezone (:func:`_zone`); ``None`` when
+    neither is an IANA zone name."""
+    zone = _zone(record)
+    if zone is None:
+        return None
+    try:
+        return datetime.fromtimestamp(record["start"]["timestamp"], zone).date()
+    except (ValueError, OSError, OverflowError, KeyError):
+        return None
 
 
 def _hours(seconds: float) -> float:
@@ -202,7 +202,8 @@ def day_parts(record: dict[str, Any], split_at_midnight: bool) -> list[Part]:
 
 
 def _zone(record: dict[str, Any]) -> ZoneInfo | None:
-    """The zone :func:`_local_day` places the activity in (the start's, else the end's)."""
+    """The activity's timezone: its start's, else its end's; ``None`` when neither is an IANA
+    zone name."""
     for point in (record["start"], record["end"]):
         try:
             return ZoneInfo(str(point.get("timezone")))

@@ -80,9 +80,7 @@ def sync(
         nothing_loaded(exc)
     except StreamsFailedError as exc:
         print_nightly(exc.result, time.monotonic() - started)
-        err.print(f"[bold red]sync failed for {len(exc.result.sync.failed_streams)} stream(s):[/]")
-        for stream, reason in exc.result.sync.failed_streams.items():
-            err.print(f"  - {stream}: {escape(reason)}", highlight=False)
+        print_failed_streams(exc.result.sync.failed_streams)
         err.print("the other streams loaded; run the sync again once the cause is fixed")
         raise typer.Exit(code=1) from None
     except Exception as exc:  # noqa: BLE001 - reported as a clean message and exit code
@@ -98,13 +96,17 @@ def nothing_loaded(exc: NothingLoadedError) -> NoReturn:
     Raises:
         typer.Exit: Always.
     """
-    failed = exc.result.sync.failed_streams
     if exc.setting is None or logging.getLogger().isEnabledFor(logging.DEBUG):
-        err.print(f"[bold red]sync failed for {len(failed)} stream(s):[/]")
-        for stream, reason in failed.items():
-            err.print(f"  - {stream}: {escape(reason)}", highlight=False)
+        print_failed_streams(exc.result.sync.failed_streams)
     err.print(f"[bold red]sync failed:[/] {escape(str(exc))}", highlight=False)
     raise typer.Exit(code=EXIT_CONFIGURATION if exc.setting is not None else EXIT_FAILED)
+
+
+def print_failed_streams(failed: dict[str, str]) -> None:
+    """``sync failed for N stream(s):`` and a line per stream with why."""
+    err.print(f"[bold red]sync failed for {len(failed)} stream(s):[/]")
+    for stream, reason in failed.items():
+        err.print(f"  - {stream}: {escape(reason)}", highlight=False)
 
 
 def names_from(
