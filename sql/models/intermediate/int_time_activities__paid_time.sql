@@ -71,8 +71,7 @@ parts as (
 
     select
         day_parts.time_activity_id,
-        day_parts.part_count > 1 as is_split_at_midnight,
-        case when day_parts.part_count > 1 then day_parts.local_date end as split_date,
+        day_parts.local_date as split_date,
         day_parts.part_started_at,
         day_parts.part_ended_at,
         day_parts.part_hours
@@ -86,7 +85,7 @@ shifts as (
 
     select
         activities.*,
-        coalesce(parts.is_split_at_midnight, false) as is_split_at_midnight,
+        parts.time_activity_id is not null as is_split_at_midnight,
         parts.split_date,
         coalesce(parts.part_started_at, activities.started_at) as part_started_at,
         coalesce(parts.part_ended_at, activities.ended_at) as part_ended_at,
