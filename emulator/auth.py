@@ -22,8 +22,10 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 
+from . import parameters
 from .responses import json_response
 from .spec_schemas import spec
 from .state import EmulatorState
@@ -72,8 +74,30 @@ def identify(state: EmulatorState, scope_name: str | None) -> Callable[[Request]
 
 
 def requirement(state: EmulatorState, scope_name: str | None) -> Any:
-    """``Depends(identify(state, scope_name))``, for a route's ``dependencies``."""
-    return Depends(identify(state, scope_name))
+    """For a route's ``dependencies``: the credential check (:func:`identify`), then, on a GET
+    the spec declares, the check of its query and path parameters against the spec
+    (:mod:`emulator.parameters`).
+
+    Raises (from the dependency):
+        HTTPException: 401 or 403, as :func:`identify`.
+        RequestValidationError: a parameter the spec refuses (FastAPI answers 422
+            ``{"detail": [{type, loc, msg, input}]}``).
+    """
+    caller = identify(state, scope_name)
+
+    def check(request: Request) -> str:
+        identity = caller(request)
+        if request.method == "GET":
+            route = request.scope.get("route")
+            template = getattr(route, "path", request.url.path)
+            found = parameters.errors(
+                template, request.query_params.multi_items(), request.path_params
+            )
+            if found:
+                raise RequestValidationError(found)
+        return identity
+
+    return Depends(check)
 
 
 def add_token_route(app: FastAPI, state: EmulatorState) -> None:

@@ -95,6 +95,12 @@ def resolved(name: str) -> dict[str, Any]:
     return out
 
 
+def inline(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` (a parameter's, say) with its ``$ref``s inlined as :func:`resolved` does."""
+    out: dict[str, Any] = _resolve(schema, ())
+    return out
+
+
 def _resolve(schema: Any, stack: tuple[str, ...]) -> Any:
     if isinstance(schema, list):
         return [_resolve(item, stack) for item in schema]
