@@ -2,7 +2,8 @@
 (``tests/data/connecteam-openapi.json``) describes them:
 
 * ``GET /users/v1/users`` (limit 1..500, offset, ``userStatus`` active|archived|all, default active;
-  ``modifiedAt`` = modified strictly after that epoch second; ``userIds``; ``sort`` created_at
+  ``modifiedAt`` / ``createdAt`` = modified / created strictly after that epoch second;
+  ``userIds``; ``sort`` created_at
   with ``order`` asc|desc, else in id order),
 * ``GET /forms/v1/forms`` (limit 1..300),
 * ``GET /scheduler/v1/schedulers`` (not paged),
@@ -92,11 +93,13 @@ def _add_account_listings(app: FastAPI, state: EmulatorState) -> None:
         offset: Annotated[int, Query(ge=0)] = 0,
         userStatus: UserStatus = UserStatus.active,  # noqa: N803 - the provider's name
         modifiedAt: Annotated[int | None, Query(ge=1)] = None,  # noqa: N803
+        createdAt: Annotated[int | None, Query(ge=1)] = None,  # noqa: N803
         userIds: Annotated[list[int] | None, Query()] = None,  # noqa: N803
         sort: Literal["created_at"] | None = None,
         order: SortOrder = SortOrder.asc,
     ) -> Response:
-        users = listed_users(state, userStatus, modifiedAt, userIds, sort, order)
+        after = {"modifiedAt": modifiedAt, "createdAt": createdAt}
+        users = listed_users(state, userStatus, after, userIds, sort, order)
         return paged("users", users, offset, limit, state.options.paging_total)
 
     @app.get("/forms/v1/forms", dependencies=[requirement(state, "forms.read")])
@@ -115,14 +118,14 @@ def _add_account_listings(app: FastAPI, state: EmulatorState) -> None:
 def listed_users(
     state: EmulatorState,
     status: UserStatus,
-    modified_after: int | None,
+    after: dict[str, int | None],
     user_ids: list[int] | None,
     sort: str | None,
     order: SortOrder,
 ) -> list[dict[str, Any]]:
-    """The users ``GET /users/v1/users`` lists: of ``status``, modified after
-    ``modified_after`` (epoch seconds), among ``user_ids``; sorted by ``created_at`` in
-    ``order`` when ``sort`` asks, else in id order."""
+    """The users ``GET /users/v1/users`` lists: of ``status``, modified and created after
+    ``after["modifiedAt"]`` and ``after["createdAt"]`` (epoch seconds; ``None``: any), among
+    ``user_ids``; sorted by ``created_at`` in ``order`` when ``sort`` asks, else in id order."""
     wanted = set(user_ids or [])
     every = state.dataset.users
     users = state.cached_listing(
@@ -133,13 +136,15 @@ def listed_users(
             else list(every.values())
         ),
     )
-    if status is UserStatus.all and modified_after is None and not wanted:
+    modified_after, created_after = after.get("modifiedAt"), after.get("createdAt")
+    if status is UserStatus.all and modified_after is None and created_after is None and not wanted:
         return users
     return [
         u
         for u in users
         if (status is UserStatus.all or u["isArchived"] == (status is UserStatus.archived))
         and (modified_after is None or u["modifiedAt"] > modified_after)
+        and (created_after is None or _created(u)[0] > created_after)
         and (not wanted or u["userId"] in wanted)
     ]
 
