@@ -208,3 +208,14 @@ def test_negative_fuzzing_is_refused(case, emulator_url, real_ids):
     real_path(case, real_ids)
     checks = [not_a_server_error, refused_unless_free_text]
     case.call_and_validate(base_url=emulator_url, headers=HEADERS, checks=checks)
+
+
+def test_users_created_after_created_at_only_are_listed(emulator_url):
+    with httpx.Client(base_url=emulator_url, headers=HEADERS) as client:
+        every = client.get("/users/v1/users", params={"limit": 500, "userStatus": "all"})
+        users = every.json()["data"]["users"]
+        middle = sorted(u["createdAt"] for u in users)[len(users) // 2]
+        params = {"limit": 500, "userStatus": "all", "createdAt": middle}
+        after = client.get("/users/v1/users", params=params).json()["data"]["users"]
+    assert {u["userId"] for u in after} == {u["userId"] for u in users if u["createdAt"] > middle}
+    assert 0 < len(after) < len(users)
