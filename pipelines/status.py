@@ -104,14 +104,15 @@ def _job_statuses(
 
 
 def _last_run_details(status: Status, runs: list[RunRecord]) -> None:
-    """What the last runs recorded: untypable rows of the last model build, untyped values of
-    the last sync, the rate limit the last successful sync left."""
+    """What the last runs recorded: untypable rows of the last model build, untyped values and
+    quarantined items of the last sync, the rate limit the last successful sync left."""
     last_models = _last(runs, "models", succeeded=True)
     if last_models is not None:
         status.untypable_rows = dict(last_models.details.get("untypable_rows", {}))
     last_any_sync = _last(runs, "sync")
     if last_any_sync is not None:
         status.untyped_values = dict(last_any_sync.details.get("untyped_values", {}))
+        status.quarantined = dict(last_any_sync.details.get("quarantined", {}))
     last_sync = _last(runs, "sync", succeeded=True)
     if last_sync is not None:
         status.rate_limit = {

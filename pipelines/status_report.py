@@ -163,6 +163,9 @@ class Status:
     untyped_values: dict[str, int] = field(default_factory=dict)
     """Per raw table, values the last sync kept in ``untyped_values`` (not of their column's
     type)."""
+    quarantined: dict[str, int] = field(default_factory=dict)
+    """Per stream, listed items the last sync could not load and kept whole in
+    ``connecteam.quarantine`` (:mod:`sources.connecteam.contract`); shown, not a problem."""
     drift: Drift = field(default_factory=Drift)
     """Raw columns no staging model declares, new enum values (:mod:`pipelines.drift`), from
     the warehouse; shown, never a problem."""

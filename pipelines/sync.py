@@ -12,6 +12,7 @@ import dlt
 from dlt.extract.exceptions import PipeException
 from dlt.pipeline.exceptions import PipelineStepFailed
 
+from core.clock import now as clock_now
 from core.project import Project, given_or_resolved
 from sources.connecteam import (
     ClientStats,
@@ -21,7 +22,8 @@ from sources.connecteam import (
     connecteam_source,
     find_connecteam_error,
 )
-from sources.connecteam.arrow_rows import without_nul
+from sources.connecteam.arrow_rows import UNTYPED_COLUMN, hints, without_nul
+from sources.connecteam.contract import QUARANTINE_COLUMNS, QUARANTINE_TABLE, Quarantine
 from sources.connecteam.registry import OAUTH_TOKEN_PATH
 from sources.connecteam.registry import STREAMS as REGISTRY
 
@@ -66,6 +68,9 @@ class SyncSummary:
             e.g. ``"shifts: schedulerId 9001"``.
         untyped_values: Per table, values kept in its ``untyped_values`` column because they did
             not fit their column's type.
+        quarantined: Per stream, listed items that could not be loaded (not an object, a
+            missing, null or mistyped key, a key listed twice), kept whole in the table
+            ``connecteam.quarantine`` (:mod:`sources.connecteam.contract`).
     """
 
     rows: dict[str, int] = field(default_factory=dict)
@@ -82,6 +87,7 @@ class SyncSummary:
     failed_streams: dict[str, str] = field(default_factory=dict)
     skipped_parents: list[str] = field(default_factory=list)
     untyped_values: dict[str, int] = field(default_factory=dict)
+    quarantined: dict[str, int] = field(default_factory=dict)
 
     @property
     def total_requests(self) -> int:
@@ -111,6 +117,7 @@ class SyncSummary:
             failed_streams={**self.failed_streams, **other.failed_streams},
             skipped_parents=self.skipped_parents + other.skipped_parents,
             untyped_values=_add(self.untyped_values, other.untyped_values),
+            quarantined=_add(self.quarantined, other.quarantined),
         )
 
 
@@ -129,6 +136,7 @@ def _describe_sync(summary: SyncSummary) -> dict[str, Any]:
         "failed_streams": summary.failed_streams,
         "skipped_parents": summary.skipped_parents,
         "untyped_values": summary.untyped_values,
+        "quarantined": summary.quarantined,
     }
 
 
@@ -193,6 +201,8 @@ def run_sync(
     # pipeline.run's steps, with the memory of each step handed back before the next one
     pipeline.sync_destination()
     failed = _extract_isolating_failures(pipeline, project, streams, stats, source_options)
+    stats.quarantine.discard(set(failed))
+    _extract_quarantine(pipeline, project, stats.quarantine)
     release_freed_memory()
     pipeline.normalize()
     release_freed_memory()
@@ -233,6 +243,7 @@ def _summary(
         failed_streams=failed,
         skipped_parents=list(stats.skipped_parents),
         untyped_values=dict(stats.untyped_values),
+        quarantined=stats.quarantine.counts(),
     )
 
 
@@ -275,6 +286,30 @@ def _extract_isolating_failures(
             )
             logger.debug("%s failed with this traceback:", stream, exc_info=exc)  # -v
     return failed
+
+
+def _extract_quarantine(pipeline: dlt.Pipeline, project: Project, quarantine: Quarantine) -> None:
+    """Extract the items ``quarantine`` holds into table ``connecteam.quarantine`` (merged on
+    ``quarantine_key``: an item quarantined again updates its ``seen_at``); nothing when empty.
+    On PostgreSQL U+0000 in an item becomes U+FFFD (:func:`without_nul`)."""
+    now = int(clock_now())
+    rows = [item.row(now) for item in quarantine.items()]
+    if not rows:
+        return
+    if project.destination == "postgres":
+        rows = [without_nul(row)[0] for row in rows]
+    columns = hints(QUARANTINE_COLUMNS)
+    columns.pop(UNTYPED_COLUMN)
+    resource = dlt.resource(
+        rows, name=QUARANTINE_TABLE, write_disposition="merge", primary_key="quarantine_key",
+        columns=columns,
+    )  # fmt: skip
+    file_format = loader_file_format(project)
+    schema = pipeline.schemas.get(DATASET_CONNECTEAM)
+    if schema is None:  # no stream loaded yet: the table starts the dataset's schema
+        pipeline.extract(resource, loader_file_format=file_format)
+    else:
+        pipeline.extract(resource, schema=schema, loader_file_format=file_format)
 
 
 def replacing_nul(resource: str) -> Any:

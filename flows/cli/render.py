@@ -54,6 +54,11 @@ def print_summary(summary: SyncSummary, wall_seconds: float | None = None) -> No
             "values kept in untyped_values (not of their column's type): "
             + ", ".join(f"{t} {n:,}" for t, n in sorted(summary.untyped_values.items()))
         )
+    if summary.quarantined:
+        console.print(
+            "items quarantined (kept whole in connecteam.quarantine, not loaded): "
+            + ", ".join(f"{t} {n:,}" for t, n in sorted(summary.quarantined.items()))
+        )
     if wall_seconds is not None:
         console.print(f"time taken: {wall_seconds:.1f} s")
 
@@ -247,6 +252,11 @@ def _print_status_notes(report: Status) -> None:
         console.print(
             "values the last sync kept in untyped_values: "
             + ", ".join(f"{table} {n:,}" for table, n in sorted(report.untyped_values.items()))
+        )
+    if report.quarantined:
+        console.print(
+            "items the last sync quarantined (connecteam.quarantine): "
+            + ", ".join(f"{stream} {n:,}" for stream, n in sorted(report.quarantined.items()))
         )
 
 

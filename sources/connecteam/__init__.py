@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import dlt
+import httpx
 from dlt.common.typing import TSecretStrValue
 from dlt.sources import DltResource
 
@@ -74,17 +75,19 @@ def connecteam_source(
     max_pages: int = _DEFAULTS.max_pages,
     stats: ClientStats | None = None,
     allow_insecure: bool = False,
+    transport: httpx.BaseTransport | None = None,
 ) -> list[DltResource]:
     """Every stream of the registry, one resource each, in registry order.
 
     Arguments are the fields of :class:`~.config.ConnecteamSourceConfiguration`, resolved by dlt
     from ``sources.connecteam`` and described there (credentials, host, retries, requests in
     flight, pages per listing; the windows of the windowed streams in days, backfill starts as
-    epoch seconds or an ISO date, UTC), plus two never read from config: ``stats``, an optional
+    epoch seconds or an ISO date, UTC), plus three never read from config: ``stats``, an optional
     :class:`ClientStats` the client fills (requests per endpoint, retries), and
     ``allow_insecure`` (the commands' ``--allow-insecure``): accept a plain ``http://``
     ``base_url`` to a host other than this machine (default: refused,
-    :func:`~.config.require_secure_base_url`).
+    :func:`~.config.require_secure_base_url`), and ``transport``, an httpx transport in place
+    of the network (tests: an in-process ``httpx.MockTransport``).
 
     Returns:
         The resources named as the keys of :data:`~sources.connecteam.registry.STREAMS`.
@@ -107,7 +110,9 @@ def connecteam_source(
         max_in_flight=max_in_flight,
         max_pages=max_pages,
     )
-    client = config.client(scopes=selected_scopes, allow_insecure=allow_insecure)
+    client = config.client(
+        scopes=selected_scopes, allow_insecure=allow_insecure, transport=transport
+    )
     if stats is not None:
         client.stats = stats
     activities_backfill = to_epoch(activities_backfill_start)

@@ -14,6 +14,7 @@ import ipaddress
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpx
 from dlt.common.configuration import configspec, resolve_configuration
 from dlt.common.configuration.specs import BaseConfiguration
 from dlt.common.typing import TSecretStrValue
@@ -63,12 +64,17 @@ class ConnecteamClientConfiguration(BaseConfiguration):
     max_pages: int = 2000
 
     def client(
-        self, scopes: Scopes = OAUTH_SCOPES, *, allow_insecure: bool = False
+        self,
+        scopes: Scopes = OAUTH_SCOPES,
+        *,
+        allow_insecure: bool = False,
+        transport: httpx.BaseTransport | None = None,
     ) -> ConnecteamClient:
         """A client of the configured account asking OAuth 2.0 for ``scopes``.
 
         ``allow_insecure`` (the commands' ``--allow-insecure``) lets a plain ``http://``
-        ``base_url`` name another host than this machine (:func:`require_secure_base_url`).
+        ``base_url`` name another host than this machine (:func:`require_secure_base_url`);
+        ``transport`` replaces the network (tests: an in-process ``httpx.MockTransport``).
 
         Raises:
             ConnecteamConfigError: No credentials, a ``base_url`` that is not http(s), a
@@ -91,6 +97,7 @@ class ConnecteamClientConfiguration(BaseConfiguration):
             max_in_flight=self.max_in_flight,
             max_pages=self.max_pages,
             scopes=scopes,
+            transport=transport,
         )
 
     def api_url(self) -> str:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 
+from .contract import Quarantine
 from .errors import HostUnreachableError, RateLimitExhaustedError, RetryableError, describe
 
 logger = logging.getLogger("sources.connecteam.client")
@@ -125,6 +126,7 @@ class ClientStats:
             not fit their column's type (see :mod:`sources.connecteam.arrow_rows`).
         skipped_parents: Parents that vanished between their listing and their child request
             (404), e.g. ``"scheduler 9001"``: their children were skipped this run.
+        quarantine: The listed items that could not be loaded (:mod:`~.contract`).
     """
 
     requests: Counter[str] = field(default_factory=Counter)
@@ -135,6 +137,7 @@ class ClientStats:
     rate_limit: RateLimitState = field(default_factory=RateLimitState)
     untyped_values: Counter[str] = field(default_factory=Counter)
     skipped_parents: list[str] = field(default_factory=list)
+    quarantine: Quarantine = field(default_factory=Quarantine)
 
     @property
     def total_requests(self) -> int:

@@ -18,7 +18,9 @@ import logging
 import threading
 from collections.abc import Iterator, Mapping
 from typing import Any, NoReturn
+from urllib.parse import quote
 
+from .contract import ItemCheck
 from .errors import ConnecteamAPIError, ParentNotFoundError
 from .fanout import PagesAhead
 from .pacing import ClientStats
@@ -71,7 +73,9 @@ class Paging:
             path_params: Values for the placeholders in ``endpoint.path``.
 
         Yields:
-            Each page's list of records (``data[<endpoint.data_key>]``), as the provider sent them.
+            Each page's list of records (``data[<endpoint.data_key>]``), as the provider sent
+            them, less the items quarantined (:class:`~.contract.ItemCheck`: not an object, a
+            missing, null or mistyped key, a key listed before).
 
         Raises:
             ConnecteamAPIError: As :meth:`get`, and when an answer lacks ``data.<data_key>``.
@@ -97,7 +101,10 @@ class Paging:
             ParentNotFoundError: A per-parent endpoint (``path_params`` given) answered 404.
             ConnecteamAPIError: As :meth:`get`, and when an answer lacks ``data.<data_key>``.
         """
-        path = endpoint.path.format(**(path_params or {}))
+        # an id is one path segment whatever it holds ("/", "?", spaces: percent-encoded)
+        path = endpoint.path.format(
+            **{name: quote(str(value), safe="") for name, value in (path_params or {}).items()}
+        )
         try:
             yield from self._pages(endpoint, path, dict(params or {}), ahead)
         except ConnecteamAPIError as exc:
@@ -109,8 +116,10 @@ class Paging:
     def _pages(
         self, endpoint: Stream, path: str, query: dict[str, Any], ahead: bool
     ) -> Iterator[tuple[list[dict[str, Any]], int | None]]:
+        items = ItemCheck(endpoint, path, self.stats.quarantine)
         if endpoint.max_limit is None:
-            yield page_records(self.get(path, query, endpoint=endpoint.path), endpoint), None
+            body = self.get(path, query, endpoint=endpoint.path)
+            yield items(page_records(body, endpoint)), None
             return
         limit = endpoint.max_limit
         offset = 0
@@ -132,11 +141,11 @@ class Paging:
                 guard.check(records, offset, total, limit)
                 offset += limit
                 if len(records) < limit or (total is not None and offset >= total):
-                    yield records, total
+                    yield items(records), total
                     return
                 if total is not None:
                     asked.plan(range(offset, total, limit))
-                yield records, total
+                yield items(records), total
         finally:
             asked.close()
 
@@ -205,7 +214,7 @@ class ListingGuard:
         if full and records == self.previous:
             self.fail(offset, "the page repeats the one before it: the listing does not advance")
         keys = (
-            [r.get(k) for k in self.endpoint.primary_key] for r in records if isinstance(r, dict)
+            [r.get(k) for k, _ in self.endpoint.item_keys] for r in records if isinstance(r, dict)
         )
         ids = {hash(repr(key)) for key in keys if any(v is not None for v in key)}
         if full and ids and ids <= self.seen:

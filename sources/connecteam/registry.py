@@ -97,6 +97,9 @@ class Stream:
             paging does not move the others; empty when the endpoint offers none stable.
         loads: What each run loads, as the stream table of docs/streams.md says it.
         key_note: Shown after the key in the stream table.
+        item_key: The field(s) naming one item of the answer's list, with the type the spec
+            declares for each (``"userId:int"``, ``"policyId:str,userId:int"``): an item
+            without them, or with another type, is quarantined (:mod:`.contract`).
     """
 
     name: str
@@ -116,6 +119,14 @@ class Stream:
     sort: str = ""
     loads: str = ""
     key_note: str = ""
+    item_key: str = ""
+
+    @property
+    def item_keys(self) -> tuple[tuple[str, type], ...]:
+        """:attr:`item_key` parsed: ``((field, int or str), ...)``."""
+        kinds = {"int": int, "str": str}
+        pairs = (part.split(":") for part in self.item_key.split(",") if part)
+        return tuple((name, kinds[kind]) for name, kind in pairs)
 
     @property
     def paged(self) -> bool:
@@ -138,15 +149,18 @@ _STREAMS = (
         "users.read", ("modified_at",), query="?userStatus=all", sort="created_at",
         loads="users modified from the second of the newest `modifiedAt` already loaded (the "
         "API's own filter)",
+        item_key="userId:int",
     ),
     Stream(
         "forms", "/forms/v1/forms", "forms", 300, ("formId",), ("form_id",), DIGEST, "forms",
         "forms.read", ("last_updated_at",), loads="forms whose record changed (digest)",
+        item_key="formId:int",
     ),
     Stream(
         "schedulers", "/scheduler/v1/schedulers", "schedulers", None, ("schedulerId",),
         ("scheduler_id",), DIGEST, "schedulers", "schedule.read",
         loads="schedulers whose record changed (digest)",
+        item_key="schedulerId:int",
     ),
     Stream(
         "shifts", "/scheduler/v1/schedulers/{schedulerId}/shifts", "shifts", 500,
@@ -156,6 +170,7 @@ _STREAMS = (
         loads="new and changed shift rows in the window, and deletions; one row per assigned "
         "user (V1), or per shift with every user from `GET /scheduler/v2/...` with "
         "`shifts_api_version = 2` (accounts on V2 webhooks)",
+        item_key="id:str",
     ),
     # Beta, absent from the spec file: envelope, page maximum and record shape as the emulator
     # documents them (``emulator/app.py``). No OAuth scope is asked for it: the spec's OAuth 2.0
@@ -169,10 +184,12 @@ _STREAMS = (
         "user_documents", "/documents/v1/user-documents", "userDocuments", 100, ("id",), ("id",),
         DIGEST, "user_documents", None, ("updated_at",), in_spec=False,
         loads="user documents whose record changed (digest)",
+        item_key="id:int",
     ),
     Stream(
         "time_clocks", "/time-clock/v1/time-clocks", "timeClocks", None, ("id",), ("id",), DIGEST,
         "time_clocks", "time_clock.read", loads="clocks whose record changed (digest)",
+        item_key="id:int",
     ),
     Stream(
         "time_activities", "/time-clock/v1/time-clocks/{timeClockId}/time-activities",
@@ -182,12 +199,14 @@ _STREAMS = (
         parent="time_clocks", key_note=" (activity)",
         loads="one row per shift punch, manual break or time off (user, start/end epoch UTC + "
         "timezone name, job, `modifiedAt`); new and changed rows, and deletions",
+        item_key="userId:int",
     ),
     Stream(
         "timesheets", "/time-clock/v1/time-clocks/{timeClockId}/timesheet", "users", None,
         ("userId", "date"), ("id",), WINDOW, "time_clocks", "time_clock.read",
         window=Window(35, 1, max_days=45), parent="time_clocks", key_note=" = clock:user:date",
         loads="one row per user × day with hour totals; new and changed, and deletions",
+        item_key="userId:int",
     ),
     Stream(
         "manual_breaks", "/time-clock/v1/time-clocks/{timeClockId}/manual-breaks",
@@ -195,6 +214,7 @@ _STREAMS = (
         "time_clock.read", parent="time_clocks", key_note=" = clock:manual break",
         loads="each clock's manual-break policies (`name`, `isPaid`, `duration` in minutes) "
         "whose record changed (digest); a break's `manualBreakId` names its policy",
+        item_key="id:str",
     ),
     Stream(
         "form_submissions", "/forms/v1/forms/{formId}/form-submissions", "formSubmissions", 100,
@@ -203,45 +223,54 @@ _STREAMS = (
         loads=f"per form, submissions from {FORM_SUBMISSIONS_DAYS_BACK} days before the newest "
         "`submissionTimestamp` loaded (`submittingStartTimestamp`) that are new or changed "
         "(digest: edits, manager fields); answers as JSON with their `questionType`",
+        item_key="formSubmissionId:str",
     ),
     Stream(
         "jobs", "/jobs/v1/jobs", "jobs", 500, ("jobId",), ("job_id",), DIGEST, "operations",
         "jobs.read", query="?includeDeleted=true",
         loads="jobs and sub-jobs (`parent_job_id`) whose record changed (digest)",
+        item_key="jobId:str",
     ),
     Stream(
         "time_off_requests", "/time-off/v1/requests", "requests", 100, ("id",), ("id",), DIGEST,
         "operations", "time_off.read", window=Window(35, 180, max_days=365),
         query=", every status", loads="requests whose record changed (digest)",
+        item_key="id:str",
     ),
     Stream(
         "task_boards", "/tasks/v1/taskboards", "taskBoards", None, ("id",), ("id",), DIGEST,
         "operations", "quick_tasks.read", loads="boards whose record changed (digest)",
+        item_key="id:int",
     ),
     Stream(
         "tasks", "/tasks/v1/taskboards/{taskBoardId}/tasks", "tasks", 100, ("id",), ("id",),
         DIGEST, "operations", "quick_tasks.read", parent="task_boards", query="?status=all",
         loads="tasks whose record changed (digest)",
+        item_key="id:str",
     ),
     Stream(
         "user_custom_field_definitions", "/users/v1/custom-fields", "customFields", 500, ("id",),
         ("id",), DIGEST, "users", "users.read", sort="id",
         loads="definitions whose record changed (digest)",
+        item_key="id:int",
     ),
     Stream(
         "smart_groups", "/users/v1/smart-groups", "groups", None, ("id",), ("id",), DIGEST,
         "users", "users.read",
         loads="groups (departments, locations, teams: what users' `smartGroupsIds` name) whose "
         "record changed (digest)",
+        item_key="id:int",
     ),
     Stream(
         "smart_group_segments", "/users/v1/smart-group-segments", "segments", None, ("id",),
         ("id",), DIGEST, "users", "users.read", loads="segments whose record changed (digest)",
+        item_key="id:int",
     ),
     Stream(
         "user_custom_field_categories", "/users/v1/custom-field-categories", "categories", 500,
         ("id",), ("id",), DIGEST, "users", "users.read",
         loads="categories (what a definition's `category_id` names) whose record changed (digest)",
+        item_key="id:int",
     ),
     Stream(
         "user_custom_field_options", "/users/v1/custom-fields/{customFieldId}/options", "options",
@@ -249,6 +278,7 @@ _STREAMS = (
         "users.read", parent="user_custom_field_definitions", key_note=" = field:option",
         loads="each dropdown field's options (the labels of the ids users' values hold) whose "
         "record changed (digest)",
+        item_key="id:int",
     ),
     Stream(
         "shift_layers", "/scheduler/v1/schedulers/{schedulerId}/shift-layers", "shiftLayers",
@@ -256,6 +286,7 @@ _STREAMS = (
         "schedule.read", parent="schedulers", key_note=" = scheduler:layer",
         loads="each scheduler's shift layers (position, location, department...) whose record "
         "changed (digest)",
+        item_key="id:str",
     ),
     Stream(
         "shift_layer_values",
@@ -263,6 +294,7 @@ _STREAMS = (
         ("schedulerId", "layerId", "id"), ("shift_layer_value_key",), DIGEST, "schedulers",
         "schedule.read", parent="shift_layers", key_note=" = scheduler:layer:value",
         loads="each layer's values (`displayName`) whose record changed (digest)",
+        item_key="id:str",
     ),
     Stream(
         "shift_custom_fields", "/scheduler/v1/schedulers/{schedulerId}/custom-fields",
@@ -270,6 +302,7 @@ _STREAMS = (
         "schedulers", "schedule.read", parent="schedulers", key_note=" = scheduler:field",
         loads="each scheduler's shift custom fields (type, dropdown options) whose record "
         "changed (digest)",
+        item_key="id:str",
     ),
     Stream(
         "scheduler_unavailabilities", "/scheduler/v1/schedulers/{schedulerId}/unavailabilities",
@@ -277,6 +310,7 @@ _STREAMS = (
         "schedule.read", window=Window(30, 90, anchor="now", note=" (the shifts' window)"),
         parent="schedulers",
         loads="new and changed unavailabilities whose day overlaps the window, and deletions",
+        item_key="id:str",
     ),
     Stream(
         "pay_rates", "/pay-rates/v1/pay-rates", "payRatesByUsers", 500,
@@ -285,16 +319,19 @@ _STREAMS = (
         key_note=" = user:effective date:rate",
         loads="one row per user × effective date × rate (the default rate, each job and sub-job "
         "rate) in effect in the window; changed rows (digest) and deletions",
+        item_key="userId:int",
     ),
     Stream(
         "pay_rule_policies", "/company-policies/v1/pay-rule-policies", "payRulesPolicies", None,
         ("id",), ("id",), DIGEST, "pay", "company_policies.read",
         loads="policies whose record changed (digest)",
+        item_key="id:int",
     ),
     Stream(
         "time_off_policy_types", "/time-off/v1/policy-types", "policyTypes", None, ("id",),
         ("id",), DIGEST, "time_off_policies", "time_off.read",
         loads="policy types (with their policies) whose record changed (digest)",
+        item_key="id:str",
     ),
     Stream(
         "time_off_balances", "/time-off/v1/policy-types/{policyTypeId}/balances", "balances",
@@ -302,10 +339,12 @@ _STREAMS = (
         "time_off.read", parent="time_off_policy_types",
         key_note=" = policy type:policy:user:as-of date",
         loads="every balance, one row per user × policy per sync day (the day's last run wins)",
+        item_key="policyId:str,userId:int",
     ),
     Stream(
         "sales_locations", "/sales/v1/locations", "locations", 1000, ("id",), ("id",), DIGEST,
         "sales", "sales_data.read", loads="locations whose record changed (digest)",
+        item_key="id:int",
     ),
     Stream(
         "daily_sales", "/sales/v1/daily-sales", "dailySales", None, ("locationId", "date"),
@@ -314,6 +353,7 @@ _STREAMS = (
         key_note=" = location:date",
         loads="one row per location × day with stored sales (`totalSales`, `projectedSales`; "
         "a day without data is not listed); new and changed rows, and deletions",
+        item_key="locationId:int,date:str",
     ),
 )  # fmt: skip
 

@@ -18,6 +18,7 @@ from core.progress import Progress
 
 from ..arrow_rows import BIGINT, BOOL, TEXT, ArrowRows, hints
 from ..client import ConnecteamClient
+from ..contract import deletions_allowed
 from ..errors import ParentNotFoundError
 from ..fanout import in_parallel
 from ..listing import PageCheck, checked_pages, content_hash, second_pass
@@ -141,7 +142,9 @@ def unavailability_tables(
             diff.changed(unavailability_row(sid, r) for r in page) for page in progress.track(pages)
         )
         again = partial(client.pages, endpoint, params, parent)
-        gone = diff.vanished(check.consistent, second_pass(again, _record_id))
+        quarantine = client.stats.quarantine
+        consistent = deletions_allowed(quarantine, "scheduler_unavailabilities", check.consistent)
+        gone = diff.vanished(consistent, second_pass(again, _record_id))
     except ParentNotFoundError as exc:
         client.skip_parent(exc, "scheduler_unavailabilities")
         return

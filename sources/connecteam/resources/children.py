@@ -18,6 +18,7 @@ from core.progress import Progress
 
 from ..arrow_rows import hints
 from ..client import ConnecteamClient
+from ..contract import deletions_allowed
 from ..errors import ParentNotFoundError
 from ..listing import complete_listing, live
 from ..loaded import only_changed, vanished
@@ -92,6 +93,7 @@ def child_listing(
         seen = {str(row[key]) for row in rows}
         again = lambda: {str(row[key]) for row in collect()[0]}  # noqa: E731
         now = int(clock_now())
+        consistent = deletions_allowed(client.stats.quarantine, name, consistent)
         gone = vanished(name, key, seen, consistent, now, where, tuple(skipped), reread=again)
         progress.done(f" ({len(rows)} listed, {len(changed)} new or changed, {len(gone)} deleted)")
         yield from listing_tables(client, name, columns, changed, gone)

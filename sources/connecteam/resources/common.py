@@ -26,6 +26,7 @@ from core.progress import Progress
 
 from ..arrow_rows import BIGINT, BOOL, TEXT, ArrowRows, hints
 from ..client import ConnecteamClient
+from ..contract import deletions_allowed
 from ..listing import complete_listing, live, second_pass
 from ..loaded import only_changed, vanished
 from ..registry import STREAMS
@@ -41,6 +42,7 @@ Listing = Callable[[], tuple[list[dict[str, Any]], bool | None]]
 
 
 def diff_listing(
+    client: ConnecteamClient,
     table: str,
     key: str,
     rows: list[dict[str, Any]],
@@ -52,7 +54,8 @@ def diff_listing(
     """A full listing compared with what is loaded.
 
     Args:
-        table: The destination table.
+        client: The client that listed (its quarantine: :func:`~..contract.deletions_allowed`).
+        table: The destination table (= the stream).
         key: Its key column.
         rows: Every row the listing returned.
         complete: Whether the listing was consistent (see
@@ -65,11 +68,13 @@ def diff_listing(
     Returns:
         ``(changed, gone)``: the rows whose digest changed (:func:`~..loaded.only_changed`), and
         tombstones of the live loaded rows the listing no longer holds (none unless the listing
-        was consistent: :func:`~..listing.confirmed_gone`).
+        was consistent: :func:`~..listing.confirmed_gone`, and no item of the stream or a stream
+        above it was quarantined this run).
     """
     field = field or key
     changed = [mark(r) for r in only_changed(rows, field)]
     seen = {str(r.get(field)) for r in rows}
+    complete = deletions_allowed(client.stats.quarantine, table, complete)
     return changed, vanished(table, key, seen, complete, int(clock_now()), reread=reread)
 
 
@@ -102,7 +107,7 @@ def named_listing(
     def _listing() -> Iterator[pa.Table]:
         rows = [{"id": r["id"], "name": r.get("name"), "is_archived": r.get("isArchived")}
                 for r in listing()]  # fmt: skip
-        changed, gone = diff_listing(name, "id", rows, True)
+        changed, gone = diff_listing(client, name, "id", rows, True)
         yield from listing_tables(client, name, DELETION_MARK, changed, gone)
 
     return _listing
@@ -129,7 +134,7 @@ def record_listing(
         listed, complete = shared() if shared else complete_listing(listing(), progress.page)
         rows = [to_row(record) for record in listed]
         again = second_pass(listing, lambda record: str(to_row(record)["id"]))
-        changed, gone = diff_listing(name, "id", rows, complete, reread=again)
+        changed, gone = diff_listing(client, name, "id", rows, complete, reread=again)
         progress.done(f" ({len(rows)} listed, {len(changed)} new or changed, {len(gone)} deleted)")
         yield from listing_tables(client, name, columns, changed, gone)
 

@@ -39,7 +39,7 @@ def user_documents(client: ConnecteamClient) -> DltResource:
         listing = partial(client.pages, STREAMS["user_documents"])
         listed, complete = complete_listing(listing(), progress.page)
         again = second_pass(listing, lambda r: str(r.get("id")))
-        changed, gone = diff_listing("user_documents", "id", listed, complete, reread=again)
+        changed, gone = diff_listing(client, "user_documents", "id", listed, complete, reread=again)
         yield from listing_tables(client, "user_documents", DELETION_MARK, changed, gone)
         progress.done(f", {len(changed)} new or changed, {len(gone)} deleted")
 

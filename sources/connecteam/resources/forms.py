@@ -43,7 +43,9 @@ def forms(client: ConnecteamClient, form_list: Listing) -> DltResource:
     def _forms() -> Iterator[pa.Table]:
         listed, complete = form_list()
         again = second_pass(partial(client.pages, STREAMS["forms"]), lambda r: str(r.get("formId")))
-        changed, gone = diff_listing("forms", "form_id", listed, complete, "formId", reread=again)
+        changed, gone = diff_listing(
+            client, "forms", "form_id", listed, complete, "formId", reread=again
+        )
         yield from listing_tables(client, "forms", FORM_COLUMNS, changed, gone)
         logger.info(
             "forms: %d listed, %d changed, %d deleted", len(listed), len(changed), len(gone)

@@ -60,7 +60,7 @@ def jobs(client: ConnecteamClient) -> DltResource:
 
         # is_deleted is the provider's own: a changed row only clears deleted_at
         changed, gone = diff_listing(
-            "jobs", "job_id", rows, complete, mark=_undeleted, reread=again
+            client, "jobs", "job_id", rows, complete, mark=_undeleted, reread=again
         )
         progress.done(
             f" ({len(rows)} with sub-jobs, {len(changed)} new or changed, {len(gone)} deleted)"

@@ -19,6 +19,7 @@ from core.progress import Progress
 
 from ..arrow_rows import BIGINT, BOOL, DOUBLE, JSON, TEXT, hints
 from ..client import ConnecteamClient
+from ..contract import deletions_allowed
 from ..listing import all_consistent, complete_listing, live
 from ..loaded import only_changed, vanished
 from ..registry import STREAMS
@@ -150,7 +151,8 @@ def pay_rates(
             "effective_date >= %s and effective_date <= %s",
             (first.isoformat(), last.isoformat()),
         )
-        gone = vanished("pay_rates", "pay_rate_key", set(rows), all_consistent(parts), int(now),
+        whole = deletions_allowed(client.stats.quarantine, "pay_rates", all_consistent(parts))
+        gone = vanished("pay_rates", "pay_rate_key", set(rows), whole, int(now),
                         *inside, reread=again)  # fmt: skip
         progress.done(f" in {first}..{last} ({len(changed)} new or changed, {len(gone)} deleted)")
         state["backfilled"] = True
@@ -171,7 +173,7 @@ def pay_rule_policies(client: ConnecteamClient) -> DltResource:
     )
     def _policies() -> Iterator[pa.Table]:
         listed, complete = complete_listing(client.pages(STREAMS["pay_rule_policies"]))
-        changed, gone = diff_listing("pay_rule_policies", "id", listed, complete)
+        changed, gone = diff_listing(client, "pay_rule_policies", "id", listed, complete)
         logger.info("pay_rule_policies: %d listed, %d changed, %d deleted",
                     len(listed), len(changed), len(gone))  # fmt: skip
         yield from listing_tables(client, "pay_rule_policies", POLICY_COLUMNS, changed, gone)

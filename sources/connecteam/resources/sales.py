@@ -24,6 +24,7 @@ from core.progress import Progress
 
 from ..arrow_rows import BIGINT, BOOL, DOUBLE, TEXT, hints
 from ..client import ConnecteamClient
+from ..contract import deletions_allowed
 from ..listing import live
 from ..loaded import only_changed, vanished
 from ..registry import STREAMS
@@ -83,7 +84,8 @@ def daily_sales(client: ConnecteamClient, days_back: int, days_ahead: int) -> Dl
                 rows.update((row["daily_sales_key"], row) for row in map(daily_sales_row, page))
         changed = [live(r) for r in only_changed(list(rows.values()), "daily_sales_key")]
         in_range = ('"date" >= %s and "date" <= %s', (first.isoformat(), last.isoformat()))
-        gone = vanished("daily_sales", "daily_sales_key", set(rows), True, int(now), *in_range)
+        whole = deletions_allowed(client.stats.quarantine, "daily_sales", True)
+        gone = vanished("daily_sales", "daily_sales_key", set(rows), whole, int(now), *in_range)
         progress.done(f" in {first}..{last} ({len(changed)} new or changed, {len(gone)} deleted)")
         yield from listing_tables(client, "daily_sales", DAILY_SALES_COLUMNS, changed, gone)
 

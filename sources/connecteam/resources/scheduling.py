@@ -20,6 +20,7 @@ from core.progress import Progress
 
 from ..arrow_rows import BIGINT, BOOL, JSON, TEXT, ArrowRows, hints
 from ..client import ConnecteamClient
+from ..contract import deletions_allowed
 from ..errors import ConnecteamConfigError, ParentNotFoundError
 from ..fanout import in_parallel
 from ..listing import PageCheck, content_hash, second_pass
@@ -85,7 +86,9 @@ def schedulers(client: ConnecteamClient, scheduler_list: Listing) -> DltResource
     )
     def _schedulers() -> Iterator[pa.Table]:
         listed, complete = scheduler_list()
-        changed, gone = diff_listing("schedulers", "scheduler_id", listed, complete, "schedulerId")
+        changed, gone = diff_listing(
+            client, "schedulers", "scheduler_id", listed, complete, "schedulerId"
+        )
         yield from listing_tables(client, "schedulers", DELETION_MARK, changed, gone)
         logger.info(
             "schedulers: %d listed, %d changed, %d deleted", len(listed), len(changed), len(gone)
@@ -308,7 +311,8 @@ def full_pass(
             yield changed
 
     yield from arrow.batches(changed_pages())
-    gone = diff.vanished(check.consistent, second_pass(listing, lambda r: str(r["id"])))
+    consistent = deletions_allowed(client.stats.quarantine, "shifts", check.consistent)
+    gone = diff.vanished(consistent, second_pass(listing, lambda r: str(r["id"])))
     return loaded, gone, newest_seen
 
 

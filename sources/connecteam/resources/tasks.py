@@ -16,6 +16,7 @@ from core.progress import Progress
 
 from ..arrow_rows import BIGINT, JSON, hints
 from ..client import ConnecteamClient
+from ..contract import deletions_allowed
 from ..errors import ParentNotFoundError
 from ..fanout import in_parallel
 from ..listing import complete_listing, confirmed_gone, live, second_pass
@@ -76,7 +77,8 @@ def tasks(client: ConnecteamClient, board_list: Callable[[], list[dict[str, Any]
         changed = [live(r) for r in only_changed(rows, "id")]
         where, args = outside_boards(unlisted)
         seen = {r["id"] for r in rows}
-        gone = vanished("tasks", "id", seen, True, int(clock_now()), where, args)
+        whole = deletions_allowed(client.stats.quarantine, "tasks", True)
+        gone = vanished("tasks", "id", seen, whole, int(clock_now()), where, args)
         yield from listing_tables(client, "tasks", TASK_COLUMNS, changed, gone)
         if covered:
             yield dlt.mark.with_hints(covered, TASK_COVERAGE_HINTS, create_table_variant=True)

@@ -30,6 +30,7 @@ from core.progress import Progress
 
 from ..arrow_rows import BATCH_ROWS, BIGINT, BOOL, DOUBLE, JSON, TEXT, ArrowRows, hints
 from ..client import ConnecteamClient
+from ..contract import deletions_allowed
 from ..errors import ParentNotFoundError
 from ..fanout import in_parallel
 from ..listing import content_hash
@@ -264,7 +265,8 @@ def clock_activities(run: ActivityRun, clock: dict[str, Any]) -> Iterator[Any]:
         progress = Progress(f"time_activities[{clock_id}]", logger=logger)
         pages = activity_pages(run.client, clock_id, first, last, run.clocks, diff, progress)
         yield from run.arrow.batches(pages)
-        gone = diff.tombstones(diff.vanished(), {"shift_attachments"}, int(run.now))
+        whole = deletions_allowed(run.client.stats.quarantine, "time_activities", True)
+        gone = diff.tombstones(diff.vanished(whole), {"shift_attachments"}, int(run.now))
         if gone:
             yield run.arrow.to_arrow(gone)
         progress.done(f" in {first}..{last} ({len(gone)} deleted)")
@@ -357,7 +359,8 @@ def timesheets(
                             rows = []
                             if changed:
                                 yield arrow.to_arrow(changed)
-                gone = diff.tombstones(diff.vanished(), TIMESHEET_JSON_COLUMNS, int(now))
+                whole = deletions_allowed(client.stats.quarantine, "timesheets", True)
+                gone = diff.tombstones(diff.vanished(whole), TIMESHEET_JSON_COLUMNS, int(now))
                 if gone:
                     yield arrow.to_arrow(gone)
                 progress.done(f" in {first}..{last} ({len(gone)} deleted)")

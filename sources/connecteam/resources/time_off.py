@@ -22,6 +22,7 @@ from core.progress import Progress
 
 from ..arrow_rows import BIGINT, DOUBLE, JSON, TEXT, ArrowRows, hints
 from ..client import ConnecteamClient
+from ..contract import deletions_allowed
 from ..errors import ParentNotFoundError
 from ..fanout import in_parallel
 from ..listing import all_consistent, complete_listing, live, second_pass
@@ -95,7 +96,9 @@ def time_off_requests(
             "cast(start_date as varchar) <= %s and cast(end_date as varchar) >= %s",
             (last.isoformat(), first.isoformat()),
         )
-        gone = vanished("time_off_requests", "id", set(rows), all_consistent(parts), int(now),
+        quarantine = client.stats.quarantine
+        whole = deletions_allowed(quarantine, "time_off_requests", all_consistent(parts))
+        gone = vanished("time_off_requests", "id", set(rows), whole, int(now),
                         *overlapping, reread=again)  # fmt: skip
         progress.done(f" in {first}..{last} ({len(changed)} new or changed, {len(gone)} deleted)")
         state["backfilled"] = True
@@ -159,7 +162,7 @@ def time_off_policy_types(client: ConnecteamClient, policy_type_list: Listing) -
     def _policy_types() -> Iterator[pa.Table]:
         listed, complete = policy_type_list()
         rows = [policy_type_row(r) for r in listed]
-        changed, gone = diff_listing("time_off_policy_types", "id", rows, complete)
+        changed, gone = diff_listing(client, "time_off_policy_types", "id", rows, complete)
         logger.info("time_off_policy_types: %d listed, %d changed, %d deleted",
                     len(rows), len(changed), len(gone))  # fmt: skip
         yield from listing_tables(client, "time_off_policy_types", POLICY_TYPE_COLUMNS,
