@@ -12,7 +12,8 @@ warehouse the next sync writes. Every mart is also written as Parquet, swapped i
 Only what analysts need is published: the dbt schemas ``staging`` and ``marts`` (which keep chat
 message text out unless the dbt variable ``chat_message_text`` is set) and schema ``health``, a
 summary of the raw data without any of it (:data:`HEALTH_TABLES`: rows and last load per raw
-table, quarantined webhook bodies counted per day and reason). The raw schemas ``connecteam`` and
+table, quarantined webhook bodies counted per day and reason, quarantined API items counted per
+stream and reason). The raw schemas ``connecteam`` and
 ``webhooks`` (webhook payloads with chat text, raw quarantined bodies) are copied only with the
 setting ``publish_raw_schemas`` (``WFM_SYNC_PUBLISH_RAW_SCHEMAS=1``).
 """
@@ -41,13 +42,17 @@ PUBLISHED_SCHEMAS = ("marts", "staging")
 RAW_SCHEMAS = ("connecteam", "webhooks")
 """The raw schemas, copied only with the setting ``publish_raw_schemas``."""
 HEALTH_SCHEMA = "health"
-HEALTH_TABLES = ("raw_tables", "quarantine")
+HEALTH_TABLES = ("raw_tables", "quarantine", "stream_quarantine")
 """Schema ``health`` of the snapshot, always published:
 
 * ``raw_tables``: ``table_name`` (``schema.table``), ``row_count``, ``last_load_epoch`` (epoch
   seconds of the newest dlt load that wrote it), one row per raw table with ``_dlt_load_id``;
 * ``quarantine``: ``received_on`` (UTC date), ``reason`` (cut to 200 characters), ``bodies``
-  (count) of the webhook bodies the receiver refused and kept; no body.
+  (count) of the webhook bodies the receiver refused and kept; no body;
+* ``stream_quarantine``: ``stream``, ``reason`` (its quoted or numeric key values replaced by
+  ``…``), ``items`` (count), ``last_seen_epoch`` (epoch seconds a sync last received one) of
+  the listed items the sync could not load and kept in ``connecteam.quarantine``
+  (:mod:`sources.connecteam.contract`); no item.
 """
 
 
@@ -222,11 +227,32 @@ def _write_health(con: duckdb.DuckDBPyConnection, catalog: str) -> dict[str, int
         "null::bigint as bodies where false"
     )
     con.execute(f"create table snapshot.{HEALTH_SCHEMA}.quarantine as {quarantine}")
+    con.execute(
+        f"create table snapshot.{HEALTH_SCHEMA}.stream_quarantine as {_items(raw, catalog)}"
+    )
     counts = {}
     for table in HEALTH_TABLES:
         row = con.execute(f"select count(*) from snapshot.{HEALTH_SCHEMA}.{table}").fetchone()
         counts[f"{HEALTH_SCHEMA}.{table}"] = int(row[0]) if row else 0
     return counts
+
+
+STREAM_QUARANTINE_SQL = """
+select stream, regexp_replace(reason, $$'[^']*'|"[^"]*"|-?[0-9]+$$, '…', 'g') as reason,
+    count(*) as items, max(seen_at) as last_seen_epoch
+from "{catalog}".connecteam.quarantine group by all order by stream, reason
+"""
+
+
+def _items(raw: list[tuple[str, str]], catalog: str) -> str:
+    """The query of ``health.stream_quarantine`` over ``catalog`` (empty when the warehouse
+    has no ``connecteam.quarantine``: nothing was ever quarantined)."""
+    if ("connecteam", "quarantine") in raw:
+        return STREAM_QUARANTINE_SQL.format(catalog=catalog)
+    return (
+        "select null::varchar as stream, null::varchar as reason, null::bigint as items, "
+        "null::bigint as last_seen_epoch where false"
+    )
 
 
 def _quote(path: Path) -> str:

@@ -200,3 +200,10 @@ def small_demo(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
 # Hypothesis's `thorough` profile (`pytest --hypothesis-profile thorough`): the long runs of the
 # property tests that read it (test_incremental_properties.py), random and many.
 settings.register_profile("thorough", max_examples=500, deadline=None)
+
+
+def profile_examples(suite: int) -> int:
+    """Examples of a property test: the ``thorough`` profile's when it is loaded, else
+    ``suite`` (what ``make test`` can afford; Hypothesis's own default is 100)."""
+    loaded = settings.default.max_examples
+    return loaded if loaded > 100 else suite

@@ -31,7 +31,7 @@ from zoneinfo import ZoneInfo
 import duckdb
 import orjson
 import pytest
-from conftest import NOW, point_at
+from conftest import NOW, point_at, profile_examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_operations import CLOCK
@@ -65,8 +65,7 @@ API_KINDS = {"shift": "shifts", "manual_break": "manualBreaks", "time_off": "tim
 
 def _profile_examples() -> int:
     """Examples of this run: the ``thorough`` profile's when it is loaded, else the suite's."""
-    loaded = settings.default.max_examples
-    return loaded if loaded > 100 else SUITE_EXAMPLES  # Hypothesis's own default is 100
+    return profile_examples(SUITE_EXAMPLES)
 
 
 PROPERTY = settings(

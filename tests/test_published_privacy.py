@@ -140,3 +140,42 @@ def test_the_health_summary_keeps_only_the_category_of_a_refusal_reason(
     assert query(snapshot, "select reason, sum(bodies) from health.quarantine group by all") == [
         ("the envelope could not be read", refused)
     ]
+
+
+def test_the_health_summary_counts_quarantined_items_without_their_values(
+    small_demo: DemoRun, warehouse: Path
+):
+    """``health.stream_quarantine`` counts the API items the sync quarantined per stream and
+    reason; neither an item nor a key value it names is published."""
+    from pipelines.publish import publish_snapshot
+
+    warehouse.parent.mkdir(parents=True)
+    shutil.copyfile(small_demo.warehouse, warehouse)
+    secret, key = "employee-phone-555-0199", "user-k-8812"
+    reasons = [
+        "the item is null where the spec declares an object",
+        f"id '{key}' repeated in the listing (a different item; the first one was loaded)",
+        "userId 9913 repeated in the listing (the same item; the first one was loaded)",
+    ]
+    with duckdb.connect(str(warehouse)) as con:
+        con.execute(
+            "create table connecteam.quarantine (quarantine_key text, stream text, "
+            "reason text, item text, seen_at bigint, _dlt_load_id text)"
+        )
+        for n, reason in enumerate(reasons):
+            con.execute(
+                "insert into connecteam.quarantine values (?, ?, ?, ?, ?, '1795176000.5')",
+                [f"k{n}", "users", reason, f'{{"phone": "{secret}"}}', 1_795_176_000 + n],
+            )
+
+    summary = publish_snapshot(warehouse)
+
+    snapshot = Path(summary.snapshot)
+    assert findings(snapshot, Path(summary.parquet_dir), {secret, key}) == []
+    assert query(snapshot, "select * from health.stream_quarantine") == [
+        ("users", "id … repeated in the listing (a different item; the first one was loaded)",
+         1, 1_795_176_001),
+        ("users", "the item is null where the spec declares an object", 1, 1_795_176_000),
+        ("users", "userId … repeated in the listing (the same item; the first one was loaded)",
+         1, 1_795_176_002),
+    ]  # fmt: skip

@@ -79,3 +79,22 @@ def test_freshness_columns() -> None:
         "form_submissions": ("submission_timestamp",),
         "pay_rates": ("modified_at", "created_at"),
     }
+
+
+def test_item_keys_are_the_specs_required_fields_of_the_declared_type() -> None:
+    """Each stream's ``item_key`` (what the contract checks on every listed item) names
+    required fields of the spec's item schema, of the type the spec declares (a union's every
+    member agrees); the beta ``user_documents`` is not in the spec."""
+    from stream_answers import item_schema
+
+    kinds = {"integer": int, "string": str}
+    for stream in STREAMS.values():
+        assert stream.item_keys, stream.name
+        if not stream.in_spec:
+            continue
+        schema = item_schema(stream)
+        members = schema.get("anyOf") or [schema]
+        for name, kind in stream.item_keys:
+            for member in members:
+                assert name in member.get("required", []), (stream.name, name)
+                assert kinds[member["properties"][name]["type"]] is kind, (stream.name, name)

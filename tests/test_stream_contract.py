@@ -27,7 +27,7 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import NOW, query
+from conftest import NOW, profile_examples, query
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from pydantic import SecretStr
@@ -36,6 +36,7 @@ from stream_answers import Answers, enum_fields, integer_fields, item_strategy
 from core.paths import paths_beside
 from core.project import ConnecteamAccount, Project
 from core.settings import Settings
+from sources.connecteam.contract import malformed
 from sources.connecteam.registry import STREAMS, Stream
 
 BASE_URL = "http://127.0.0.1:9"
@@ -191,8 +192,11 @@ class Outcome:
     raised: BaseException | None = None
 
 
-def sync(items: dict[str, list[Any]], variant: Variant, where: Path) -> Outcome:
-    """Sync every stream from ``items`` made hostile by ``variant`` into ``where``."""
+def sync(
+    items: dict[str, list[Any]], variant: Variant, where: Path, streams: list[str] = NAMES
+) -> Outcome:
+    """Sync ``streams`` (default every stream) from ``items`` made hostile by ``variant`` into
+    ``where``."""
     from pipelines.sync import run_sync
 
     hostile = {n: variant.items(STREAMS[n], v) if variant.items else v for n, v in items.items()}
@@ -204,7 +208,7 @@ def sync(items: dict[str, list[Any]], variant: Variant, where: Path) -> Outcome:
         account=ConnecteamAccount(base_url=BASE_URL, api_key=SecretStr("contract-key")),
     )  # fmt: skip
     try:
-        summary = run_sync(NAMES, project=project, transport=answers.transport(), max_in_flight=1)
+        summary = run_sync(streams, project=project, transport=answers.transport(), max_in_flight=1)
     except Exception as exc:  # noqa: BLE001 - the contract says nothing escapes; kept to report
         return Outcome({}, {}, {}, warehouse, answers.paths, exc)
     return Outcome(
@@ -255,3 +259,62 @@ def test_every_stream_keeps_its_contract(outcomes, name, variant):
         run.warehouse, f"select count(*), count(distinct ({key})) from connecteam.{name}"
     ) if run.rows[name] else ((0, 0),)  # fmt: skip
     assert total == distinct, f"{name}: {total} rows but {distinct} keys"
+
+
+def expected_quarantine(stream: Stream, items: list[Any]) -> int:
+    """Items of one listing the contract refuses (malformed, or a key listed before), counted
+    once per distinct item and reason (a copy quarantined twice is one row)."""
+    first: dict[tuple[Any, ...], Any] = {}
+    refused: set[tuple[str, str]] = set()
+    for item in items:
+        text = json.dumps(item, sort_keys=True)
+        reason = malformed(item, stream.item_keys)
+        if reason is None:
+            key = tuple(item[name] for name, _ in stream.item_keys)
+            if key not in first:
+                first[key] = item
+                continue
+            reason = f"{key} again, {'the same' if first[key] == item else 'another'} item"
+        refused.add((reason, text))
+    return len(refused)
+
+
+SUITE_EXAMPLES = 2
+"""Examples per stream of the generated-answers test in ``make test`` (one in-process sync of
+the stream and the streams above it each, about a second); ``--hypothesis-profile thorough``
+runs 500."""
+
+
+def lineage(name: str) -> list[str]:
+    """``name`` and the streams above it (its parent, the parent's parent), top first."""
+    chain = [name]
+    while STREAMS[chain[0]].parent:
+        chain.insert(0, str(STREAMS[chain[0]].parent))
+    return chain
+
+
+@pytest.fixture(scope="module")
+def base() -> dict[str, list[dict[str, Any]]]:
+    return base_items()
+
+
+@pytest.mark.parametrize("name", NAMES)
+@given(data=st.data())
+@settings(max_examples=profile_examples(SUITE_EXAMPLES), deadline=None, database=None,
+          derandomize=profile_examples(SUITE_EXAMPLES) == SUITE_EXAMPLES,
+          suppress_health_check=list(HealthCheck))  # fmt: skip
+def test_every_stream_loads_what_the_spec_allows(name, data, base, tmp_path_factory):
+    """Answers of stream ``name`` as its spec schema allows them (its parents' as
+    :func:`base_items`): nothing fails or escapes; each listing quarantines exactly the items
+    the contract refuses (keys past 2^63, keys the generator repeated) and the rest loads."""
+    items = data.draw(st.lists(item_strategy(name), min_size=1, max_size=4), label=name)
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("WFM_SYNC_NOW", str(NOW))
+        where = tmp_path_factory.mktemp("generated")
+        run = sync({**base, name: items}, BASELINE, where, lineage(name))
+    assert run.raised is None, f"{run.raised!r} escaped the sync"
+    assert not run.failed, run.failed
+    listings = len(run.paths.get(name, ()))
+    refused = expected_quarantine(STREAMS[name], items)
+    assert listings, f"{name} was never listed"
+    assert run.quarantined.get(name, 0) == listings * refused, (listings, refused, run.quarantined)

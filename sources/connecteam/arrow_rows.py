@@ -10,7 +10,9 @@ declares, else the type the warehouse already has (dlt's schema), else the kind 
 seen (``bool``, ``bigint``, ``double``, ``text``; objects and lists become ``json`` text). A value
 that does not fit its column's type is never dropped and never fails the run: the column gets
 NULL and the value is kept as it came, in the row's ``untyped_values`` JSON column
-(``{"<provider field>": <value>}``), and counted in :attr:`ArrowRows.untyped`. Lossless widenings
+(``{"<provider field>": <value>}``), and counted in :attr:`ArrowRows.untyped`; so is every
+value of a field whose name makes no column (empty) or the column of another field of the
+record (``userId`` beside ``user_id``). Lossless widenings
 are not counted: an integer in a ``double`` column, an integral float in a ``bigint`` column.
 """
 
@@ -24,6 +26,7 @@ from typing import Any
 
 import orjson
 import pyarrow as pa
+from dlt.common.normalizers.naming.snake_case import NamingConvention
 from dlt.common.schema.typing import TColumnSchema
 
 logger = logging.getLogger("sources.connecteam")
@@ -119,8 +122,16 @@ class ArrowRows:
             names.update(dict.fromkeys(record))
         untyped: dict[int, dict[str, Any]] = {}
         arrays, fields = [], []
+        columns: set[str] = {UNTYPED_COLUMN}
         for name in names:
             values = [record.get(name) for record in records]
+            column = self._column(name)
+            if column is None or column in columns:  # no name, or another field's column
+                for i, value in enumerate(values):
+                    if name in records[i]:
+                        untyped.setdefault(i, {})[name] = value
+                continue
+            columns.add(column)
             kind = self._kind_of(name, values)
             if kind is None:  # all null, type not known yet: decided when a value arrives
                 arrays.append(pa.nulls(len(records)))
@@ -184,13 +195,20 @@ class ArrowRows:
             self._normalize = None
         self._kinds.update({k: v for k, v in self._declared.items() if v in _ARROW_TYPES})
 
-    def _column(self, name: str) -> str:
-        return self._normalize(name) if self._normalize is not None else name
+    def _column(self, name: Any) -> str | None:
+        """The warehouse column of provider field ``name`` (the schema's naming convention,
+        dlt's ``snake_case`` outside a running pipeline); ``None`` for a name that makes no
+        column (empty, or only characters the convention drops)."""
+        normalize = self._normalize or _SNAKE_CASE.normalize_identifier
+        try:
+            return str(normalize(str(name))) or None
+        except ValueError:
+            return None
 
     def _kind_of(self, name: str, values: list[Any]) -> str | None:
         """The column's kind: known, or the first value's (``None`` while every value is null)."""
         assert self._kinds is not None
-        column = self._column(name)
+        column = self._column(name) or name
         kind = self._kinds.get(column)
         if kind is None:
             first = next((v for v in values if v is not None), None)
@@ -218,6 +236,7 @@ class ArrowRows:
 
 
 _MISFIT = object()
+_SNAKE_CASE = NamingConvention()
 
 
 def _fit_value(kind: str, value: Any) -> Any:
