@@ -122,16 +122,17 @@ class ArrowRows:
             names.update(dict.fromkeys(record))
         untyped: dict[int, dict[str, Any]] = {}
         arrays, fields = [], []
-        columns: set[str] = {UNTYPED_COLUMN}
-        for name in names:
+        taken: set[str] = {UNTYPED_COLUMN}
+        # a name already in the warehouse's spelling (the sync's own marks) keeps its column
+        for name in sorted(names, key=lambda name: self._column(name) != name):
             values = [record.get(name) for record in records]
             column = self._column(name)
-            if column is None or column in columns:  # no name, or another field's column
+            if column is None or column in taken:  # no name, or another field's column
                 for i, value in enumerate(values):
                     if name in records[i]:
                         untyped.setdefault(i, {})[name] = value
                 continue
-            columns.add(column)
+            taken.add(column)
             kind = self._kind_of(name, values)
             if kind is None:  # all null, type not known yet: decided when a value arrives
                 arrays.append(pa.nulls(len(records)))
@@ -139,8 +140,8 @@ class ArrowRows:
                 arrays.append(pa.array(self._fit(name, kind, values, untyped), _ARROW_TYPES[kind]))
             fields.append(name)
         if untyped:
-            column = [dumps(untyped[i]) if i in untyped else None for i in range(len(records))]
-            arrays.append(pa.array(column, pa.string()))
+            kept_json = [dumps(untyped[i]) if i in untyped else None for i in range(len(records))]
+            arrays.append(pa.array(kept_json, pa.string()))
             fields.append(UNTYPED_COLUMN)
             kept = sum(len(values) for values in untyped.values())
             self.untyped += kept
