@@ -154,12 +154,12 @@ def test_the_health_summary_counts_quarantined_items_without_their_values(
     secret, key = "employee-phone-555-0199", "user-k-8812"
     reasons = [
         "the item is null where the spec declares an object",
-        f"id '{key}' repeated in the listing (a different item; the first one was loaded)",
-        "userId 9913 repeated in the listing (the same item; the first one was loaded)",
+        f"id '{key}' repeated in the listing (the first item with it was loaded)",
+        "userId 9913 repeated in the listing (the first item with it was loaded)",
     ]
     with duckdb.connect(str(warehouse)) as con:
         con.execute(
-            "create table connecteam.quarantine (quarantine_key text, stream text, "
+            "create or replace table connecteam.quarantine (quarantine_key text, stream text, "
             "reason text, item text, seen_at bigint, _dlt_load_id text)"
         )
         for n, reason in enumerate(reasons):
@@ -173,9 +173,9 @@ def test_the_health_summary_counts_quarantined_items_without_their_values(
     snapshot = Path(summary.snapshot)
     assert findings(snapshot, Path(summary.parquet_dir), {secret, key}) == []
     assert query(snapshot, "select * from health.stream_quarantine") == [
-        ("users", "id … repeated in the listing (a different item; the first one was loaded)",
+        ("users", "id … repeated in the listing (the first item with it was loaded)",
          1, 1_795_176_001),
         ("users", "the item is null where the spec declares an object", 1, 1_795_176_000),
-        ("users", "userId … repeated in the listing (the same item; the first one was loaded)",
+        ("users", "userId … repeated in the listing (the first item with it was loaded)",
          1, 1_795_176_002),
     ]  # fmt: skip

@@ -96,5 +96,10 @@ def test_item_keys_are_the_specs_required_fields_of_the_declared_type() -> None:
         members = schema.get("anyOf") or [schema]
         for name, kind in stream.item_keys:
             for member in members:
-                assert name in member.get("required", []), (stream.name, name)
-                assert kinds[member["properties"][name]["type"]] is kind, (stream.name, name)
+                *outer, field = name.split(".")  # payRate.effectiveDate: a field of a field
+                for part in outer:
+                    assert part in member.get("required", []), (stream.name, name)
+                    member = member["properties"][part]
+                    member = member["allOf"][0] if "allOf" in member else member
+                assert field in member.get("required", []), (stream.name, name)
+                assert kinds[member["properties"][field]["type"]] is kind, (stream.name, name)

@@ -51,6 +51,20 @@ def json_kind(value: Any) -> str:
     return _JSON_KINDS.get(type(value), type(value).__name__)
 
 
+_ABSENT = object()
+
+
+def key_value(item: dict[str, Any], name: str) -> Any:
+    """The value of key field ``name`` of ``item`` (``payRate.effectiveDate``: a field of a
+    field); :data:`_ABSENT` when it is not there."""
+    value: Any = item
+    for part in name.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return _ABSENT
+        value = value[part]
+    return value
+
+
 def malformed(item: Any, item_keys: tuple[tuple[str, type], ...]) -> str | None:
     """Why ``item`` (one element of a listing's list) cannot be loaded, or ``None``.
 
@@ -62,9 +76,9 @@ def malformed(item: Any, item_keys: tuple[tuple[str, type], ...]) -> str | None:
     if not isinstance(item, dict):
         return f"the item is {json_kind(item)} where the spec declares an object"
     for name, kind in item_keys:
-        if name not in item:
+        value = key_value(item, name)
+        if value is _ABSENT:
             return f"the item has no {name}"
-        value = item[name]
         if value is None:
             return f"{name} is null"
         if kind is int:
@@ -175,7 +189,8 @@ class ItemCheck:
         self.endpoint = endpoint
         self.path = path
         self.quarantine = quarantine
-        self.first: dict[tuple[Any, ...], Any] = {}
+        self.seen: set[tuple[Any, ...]] = set()
+        """The keys listed so far (not the items: a long listing's memory stays one page's)."""
 
     def __call__(self, records: list[Any]) -> list[dict[str, Any]]:
         """The items of one page that may load, in order."""
@@ -183,15 +198,14 @@ class ItemCheck:
         for item in records:
             reason = malformed(item, self.endpoint.item_keys)
             if reason is None:
-                key = tuple(item[name] for name, _ in self.endpoint.item_keys)
-                if key not in self.first:
-                    self.first[key] = item
+                key = tuple(key_value(item, name) for name, _ in self.endpoint.item_keys)
+                if key not in self.seen:
+                    self.seen.add(key)
                     good.append(item)
                     continue
-                same = "the same item" if self.first[key] == item else "a different item"
                 names = (name for name, _ in self.endpoint.item_keys)
                 shown = ", ".join(f"{n} {v!r}" for n, v in zip(names, key, strict=True))
-                reason = f"{shown} repeated in the listing ({same}; the first one was loaded)"
+                reason = f"{shown} repeated in the listing (the first item with it was loaded)"
             self.quarantine.add(QuarantinedItem(
                 self.endpoint.name, self.endpoint.path, self.path, reason, dumps(item)
             ))  # fmt: skip

@@ -319,7 +319,7 @@ _STREAMS = (
         key_note=" = user:effective date:rate",
         loads="one row per user × effective date × rate (the default rate, each job and sub-job "
         "rate) in effect in the window; changed rows (digest) and deletions",
-        item_key="userId:int",
+        item_key="userId:int,payRate.effectiveDate:str",
     ),
     Stream(
         "pay_rule_policies", "/company-policies/v1/pay-rule-policies", "payRulesPolicies", None,
