@@ -42,6 +42,7 @@ from typing import Any
 import yaml  # type: ignore[import-untyped, unused-ignore]  # (PyYAML, a dbt dependency; no stubs here)
 
 from core.project import Project
+from sources.connecteam.contract import QUARANTINE_COLUMNS, QUARANTINE_TABLE
 from sources.connecteam.registry import STREAMS as REGISTRY
 
 from .models import project_dir
@@ -88,7 +89,8 @@ def undeclared_columns(
 
 def expected_columns(project: Project) -> dict[str, set[str]]:
     """Raw table (bare name) -> the columns a staging model reads there, the stream's key and
-    the columns its resource gives a type (dlt column hints)."""
+    the columns its resource gives a type (dlt column hints); the sync's own
+    ``connecteam.quarantine`` declares all of its columns."""
     expected: dict[str, set[str]] = {}
     for declaration in staging_declarations(project_dir(project.settings)).values():
         dataset, _, table = declaration.raw_table.partition(".")
@@ -98,6 +100,7 @@ def expected_columns(project: Project) -> dict[str, set[str]]:
         expected.setdefault(name, set()).update(stream.key)
     for name, hinted in _resource_hints().items():
         expected.setdefault(name, set()).update(hinted)
+    expected.setdefault(QUARANTINE_TABLE, set()).update(QUARANTINE_COLUMNS)  # the sync's own
     return expected
 
 

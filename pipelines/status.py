@@ -109,10 +109,8 @@ def _last_run_details(status: Status, runs: list[RunRecord]) -> None:
     last_models = _last(runs, "models", succeeded=True)
     if last_models is not None:
         status.untypable_rows = dict(last_models.details.get("untypable_rows", {}))
-    last_any_sync = _last(runs, "sync")
-    if last_any_sync is not None:
-        status.untyped_values = dict(last_any_sync.details.get("untyped_values", {}))
-        status.quarantined = dict(last_any_sync.details.get("quarantined", {}))
+    status.untyped_values = _latest_per_stream(runs, "untyped_values")
+    status.quarantined = _latest_per_stream(runs, "quarantined")
     last_sync = _last(runs, "sync", succeeded=True)
     if last_sync is not None:
         status.rate_limit = {
@@ -138,6 +136,24 @@ def _jobs(project: Project) -> tuple[str, ...]:
     if project.destination == "duckdb":
         return JOBS
     return tuple(job for job in JOBS if job != "publish")
+
+
+def _latest_per_stream(runs: list[RunRecord], key: str) -> dict[str, int]:
+    """Per stream, the count under ``key`` of a sync's details (``untyped_values``,
+    ``quarantined``) as the newest sync of that stream recorded it (the nightly syncs its task
+    groups one record each); streams counting none left out."""
+    counts: dict[str, int] = {}
+    seen: set[str] = set()
+    for record in reversed(runs):
+        if record.job != "sync":
+            continue
+        recorded = record.details.get(key, {})
+        for stream in [*record.details.get("rows", {}), *recorded]:
+            if stream not in seen:
+                seen.add(stream)
+                if recorded.get(stream):
+                    counts[stream] = int(recorded[stream])
+    return dict(sorted(counts.items()))
 
 
 def _last(runs: list[RunRecord], job: str, succeeded: bool = False) -> RunRecord | None:

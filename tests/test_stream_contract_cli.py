@@ -11,6 +11,8 @@ with one line naming the endpoint, never a traceback.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from conftest import cli_env, query
 from stream_answers import Answers, asgi_app
@@ -55,5 +57,11 @@ def test_a_sync_keeps_the_contract_end_to_end(variant: Variant, items, tmp_path)
         assert dict(kept) == listings, (kept, listings)
         line = next(x for x in done.stdout.splitlines() if x.startswith("items quarantined"))
         assert all(f"{n} {count}" in line for n, count in listings.items()), line
+        if variant.name == "null-item":  # status counts them; the table is no drift
+            shown = run_cli("status", "--json", env=env, cwd=tmp_path)
+            report = json.loads(shown.stdout)
+            assert report["quarantined"] == listings, report["quarantined"]
+            drift = {f["table"] for f in report["drift"]["fields"]}
+            assert "connecteam.quarantine" not in drift, report["drift"]
     else:
         assert "items quarantined" not in done.stdout, done.stdout
