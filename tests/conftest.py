@@ -70,6 +70,16 @@ def start_emulator() -> Iterator[Callable[..., EmulatorServer]]:
         server.stop()
 
 
+@pytest.fixture(scope="module")
+def emulator_url() -> Iterator[str]:
+    """A small emulator (30 users, 2 forms, 2 schedulers, 50 shifts; budgets no test can spend)
+    on 127.0.0.1, shared by a module's tests (the Schemathesis runs over the spec)."""
+    config = EmulatorConfig(users=30, forms=2, schedulers=2, shifts=50)
+    options = ServerOptions(api_key=API_KEY, minute_limit=10**7, day_limit=10**8)
+    with EmulatorServer(config, options) as server:
+        yield server.url
+
+
 @pytest.fixture
 def warehouse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A DuckDB warehouse file of this test, set as ``DESTINATION__DUCKDB__CREDENTIALS``."""

@@ -18,7 +18,6 @@ control endpoints are not in the spec, and are not checked).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +32,7 @@ from schemathesis.core.parameters import ParameterLocation
 from schemathesis.generation.modes import GenerationMode
 from schemathesis.specs.openapi.checks import negative_data_rejection
 
-from emulator import EmulatorConfig, EmulatorServer, ServerOptions, create_app
+from emulator import create_app
 
 SPEC = Path(__file__).with_name("data") / "connecteam-openapi.json"
 HEADERS = {"X-API-KEY": API_KEY}
@@ -56,15 +55,6 @@ schema = schemathesis.openapi.from_path(str(SPEC)).include(
 )
 schema.config.generation.update(modes=[GenerationMode.NEGATIVE])
 schema.config.phases.update(phases=["fuzzing"])
-
-
-@pytest.fixture(scope="module")
-def emulator_url() -> Iterator[str]:
-    """The emulator (small account, budgets no test can spend) on 127.0.0.1."""
-    config = EmulatorConfig(users=30, forms=2, schedulers=2, shifts=50)
-    options = ServerOptions(api_key=API_KEY, minute_limit=10**7, day_limit=10**8)
-    with EmulatorServer(config, options) as server:
-        yield server.url
 
 
 PROBES = [

@@ -8,11 +8,9 @@ attachments, ``/_emulator`` control endpoints) have nothing to be checked agains
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 import schemathesis
 from conftest import API_KEY
 from hypothesis import HealthCheck, settings
@@ -23,7 +21,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from emulator import EmulatorConfig, EmulatorServer, ServerOptions, create_app
+from emulator import create_app
 
 SPEC = Path(__file__).with_name("data") / "connecteam-openapi.json"
 
@@ -64,15 +62,6 @@ OPERATIONS = implemented()
 schema = schemathesis.openapi.from_path(str(SPEC)).include(
     lambda ctx: (ctx.operation.method.lower(), ctx.operation.path) in set(OPERATIONS)
 )
-
-
-@pytest.fixture(scope="module")
-def emulator_url() -> Iterator[str]:
-    """The emulator (small account, budgets no test can spend) on 127.0.0.1."""
-    config = EmulatorConfig(users=30, forms=2, schedulers=2, shifts=50)
-    options = ServerOptions(api_key=API_KEY, minute_limit=10**7, day_limit=10**8)
-    with EmulatorServer(config, options) as server:
-        yield server.url
 
 
 def test_the_spec_s_operations_are_found_on_the_emulator():
