@@ -59,7 +59,8 @@ def _inline(schema: Any, depth: int) -> Any:
     out = {k: _inline(v, depth) for k, v in schema.items() if k not in ("title", "description")}
     if out.get("type") == "array":
         out["maxItems"] = min(out.get("maxItems", MAX_ITEMS), MAX_ITEMS)
-        out.pop("minItems", None) if out.get("minItems", 0) > MAX_ITEMS else None
+        if out.get("minItems", 0) > MAX_ITEMS:
+            del out["minItems"]
     return out
 
 
@@ -81,7 +82,7 @@ def item_strategy(name: str) -> st.SearchStrategy[dict[str, Any]]:
     return from_schema(item_schema(STREAMS[name]))
 
 
-def integer_fields(stream: Stream, item: dict[str, Any]) -> list[str]:
+def integer_fields(item: dict[str, Any]) -> list[str]:
     """Top-level fields of ``item`` that hold an integer (not a boolean)."""
     return [k for k, v in item.items() if isinstance(v, int) and not isinstance(v, bool)]
 

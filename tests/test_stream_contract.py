@@ -137,13 +137,13 @@ def _past_int64(stream: Stream, items: list[Any]) -> list[Any]:
 
 def _field_as_string(stream: Stream, items: list[Any]) -> list[Any]:
     keys = {name for name, _ in stream.item_keys}
-    fields = [f for f in integer_fields(stream, items[0]) if f not in keys]
+    fields = [f for f in integer_fields(items[0]) if f not in keys]
     return _with(stream, items, lambda i: {**i, **{f: str(i[f]) for f in fields[:1]}})
 
 
 def _field_past_int64(stream: Stream, items: list[Any]) -> list[Any]:
     keys = {name for name, _ in stream.item_keys}
-    fields = [f for f in integer_fields(stream, items[0]) if f not in keys]
+    fields = [f for f in integer_fields(items[0]) if f not in keys]
     return _with(stream, items, lambda i: {**i, **{f: 2**63 + 5 for f in fields[:1]}})
 
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -217,8 +216,3 @@ def deletions_allowed(quarantine: Quarantine, stream: str, consistent: bool | No
     when ``stream`` or a stream above it quarantined an item this run
     (:meth:`Quarantine.blocks_deletions`)."""
     return False if quarantine.blocks_deletions(stream) else consistent
-
-
-def counted(counts: Mapping[str, int]) -> str:
-    """``{stream: items}`` as one phrase, e.g. ``"users 2, shifts 1"``."""
-    return ", ".join(f"{stream} {n}" for stream, n in sorted(counts.items()))
