@@ -31,6 +31,7 @@ from .runs import records_run
 from .warehouse import (
     DATASET_CONNECTEAM,
     build_pipeline,
+    discard_unloaded_warehouse,
     finish_pending_loads,
     loader_file_format,
     release_freed_memory,
@@ -198,7 +199,36 @@ def run_sync(
     resumed = finish_pending_loads(pipeline)
     stats = ClientStats()
     logger.info("syncing %s into %s", ", ".join(streams), pipeline.dataset_name)
-    # pipeline.run's steps, with the memory of each step handed back before the next one
+    # dlt opens the destination before the extract: a DuckDB file this run makes and loads
+    # nothing into is removed again (a run failing before its load leaves no warehouse)
+    fresh = project.destination == "duckdb" and not project.warehouse.exists()
+    try:
+        failed = _extract_and_normalize(pipeline, project, streams, stats, source_options)
+    except BaseException:
+        if fresh:
+            discard_unloaded_warehouse(project)
+        raise
+    info = pipeline.load()  # None when nothing was extracted (every stream failed)
+    if info is not None:
+        info.raise_on_failed_jobs()
+    elif fresh:
+        discard_unloaded_warehouse(project)
+    summary = _summary(pipeline, streams, stats, info, failed, resumed, started)
+    summary.warehouse = warehouse_location(pipeline, project)
+    return summary
+
+
+def _extract_and_normalize(
+    pipeline: dlt.Pipeline, project: Project, streams: Sequence[str], stats: ClientStats,
+    source_options: dict[str, Any],
+) -> dict[str, str]:  # fmt: skip
+    """``pipeline.run``'s steps before the load, with the memory of each step handed back
+    before the next one: the destination's state, the streams' extract (a failing stream
+    dropped, :func:`_extract_isolating_failures`), the quarantine's, and the normalize.
+
+    Returns:
+        ``{stream: reason}`` for the streams that failed.
+    """
     pipeline.sync_destination()
     failed = _extract_isolating_failures(pipeline, project, streams, stats, source_options)
     stats.quarantine.discard(set(failed))
@@ -206,12 +236,7 @@ def run_sync(
     release_freed_memory()
     pipeline.normalize()
     release_freed_memory()
-    info = pipeline.load()  # None when nothing was extracted (every stream failed)
-    if info is not None:
-        info.raise_on_failed_jobs()
-    summary = _summary(pipeline, streams, stats, info, failed, resumed, started)
-    summary.warehouse = warehouse_location(pipeline, project)
-    return summary
+    return failed
 
 
 def _summary(

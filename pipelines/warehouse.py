@@ -266,6 +266,16 @@ def _glibc_malloc_trim() -> Callable[[int], int] | None:
 _malloc_trim = _glibc_malloc_trim()
 
 
+def discard_unloaded_warehouse(project: Project) -> None:
+    """Remove the DuckDB warehouse file, and its write-ahead log, that a run made without
+    loading anything into it (dlt opens the destination, making the file, before the extract),
+    so a run that fails before its load leaves no warehouse behind. Callers call it only for a
+    file that did not exist when the run started."""
+    warehouse = project.warehouse
+    for path in (warehouse, warehouse.with_name(f"{warehouse.name}.wal")):
+        path.unlink(missing_ok=True)
+
+
 def finish_pending_loads(pipeline: dlt.Pipeline) -> int:
     """Normalize and load what an interrupted run left in the pipeline's working directory.
 

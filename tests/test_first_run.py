@@ -255,7 +255,8 @@ def test_a_base_url_answering_html_404_everywhere_stops_at_once_and_publishes_no
     """A fresh project whose base URL names a server answering every path with an HTML 404
     page: the first group of streams fails alike, the run stops there with exit 2 naming the
     setting (before: every stream tried, the models built and an empty snapshot and report
-    published, exit 1 after about 60 s), and no snapshot or report is made; with ``-v`` each
+    published, exit 1 after about 60 s), and no warehouse, snapshot or report is made (dlt
+    opens the destination before the extract; the file it made is removed); with ``-v`` each
     stream's failure and traceback come first."""
     from test_cli import html_404_app
 
@@ -278,3 +279,4 @@ def test_a_base_url_answering_html_404_everywhere_stops_at_once_and_publishes_no
     assert "check SOURCES__CONNECTEAM__BASE_URL" in last and "not tried" in last
     assert not (tmp_path / "data" / "analytics.duckdb").exists()
     assert not (tmp_path / "data" / "report.html").exists()
+    assert not warehouse.exists(), "a run that loaded nothing leaves no warehouse file"

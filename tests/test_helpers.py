@@ -136,6 +136,17 @@ def test_arrow_rows_fix_each_column_type_and_keep_misfits_aside():
     ]
 
 
+def test_a_field_colliding_with_the_key_field_never_takes_the_key_column():
+    """A users record holding ``user_id`` beside its key ``userId``: both make column
+    ``user_id``; the key field (which the item check read) keeps it, the stray field goes to
+    ``untyped_values``; a stray ``is_deleted`` beside the provider's ``isDeleted`` keeps its
+    column (the warehouse's spelling: the sync's own mark)."""
+    rows = ArrowRows("users", {"user_id": "bigint"}, {})
+    got = rows.to_arrow([{"user_id": 7, "userId": 1005, "isDeleted": True, "is_deleted": False}])
+    assert got.to_pylist() == [{"userId": 1005, "is_deleted": False,
+                                "untyped_values": '{"user_id":7,"isDeleted":true}'}]  # fmt: skip
+
+
 def test_only_our_resources_arrow_hint_warning_is_dropped():
     logger = logging.getLogger("test-arrow-hints")
     seen: list[str] = []

@@ -8,7 +8,12 @@ from typing import Any
 
 import httpx
 import pytest
+from conftest import NOW, query
+from pydantic import SecretStr
 
+from core.paths import paths_beside
+from core.project import ConnecteamAccount, Project
+from core.settings import Settings
 from sources.connecteam import ConnecteamAPIError
 from sources.connecteam.client import ConnecteamClient
 from sources.connecteam.registry import STREAMS
@@ -88,3 +93,39 @@ def test_an_honest_listing_reads_every_page_once():
     asked, raised, read = listing(honest)
     assert (raised, read) == (None, 2000)
     assert asked == list(range(0, 2000 + 1, LIMIT))
+
+
+def test_an_endless_listing_without_a_total_stops_at_ten_times_the_last_run(tmp_path, monkeypatch):
+    """Without ``paging.total`` the bound is ten times the pages of the stream's largest listing
+    in the last run that loaded (at least 100), not ``MAX_PAGES``' 2,000: a sync of 30 users,
+    then one whose every page brings new ids, stops at page 101 with its stream failed and the
+    users loaded before kept."""
+    from pipelines.sync import run_sync
+
+    monkeypatch.setenv("WFM_SYNC_NOW", str(NOW))
+    monkeypatch.setenv("RUNTIME__DLTHUB_TELEMETRY", "false")
+    warehouse = tmp_path / "warehouse.duckdb"
+    project = Project(
+        settings=Settings(now=str(NOW)), paths=paths_beside(warehouse),
+        account=ConnecteamAccount(base_url="http://127.0.0.1:9", api_key=SecretStr("k")),
+    )  # fmt: skip
+    requests = []
+    for answer in (Answer(lambda at: users(1000 + at, max(0, 30 - at))),
+                   Answer(lambda at: users(1000 + at, LIMIT))):  # fmt: skip
+        asked: list[int] = []
+
+        def handle(
+            request: httpx.Request, page: Answer = answer, asked: list[int] = asked
+        ) -> httpx.Response:
+            asked.append(int(request.url.params.get("offset", 0)))
+            return httpx.Response(200, json={"data": {"users": page(asked[-1])}})
+
+        summary = run_sync(
+            ["users"], project=project, transport=httpx.MockTransport(handle), max_in_flight=1
+        )
+        requests.append(len(asked))
+    assert requests == [1, 101]
+    failure = summary.failed_streams["users"]
+    assert "passed 100 pages" in failure and "30 items" in failure, failure
+    assert "largest listing last run" in failure, failure
+    assert query(warehouse, "select count(*) from connecteam.users")[0][0] == 30

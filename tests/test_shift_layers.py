@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 
+import httpx
 import pytest
-from conftest import ANCHOR, point_at, query
+from conftest import ANCHOR, NOW, point_at, query
 
 from emulator.operations_data import OperationsConfig
 from pipelines import run_sync
@@ -208,3 +209,52 @@ def test_v2_shifts_cost_floor_n_over_l_plus_one_and_load_one_row_per_shift(
         assert requests_to(server, "/scheduler/v1/schedulers/{schedulerId}/shifts") == 0
         ids = loaded(warehouse, "shifts", "id") if n else []
         assert ids == sorted(((r["id"].split(":")[0],) for r in served), key=repr), f"N={n}"
+
+
+def test_a_second_pass_lists_again_only_the_parent_that_lost_a_row(tmp_path, monkeypatch):
+    """Per-parent listings of several pages without ``paging.total`` are of unknown consistency;
+    when a row looks gone, only its parent's listing is read again (issue: one listing read
+    twice where one request sufficed). Scheduler 9000 has 150 shift custom fields (two pages of
+    100, no total), 9001 three (one page: consistent). Losing one of 9000's costs its two pages
+    again and nothing of 9001's; losing one of 9001's needs no second pass at all."""
+    from pydantic import SecretStr
+
+    from core.paths import paths_beside
+    from core.project import ConnecteamAccount, Project
+    from core.settings import Settings
+
+    monkeypatch.setenv("WFM_SYNC_NOW", str(NOW))
+    fields = {9000: [f"f{i}" for i in range(150)], 9001: ["g0", "g1", "g2"]}
+    asked: list[str] = []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        path, offset = request.url.path, int(request.url.params.get("offset", 0))
+        asked.append(path)
+        if path == "/scheduler/v1/schedulers":
+            page = [{"schedulerId": sid, "name": f"S{sid}"} for sid in fields][offset:]
+            return httpx.Response(200, json={"data": {"schedulers": page}})
+        sid = int(path.split("/")[4])
+        page = [{"id": i, "name": i, "type": "text"} for i in fields[sid][offset : offset + 100]]
+        return httpx.Response(200, json={"data": {"customFields": page}})
+
+    warehouse = tmp_path / "warehouse.duckdb"
+    project = Project(
+        settings=Settings(now=str(NOW)), paths=paths_beside(warehouse),
+        account=ConnecteamAccount(base_url="http://127.0.0.1:9", api_key=SecretStr("k")),
+    )  # fmt: skip
+
+    def sync() -> dict[int, int]:
+        asked.clear()
+        summary = run_sync(["shift_custom_fields"], project=project, max_in_flight=1,
+                           transport=httpx.MockTransport(handle))  # fmt: skip
+        assert not summary.failed_streams
+        return {sid: sum(p.endswith(f"/{sid}/custom-fields") for p in asked) for sid in fields}
+
+    assert sync() == {9000: 2, 9001: 1}
+    fields[9000].remove("f10")
+    assert sync() == {9000: 4, 9001: 1}
+    fields[9001].remove("g1")
+    assert sync() == {9000: 2, 9001: 1}
+    deleted = query(warehouse, "select shift_custom_field_key from connecteam.shift_custom_fields "
+                    "where is_deleted order by 1")  # fmt: skip
+    assert deleted == [("9000:f10",), ("9001:g1",)]

@@ -220,12 +220,14 @@ def test_what_looks_gone_is_confirmed_by_a_second_pass_only_when_it_agrees():
     assert confirmed_gone("s", {"2"}, seen, True) == {"2"}
     assert confirmed_gone("s", {"2"}, seen, False) == set()
     assert confirmed_gone("s", {"2"}, seen, None) == set()  # no second pass possible
-    assert confirmed_gone("s", {"2"}, seen, None, lambda: {"1", "3"}) == {"2"}
+    assert confirmed_gone("s", {"2"}, seen, None, lambda gone: {"1", "3"}) == {"2"}
     # the second pass shows a record the first skipped: the listing moved, nothing is marked
-    assert confirmed_gone("s", {"2"}, seen, None, lambda: {"1", "2", "3"}) == set()
-    asked: list[int] = []
-    assert confirmed_gone("s", set(), seen, None, lambda: asked.append(1) or seen) == set()
+    assert confirmed_gone("s", {"2"}, seen, None, lambda gone: {"1", "2", "3"}) == set()
+    asked: list[set[str]] = []
+    assert confirmed_gone("s", set(), seen, None, lambda gone: asked.append(gone) or seen) == set()
     assert asked == []  # nothing looked gone: no second pass was asked for
+    confirmed_gone("s", {"2", "4"}, seen, None, lambda gone: asked.append(gone) or seen)
+    assert asked == [{"2", "4"}]  # the pass is told what looks gone
 
 
 @pytest.mark.slow  # a dbt build of every model

@@ -73,6 +73,7 @@ def connecteam_source(
     backoff_base: float = _DEFAULTS.backoff_base,
     max_in_flight: int = _DEFAULTS.max_in_flight,
     max_pages: int = _DEFAULTS.max_pages,
+    max_page_growth: int = _DEFAULTS.max_page_growth,
     stats: ClientStats | None = None,
     allow_insecure: bool = False,
     transport: httpx.BaseTransport | None = None,
@@ -109,6 +110,7 @@ def connecteam_source(
         backoff_base=backoff_base,
         max_in_flight=max_in_flight,
         max_pages=max_pages,
+        max_page_growth=max_page_growth,
     )
     client = config.client(
         scopes=selected_scopes, allow_insecure=allow_insecure, transport=transport

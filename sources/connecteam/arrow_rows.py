@@ -12,7 +12,9 @@ that does not fit its column's type is never dropped and never fails the run: th
 NULL and the value is kept as it came, in the row's ``untyped_values`` JSON column
 (``{"<provider field>": <value>}``), and counted in :attr:`ArrowRows.untyped`; so is every
 value of a field whose name makes no column (empty) or the column of another field of the
-record (``userId`` beside ``user_id``). Lossless widenings
+record (``userId`` beside ``user_id``): the stream's key field (the registry's ``item_key``,
+which the item check read) keeps its column, else a name already in the warehouse's spelling
+(the sync's own marks). Lossless widenings
 are not counted: an integer in a ``double`` column, an integral float in a ``bigint`` column.
 """
 
@@ -28,6 +30,8 @@ import orjson
 import pyarrow as pa
 from dlt.common.normalizers.naming.snake_case import NamingConvention
 from dlt.common.schema.typing import TColumnSchema
+
+from .registry import STREAMS
 
 logger = logging.getLogger("sources.connecteam")
 
@@ -105,6 +109,8 @@ class ArrowRows:
         """Values kept in ``untyped_values`` because they did not fit their column's type."""
         self._counter = counter
         self._declared = {name: kind.rstrip("!") for name, kind in (declared or {}).items()}
+        stream = STREAMS.get(table)
+        self._key_fields = {k for k, _ in stream.item_keys if "." not in k} if stream else set()
         self._kinds: dict[str, str] | None = None
         self._normalize: Any = None
         self._lock = threading.Lock()
@@ -123,8 +129,10 @@ class ArrowRows:
         untyped: dict[int, dict[str, Any]] = {}
         arrays, fields = [], []
         taken: set[str] = {UNTYPED_COLUMN}
-        # a name already in the warehouse's spelling (the sync's own marks) keeps its column
-        for name in sorted(names, key=lambda name: self._column(name) != name):
+        # the stream's key field keeps its column first (the item check read the key there),
+        # then a name already in the warehouse's spelling (the sync's own marks)
+        first = lambda name: (name not in self._key_fields, self._column(name) != name)  # noqa: E731
+        for name in sorted(names, key=first):
             values = [record.get(name) for record in records]
             column = self._column(name)
             if column is None or column in taken:  # no name, or another field's column

@@ -25,7 +25,7 @@ import orjson
 from .auth import Scopes, TokenAuth
 from .errors import ConnecteamAPIError, ConnecteamConfigError, RetryableError, status_hint
 from .pacing import ANSWERED_HOSTS, RETRYABLE_STATUS, ClientStats
-from .paging import Paging
+from .paging import ListingSizes, Paging
 from .registry import DEFAULT_BASE_URL, OAUTH_SCOPES, SCOPE_BY_PATH
 
 
@@ -68,6 +68,9 @@ class ConnecteamClient(Paging, TokenAuth):
             whose ``paging.total`` is known and the per-parent fan-outs (:mod:`.fanout`).
         max_pages: Pages one listing may take at most before its stream fails as a listing
             that does not end (:class:`~.paging.ListingGuard`).
+        max_page_growth: A listing's further bound, as a multiple of the pages its first
+            ``paging.total`` or its stream's largest listing last run says (at least 100
+            pages; 0: none).
         transport: Optional httpx transport (tests, benchmarks).
         scopes: OAuth 2.0 scopes to ask for (:data:`Scopes`; default: the scope of every stream,
             :data:`~sources.connecteam.registry.OAUTH_SCOPES`). A callable is called once per
@@ -92,6 +95,7 @@ class ConnecteamClient(Paging, TokenAuth):
         max_rate_limit_wait: float = 900.0,
         max_in_flight: int = 4,
         max_pages: int = 2000,
+        max_page_growth: int = 10,
         transport: httpx.BaseTransport | None = None,
         scopes: Scopes = OAUTH_SCOPES,
     ) -> None:
@@ -116,6 +120,8 @@ class ConnecteamClient(Paging, TokenAuth):
         self.max_rate_limit_wait = max_rate_limit_wait
         self.max_in_flight = max(1, max_in_flight)
         self.max_pages = max(1, max_pages)
+        self.max_page_growth = max(0, max_page_growth)
+        self.listing_sizes = ListingSizes()
         self._slots = threading.BoundedSemaphore(self.max_in_flight)
         self.stats = ClientStats()
         self._lock = threading.Lock()

@@ -49,9 +49,11 @@ class ConnecteamClientConfiguration(BaseConfiguration):
         max_in_flight: Requests in flight at once at most (>= 1; default 4; 1: one at a time),
             when the provider answers slower than the rate-limit budget's pace; every request
             still within the budget.
-        max_pages: Pages one listing may take at most (default 2000; with ``paging.total``
-            also ten times its pages, at least 100): past it the stream fails as a listing that
-            does not end.
+        max_pages: Pages one listing may take at most (default 2000): past it the stream
+            fails as a listing that does not end.
+        max_page_growth: A listing's further bound, as a multiple (default 10; 0: none) of the
+            pages its first ``paging.total`` or its stream's largest listing last run says, at
+            least 100 pages.
     """
 
     api_key: TSecretStrValue | None = None
@@ -62,6 +64,7 @@ class ConnecteamClientConfiguration(BaseConfiguration):
     backoff_base: float = 1.0
     max_in_flight: int = 4
     max_pages: int = 2000
+    max_page_growth: int = 10
 
     def client(
         self,
@@ -96,6 +99,7 @@ class ConnecteamClientConfiguration(BaseConfiguration):
             backoff_base=self.backoff_base,
             max_in_flight=self.max_in_flight,
             max_pages=self.max_pages,
+            max_page_growth=self.max_page_growth,
             scopes=scopes,
             transport=transport,
         )

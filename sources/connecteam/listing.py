@@ -17,6 +17,11 @@ import orjson
 
 T = TypeVar("T")
 
+Reread = Callable[[set[str]], set[str]]
+"""A second pass of a listing for :func:`confirmed_gone`: given the keys that look gone, the
+keys the listing returns now (a listing in parts may list again only the parts those keys
+belong to, taking the others' keys from the first pass)."""
+
 logger = logging.getLogger("sources.connecteam")
 
 
@@ -116,11 +121,11 @@ def all_consistent(values: Iterable[bool | None]) -> bool | None:
 def second_pass(
     read: Callable[[], Iterable[tuple[list[dict[str, Any]], int | None]]],
     key: Callable[[dict[str, Any]], str],
-) -> Callable[[], set[str]]:
-    """A second pass of a listing for :func:`confirmed_gone`: ``read()`` lists it again (as
-    :meth:`~sources.connecteam.client.ConnecteamClient.pages` does) and the pass returns the
-    ``key`` of every record."""
-    return lambda: {key(record) for page, _ in read() for record in page}
+) -> Reread:
+    """A second pass of a whole listing for :func:`confirmed_gone`: ``read()`` lists it again
+    (as :meth:`~sources.connecteam.client.ConnecteamClient.pages` does) and the pass returns
+    the ``key`` of every record."""
+    return lambda _gone: {key(record) for page, _ in read() for record in page}
 
 
 def confirmed_gone(
@@ -128,7 +133,7 @@ def confirmed_gone(
     gone: set[str],
     seen: set[str],
     consistent: bool | None,
-    reread: Callable[[], set[str]] | None = None,
+    reread: Reread | None = None,
 ) -> set[str]:
     """The keys of ``gone`` that may be marked deleted: all of them when the listing that did
     not return them was consistent, none otherwise (a warning names the stream).
@@ -137,20 +142,21 @@ def confirmed_gone(
     the previous page and is skipped, so an unseen record is gone only when the listing was
     one consistent view. A listing of several pages without ``paging.total``
     (``consistent`` ``None``) is read a second time, only when something looks gone
-    (``reread``: the keys that pass returns); it is consistent when both passes return the same
-    keys. A later consistent run marks what is really gone.
+    (``reread``: given the keys that look gone, the keys that pass returns); it is consistent
+    when both passes return the same keys. A later consistent run marks what is really gone.
 
     Args:
         stream: Named in the warning (e.g. ``shifts[9000]``).
         gone: Keys loaded as live that this run's listing did not return.
         seen: Keys this run's listing returned.
         consistent: :attr:`PageCheck.consistent` of that listing.
-        reread: A second pass's keys, for a listing whose consistency is unknown.
+        reread: A second pass's keys (:data:`Reread`), for a listing whose consistency is
+            unknown.
     """
     if not gone:
         return set()
     if consistent is None and reread is not None:
-        again = reread()
+        again = reread(gone)
         if again == seen:
             return gone
         logger.warning(

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
 from typing import Any
 
 import dlt
 import orjson
 
 from .arrow_rows import UNTYPED_COLUMN
-from .listing import confirmed_gone, content_hash
+from .listing import Reread, confirmed_gone, content_hash
 
 logger = logging.getLogger("sources.connecteam")
 _SQL_CLIENT_LOCK = threading.Lock()
@@ -125,7 +124,7 @@ def live_keys(
 
 def vanished(
     table: str, key: str, seen: set[str], consistent: bool | None, now: int, where: str = "true",
-    args: tuple[Any, ...] = (), reread: Callable[[], set[str]] | None = None,
+    args: tuple[Any, ...] = (), reread: Reread | None = None,
 ) -> list[dict[str, Any]]:  # fmt: skip
     """Tombstones of a full listing: the live loaded rows (within ``where``) whose ``key`` is
     not in ``seen``, marked deleted at ``now``; none unless the listing was consistent

@@ -6,7 +6,9 @@ Follows the provider's rules as published in its OpenAPI spec
 paged lists take ``limit``/``offset``; a page shorter than ``limit`` is the last one, and when the
 answer carries ``paging.total`` no page past it is asked for. A listing that does not end (a page
 repeating the one before, a page of ids already listed, more pages than a bound) fails its
-stream (:class:`ListingGuard`) instead of spending the day's request budget. Once the total is
+stream (:class:`ListingGuard`) instead of spending the day's request budget; the bound follows
+the answer's ``paging.total`` and the stream's largest listing of the last run
+(:class:`ListingSizes`). Once the total is
 known the next pages are asked for ahead, up to ``max_in_flight`` at once
 (:class:`~.fanout.PagesAhead`). A per-parent listing whose parent vanished answers 404:
 :class:`~.errors.ParentNotFoundError`.
@@ -19,6 +21,8 @@ import threading
 from collections.abc import Iterator, Mapping
 from typing import Any, NoReturn
 from urllib.parse import quote
+
+import dlt
 
 from .contract import ItemCheck
 from .errors import ConnecteamAPIError, ParentNotFoundError
@@ -36,11 +40,16 @@ class Paging:
     Attributes:
         max_in_flight: Requests in flight at once at most; the pages asked for ahead.
         max_pages: Pages one listing may take at most (:class:`ListingGuard`).
+        max_page_growth: A listing's bound as a multiple of the pages its ``paging.total`` or
+            its stream's last run says (:class:`ListingGuard`; 0: no such bound).
+        listing_sizes: The stream's largest listing, last run and this one.
         stats: Figures of the client's work; ``stats.skipped_parents`` lists vanished parents.
     """
 
     max_in_flight: int
     max_pages: int = 2000
+    max_page_growth: int = 10
+    listing_sizes: ListingSizes
     stats: ClientStats
     _lock: threading.Lock
 
@@ -130,7 +139,9 @@ class Paging:
             return self.get(path, {**query, "limit": limit, "offset": at}, endpoint=endpoint.path)
 
         asked = PagesAhead(fetch, self.max_in_flight if ahead else 1)
-        guard = ListingGuard(endpoint, self.max_pages)
+        last = self.listing_sizes.last(endpoint.name)
+        guard = ListingGuard(endpoint, self.max_pages, self.max_page_growth, last)
+        listed = 0
         try:
             while True:
                 body = asked.get(offset)
@@ -140,7 +151,9 @@ class Paging:
                 total = total if isinstance(total, int) and not isinstance(total, bool) else None
                 guard.check(records, offset, total, limit)
                 offset += limit
+                listed += len(records)
                 if len(records) < limit or (total is not None and offset >= total):
+                    self.listing_sizes.record(endpoint.name, listed)
                     yield items(records), total
                     return
                 if total is not None:
@@ -178,6 +191,50 @@ def page_records(body: dict[str, Any], endpoint: Stream) -> list[dict[str, Any]]
     return records
 
 
+class ListingSizes:
+    """The most items one listing of each stream held: in the last run that loaded (kept in the
+    source's dlt state under ``listing_sizes``, committed with the load, so a failed run leaves
+    it as it was) and in this run so far. A per-parent or windowed stream's size is its largest
+    single listing. Outside a running pipeline (a client used alone) nothing is kept between
+    runs. Thread-safe."""
+
+    def __init__(self) -> None:
+        self._last: dict[str, int | None] = {}
+        self._run: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def last(self, stream: str) -> int | None:
+        """Items in ``stream``'s largest listing in the last run that loaded; ``None``: unknown
+        (a first run, or a value in the state that is not a count)."""
+        with self._lock:
+            return self._last_run(stream)
+
+    def record(self, stream: str, items: int) -> None:
+        """Note one complete listing of ``stream`` holding ``items`` records (before the item
+        check)."""
+        with self._lock:
+            self._last_run(stream)  # read before this run's figure replaces it
+            self._run[stream] = max(items, self._run.get(stream, 0))
+            _sizes_state()[stream] = self._run[stream]
+
+    def _last_run(self, stream: str) -> int | None:
+        if stream not in self._last:
+            value = _sizes_state().get(stream)
+            count = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+            self._last[stream] = value if count else None
+        return self._last[stream]
+
+
+def _sizes_state() -> dict[str, Any]:
+    """The running source's ``listing_sizes`` state; a throwaway dict outside a pipeline."""
+    try:
+        state = dlt.current.source_state()
+    except Exception:  # noqa: BLE001 - no pipeline running: nothing to keep
+        return {}
+    sizes: dict[str, Any] = state.setdefault("listing_sizes", {})
+    return sizes
+
+
 class ListingGuard:
     """Stops one listing that does not end, so a provider or proxy answering every offset alike
     (or with ever new ids) cannot spend the day's request budget: raises
@@ -185,19 +242,28 @@ class ListingGuard:
     the others load) when
 
     * a full page repeats the page before it;
-    * a full page holds no id (the stream's ``primary_key``) the listing has not yet listed;
-    * the listing passes its bound: ``max_pages`` (setting ``SOURCES__CONNECTEAM__MAX_PAGES``),
-      and when the first answer carries ``paging.total`` also ten times the pages of that total
-      (at least 100), so a total that grows with every page cannot move the bound.
+    * a full page holds no id (the stream's item key) the listing has not yet listed;
+    * the listing passes its bound, the least of: ``max_pages`` (setting
+      ``SOURCES__CONNECTEAM__MAX_PAGES``); ``max_page_growth`` times the pages of the first
+      answer's ``paging.total``, at least 100 (a total that grows with every page cannot move
+      the bound); ``max_page_growth`` times the pages of the stream's largest listing last run
+      (:class:`ListingSizes`), at least 100 (an endless listing without a total stops long
+      before ``max_pages``). ``max_page_growth`` 0 keeps only ``max_pages``.
 
     Args:
         endpoint: The stream whose endpoint is listed.
         max_pages: Pages the listing may take at most.
+        growth: ``max_page_growth`` (setting ``SOURCES__CONNECTEAM__MAX_PAGE_GROWTH``).
+        last_size: Items of the stream's largest listing last run (``None``: unknown).
     """
 
-    def __init__(self, endpoint: Stream, max_pages: int) -> None:
+    def __init__(
+        self, endpoint: Stream, max_pages: int, growth: int = 10, last_size: int | None = None
+    ) -> None:
         self.endpoint = endpoint
         self.max_pages = max_pages
+        self.growth = growth
+        self.last_size = last_size
         self.pages = 0
         self.previous: list[Any] | None = None
         self.seen: set[int] = set()
@@ -221,17 +287,26 @@ class ListingGuard:
             self.fail(offset, "every id of the page was listed before: the listing does not end")
         if self.first_total is None:
             self.first_total = total
-        bound = self.max_pages
-        if self.first_total is not None:
-            bound = min(bound, max(100, 10 * -(-self.first_total // limit)))
+        bound, why = self.bound(limit)
         if self.pages > bound:
             self.fail(
-                offset, f"the listing passed {bound} pages (first paging.total {self.first_total})",
-                "raise SOURCES__CONNECTEAM__MAX_PAGES (now "
-                f"{self.max_pages}) if the listing is really this long",
+                offset, f"the listing passed {bound} pages ({why})",
+                f"if it is really this long, raise SOURCES__CONNECTEAM__MAX_PAGES (now "
+                f"{self.max_pages}) or SOURCES__CONNECTEAM__MAX_PAGE_GROWTH (now {self.growth})",
             )  # fmt: skip
         self.seen |= ids
         self.previous = records
+
+    def bound(self, limit: int) -> tuple[int, str]:
+        """Pages this listing may take at most, and what set that bound (for the message)."""
+        bounds = [(self.max_pages, "SOURCES__CONNECTEAM__MAX_PAGES")]
+        sizes = [(self.first_total, "its first paging.total"),
+                 (self.last_size, "the stream's largest listing last run")]  # fmt: skip
+        for size, source in sizes if self.growth > 0 else []:
+            if size is not None:
+                pages = max(100, self.growth * -(-size // limit))
+                bounds.append((pages, f"{self.growth} times the pages of {size} items, {source}"))
+        return min(bounds, key=lambda bound: bound[0])
 
     def fail(
         self, offset: int, why: str,

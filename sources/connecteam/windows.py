@@ -5,12 +5,12 @@ and timesheets per time clock. Times are epoch seconds (UTC); dates are UTC cale
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from .listing import confirmed_gone
+from .listing import Reread, confirmed_gone
 from .loaded import query_loaded, tombstones
 
 DAY_SECONDS = 86_400
@@ -179,9 +179,7 @@ class WindowDiff:
                 out.append(row)
         return out
 
-    def vanished(
-        self, consistent: bool | None = True, reread: Callable[[], set[str]] | None = None
-    ) -> set[str]:
+    def vanished(self, consistent: bool | None = True, reread: Reread | None = None) -> set[str]:
         """Ids of live rows inside the window that no batch has returned, when the listing was
         consistent (:func:`~sources.connecteam.listing.confirmed_gone`; ``reread``: the ids
         of a second pass, for a listing of unknown consistency); else none."""

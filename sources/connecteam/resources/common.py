@@ -27,7 +27,7 @@ from core.progress import Progress
 from ..arrow_rows import BIGINT, BOOL, TEXT, ArrowRows, hints
 from ..client import ConnecteamClient
 from ..contract import deletions_allowed
-from ..listing import complete_listing, live, second_pass
+from ..listing import Reread, complete_listing, live, second_pass
 from ..loaded import only_changed, vanished
 from ..registry import STREAMS
 
@@ -49,7 +49,7 @@ def diff_listing(
     complete: bool | None,
     field: str | None = None,
     mark: Callable[[dict[str, Any]], dict[str, Any]] = live,
-    reread: Callable[[], set[str]] | None = None,
+    reread: Reread | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """A full listing compared with what is loaded.
 

@@ -54,7 +54,7 @@ def jobs(client: ConnecteamClient) -> DltResource:
         listed, complete = complete_listing(listing(), progress.page)
         rows = [row for job in listed for row in _job_rows(job)]
 
-        def again() -> set[str]:  # a second pass, asked for only if something looks gone
+        def again(_gone: set[str]) -> set[str]:  # a second pass, only if something looks gone
             jobs = (job for page, _ in listing() for job in page)
             return {str(row["job_id"]) for job in jobs for row in _job_rows(job)}
 

@@ -142,7 +142,7 @@ def pay_rates(
             for item in listed:
                 rows.update((r["pay_rate_key"], r) for r in pay_rate_rows(item))
 
-        def again() -> set[str]:
+        def again(_gone: set[str]) -> set[str]:
             pages = chain(*(client.pages(STREAMS["pay_rates"], p) for p in windows))
             return {r["pay_rate_key"] for page, _ in pages for i in page for r in pay_rate_rows(i)}
 
