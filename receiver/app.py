@@ -37,6 +37,7 @@ never opens the warehouse.
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 import time
 from collections.abc import Callable
@@ -108,13 +109,20 @@ def create_app(
 
 def read_body(body: bytes) -> Envelope | str:
     """The envelope of a delivered body, or why the body is refused (422): not JSON, not an
-    object, an envelope that could not be read, or neither an event type nor an event time."""
+    object, an object repeating a key (:func:`repeated_key`), an envelope that could not be
+    read, or neither an event type nor an event time."""
     try:
         payload = orjson.loads(body)
     except orjson.JSONDecodeError as exc:
         return f"body is not JSON: {exc}"
     if not isinstance(payload, dict):
         return f"body is JSON but not an object (got {type(payload).__name__})"
+    repeated = repeated_key(body)
+    if repeated is not None:
+        return (
+            f"body repeats the key {repeated!r} within one object: JSON readers disagree on "
+            "which copy counts (the receiver's kept the last, the warehouse's the first)"
+        )
     try:
         envelope: Envelope = read_envelope(payload, body)
     except Exception as exc:  # noqa: BLE001 - a body our reading cannot take is refused
@@ -122,6 +130,30 @@ def read_body(body: bytes) -> Envelope | str:
     if not envelope.recognisable:
         return "no recognisable envelope: neither eventType nor eventTimestamp/evnetTimestamp"
     return envelope
+
+
+class _RepeatedKeyError(ValueError):
+    """A JSON object named one key twice (the key is the exception's argument)."""
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads``' object hook: the object, unless it names a key twice."""
+    unique = dict(pairs)
+    if len(unique) != len(pairs):
+        names = [name for name, _ in pairs]
+        raise _RepeatedKeyError(next(n for n in names if names.count(n) > 1))
+    return unique
+
+
+def repeated_key(body: bytes) -> str | None:
+    """The first key an object of ``body`` (valid JSON) names twice, at any depth; ``None``
+    when every object's keys are unique. orjson keeps a repeated key's last copy, DuckDB's JSON
+    functions its first: such a body would be read two ways, so the receiver refuses it."""
+    try:
+        json.loads(body, object_pairs_hook=_unique_pairs)
+    except _RepeatedKeyError as exc:
+        return str(exc.args[0])
+    return None
 
 
 class _Routes:

@@ -240,6 +240,15 @@ def test_refused_bodies_are_quarantined_and_auth_failures_store_nothing(receiver
         b"not json at all": (422, "not JSON"),
         b"[1, 2]": (422, "not an object"),
         b'{"company": "c", "data": {}}': (422, "no recognisable envelope"),
+        # read two ways (the receiver's orjson keeps the last copy, DuckDB the first): refused
+        b'{"eventType": "shift_deleted", "eventType": "user_updated", "eventTimestamp": 1}': (
+            422,
+            "repeats the key 'eventType'",
+        ),
+        b'{"eventType": "shift_deleted", "eventTimestamp": 1, "data": {"id": 1, "id": 2}}': (
+            422,
+            "repeats the key 'id'",
+        ),
         b"{" + b" " * (1024 * 1024) + b"}": (413, "limit"),
     }
     for body, (status, reason) in cases.items():
@@ -249,15 +258,20 @@ def test_refused_bodies_are_quarantined_and_auth_failures_store_nothing(receiver
     assert post(url, unknown, **signed(unknown)).status_code == 200
 
     assert inbox_rows(inbox_url, "select count(*) from inbox_events") == [(2,)]
-    assert inbox_rows(inbox_url, "select count(*) from inbox_quarantine") == [(4,)]
+    assert inbox_rows(inbox_url, "select count(*) from inbox_quarantine") == [(6,)]
     summary = run_fold(inbox_url)
-    assert summary.quarantined == 4
+    assert summary.quarantined == 6
     refused = query(
         warehouse,
         "select status_code, body_bytes, is_truncated, octet_length(body) from webhooks.quarantine "
         "order by body_bytes",
     )
-    assert [r[0] for r in refused] == [422, 422, 422, 413]
+    assert [r[0] for r in refused] == [422, 422, 422, 422, 422, 413]
+    repeated = query(warehouse, "select body from webhooks.quarantine where "
+                     "reason like '%repeats the key%'")  # fmt: skip
+    assert {body for (body,) in repeated} == {
+        b for b in cases if b.count(b'"eventType"') == 2 or b.count(b'"id"') == 2
+    }  # kept as it came
     assert refused[-1][1] > 1024 * 1024 and refused[-1][2] and refused[-1][3] == 1024 * 1024
     assert refused[0][3] == refused[0][1]  # small bodies kept whole
     unknown_rows = query(
