@@ -21,7 +21,9 @@ def inbox_status(
 
     Returns:
         ``(counts, refusals)``: ``counts`` holds ``inbox`` (the URL without its password),
-        ``backlog``, ``quarantine``, ``quarantine_dropped`` and ``events``, or ``error`` (a
+        ``backlog``, ``quarantine``, ``quarantine_dropped`` and ``events`` (and ``full``, why
+        an SQLite inbox's disk is too full to store events: :meth:`Inbox.space_problem`), or
+        ``error`` (a
         setting to fix, an inbox that cannot be read: reported, never raised); ``refusals`` is
         the :class:`~sources.webhooks.refusals.RefusalSummary`, or ``None`` without an inbox.
         A missing SQLite inbox is not created.
@@ -39,13 +41,17 @@ def inbox_status(
         return {"error": str(exc).splitlines()[0]}, None
     try:
         counts = inbox.counts()
-        return {
+        state = {
             "inbox": inbox.describe(),
             "backlog": counts["unfolded"],
             "quarantine": counts["quarantine"],
             "quarantine_dropped": counts["quarantine_dropped"],
             "events": counts["events"],
-        }, refusal_summary(inbox.engine, now)
+        }
+        full = inbox.space_problem()
+        if full is not None:
+            state["full"] = full
+        return state, refusal_summary(inbox.engine, now)
     except Exception as exc:  # noqa: BLE001
         return {"inbox": inbox.describe(), "error": str(exc).splitlines()[0]}, None
     finally:

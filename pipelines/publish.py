@@ -130,6 +130,7 @@ def publish_snapshot(
     if not source.exists():
         raise FileNotFoundError(f"no warehouse at {source}: run `wfm-sync sync` first")
     target.parent.mkdir(parents=True, exist_ok=True)
+    _sweep_leftovers(target)
     temporary = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
     summary = PublishSummary(snapshot=str(target))
     raw = project.settings.publish_raw_schemas if raw_schemas is None else raw_schemas
@@ -157,6 +158,22 @@ def publish_snapshot(
         "published %d tables to %s in %.1f s", len(summary.tables), target, summary.duration_seconds
     )
     return summary
+
+
+def _sweep_leftovers(target: Path) -> None:
+    """Remove the temporary snapshots (and their WALs) a killed publish left beside ``target``:
+    ``.<target name>.<hex>.tmp``. Only a publish writes them, holding the warehouse's writer
+    lock, so none is in use when the next one starts."""
+    left = [
+        path
+        for pattern in (f".{target.name}.*.tmp", f".{target.name}.*.tmp.wal")
+        for path in target.parent.glob(pattern)
+        if all(c in "0123456789abcdef" for c in path.name[len(target.name) + 2 :].split(".")[0])
+    ]
+    for path in left:
+        path.unlink(missing_ok=True)
+    if left:
+        logger.info("removed %d temporary file(s) a stopped publish left", len(left))
 
 
 def _stamp(con: duckdb.DuckDBPyConnection, published_at: float, source: Path) -> None:

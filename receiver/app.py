@@ -20,14 +20,18 @@ Routes:
       answers 200 ``{"status": "already stored"}`` and is stored once. Unknown event types are
       stored with family ``unknown``; implausible event times are stored flagged
       (``is_event_time_implausible``).
+    * 408 when the body did not arrive within the deadline (a sender a byte at a time): counted
+      with the connections' events (:mod:`receiver.connections`), nothing stored.
     * 503 with ``Retry-After`` only when the inbox could not take the event: the writer's queue
       is full (at once), the event was not committed within the deadline (``deadline_seconds``,
       10 s: it is then not stored), the inbox failed (unreachable, locked, disk full) or the
-      writer thread died. The sender should retry. Nothing in a body leads to a 5xx.
+      writer thread died; and, before any route, for a connection past the cap
+      (:mod:`receiver.connections`). The sender should retry. Nothing in a body leads to a 5xx.
 ``GET /healthz``
-    200 ``{"status": "ok", "inbox": <dialect>}`` when the writer is alive and making progress and
-    a real write to the inbox (:meth:`sources.webhooks.Inbox.probe`) succeeds within
-    :data:`PROBE_TIMEOUT`; else 503 ``{"status": "error", "reason": ...}``.
+    200 ``{"status": "ok", "inbox": <dialect>}`` when the writer is alive and making progress,
+    fewer connections are open than the cap, and a real write to the inbox
+    (:meth:`sources.webhooks.Inbox.probe`) succeeds within :data:`PROBE_TIMEOUT`; else 503
+    ``{"status": "error", "reason": ...}``.
 
 Writes from concurrent requests are committed together by one writer thread
 (:class:`receiver.writer.GroupCommitWriter`), each request within its deadline. The receiver
@@ -46,12 +50,22 @@ from typing import Any
 import orjson
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
+from starlette.requests import ClientDisconnect
 
 from sources.webhooks import Inbox, ReceivedEvent, RefusedBody, StoredEvent
 from sources.webhooks.envelope import Envelope, read_envelope
 
 from .auth import Gate
 from .config import ReceiverConfig
+from .connections import (
+    DISCONNECTED,
+    LOG_EVERY,
+    SLOW_BODY,
+    ConnectionBounds,
+    ConnectionEvents,
+    default_max_connections,
+    raise_file_limit,
+)
 from .jobs import DeadlineExceededError, WriterBusyError, WriterDeadError, cause
 from .writer import GroupCommitWriter
 
@@ -81,7 +95,10 @@ def create_app(
 
     Returns:
         The FastAPI app; ``app.state.inbox`` is its :class:`Inbox`, ``app.state.writer`` its
-        :class:`~receiver.writer.GroupCommitWriter`.
+        :class:`~receiver.writer.GroupCommitWriter`, ``app.state.bounds`` its
+        :class:`~receiver.connections.ConnectionBounds` (``settings.max_connections``, else
+        derived from the open-file limit; enforced by the server's protocol,
+        :func:`~receiver.connections.bounded_protocol`).
 
     Raises:
         sqlalchemy.exc.SQLAlchemyError: The inbox could not be opened (its tables created).
@@ -94,12 +111,19 @@ def create_app(
         queue_size=settings.queue_size,
         on_death=on_writer_death,
     )
-    routes = _Routes(settings, inbox, writer, Gate(settings, inbox.engine))
+    gate = Gate(settings, inbox.engine)
+    cap = settings.max_connections or default_max_connections(raise_file_limit())
+    retry_after = math.ceil(settings.deadline_seconds)
+    bounds = ConnectionBounds(cap, retry_after, ConnectionEvents(gate.recorder.count))
+    routes = _Routes(settings, inbox, writer, gate, bounds)
 
     app = FastAPI(title="wfm-sync webhook receiver", docs_url=None, redoc_url=None)
     app.state.inbox = inbox
     app.state.writer = writer
     app.state.gate = routes.gate
+    app.state.bounds = bounds
+    app.router.on_startup.append(routes.start)
+    app.router.on_shutdown.append(routes.stop)
     app.router.on_shutdown.append(writer.close)
     app.router.on_shutdown.append(routes.gate.close)
     app.add_api_route("/healthz", routes.healthz, methods=["GET"])
@@ -160,19 +184,41 @@ class _Routes:
     """The receiver's two routes over one inbox, writer and gate."""
 
     def __init__(
-        self, settings: ReceiverConfig, inbox: Inbox, writer: GroupCommitWriter, gate: Gate
-    ) -> None:
+        self, settings: ReceiverConfig, inbox: Inbox, writer: GroupCommitWriter, gate: Gate,
+        bounds: ConnectionBounds,
+    ) -> None:  # fmt: skip
         self.settings = settings
         self.inbox = inbox
         self.writer = writer
         self.gate = gate
-        self.retry_after = {"Retry-After": str(math.ceil(settings.deadline_seconds))}
+        self.bounds = bounds
+        self.retry_after = {"Retry-After": str(bounds.retry_after)}
         self.probe_timeout = min(PROBE_TIMEOUT, settings.deadline_seconds)
         self.probing: asyncio.Task[None] | None = None
+        self.logging: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        """At start-up: a failed ``accept`` counted, not logged per attempt; the connections'
+        counts logged once a minute."""
+        asyncio.get_running_loop().set_exception_handler(self.bounds.accept_errors)
+        self.logging = asyncio.ensure_future(self._log_counts())
+
+    async def stop(self) -> None:
+        """At shutdown: the last counts logged."""
+        if self.logging is not None:
+            self.logging.cancel()
+        self.bounds.events.log_due(force=True)
+
+    async def _log_counts(self) -> None:
+        while True:
+            await asyncio.sleep(LOG_EVERY)
+            self.bounds.events.log_due()
 
     async def healthz(self) -> Response:
         """``GET /healthz``."""
         problem = self.writer.problem()
+        if problem is None and self.bounds.at_cap:
+            problem = f"{self.bounds.max_connections} connections open: at the cap"
         if problem is None:
             problem = await self._probe()
         if problem is not None:
@@ -197,7 +243,16 @@ class _Routes:
         """``POST /webhooks/connecteam``."""
         received_at = time.time()
         deadline = time.monotonic() + self.settings.deadline_seconds
-        delivery = await self.gate.admit(request)  # token and signature; the body read
+        try:  # token and signature; the body read, within the deadline whatever its pace
+            async with asyncio.timeout(self.settings.deadline_seconds):
+                delivery = await self.gate.admit(request)
+        except TimeoutError:
+            self.bounds.events.note(SLOW_BODY)
+            detail = f"the body was not received within {self.settings.deadline_seconds:g} s"
+            return _json(408, {"detail": detail}, {"Connection": "close"})
+        except ClientDisconnect:
+            self.bounds.events.note(DISCONNECTED)
+            return Response(status_code=400)  # no one is there to read it
         if delivery.refusal is not None:
             return _json(401, {"detail": delivery.refusal.detail})
         content_type = request.headers.get("content-type")

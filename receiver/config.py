@@ -70,6 +70,8 @@ class ReceiverConfig:
         queue_size: Deliveries that may wait for the writer; beyond, 503 at once.
         quarantine_max_bytes: Most bytes of refused bodies kept in the inbox (at least
             ``max_body_bytes``).
+        max_connections: Connections open at once at most (``None``: derived from the
+            open-file limit, :func:`receiver.connections.default_max_connections`).
 
     Raises:
         ReceiverConfigError: No token and ``allow_open`` is false, a signing secret whose base64
@@ -90,8 +92,14 @@ class ReceiverConfig:
     deadline_seconds: float = DEADLINE_SECONDS
     queue_size: int = QUEUE_SIZE
     quarantine_max_bytes: int = QUARANTINE_MAX_BYTES
+    max_connections: int | None = None
 
     def __post_init__(self) -> None:
+        if self.max_connections is not None and self.max_connections < 1:
+            raise ReceiverConfigError(
+                f"WEBHOOKS__MAX_CONNECTIONS is {self.max_connections}: give at least 1, or leave "
+                "it unset to derive it from the open-file limit"
+            )
         if not 0 < self.deadline_seconds <= MAX_DEADLINE:
             raise ReceiverConfigError(
                 f"WEBHOOKS__DEADLINE_SECONDS (or --deadline) is {self.deadline_seconds:g}: give "
@@ -199,4 +207,5 @@ def config_from_dlt(
         deadline_seconds=config.deadline_seconds if deadline_seconds is None else deadline_seconds,
         queue_size=config.queue_size if queue_size is None else queue_size,
         quarantine_max_bytes=config.quarantine_max_bytes,
+        max_connections=config.max_connections,
     )

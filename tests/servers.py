@@ -153,3 +153,32 @@ def prefect_server(home: Path) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
         log.close()
+
+
+@contextmanager
+def small_disk(megabytes: int) -> Iterator[Path]:
+    """A tmpfs of ``megabytes`` MiB mounted on a fresh folder (a disk that fills for real);
+    the test is skipped where this machine does not allow mounting one (not root, no
+    ``CAP_SYS_ADMIN``)."""
+    import pytest
+
+    folder = Path(tempfile.mkdtemp(prefix="wfm-disk-"))
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={megabytes}m", "tmpfs",
+                              str(folder)], capture_output=True, text=True)  # fmt: skip
+    if mounted.returncode != 0:
+        folder.rmdir()
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def fill(disk: Path, leave_bytes: int) -> Path:
+    """Write a file on ``disk`` until only about ``leave_bytes`` are free; returns it."""
+    filler = disk / "filler"
+    free = shutil.disk_usage(disk).free
+    with filler.open("ab") as out:
+        out.write(b"\0" * max(0, free - leave_bytes))
+    return filler

@@ -78,3 +78,20 @@ def test_a_folder_left_where_the_link_goes_is_moved_aside(tmp_path, monkeypatch)
     publish_snapshot(warehouse)  # folders get pruned; what someone put there is never lost
     kept = [p for p in out.parent.iterdir() if (p / "by_hand.parquet").exists()]
     assert [p.name.startswith("marts.before-") for p in kept] == [True]
+
+
+def test_a_publish_removes_the_temporary_snapshot_a_killed_one_left(tmp_path, monkeypatch):
+    """A publish killed between writing its temporary snapshot and renaming it leaves
+    ``.analytics.duckdb.<hex>.tmp`` and its WAL (only the killed process would have removed
+    them); the next publish removes them, and nothing else."""
+    warehouse = tmp_path / "warehouse.duckdb"
+    monkeypatch.setenv("DESTINATION__DUCKDB__CREDENTIALS", str(warehouse))
+    make_warehouse(warehouse, 10)
+    left = [tmp_path / f".analytics.duckdb.{'ab12' * 8}.tmp",
+            tmp_path / f".analytics.duckdb.{'ab12' * 8}.tmp.wal"]  # fmt: skip
+    theirs = [tmp_path / ".analytics.duckdb.notes.tmp", tmp_path / ".other.duckdb.ab12.tmp"]
+    for path in left + theirs:
+        path.write_bytes(b"x" * 1000)
+    summary = publish_snapshot(warehouse)
+    assert summary.snapshot == str(tmp_path / "analytics.duckdb")
+    assert [p.exists() for p in left + theirs] == [False, False, True, True]

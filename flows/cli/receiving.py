@@ -39,6 +39,8 @@ def serve(
 
     import uvicorn
 
+    from receiver.connections import bounded_protocol
+
     inbox_setting = "--inbox-url" if inbox_url else "WEBHOOKS__INBOX_URL"
     settings = _receiver_settings(inbox_url, open_, deadline, queue_size)
     died: list[BaseException] = []
@@ -48,15 +50,19 @@ def serve(
         server.should_exit = True  # a graceful stop: waiting requests are answered 503
 
     receiver = _open_receiver(settings, inbox_setting, writer_died)
-    # No access log: a sender may put the token in the query string.
+    bounds = receiver.state.bounds
+    # No access log: a sender may put the token in the query string. Connections bounded
+    # (receiver.connections): a cap, a request head within seconds, idle keep-alives closed.
     server = uvicorn.Server(uvicorn.Config(
         receiver, host=host, port=port, log_level="warning", access_log=False,
         timeout_graceful_shutdown=math.ceil(2 * settings.deadline_seconds),
+        http=bounded_protocol(bounds), timeout_keep_alive=math.ceil(bounds.keep_alive),
+        backlog=min(2048, bounds.max_connections),
     ))  # fmt: skip
     signal.signal(signal.SIGUSR2, lambda *_: receiver.state.writer.inject_fault())
     err.print(
         f"receiving on http://{host}:{port}/webhooks/connecteam, inbox "
-        f"{receiver.state.inbox.describe()}"
+        f"{receiver.state.inbox.describe()}, at most {bounds.max_connections} connections"
         + (" [bold yellow](open: no token checked)[/]" if settings.token is None else "")
     )
     # The objects of start-up (modules, the app) out of the collector's way: every full

@@ -217,6 +217,7 @@ def _print_status_notes(report: Status) -> None:
     """The inbox, refused deliveries, reconciliation, timesheet match and untyped values of
     ``report``, a line each (those it has)."""
     inbox = report.inbox
+    full = f"; [bold red]cannot store events:[/] {escape(inbox['full'])}" if "full" in inbox else ""
     console.print(
         f"inbox: backlog {inbox.get('backlog', '-')}, quarantine {inbox.get('quarantine', '-')}"
         + (
@@ -225,6 +226,7 @@ def _print_status_notes(report: Status) -> None:
             else ""
         )
         + (f" ({inbox['error']})" if "error" in inbox else "")
+        + full
     )
     if report.refusals:
         last_hour = report.refusals["last_hour"]

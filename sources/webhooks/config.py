@@ -67,6 +67,9 @@ class WebhooksConfiguration(BaseConfiguration):
             the inbox could not commit by then is answered 503 and not stored.
         queue_size: Deliveries that may wait for the receiver's writer
             (``WEBHOOKS__QUEUE_SIZE``, default 1000); when it is full, 503 at once.
+        max_connections: Connections the receiver keeps open at once
+            (``WEBHOOKS__MAX_CONNECTIONS``; unset: nine tenths of the open-file limit, which
+            the receiver raises to the hard limit); past it, 503 with ``Retry-After``.
     """
 
     inbox_url: str = DEFAULT_INBOX_URL
@@ -80,6 +83,7 @@ class WebhooksConfiguration(BaseConfiguration):
     quarantine_max_bytes: int = QUARANTINE_MAX_BYTES
     deadline_seconds: float = DEADLINE_SECONDS
     queue_size: int = QUEUE_SIZE
+    max_connections: int | None = None
 
 
 def webhooks_configuration() -> WebhooksConfiguration:

@@ -21,9 +21,12 @@ alone), and a re-delivery of such an event is recognised by that key (``Envelope
 
 from __future__ import annotations
 
+import errno
 import logging
+import shutil
 import time
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
@@ -63,6 +66,11 @@ __all__ = [  # the inbox and what its callers hand it or get back
 ]
 
 logger = logging.getLogger("sources.webhooks.inbox")
+
+FREE_SPACE_FLOOR = 64 * 1024 * 1024
+"""Bytes that must stay free beside an SQLite inbox for it to count as able to store events:
+below it, ``/healthz`` and ``wfm-sync status`` say the inbox is full (a one-row probe still
+fits in SQLite's write-ahead log when a delivery no longer does)."""
 
 DEADLOCK_ATTEMPTS = 3
 """Tries of one write transaction that PostgreSQL aborts as a deadlock or serialization victim."""
@@ -202,15 +210,38 @@ class Inbox:
             keep_within_budget(conn, added, self.quarantine_max_bytes)
         return results
 
+    def space_problem(self) -> str | None:
+        """Why an SQLite inbox cannot count on storing an event now: less than
+        :data:`FREE_SPACE_FLOOR` free on its disk; ``None`` otherwise (and for PostgreSQL,
+        whose server reports a full disk on the probe's write)."""
+        database = self.url.database if self.dialect == "sqlite" else None
+        if not database or database == ":memory:":
+            return None
+        try:
+            free = shutil.disk_usage(Path(database).absolute().parent).free
+        except OSError:
+            return None
+        if free >= FREE_SPACE_FLOOR:
+            return None
+        return (
+            f"{free // 1024 // 1024} MiB free beside the inbox {database} (below the "
+            f"{FREE_SPACE_FLOOR // 1024 // 1024} MiB floor): free space"
+        )
+
     def probe(self, timeout: float) -> None:
         """A real, cheap write: take the lock the receiver's writes take (SQLite's write lock;
         on PostgreSQL ``ROW EXCLUSIVE`` on both inbox tables), update the ``health_probe``
-        counter to now and commit, waiting at most ``timeout`` seconds for a lock.
+        counter to now and commit, waiting at most ``timeout`` seconds for a lock; first, the
+        free space beside an SQLite inbox (:meth:`space_problem`).
 
         Raises:
+            OSError: ENOSPC, less than :data:`FREE_SPACE_FLOOR` free beside an SQLite inbox.
             sqlalchemy.exc.OperationalError: The inbox is unreachable, locked past ``timeout``,
                 read-only or full.
         """
+        problem = self.space_problem()
+        if problem is not None:
+            raise OSError(errno.ENOSPC, problem)
         with self._engines.writes.begin() as conn:
             begin_write(self._engines, conn, timeout)
             if self.dialect == "postgresql":
