@@ -121,7 +121,7 @@ def main() -> None:
     parser.add_argument("--file-limit", type=int, default=None)
     parser.add_argument("--code", type=Path, default=ROOT)
     args = parser.parse_args()
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     with tempfile.TemporaryDirectory() as tmp:
         folder, port = Path(tmp), free_port()
