@@ -26,6 +26,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar
 
+from core.errors import cause_chain as cause_chain  # the jobs' classifiers import it from here
+from core.errors import disk_full
+
 if TYPE_CHECKING:
     from prefect import Flow, Task
 
@@ -110,6 +113,12 @@ class Step(Generic[P, R]):
         self.retry_if = retry_if or (lambda _exc: True)
         functools.update_wrapper(self, fn)
 
+    def should_retry(self, exc: BaseException) -> bool:
+        """Whether ``exc`` is worth another attempt: never a full disk
+        (:func:`core.errors.disk_full`: the next attempt would trip over the same want of
+        space, and on the half-written files of the first), else as ``retry_if`` says."""
+        return disk_full(exc) is None and self.retry_if(exc)
+
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         if _in_prefect_run():
             return self.prefect_task(*args, **kwargs)
@@ -117,7 +126,7 @@ class Step(Generic[P, R]):
             try:
                 return self.fn(*args, **kwargs)
             except Exception as exc:
-                if attempt >= self.retries or not self.retry_if(exc):
+                if attempt >= self.retries or not self.should_retry(exc):
                     raise
                 delay = self.delay(attempt)
                 logger.warning(
@@ -137,7 +146,7 @@ class Step(Generic[P, R]):
         """The Prefect task of this step: same function, name, retries, delays and condition."""
         from prefect import task
 
-        predicate = self.retry_if
+        predicate = self.should_retry
 
         def condition(_task: Any, _task_run: Any, state: Any) -> bool:
             try:
@@ -213,18 +222,6 @@ def job(*, name: str, run_name: str) -> Callable[[Callable[P, R]], Job[P, R]]:
         return Job(fn, name=name, run_name=run_name)
 
     return declare
-
-
-def cause_chain(exc: BaseException) -> list[BaseException]:
-    """``exc`` and its causes, each once: ``__cause__``, else ``__context__`` unless
-    ``raise ... from None`` hid it."""
-    chain: list[BaseException] = []
-    current: BaseException | None = exc
-    while current is not None and all(current is not seen for seen in chain):
-        chain.append(current)
-        hidden = current.__suppress_context__
-        current = current.__cause__ or (None if hidden else current.__context__)
-    return chain
 
 
 def run_logger() -> logging.Logger | logging.LoggerAdapter[logging.Logger]:

@@ -189,6 +189,8 @@ def config_from_dlt(
         config = webhooks_configuration()
     except ConfigValueCannotBeCoercedException as exc:
         raise ReceiverConfigError(coercion_problem(exc)) from None
+    except InboxURLError as exc:
+        raise ReceiverConfigError(str(exc)) from None
     url = inbox_url or config.inbox_url or DEFAULT_INBOX_URL
     try:
         url = check_inbox_url(url, "--inbox-url" if inbox_url else "WEBHOOKS__INBOX_URL")

@@ -30,6 +30,7 @@ from typing import Annotated
 
 import typer
 
+from core.private import private_files
 from core.settings import PROJECT_DIR_VARIABLE
 
 from . import backfill, dashboard, demo, documents, emulator, models, schedule, sync, webhooks
@@ -160,7 +161,8 @@ def set_prefect_defaults() -> None:
 
 
 def main() -> None:
-    """Entry point of the ``wfm-sync`` console script: Prefect's quiet defaults, then the
-    command."""
+    """Entry point of the ``wfm-sync`` console script: files it creates private
+    (:func:`core.private.private_files`), Prefect's quiet defaults, then the command."""
+    private_files()
     set_prefect_defaults()
     app()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import traceback
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
@@ -25,7 +26,8 @@ err = Console(stderr=True, soft_wrap=True)
 
 
 def setup_logging(verbose: bool) -> None:
-    """Plain timestamped lines; on a terminal through rich, so they print above live progress."""
+    """Plain timestamped lines; on a terminal through rich, so they print above live progress.
+    Without ``verbose``, dlt's records are one line each (:func:`first_line_only`)."""
     level = logging.DEBUG if verbose else logging.INFO
     if err.is_terminal:
         from rich.logging import RichHandler
@@ -38,6 +40,24 @@ def setup_logging(verbose: bool) -> None:
             datefmt="%H:%M:%S",
         )  # fmt: skip
     logging.getLogger("httpx").setLevel(logging.WARNING)
+    if not verbose:  # a warning or error is one line (dlt logs a traceback per job retry)
+        logging.getLogger("dlt").addFilter(first_line_only)
+        for handler in logging.getLogger().handlers:
+            handler.addFilter(first_line_only)
+
+
+def first_line_only(record: logging.LogRecord) -> bool:
+    """A logging filter: a warning or error cut to its message's first line, without a
+    traceback (``-v`` shows them whole)."""
+    if record.levelno < logging.WARNING:
+        return True
+    if record.exc_info or record.exc_text or "\n" in record.getMessage():
+        first = (record.getMessage().strip().splitlines() or [""])[0]
+        record.msg = first.split(" Traceback (most recent call last)")[0]
+        record.args = None
+        record.exc_info = None
+        record.exc_text = None
+    return True
 
 
 AllowInsecureOption = Annotated[
@@ -99,7 +119,8 @@ def configuration_error(exc: BaseException) -> BaseException | None:
 def fail(exc: BaseException, what: str = "sync") -> NoReturn:
     """Print a one-paragraph error (no secrets; the traceback only with ``-v``, debug logging)
     and exit: 2 when it is a
-    configuration error (:func:`configuration_error`), else 1.
+    configuration error (:func:`configuration_error`), else 1. A full disk anywhere in the
+    chain is one line naming the path and the space free (:func:`core.errors.disk_full`).
 
     The configuration error, else the provider's error
     (:func:`sources.connecteam.find_connecteam_error`), is shown when the exception chain holds
@@ -108,12 +129,19 @@ def fail(exc: BaseException, what: str = "sync") -> NoReturn:
     Raises:
         typer.Exit: Always, with :data:`EXIT_CONFIGURATION` or :data:`EXIT_FAILED`.
     """
+    from core.errors import DiskFull, disk_full
     from sources.connecteam import find_connecteam_error
 
     setting_error = configuration_error(exc)
     cause: BaseException = setting_error or find_connecteam_error(exc) or exc
     if logging.getLogger().isEnabledFor(logging.DEBUG):  # -v: the whole story first
         err.print("".join(traceback.format_exception(exc)), markup=False, highlight=False)
+    full = disk_full(exc) if setting_error is None else None
+    if full is not None:
+        if full.path is None:  # a write that did not say where: the project's data folder
+            full = DiskFull(str(_data_folder()))
+        err.print(f"[bold red]{what} failed:[/] {escape(full.message())}", highlight=False)
+        raise typer.Exit(code=EXIT_FAILED)
     err.print(
         f"[bold red]{what} failed:[/] {type(cause).__name__}: {escape(str(cause))}", highlight=False
     )
@@ -140,6 +168,22 @@ def configured_project(what: str) -> Project:
         return resolve(in_project(warehouse) if warehouse is not None else None)
     except Exception as exc:  # noqa: BLE001 - reported as a clean message and exit code
         fail(exc, what)
+
+
+def _data_folder() -> Path:
+    """The folder of this command's warehouse (where dlt's load packages, the snapshot and the
+    report are written too); the current folder when the project cannot be resolved."""
+    from typer.main import get_current_context
+
+    from core.project import resolve
+
+    context = get_current_context(silent=True)
+    options = (context.find_root().obj if context is not None else None) or {}
+    warehouse = options.get("warehouse")
+    try:
+        return resolve(in_project(warehouse) if warehouse is not None else None).warehouse.parent
+    except Exception:  # noqa: BLE001 - only to name a folder in a message
+        return Path.cwd()
 
 
 class SettingError(ValueError):

@@ -145,13 +145,13 @@ def _subscribe_configuration() -> Any:
     wrong kind or ``WEBHOOKS__TOKEN`` is unset."""
     from dlt.common.configuration.exceptions import ConfigValueCannotBeCoercedException
 
-    from sources.webhooks.config import coercion_problem, webhooks_configuration
+    from sources.webhooks.config import InboxURLError, coercion_problem, webhooks_configuration
 
     try:
         config = webhooks_configuration()
-    except ConfigValueCannotBeCoercedException as exc:
-        err.print(f"[bold red]cannot subscribe:[/] {escape(coercion_problem(exc))}",
-                  highlight=False)  # fmt: skip
+    except (ConfigValueCannotBeCoercedException, InboxURLError) as exc:
+        problem = coercion_problem(exc) if not isinstance(exc, InboxURLError) else str(exc)
+        err.print(f"[bold red]cannot subscribe:[/] {escape(problem)}", highlight=False)
         raise typer.Exit(code=2) from None
     if not config.token:
         err.print(

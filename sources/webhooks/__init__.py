@@ -49,6 +49,7 @@ import duckdb
 import orjson
 import pyarrow as pa
 import pyarrow.compute
+from dlt.common.typing import TSecretStrValue
 from dlt.sources import DltResource
 
 from core.progress import Progress
@@ -124,7 +125,7 @@ class FoldLedger:
 @dlt.source(name="webhooks", max_table_nesting=0)
 def webhooks_source(
     inbox: Inbox | None = None,
-    inbox_url: str | None = None,
+    inbox_url: TSecretStrValue | None = None,
     batch_size: int = 100_000,
     upto_id: int | None = None,
     ledger: FoldLedger | None = None,
@@ -143,8 +144,9 @@ def webhooks_source(
 
     Args:
         inbox: An open :class:`Inbox`; default one opened on ``inbox_url``.
-        inbox_url: SQLAlchemy URL of the inbox; default ``[webhooks] inbox_url``
-            (``WEBHOOKS__INBOX_URL``, :class:`WebhooksConfiguration`).
+        inbox_url: SQLAlchemy URL of the inbox (a secret: it may hold a password, so dlt's
+            traces never keep it); default ``[webhooks] inbox_url`` (``WEBHOOKS__INBOX_URL``,
+            :class:`WebhooksConfiguration`).
         batch_size: Inbox events per Arrow table.
         upto_id: Read no event with a larger ``inbox_id`` (so a fold ends while events arrive).
         ledger: Filled with the ids read; its ``budget`` limits the bytes of bodies read.

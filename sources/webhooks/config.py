@@ -13,7 +13,10 @@ from pathlib import Path
 
 import sqlalchemy as sa
 from dlt.common.configuration import configspec, resolve_configuration
-from dlt.common.configuration.exceptions import ConfigValueCannotBeCoercedException
+from dlt.common.configuration.exceptions import (
+    ConfigValueCannotBeCoercedException,
+    ValueNotSecretException,
+)
 from dlt.common.configuration.specs import BaseConfiguration
 from dlt.common.typing import TSecretStrValue
 
@@ -39,8 +42,10 @@ class WebhooksConfiguration(BaseConfiguration):
     """The settings of section ``[webhooks]``.
 
     Attributes:
-        inbox_url: SQLAlchemy URL of the inbox (``WEBHOOKS__INBOX_URL``); SQLite by default, a
-            ``postgresql://`` URL works unchanged.
+        inbox_url: SQLAlchemy URL of the inbox (``WEBHOOKS__INBOX_URL``, secret: a
+            PostgreSQL URL holds a password, so it is read from ``.dlt/secrets.toml`` or the
+            environment, never ``config.toml``, and dlt's traces never keep it); SQLite by
+            default, a ``postgresql://`` URL works unchanged.
         token: The shared token senders must present (``WEBHOOKS__TOKEN``, secret); unset or
             empty means none.
         signing_secret: Standard Webhooks secret, ``whsec_<base64>`` or plain text
@@ -72,7 +77,7 @@ class WebhooksConfiguration(BaseConfiguration):
             the receiver raises to the hard limit); past it, 503 with ``Retry-After``.
     """
 
-    inbox_url: str = DEFAULT_INBOX_URL
+    inbox_url: TSecretStrValue = DEFAULT_INBOX_URL
     token: TSecretStrValue | None = None
     signing_secret: TSecretStrValue | None = None
     max_body_bytes: int = MAX_BODY_BYTES
@@ -92,8 +97,18 @@ def webhooks_configuration() -> WebhooksConfiguration:
     Raises:
         dlt.common.configuration.exceptions.ConfigValueCannotBeCoercedException: A value has
             the wrong kind (e.g. ``WEBHOOKS__MAX_BODY_BYTES=lots``).
+        InboxURLError: A setting read only as a secret (``inbox_url``: it may hold a
+            password) is in ``.dlt/config.toml``; the message says where to move it.
     """
-    return resolve_configuration(WebhooksConfiguration(), sections=(SECTION,))
+    try:
+        return resolve_configuration(WebhooksConfiguration(), sections=(SECTION,))
+    except ValueNotSecretException as exc:
+        field = exc.key.rsplit(".", 1)[-1]
+        raise InboxURLError(
+            f"[{SECTION}] {field} is in {exc.provider_name}, which holds no secrets, and it may "
+            f"hold a password: move it to .dlt/secrets.toml or set {SECTION.upper()}__"
+            f"{field.upper()}"
+        ) from None
 
 
 def coercion_problem(exc: ConfigValueCannotBeCoercedException) -> str:
