@@ -59,7 +59,10 @@ CHECKS = [
     ["mypy"],
     ["sqlfluff", "lint", "sql"],
     ["lint-imports"],
-    ["pytest", "-n", "2"],  # two workers (pytest-xdist): most tests wait on one core each
+    # two workers (pytest-xdist): most tests wait on one core each; a file's tests on one
+    # worker, so a module's fixture (a PostgreSQL server, a dbt build, a browser, the stream
+    # contract's syncs) is made once, not once per worker
+    ["pytest", "-n", "2", "--dist", "loadfile"],
 ]
 
 
