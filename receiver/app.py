@@ -70,6 +70,9 @@ from .jobs import DeadlineExceededError, WriterBusyError, WriterDeadError, cause
 from .writer import GroupCommitWriter
 
 PATH = "/webhooks/connecteam"
+BODY_GRACE = 0.1
+"""Seconds past the deadline at which a body still arriving is answered 408: the gate's own
+deadline for a signed body too large to verify (answered 413) comes first."""
 PROBE_TIMEOUT = 2.0
 """Seconds ``/healthz``'s write probe may wait for the inbox (at most the deadline)."""
 
@@ -244,7 +247,7 @@ class _Routes:
         received_at = time.time()
         deadline = time.monotonic() + self.settings.deadline_seconds
         try:  # token and signature; the body read, within the deadline whatever its pace
-            async with asyncio.timeout(self.settings.deadline_seconds):
+            async with asyncio.timeout(self.settings.deadline_seconds + BODY_GRACE):
                 delivery = await self.gate.admit(request)
         except TimeoutError:
             self.bounds.events.note(SLOW_BODY)
