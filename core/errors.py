@@ -25,6 +25,8 @@ FULL_PHRASES = (
     "could not extend file",
 )
 """What the drivers say when the disk is full (DuckDB, SQLite, PostgreSQL, the C library)."""
+DRIVERS = frozenset({"duckdb", "_duckdb", "sqlite3", "psycopg2", "psycopg", "sqlalchemy", "dlt"})
+"""Top-level modules whose errors may report a full disk in words."""
 _FULL_PATH = re.compile(r'"(/[^"]+)"\s*:\s*(?:' + "|".join(map(re.escape, FULL_PHRASES)) + ")")
 """A quoted path right before the phrase (DuckDB: ``Could not write file "<path>": No space
 left on device``)."""
@@ -77,13 +79,15 @@ class DiskFull:
 
 def disk_full(exc: BaseException) -> DiskFull | None:
     """The full disk in ``exc``'s chain (:func:`cause_chain`), if any: an ``OSError`` of
-    :data:`FULL_ERRNOS`, or an error whose message says :data:`FULL_PHRASES`; the deepest
-    cause first (an outer error's message may quote a whole traceback)."""
+    :data:`FULL_ERRNOS`, or an error of a database driver or of dlt (:data:`DRIVERS`) whose
+    message says :data:`FULL_PHRASES` (never the provider's answer quoting such words); the
+    deepest cause first (an outer error's message may quote a whole traceback)."""
     for current in reversed(cause_chain(exc)):
         if isinstance(current, OSError) and current.errno in FULL_ERRNOS:
             return DiskFull(str(current.filename) if current.filename else None)
         text = str(current)
-        if any(phrase in text for phrase in FULL_PHRASES):
+        driver = type(current).__module__.split(".")[0] in DRIVERS
+        if driver and any(phrase in text for phrase in FULL_PHRASES):
             quoted = _FULL_PATH.search(text)
             return DiskFull(quoted.group(1) if quoted else None)
     return None

@@ -8,11 +8,9 @@ so this module holds their flows: ``flows/prefect_flows.py:nightly_sync`` and
 
 from __future__ import annotations
 
-from core.private import private_files
 from flows.fold import fold_webhooks as fold_job
 from flows.nightly import nightly_sync as nightly_job
 
-private_files()  # a worker's process starts here: what its runs write is private too
 nightly_sync = nightly_job.prefect_flow
 fold_webhooks = fold_job.prefect_flow
 

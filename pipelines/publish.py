@@ -168,7 +168,8 @@ def _sweep_leftovers(target: Path) -> None:
         path
         for pattern in (f".{target.name}.*.tmp", f".{target.name}.*.tmp.wal")
         for path in target.parent.glob(pattern)
-        if all(c in "0123456789abcdef" for c in path.name[len(target.name) + 2 :].split(".")[0])
+        if (part := path.name[len(target.name) + 2 :].split(".")[0])
+        and all(c in "0123456789abcdef" for c in part)
     ]
     for path in left:
         path.unlink(missing_ok=True)

@@ -62,6 +62,8 @@ def collect_status(
         run_log=str(project.paths.run_log),
     )
     status.inbox, refusals = inbox_status(now, project.given_inbox_url)
+    if "full" in status.inbox:
+        status.problems.append(f"the webhook inbox cannot store events: {status.inbox['full']}")
     if refusals is not None:
         status.refusals = refusals.as_dict()
         if refusals.problem():

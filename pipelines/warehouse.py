@@ -273,7 +273,10 @@ def discard_unloaded_warehouse(project: Project) -> None:
     file that did not exist when the run started."""
     warehouse = project.warehouse
     for path in (warehouse, warehouse.with_name(f"{warehouse.name}.wal")):
-        path.unlink(missing_ok=True)
+        try:
+            path.unlink(missing_ok=True)
+        except OSError as exc:  # never hides the run's own failure
+            logger.warning("could not remove %s, which the run made and left empty: %s", path, exc)
 
 
 def finish_pending_loads(pipeline: dlt.Pipeline) -> int:

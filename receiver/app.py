@@ -64,7 +64,7 @@ from .connections import (
     ConnectionBounds,
     ConnectionEvents,
     default_max_connections,
-    raise_file_limit,
+    file_limit,
 )
 from .jobs import DeadlineExceededError, WriterBusyError, WriterDeadError, cause
 from .writer import GroupCommitWriter
@@ -115,7 +115,7 @@ def create_app(
         on_death=on_writer_death,
     )
     gate = Gate(settings, inbox.engine)
-    cap = settings.max_connections or default_max_connections(raise_file_limit())
+    cap = settings.max_connections or default_max_connections(file_limit())
     retry_after = math.ceil(settings.deadline_seconds)
     bounds = ConnectionBounds(cap, retry_after, ConnectionEvents(gate.recorder.count))
     routes = _Routes(settings, inbox, writer, gate, bounds)
@@ -144,7 +144,10 @@ def read_body(body: bytes) -> Envelope | str:
         return f"body is not JSON: {exc}"
     if not isinstance(payload, dict):
         return f"body is JSON but not an object (got {type(payload).__name__})"
-    repeated = repeated_key(body)
+    try:
+        repeated = repeated_key(body)
+    except RecursionError:
+        return "body nests objects and lists too deeply to be read"
     if repeated is not None:
         return (
             f"body repeats the key {repeated!r} within one object: JSON readers disagree on "
@@ -167,15 +170,23 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """``json.loads``' object hook: the object, unless it names a key twice."""
     unique = dict(pairs)
     if len(unique) != len(pairs):
-        names = [name for name, _ in pairs]
-        raise _RepeatedKeyError(next(n for n in names if names.count(n) > 1))
+        seen: set[str] = set()
+        for name, _ in pairs:
+            if name in seen:
+                raise _RepeatedKeyError(name)
+            seen.add(name)
     return unique
 
 
 def repeated_key(body: bytes) -> str | None:
     """The first key an object of ``body`` (valid JSON) names twice, at any depth; ``None``
     when every object's keys are unique. orjson keeps a repeated key's last copy, DuckDB's JSON
-    functions its first: such a body would be read two ways, so the receiver refuses it."""
+    functions its first: such a body would be read two ways, so the receiver refuses it. One
+    pass over each object's keys.
+
+    Raises:
+        RecursionError: ``body`` nests deeper than Python's JSON reader goes.
+    """
     try:
         json.loads(body, object_pairs_hook=_unique_pairs)
     except _RepeatedKeyError as exc:

@@ -32,6 +32,8 @@ from typing import Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from sources.webhooks.refusals import CONNECTION
+
 logger = logging.getLogger("receiver.connections")
 
 HEAD_TIMEOUT = 5.0
@@ -44,13 +46,18 @@ RESERVED_FILES = 64
 LOG_EVERY = 60.0
 """Seconds between two log lines of connection counts."""
 
-OVER_CAP = "connection over the cap"
-IDLE = "connection sent no request head in time"
-DISCONNECTED = "sender disconnected before its body ended"
-SLOW_BODY = "body not received within the deadline"
-ACCEPT_FAILED = "connection not accepted: out of file descriptors"
+OVER_CAP = f"{CONNECTION}over the cap"
+IDLE = f"{CONNECTION}no request head in time"
+DISCONNECTED = f"{CONNECTION}sender left before its body ended"
+SLOW_BODY = f"{CONNECTION}body not received within the deadline"
+ACCEPT_FAILED = f"{CONNECTION}not accepted, out of file descriptors"
 KINDS = (OVER_CAP, IDLE, DISCONNECTED, SLOW_BODY, ACCEPT_FAILED)
 """What :class:`ConnectionEvents` counts (fixed phrases: the inbox's refusal reasons)."""
+
+
+def file_limit() -> int:
+    """This process's soft open-file limit (``RLIMIT_NOFILE``)."""
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
 def raise_file_limit() -> int:
@@ -177,8 +184,9 @@ def bounded_protocol(bounds: ConnectionBounds) -> type[H11Protocol]:
                 self._stop_head_timer()
 
         def on_response_complete(self) -> None:
-            super().on_response_complete()
-            if not self.transport.is_closing():
+            cycle = self.cycle
+            super().on_response_complete()  # may start a pipelined request at once
+            if self.cycle is cycle and not self.transport.is_closing():
                 self._await_head(bounds.keep_alive + bounds.head_timeout)
 
         def connection_lost(self, exc: Exception | None) -> None:

@@ -65,17 +65,23 @@ def test_a_full_disk_ends_the_run_in_one_line_and_the_next_run_loads_once(
 
 def test_the_message_of_a_full_disk_names_the_deepest_path():
     """DuckDB's error, wrapped by dlt and quoted in an outer message with a traceback's paths,
-    gives the file being written; an ``OSError`` without a file name gives none."""
-    from core.errors import disk_full
+    gives the file being written; an ``OSError`` without a file name gives none; the provider's
+    answer quoting the words is no full disk of ours."""
+    import duckdb
+    from dlt.destinations.exceptions import DatabaseTransientException
 
-    inner = RuntimeError('Failed to commit: Could not write file "/d/w.duckdb.wal": No space left '
-                         "on device")  # fmt: skip
-    outer = RuntimeError('File "/venv/dlt/sql_client.py", line 1 ... No space left on device')
+    from core.errors import disk_full
+    from sources.connecteam.errors import ConnecteamAPIError
+
+    inner = duckdb.IOException('Could not write file "/d/w.duckdb.wal": No space left on device')
+    outer = DatabaseTransientException(inner)
     outer.__cause__ = inner
     found = disk_full(outer)
     assert found is not None and found.path == "/d/w.duckdb.wal"
     plain = disk_full(OSError(28, "No space left on device"))
     assert plain is not None and plain.path is None
-    assert disk_full(ValueError("no")) is None
+    assert disk_full(ValueError("No space left on device")) is None
+    provider = ConnecteamAPIError("/documents/v1/user-documents", 413, "File too large")
+    assert disk_full(provider) is None
     message = found.message()
     assert "/d/w.duckdb.wal" in message and "MiB free there now" in message

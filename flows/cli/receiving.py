@@ -39,7 +39,7 @@ def serve(
 
     import uvicorn
 
-    from receiver.connections import bounded_protocol
+    from receiver.connections import RESERVED_FILES, bounded_protocol, raise_file_limit
 
     inbox_setting = "--inbox-url" if inbox_url else "WEBHOOKS__INBOX_URL"
     settings = _receiver_settings(inbox_url, open_, deadline, queue_size)
@@ -49,8 +49,15 @@ def serve(
         died.append(exc)
         server.should_exit = True  # a graceful stop: waiting requests are answered 503
 
+    limit = raise_file_limit()  # before the app derives its connection cap from it
     receiver = _open_receiver(settings, inbox_setting, writer_died)
     bounds = receiver.state.bounds
+    if bounds.max_connections > limit - RESERVED_FILES:
+        err.print(
+            f"[yellow]WEBHOOKS__MAX_CONNECTIONS={bounds.max_connections} is over what the "
+            f"open-file limit ({limit}) leaves; past about {limit - RESERVED_FILES} "
+            "connections, new ones fail to be accepted[/]"
+        )
     # No access log: a sender may put the token in the query string. Connections bounded
     # (receiver.connections): a cap, a request head within seconds, idle keep-alives closed.
     server = uvicorn.Server(uvicorn.Config(

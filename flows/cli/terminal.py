@@ -51,8 +51,12 @@ def first_line_only(record: logging.LogRecord) -> bool:
     traceback (``-v`` shows them whole)."""
     if record.levelno < logging.WARNING:
         return True
-    if record.exc_info or record.exc_text or "\n" in record.getMessage():
-        first = (record.getMessage().strip().splitlines() or [""])[0]
+    try:
+        message = record.getMessage()
+    except Exception:  # noqa: BLE001 - a bad format string: logging's own handler reports it
+        return True
+    if record.exc_info or record.exc_text or "\n" in message:
+        first = (message.strip().splitlines() or [""])[0]
         record.msg = first.split(" Traceback (most recent call last)")[0]
         record.args = None
         record.exc_info = None

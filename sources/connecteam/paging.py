@@ -246,9 +246,10 @@ class ListingGuard:
     * the listing passes its bound, the least of: ``max_pages`` (setting
       ``SOURCES__CONNECTEAM__MAX_PAGES``); ``max_page_growth`` times the pages of the first
       answer's ``paging.total``, at least 100 (a total that grows with every page cannot move
-      the bound); ``max_page_growth`` times the pages of the stream's largest listing last run
-      (:class:`ListingSizes`), at least 100 (an endless listing without a total stops long
-      before ``max_pages``). ``max_page_growth`` 0 keeps only ``max_pages``.
+      the bound); for a listing without a total, ``max_page_growth`` times the pages of the
+      stream's largest listing last run (:class:`ListingSizes`), at least 100 (an endless
+      listing stops long before ``max_pages``). ``max_page_growth`` 0 keeps only
+      ``max_pages``.
 
     Args:
         endpoint: The stream whose endpoint is listed.
@@ -300,12 +301,15 @@ class ListingGuard:
     def bound(self, limit: int) -> tuple[int, str]:
         """Pages this listing may take at most, and what set that bound (for the message)."""
         bounds = [(self.max_pages, "SOURCES__CONNECTEAM__MAX_PAGES")]
-        sizes = [(self.first_total, "its first paging.total"),
-                 (self.last_size, "the stream's largest listing last run")]  # fmt: skip
-        for size, source in sizes if self.growth > 0 else []:
-            if size is not None:
-                pages = max(100, self.growth * -(-size // limit))
-                bounds.append((pages, f"{self.growth} times the pages of {size} items, {source}"))
+        # the answer's own total when it gives one, else what the stream listed last run
+        size, source = (
+            (self.first_total, "its first paging.total")
+            if self.first_total is not None
+            else (self.last_size, "the stream's largest listing last run")
+        )
+        if size is not None and self.growth > 0:
+            pages = max(100, self.growth * -(-size // limit))
+            bounds.append((pages, f"{self.growth} times the pages of {size} items, {source}"))
         return min(bounds, key=lambda bound: bound[0])
 
     def fail(

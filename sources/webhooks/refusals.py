@@ -39,6 +39,10 @@ logger = logging.getLogger("sources.webhooks.refusals")
 
 WOULD_REFUSE = "would-refuse: "
 """Prefix of the reasons counted in report mode: the delivery was stored."""
+CONNECTION = "connection: "
+"""Prefix of what happened to connections (:mod:`receiver.connections`: past the cap, no
+request head, a body too slow, a sender gone): shown with the refusals, but no token or
+signature problem, and the provider retries such a delivery."""
 RETENTION_SECONDS = 30 * 86_400
 """Refusal counts older than this (30 days) are deleted."""
 FLUSH_SECONDS = 1.0
@@ -208,9 +212,10 @@ class RefusalSummary:
 
     def refused(self) -> dict[str, int]:
         """``since_last_stored`` without the reasons of :data:`WOULD_REFUSE` (those deliveries
-        were stored): what was lost since the last stored event."""
+        were stored) and :data:`CONNECTION` (retried by the provider): what was lost since the
+        last stored event."""
         return {reason: n for reason, n in self.since_last_stored.items()
-                if not reason.startswith(WOULD_REFUSE)}  # fmt: skip
+                if not reason.startswith((WOULD_REFUSE, CONNECTION))}  # fmt: skip
 
     def problem(self) -> str | None:
         """One line naming the refusals since the last stored event, or ``None`` when none."""
