@@ -16,6 +16,6 @@ PRIVATE_UMASK = 0o077
 def private_files() -> None:
     """Make every file and folder this process creates from now on its user's alone (umask
     ``077``: files ``0600``, folders ``0700``). Called at each edge where a process of the
-    project starts: the ``wfm-sync`` command, and each flow run of a Prefect worker
-    (:attr:`flows.runner.Job.prefect_flow`)."""
+    project starts: the ``wfm-sync`` command, and each run of the jobs ``nightly_sync`` and
+    ``fold_webhooks`` (a Prefect worker's process starts there)."""
     os.umask(PRIVATE_UMASK)

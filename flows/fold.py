@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from core.private import private_files
 from core.project import Project, given_or_resolved
 from core.settings import FOLD_RETENTION_DAYS
 from flows.naming import rename_current_run
@@ -96,6 +97,7 @@ def fold_webhooks(
     """
     from flows.models import dbt_build, publish_unless_skipped
 
+    private_files()  # a Prefect worker's run starts here: what it writes is private
     project = given_or_resolved(project)
     summary = fold_inbox(batch_size, retention_days, project)
     rename_current_run(f"fold-webhooks: {summary.events:,} events, backlog {summary.backlog:,}")

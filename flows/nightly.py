@@ -23,6 +23,7 @@ import httpx
 from dlt.common.configuration.exceptions import ConfigurationException
 
 from core import clock
+from core.private import private_files
 from core.project import Project, given_or_resolved
 from core.settings import FOLD_RETENTION_DAYS
 from flows.naming import rename_current_run, rows_text
@@ -232,6 +233,7 @@ def nightly_sync(
             step ran, nothing was built or published over the last good run.
         StreamsFailedError: Some streams failed (after every asked-for step ran).
     """
+    private_files()  # a Prefect worker's run starts here: what it writes is private
     unknown = sorted(set(steps) - set(STEPS))
     if unknown:
         raise ValueError(f"unknown step(s) {unknown}; choose from {list(STEPS)}")

@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar
 
 from core.errors import cause_chain as cause_chain  # the jobs' classifiers import it from here
 from core.errors import disk_full
-from core.private import private_files
 
 if TYPE_CHECKING:
     from prefect import Flow, Task
@@ -192,19 +191,10 @@ class Job(Generic[P, R]):
 
     @functools.cached_property
     def prefect_flow(self) -> Flow[P, R]:
-        """The Prefect flow of this job: same function (in a worker's process, creating its
-        files private first: :func:`core.private.private_files`), name and run name, prints
-        logged."""
+        """The Prefect flow of this job: same function, name and run name, prints logged."""
         from prefect import flow
 
-        fn = self.fn
-
-        @functools.wraps(fn)
-        def private(*args: P.args, **kwargs: P.kwargs) -> R:
-            private_files()
-            return fn(*args, **kwargs)
-
-        return flow(name=self.name, flow_run_name=self.run_name, log_prints=True)(private)
+        return flow(name=self.name, flow_run_name=self.run_name, log_prints=True)(self.fn)
 
 
 def step(
