@@ -208,12 +208,15 @@ def small_demo(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
 
 
 # Hypothesis's `thorough` profile (`pytest --hypothesis-profile thorough`): the long runs of the
-# property tests that read it (test_incremental_properties.py), random and many.
-settings.register_profile("thorough", max_examples=500, deadline=None)
+# property tests that read it (test_incremental_properties.py), random and many: 500 examples,
+# or WFM_THOROUGH_EXAMPLES (a long run in parts, each with its own `--hypothesis-seed`).
+settings.register_profile(
+    "thorough", max_examples=int(os.environ.get("WFM_THOROUGH_EXAMPLES", "500")), deadline=None
+)
 
 
 def profile_examples(suite: int) -> int:
     """Examples of a property test: the ``thorough`` profile's when it is loaded, else
-    ``suite`` (what ``make test`` can afford; Hypothesis's own default is 100)."""
-    loaded = settings.default.max_examples
-    return loaded if loaded > 100 else suite
+    ``suite`` (what ``make test`` can afford)."""
+    thorough = settings.get_profile("thorough")
+    return thorough.max_examples if settings.default == thorough else suite
