@@ -59,10 +59,7 @@ CHECKS = [
     ["mypy"],
     ["sqlfluff", "lint", "sql"],
     ["lint-imports"],
-    # two workers (pytest-xdist): most tests wait on one core each; a file's tests on one
-    # worker, so a module's fixture (a PostgreSQL server, a dbt build, a browser, the stream
-    # contract's syncs) is made once, not once per worker
-    ["pytest", "-n", "2", "--dist", "loadfile"],
+    ["pytest", "-n", "2"],  # two workers (pytest-xdist): most tests wait on one core each
 ]
 
 
