@@ -89,7 +89,6 @@ class ConnectionEvents:
 
     def __init__(self, record: Callable[[str, float], None] | None = None) -> None:
         self.record = record
-        self.total: Counter[str] = Counter()
         self._pending: Counter[str] = Counter()
         self._lock = threading.Lock()
         self._logged = time.monotonic()
@@ -98,7 +97,6 @@ class ConnectionEvents:
         """Count one ``kind`` (:data:`KINDS`)."""
         now = time.time()
         with self._lock:
-            self.total[kind] += 1
             self._pending[kind] += 1
         if self.record is not None:
             self.record(kind, now)

@@ -161,6 +161,18 @@ def configured_project(what: str) -> Project:
         typer.Exit: A malformed setting or an unreadable warehouse setting (exit 2, one line
             naming it, via :func:`fail` with ``what`` as the failing step).
     """
+    try:
+        return _resolve_project()
+    except Exception as exc:  # noqa: BLE001 - reported as a clean message and exit code
+        fail(exc, what)
+
+
+def _resolve_project() -> Project:
+    """:func:`core.project.resolve` with the ``--warehouse`` option of ``wfm-sync``, if given.
+
+    Raises:
+        Exception: What :func:`core.project.resolve` raises for a malformed setting.
+    """
     from typer.main import get_current_context
 
     from core.project import resolve
@@ -168,24 +180,14 @@ def configured_project(what: str) -> Project:
     context = get_current_context(silent=True)
     options = (context.find_root().obj if context is not None else None) or {}
     warehouse = options.get("warehouse")
-    try:
-        return resolve(in_project(warehouse) if warehouse is not None else None)
-    except Exception as exc:  # noqa: BLE001 - reported as a clean message and exit code
-        fail(exc, what)
+    return resolve(in_project(warehouse) if warehouse is not None else None)
 
 
 def _data_folder() -> Path:
     """The folder of this command's warehouse (where dlt's load packages, the snapshot and the
     report are written too); the current folder when the project cannot be resolved."""
-    from typer.main import get_current_context
-
-    from core.project import resolve
-
-    context = get_current_context(silent=True)
-    options = (context.find_root().obj if context is not None else None) or {}
-    warehouse = options.get("warehouse")
     try:
-        return resolve(in_project(warehouse) if warehouse is not None else None).warehouse.parent
+        return _resolve_project().warehouse.parent
     except Exception:  # noqa: BLE001 - only to name a folder in a message
         return Path.cwd()
 
