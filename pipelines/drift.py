@@ -39,12 +39,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import yaml  # type: ignore[import-untyped, unused-ignore]  # (PyYAML, a dbt dependency; no stubs here)
-
 from core.project import Project
 from sources.connecteam.contract import QUARANTINE_COLUMNS, QUARANTINE_TABLE
 from sources.connecteam.registry import STREAMS as REGISTRY
 
+from .dbt_yaml import read_yaml
 from .models import project_dir
 from .staging_declarations import STAGING_MODELS_YAML, staging_declarations
 from .status_report import Drift, DriftField, EnumDrift, iso
@@ -216,7 +215,7 @@ def accepted_values(project: Project) -> list[tuple[str, str, str, list[str]]]:
     declarations = staging_declarations(root)
     checks = []
     for path in sorted(root.glob(STAGING_MODELS_YAML)):
-        for model in yaml.safe_load(path.read_text()).get("models") or []:
+        for model in read_yaml(path).get("models") or []:
             declaration = declarations.get(model["name"])
             if declaration is None or not declaration.raw_table.startswith(DATASET_CONNECTEAM):
                 continue
@@ -246,7 +245,7 @@ def _dbt_vars(root: Path) -> dict[str, Any]:
     project_file = root / "dbt_project.yml"
     if not project_file.exists():
         return {}
-    return dict((yaml.safe_load(project_file.read_text()) or {}).get("vars") or {})
+    return dict((read_yaml(project_file) or {}).get("vars") or {})
 
 
 def _enum_drift(client: Any, project: Project, existing: dict[str, set[str]]) -> list[EnumDrift]:

@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml  # type: ignore[import-untyped]  # (PyYAML, a dbt dependency; no stubs here)
-
+from .dbt_yaml import read_yaml
 from .models import project_dir
 
 
@@ -65,7 +64,7 @@ def mart_docs(project: Path | None = None) -> list[MartDoc]:
     marts = (project or project_dir()) / "models" / "marts"
     docs = []
     for path in sorted(marts.glob("*.yml")):
-        for model in (yaml.safe_load(path.read_text()) or {}).get("models") or []:
+        for model in (read_yaml(path) or {}).get("models") or []:
             name = model["name"]
             meta = (model.get("config") or {}).get("meta") or {}
             grain, key = meta.get("grain"), _key(model)

@@ -11,8 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml  # type: ignore[import-untyped]  # (PyYAML, a dbt dependency; no stubs here)
-
+from .dbt_yaml import read_yaml
 from .models import project_dir
 
 STAGING_MODELS_YAML = "models/staging/*/_*__models.yml"
@@ -81,7 +80,7 @@ def staging_declarations(project: Path | None = None) -> dict[str, StagingDeclar
     for entry in (
         model
         for path in sorted((project or project_dir()).glob(STAGING_MODELS_YAML))
-        for model in yaml.safe_load(path.read_text())["models"]
+        for model in read_yaml(path)["models"]
     ):
         meta = (entry.get("config") or {}).get("meta") or {}
         if "raw_table" not in meta:

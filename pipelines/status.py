@@ -2,10 +2,10 @@
 
 Reads, never writes: the run log (:mod:`pipelines.runs`), the warehouse (through the dlt
 pipeline's SQL client, so DuckDB and PostgreSQL alike), the webhook inbox and the pipelines'
-working directories. The newest provider time of each API table is dbt's ``source freshness``
-of source ``connecteam`` (``loaded_at_field`` in ``sql/models/staging/connecteam/
-_connecteam__sources.yml``), run read-only on a DuckDB warehouse and through dbt-postgres on a
-PostgreSQL one; for a table or column that does not exist or a column that is not a number, a
+working directories. The newest provider time of each API table follows the source's
+freshness rules (``loaded_at_field`` in ``sql/models/staging/connecteam/
+_connecteam__sources.yml``), read by SQL in the same connection (:mod:`.source_freshness`; dbt is
+not started); for a table or column that does not exist or a column that is not a number, a
 table has no newest time. A DuckDB warehouse held by a running job is reported as busy, not as
 an error; everything else is still shown. On PostgreSQL the warehouse is shown as its URL with
 the password hidden, and the ``publish`` job (DuckDB only) is not listed.

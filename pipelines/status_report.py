@@ -54,11 +54,13 @@ class JobStatus:
 class TableStatus:
     """One warehouse table: rows, newest provider timestamp, when a job last refreshed it.
 
-    ``newest`` (ISO 8601 UTC) is dbt's ``max_loaded_at`` for a stream whose records carry a
-    provider time (``freshness`` columns in :data:`sources.connecteam.registry.STREAMS`);
-    ``freshness`` is dbt's verdict on the table (``pass``, ``warn``, ``error`` past the
-    thresholds in the source's YAML, ``runtime error`` when it could not be queried), ``None``
-    when dbt did not run (PostgreSQL, no warehouse yet, a table of another dataset).
+    ``newest`` (ISO 8601 UTC) is the newest provider time of the table's rows for a stream
+    whose records carry one (``freshness`` columns in
+    :data:`sources.connecteam.registry.STREAMS`); ``freshness`` is the verdict of the source's
+    freshness rules on the table (:mod:`pipelines.source_freshness`: ``pass``, ``warn``,
+    ``error`` past the thresholds in the source's YAML, ``runtime error`` when it could not be
+    queried), ``None`` when there is nothing to judge (no rows, no warehouse yet, a table of
+    another dataset).
     """
 
     dataset: str

@@ -1,11 +1,11 @@
 """What ``wfm-sync status`` reads from the warehouse: each API table's rows, newest provider time
-(dbt's ``source freshness``) and last refresh, the other tables' rows, the webhook families, the
-API/webhook reconciliation, the timesheet match and the schema drift (:mod:`pipelines.drift`).
-Reads through the dlt pipeline's SQL client, so DuckDB and PostgreSQL alike."""
+(the source's freshness rules, :mod:`pipelines.source_freshness`) and last refresh, the other
+tables' rows, the webhook families, the API/webhook reconciliation, the timesheet match and the
+schema drift (:mod:`pipelines.drift`). Reads through the dlt pipeline's SQL client, so DuckDB
+and PostgreSQL alike, in one connection; dbt is not started."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from core.project import Project
@@ -13,8 +13,9 @@ from sources.connecteam.registry import STREAMS as REGISTRY
 
 from .drift import collect_drift
 from .fold import DATASET_WEBHOOKS
-from .models import run_dbt, target_dir
+from .models import project_dir
 from .runs import RunRecord
+from .source_freshness import freshness_rules, source_freshness
 from .status_report import FamilyStatus, Status, TableStatus, age_text, iso
 from .sync import STREAMS
 from .timesheet_match import read_timesheet_match
@@ -45,8 +46,9 @@ def warehouse_status(
     try:
         with pipeline.sql_client() as client:
             existing = _tables(client)
-        freshness = _source_freshness(project) if existing else {}
-        with pipeline.sql_client() as client:
+            rules = freshness_rules(project_dir(project.settings), DATASET_CONNECTEAM)
+            present = {t: r for t, r in rules.items() if (DATASET_CONNECTEAM, t) in existing}
+            freshness = source_freshness(client, DATASET_CONNECTEAM, present, now)
             for table in STREAMS:
                 refreshed = _refreshed(runs, table)
                 entry = TableStatus(DATASET_CONNECTEAM, table, refreshed_at=iso(refreshed))
@@ -89,41 +91,6 @@ def _tables(client: Any) -> set[tuple[str, str]]:
         *DATASETS,
     ) as cursor:
         return {(str(s), str(t)) for s, t in cursor.fetchall()}
-
-
-def _source_freshness(project: Project) -> dict[str, tuple[str, float | None]]:
-    """``dbt source freshness`` of source ``connecteam`` on the warehouse (DuckDB read-only, or
-    PostgreSQL through :func:`pipelines.models.run_dbt`): per table, dbt's status and
-    ``max_loaded_at`` (epoch seconds, ``None`` when dbt got none).
-
-    A table dbt could not query (absent, a missing or non-numeric ``loaded_at_field`` column)
-    has status ``runtime error`` and no time. dbt prints nothing (the command's own output
-    stays JSON-clean) and writes its artifacts to ``freshness/`` in
-    :func:`pipelines.models.target_dir`, apart from the build's.
-
-    Raises:
-        RuntimeError: The warehouse could not be opened (held by a writer, PostgreSQL not
-            reachable): dbt's message.
-        ValueError: PostgreSQL credentials missing.
-    """
-    target = target_dir(project.settings) / "freshness"
-    result = run_dbt(
-        ["source", "freshness", "--select", f"source:{DATASET_CONNECTEAM}",
-         "--target-path", str(target), "--log-level", "none"],
-        variables={"access_mode": "read_only"}, project=project,
-    )  # fmt: skip
-    found: dict[str, tuple[str, float | None]] = {}
-    for node_result in getattr(result.result, "results", None) or []:
-        node = node_result.node
-        loaded = getattr(node_result, "max_loaded_at", None)
-        verdict = getattr(node_result.status, "value", node_result.status)
-        found[node.name] = (
-            str(verdict),
-            loaded.timestamp() if isinstance(loaded, datetime) else None,
-        )
-    if not found and result.exception is not None:
-        raise RuntimeError(str(result.exception))
-    return found
 
 
 def _count(client: Any, dataset: str, table: str) -> int:

@@ -50,3 +50,17 @@ def test_status_loads_no_prefect_dbt_pandas_or_emulator_server(tmp_path: Path) -
     assert "pipelines.status" in loaded
     unwanted = ("prefect", "dbt", "pandas", "emulator.app", "fastapi", "marimo")
     assert sorted(name for name in unwanted if name in loaded) == []
+
+
+def test_status_of_a_warehouse_reads_freshness_without_starting_dbt(tmp_path: Path) -> None:
+    import duckdb
+
+    (tmp_path / "data").mkdir()
+    with duckdb.connect(str(tmp_path / "data" / "warehouse.duckdb")) as con:
+        con.execute(
+            "create schema connecteam; create table connecteam.users (user_id bigint, "
+            "modified_at bigint); insert into connecteam.users values (1, 1795176000)"
+        )
+    loaded = imported(["status"], tmp_path)
+    assert "pipelines.source_freshness" in loaded  # the warehouse was read
+    assert sorted(name for name in ("dbt", "prefect", "emulator.app") if name in loaded) == []

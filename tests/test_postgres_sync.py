@@ -93,7 +93,7 @@ def test_sync_builds_every_mart_in_postgresql_and_skips_publish_without_showing_
     shown = {t["table"]: t["rows"] for t in report["tables"] if t["dataset"] == "marts"}
     assert shown == counts  # the rows status shows are what select count(*) gives
     fresh = [t for t in report["tables"] if t["dataset"] == "connecteam" and t["newest"]]
-    assert fresh  # dbt source freshness ran on PostgreSQL
+    assert fresh  # the source's freshness rules read on PostgreSQL too
 
     outputs = output + status.stdout + status.stderr
     assert PASSWORD not in outputs

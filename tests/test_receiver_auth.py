@@ -110,7 +110,7 @@ def status(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
                           timeout=300)  # fmt: skip
 
 
-@pytest.mark.slow  # a sync, then `wfm-sync status` three times (dbt source freshness each)
+@pytest.mark.slow  # a sync, then `wfm-sync status` three times
 def test_refused_deliveries_are_counted_never_stored_and_status_fails_until_one_is_stored(
     receiver, start_emulator, monkeypatch, tmp_path
 ):

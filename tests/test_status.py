@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from core.project import resolve
 from emulator.webhooks import build_burst
 from flows.cli import app
+from flows.cli.terminal import console
 from pipelines import STREAMS, run_sync
 from pipelines.fold import run_fold
 from pipelines.runs import read_runs
@@ -68,6 +69,15 @@ def test_status_after_a_run_shows_rows_freshness_inbox_and_budget(start_emulator
     jobs = {j["job"]: j for j in report["jobs"]}
     assert jobs["sync"]["outcome"] == jobs["fold"]["outcome"] == "succeeded"
     assert [r.job for r in read_runs(resolve().paths.run_log)] == ["sync", "fold"]
+
+    monkeypatch.setattr(console, "width", 80)  # a terminal of 80 columns: nothing cut
+    shown = CliRunner().invoke(app, ["status"]).stdout
+    rows = {line.split()[0]: line for line in shown.splitlines() if line.strip()}
+    assert "…" not in shown
+    assert rows["users"].split()[1] == "640" and rows["user_custom_field_definitions"]
+    assert "fct_time_activity_reconciliation" in rows or "events" in rows
+    table_lines = [x for x in shown.splitlines() if "  " in x.strip() and not x.startswith("  ")]
+    assert table_lines and max(map(len, table_lines)) <= 80
 
 
 def test_a_stale_table_makes_status_exit_non_zero(start_emulator, monkeypatch, warehouse):

@@ -10,7 +10,8 @@ import typer
 from rich.markup import escape
 
 from .live import live_progress
-from .render import print_nightly, print_status
+from .render import print_nightly
+from .render_status import print_status
 from .terminal import (
     EXIT_CONFIGURATION,
     EXIT_FAILED,
