@@ -64,6 +64,8 @@ class Progress:
         self.every = every
         self.pages = 0
         self.rows = 0
+        self.total: int | None = None
+        """Items the work will count in all, when known (shown as ``120 of 443``)."""
         self.logger = logger or logging.getLogger("sources")
         self._last = time.monotonic()
 
@@ -88,9 +90,11 @@ class Progress:
         )  # fmt: skip
 
     def counts(self) -> str:
-        """``"7 pages, 3,000 rows"`` (one figure when pages and items are the same thing)."""
+        """``"7 pages, 3,000 rows"`` (one figure when pages and items are the same thing:
+        ``"120 of 443 nodes"`` when the total is known)."""
         if self.unit == self.pages_unit:
-            return f"{self.rows:,} {self.unit}"
+            of = f" of {self.total:,}" if self.total else ""
+            return f"{self.rows:,}{of} {self.unit}"
         return f"{self.pages:,} {self.pages_unit}, {self.rows:,} {self.unit}"
 
     def track(self, pages: Iterable[list[T]]) -> Iterator[list[T]]:

@@ -17,19 +17,22 @@ if TYPE_CHECKING:
 
 @step(name="dbt_build", run_name="dbt-build")
 def dbt_build(
-    project: Project, select: str | None = None, full_refresh: bool = False
-) -> ModelsSummary:
+    project: Project, select: str | None = None, full_refresh: bool = False,
+    everything: bool = False,
+) -> ModelsSummary:  # fmt: skip
     """``dbt build`` of ``sql/`` on ``project``'s warehouse (no retries: a failing data test is
-    not transient); ``full_refresh`` rebuilds the incremental marts from all their history."""
+    not transient): ``select``, else what changed since the last whole build
+    (:mod:`pipelines.model_plan`); ``everything`` every model; ``full_refresh`` rebuilds the
+    incremental marts from all their history."""
     from pipelines.models import build_models
 
-    summary = build_models(select=select, full_refresh=full_refresh, project=project)
-    run_logger().info(
-        "dbt build: %d passed, %d warnings, %.1f s",
-        summary.passed,
-        summary.warned,
-        summary.duration_seconds,
+    summary = build_models(
+        select=select, full_refresh=full_refresh, everything=everything, project=project
     )
+    run_logger().info(
+        "dbt build of %s: %d passed, %d warnings, %.1f s",
+        summary.scope, summary.passed, summary.warned, summary.duration_seconds,
+    )  # fmt: skip
     return summary
 
 
@@ -93,9 +96,11 @@ def build_models_flow(
     select: str | None = None,
     publish_after: bool = True,
     full_refresh: bool = False,
+    everything: bool = False,
     project: Project | None = None,
 ) -> ModelsResult:
-    """Build the dbt models and tests; publish the snapshot when everything passed.
+    """Build the dbt models and their data tests (what changed, unless ``select`` or
+    ``everything`` says otherwise); publish the snapshot when everything passed.
 
     Args:
         select: Optional dbt selection.
@@ -104,11 +109,13 @@ def build_models_flow(
         full_refresh: Rebuild the incremental marts from all their history (dbt's
             ``--full-refresh``) rather than re-deriving the user-days changed since their last
             build: a repair, never needed for correctness.
+        everything: Build every model, not only those whose inputs changed since the last
+            whole build.
         project: The configuration (the command line resolves it); ``None`` (a deployment's
             run): resolved here once (:func:`core.project.resolve`).
     """
     project = given_or_resolved(project)
-    built = dbt_build(project, select, full_refresh)
+    built = dbt_build(project, select, full_refresh, everything)
     if not publish_after:
         return ModelsResult(built, None)
     published, note = publish_unless_skipped(project)

@@ -43,8 +43,8 @@ from core.project import Project
 from sources.connecteam.contract import QUARANTINE_COLUMNS, QUARANTINE_TABLE
 from sources.connecteam.registry import STREAMS as REGISTRY
 
+from .dbt_runner import project_dir
 from .dbt_yaml import read_yaml
-from .models import project_dir
 from .staging_declarations import STAGING_MODELS_YAML, staging_declarations
 from .status_report import Drift, DriftField, EnumDrift, iso
 from .warehouse import DATASET_CONNECTEAM

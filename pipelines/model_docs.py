@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .dbt_runner import project_dir
 from .dbt_yaml import read_yaml
-from .models import project_dir
 
 
 @dataclass(frozen=True)

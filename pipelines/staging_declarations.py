@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from .dbt_runner import project_dir
 from .dbt_yaml import read_yaml
-from .models import project_dir
 
 STAGING_MODELS_YAML = "models/staging/*/_*__models.yml"
 """Where the staging models' YAML is, relative to the project: one file per source folder."""

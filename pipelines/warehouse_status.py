@@ -11,9 +11,9 @@ from typing import Any
 from core.project import Project
 from sources.connecteam.registry import STREAMS as REGISTRY
 
+from .dbt_runner import project_dir
 from .drift import collect_drift
 from .fold import DATASET_WEBHOOKS
-from .models import project_dir
 from .runs import RunRecord
 from .source_freshness import freshness_rules, source_freshness
 from .status_report import FamilyStatus, Status, TableStatus, age_text, iso

@@ -18,7 +18,7 @@ import duckdb
 import pytest
 import yaml  # type: ignore[import-untyped, unused-ignore]
 
-from pipelines.models import project_dir, run_dbt
+from pipelines.dbt_runner import project_dir, run_dbt
 from sources.connecteam.registry import STREAMS
 
 COVERAGE = ("fct_documentation_coverage", "fct_test_coverage")

@@ -83,6 +83,32 @@ def test_demo_syncs_twice_and_shows_counts_and_queries(small_demo: DemoRun):
     # each nightly writes it after its publish: run 1's, then run 2's in its place
     assert len(re.findall(r"^report: .*report\.html \(17 charts", out, re.MULTILINE)) == 2
     assert f"wfm-sync dashboard --snapshot {snapshot}" in out
+    # the closing lines' marts path is the stable one, not a version folder a later publish drops
+    assert f"always the latest publish: {warehouse.parent / 'marts'}/" in out
+    assert ".marts-versions" not in out
+
+
+def test_the_closing_lines_status_command_reads_the_demo_s_own_files(small_demo: DemoRun, tmp_path):
+    """``wfm-sync --project-dir <demo folder> status``, as the demo's closing lines give it, run
+    from another directory: the demo's warehouse, inbox and run log, its syncs seen."""
+    import json
+    import subprocess
+
+    from conftest import WFM_SYNC
+
+    folder = small_demo.warehouse.parent
+    assert f"wfm-sync --project-dir {folder} status" in small_demo.stdout
+    env = {k: v for k, v in small_demo.env.items()
+           if not k.startswith(("DESTINATION__", "WEBHOOKS__"))}  # fmt: skip
+    command = [*WFM_SYNC, "--project-dir", str(folder), "status", "--json"]
+    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=300)  # fmt: skip
+    report = json.loads(done.stdout)
+    assert report["warehouse"] == f"duckdb:{small_demo.warehouse}"
+    assert report["inbox"]["inbox"] == f"sqlite:///{folder / 'inbox.sqlite3'}"
+    assert report["run_log"] == str(folder / "runs.jsonl")
+    assert not [p for p in report["problems"] if "never" in p], report["problems"]
+    assert {j["job"]: j["outcome"] for j in report["jobs"]}["sync"] == "succeeded"
 
 
 def test_every_punch_the_emulator_made_for_an_assignment_matches_it_by_api_and_webhook(
@@ -152,3 +178,27 @@ def test_every_punch_the_emulator_made_for_an_assignment_matches_it_by_api_and_w
         "and coalesce(punch.clock_out_at, punch.clock_in_at) >= shift.starts_at",
     )
     assert both == [(0,)]
+
+
+def test_the_dbt_unit_tests_pass_on_the_demo_s_warehouse(small_demo: DemoRun, tmp_path):
+    """Builds leave the dbt unit tests out (``--exclude-resource-type unit_test``): they are
+    run here, every one of the project's, on a copy of the demo's built warehouse (a unit test
+    needs its model's parents to exist)."""
+    import shutil
+
+    from core.project import resolve
+    from pipelines.dbt_runner import project_dir, run_dbt
+    from pipelines.dbt_yaml import read_yaml
+
+    declared = {
+        test["name"]
+        for path in (project_dir() / "models").rglob("*.yml")
+        for test in (read_yaml(path) or {}).get("unit_tests") or []
+    }
+    copy = tmp_path / "warehouse.duckdb"
+    shutil.copy(small_demo.warehouse, copy)
+    result = run_dbt(["test", "--select", "test_type:unit"], copy, project=resolve())
+    ran = {r.node.name: str(r.status) for r in result.result.results
+           if str(r.node.resource_type).endswith("unit_test")}  # fmt: skip
+    assert len(declared) >= 30 and set(ran) == declared
+    assert {name for name, status in ran.items() if status != "pass"} == set()

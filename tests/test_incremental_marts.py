@@ -1,8 +1,9 @@
 """Incremental marts against full builds, end to end with real parts: the emulator over HTTP, a
 real DuckDB warehouse. Three nightly syncs a day apart, with changes at the provider between
 them (a punch edited inside the sync's re-pulled window, a punch deleted, a new day of punches,
-shifts added, moved and deleted), each followed by an incremental models build; then a copy of
-the warehouse is built with ``--full-refresh`` and every incremental model must hold the same
+shifts added, moved and deleted), each followed by a planned models build (after the first,
+only the models whose inputs changed: :mod:`pipelines.model_plan`); then a copy of the
+warehouse is built whole with ``--full-refresh`` and every model's table must hold the same
 rows in both, compared both ways (EXCEPT ALL). Admin edits, deletions and moves by webhook of
 punches far older than any window the sync re-pulls reach them too, on DuckDB; the nightly
 sequence holds on PostgreSQL as well. The generated sequences of changes are in
@@ -34,14 +35,35 @@ INCREMENTAL = {"marts": ("fct_daily_hours", "fct_labour_cost_daily")}
 """The incremental models, by schema."""
 
 
-def differences(incremental: Path, full: Path) -> dict[str, tuple[int, int]]:
-    """Per incremental model whose rows differ: ``(rows only in the incremental build, rows
-    only in the full one)``, duplicates counted (EXCEPT ALL both ways)."""
+BOOKKEEPING = ("incremental_builds", "int_user_days__changes")
+"""The incremental marts' own records (which builds ran, the change log since each): history by
+design, not figures; a full refresh starts them again."""
+
+
+def model_tables(path: Path) -> dict[str, tuple[str, ...]]:
+    """Every table the models build (schemas ``intermediate`` and ``marts``) but
+    :data:`BOOKKEEPING`, by schema."""
+    found: dict[str, tuple[str, ...]] = {}
+    for schema, table in rows(
+        path,
+        "select table_schema, table_name from information_schema.tables where table_type = "
+        "'BASE TABLE' and table_schema in ('intermediate', 'marts') order by 1, 2",
+    ):
+        if table not in BOOKKEEPING:
+            found[schema] = (*found.get(schema, ()), table)
+    return found
+
+
+def differences(
+    incremental: Path, full: Path, models: dict[str, tuple[str, ...]] = INCREMENTAL
+) -> dict[str, tuple[int, int]]:
+    """Per model of ``models`` (by schema) whose rows differ: ``(rows only in the incremental
+    build, rows only in the full one)``, duplicates counted (EXCEPT ALL both ways)."""
     found = {}
     with duckdb.connect(str(incremental), read_only=True) as con:
         con.execute(f"attach '{full}' as full_build (read_only)")
-        for schema, models in INCREMENTAL.items():
-            for model in models:
+        for schema, names in models.items():
+            for model in names:
                 ours, theirs = f"{schema}.{model}", f"full_build.{schema}.{model}"
                 ((only_ours,),) = con.sql(
                     f"select count(*) from (select * from {ours} except all select * from {theirs})"
@@ -100,15 +122,17 @@ def account(start_emulator: Any) -> Any:
     return start_emulator(users=25, schedulers=2, shifts=300, forms=1, operations=operations)
 
 
-def nightly_syncs(server: Any, monkeypatch: pytest.MonkeyPatch, warehouse: Path) -> None:
+def nightly_syncs(server: Any, monkeypatch: pytest.MonkeyPatch, warehouse: Path) -> list[str]:
     """Sync and build (incrementally after the first) on three days, changing the provider's
-    data before the second and third."""
+    data before the second and third; what each build rebuilt (its scope)."""
+    scopes = []
     for day in range(3):
         if day:
             monkeypatch.setenv("WFM_SYNC_NOW", str(NOW + day * DAY))
             change_day(server, day)
         run_sync()
-        build_models(warehouse)
+        scopes.append(build_models(warehouse).scope)
+    return scopes
 
 
 @pytest.mark.slow
@@ -119,7 +143,9 @@ def test_incremental_marts_equal_a_full_build_after_nightly_syncs(
     point_at(monkeypatch, server)
     # history older than the sync's window: rows an incremental build keeps as they are
     monkeypatch.setenv("SOURCES__CONNECTEAM__ACTIVITIES_BACKFILL_START", str(ANCHOR - 70 * DAY))
-    nightly_syncs(server, monkeypatch, warehouse)
+    scopes = nightly_syncs(server, monkeypatch, warehouse)
+    assert scopes[0].startswith("every model") and scopes[2].startswith("what changed: ")
+    assert "connecteam.time_activities" in scopes[2] and "connecteam.forms" not in scopes[2]
     newest = rows(
         warehouse, "select max(local_date) from marts.fct_daily_hours where punch_count > 0"
     )
@@ -140,7 +166,11 @@ def test_incremental_marts_equal_a_full_build_after_nightly_syncs(
     full.parent.mkdir()
     shutil.copy(warehouse, full)
     build_models(full, full_refresh=True)
-    assert differences(warehouse, full) == {}
+    # the planned builds (only what changed, after the first) left every model's table as a
+    # full build of every model makes it
+    every = model_tables(full)
+    assert len(every["marts"]) > 20 and every == model_tables(warehouse)
+    assert differences(warehouse, full, every) == {}
     deleted = rows(
         warehouse,
         "select count(*) from connecteam.time_activities where is_deleted",
@@ -225,7 +255,11 @@ def test_admin_edits_of_any_age_reach_the_incremental_marts(
     full.parent.mkdir()
     shutil.copy(warehouse, full)
     build_models(full, full_refresh=True)
-    assert differences(warehouse, full) == {}
+    # the planned builds (only what changed, after the first) left every model's table as a
+    # full build of every model makes it
+    every = model_tables(full)
+    assert len(every["marts"]) > 20 and every == model_tables(warehouse)
+    assert differences(warehouse, full, every) == {}
 
 
 def postgres_rows(url: str) -> dict[str, Counter[tuple[Any, ...]]]:

@@ -38,8 +38,8 @@ from test_operations import CLOCK
 
 from emulator.config import OperationsConfig
 from pipelines import run_sync
+from pipelines.dbt_runner import run_dbt, target_dir
 from pipelines.fold import run_fold
-from pipelines.models import run_dbt, target_dir
 from sources.webhooks import Inbox, inbox_url_from_config, read_envelope
 from sources.webhooks.inbox import ReceivedEvent
 

@@ -16,8 +16,9 @@ from conftest import WFM_SYNC, cli_env, point_at, query
 from emulator.server import BackgroundServer
 from emulator.webhooks import build_burst, send_burst
 from pipelines import run_sync
+from pipelines.dbt_runner import run_dbt
 from pipelines.fold import run_fold
-from pipelines.models import ModelsBuildError, build_models, run_dbt
+from pipelines.models import ModelsBuildError, build_models
 from pipelines.publish import publish_snapshot
 from receiver import ReceiverConfig, create_app
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipelines.models import run_dbt
+from pipelines.dbt_runner import run_dbt
 
 REPARSE = "Unable to do partial parsing because config vars"
 

@@ -21,8 +21,9 @@ import pytest
 import yaml  # type: ignore[import-untyped, unused-ignore]
 from conftest import WFM_SYNC, query
 
+from pipelines.dbt_runner import project_dir
 from pipelines.model_docs import mart_docs
-from pipelines.models import build_models, project_dir
+from pipelines.models import build_models
 from pipelines.staging_declarations import staging_declarations
 from pipelines.status import collect_status
 from sources.webhooks.events import FAMILIES, UNKNOWN_FAMILY

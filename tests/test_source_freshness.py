@@ -10,7 +10,7 @@ from pathlib import Path
 import dlt
 import pytest
 
-from pipelines.models import project_dir
+from pipelines.dbt_runner import project_dir
 from pipelines.source_freshness import FreshnessRule, freshness_rules, source_freshness
 
 HOUR, DAY = 3600, 86_400

@@ -33,7 +33,7 @@ import yaml  # type: ignore[import-untyped, unused-ignore]
 from dlt.common.normalizers.naming.snake_case import NamingConvention
 from sqlglot import exp
 
-from pipelines.models import run_dbt
+from pipelines.dbt_runner import run_dbt
 from pipelines.staging_declarations import DeclaredColumn, StagingDeclaration, staging_declarations
 from sources.connecteam.registry import STREAMS as ENDPOINTS
 from sources.connecteam.resources import (

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from prefect._internal.analytics.ci_detection import CI_ENV_VARS
 
-from pipelines.models import project_dir
+from pipelines.dbt_runner import project_dir
 
 OPT_OUTS = ("DO_NOT_TRACK", "DBT_SEND_ANONYMOUS_USAGE_STATS", "PREFECT_SERVER_ANALYTICS_ENABLED")
 

@@ -104,7 +104,7 @@ def run_demo(
     from emulator.server import BackgroundServer
     from receiver import ReceiverConfig, create_app
 
-    from .demo_show import print_dashboard, print_warehouse
+    from .demo_show import print_dashboard, print_next_steps, print_warehouse
 
     path = settings.in_project(warehouse)
     if path.parent.exists():
@@ -139,6 +139,25 @@ def run_demo(
         fold_the_day(console, setup.project, moved)
     print_warehouse(console, setup.project.paths)
     print_dashboard(console, setup.project.paths)
+    write_project_settings(path)
+    print_next_steps(console, setup.project.paths)
+
+
+def write_project_settings(warehouse: Path) -> Path:
+    """Make the demo's folder a project of its own: ``.dlt/secrets.toml`` there names its
+    warehouse and its inbox, relative to the folder, so ``wfm-sync --project-dir <folder>
+    <command>`` (``status``, ``models build``) works on the demo's files from any directory
+    (destination credentials and the inbox URL are secrets to dlt: ``config.toml`` may not hold
+    them). Returns the file written."""
+    settings_file = warehouse.parent / ".dlt" / "secrets.toml"
+    settings_file.parent.mkdir(exist_ok=True)
+    settings_file.write_text(
+        "# Written by `wfm-sync demo`: this folder is the demo's project\n"
+        "# (`wfm-sync --project-dir <this folder> status`). Paths are relative to the folder.\n"
+        f'[destination.duckdb]\ncredentials = "{warehouse.name}"\n\n'
+        '[webhooks]\ninbox_url = "sqlite:///inbox.sqlite3"\n'
+    )
+    return settings_file
 
 
 def demo_project(warehouse: Path, base_url: str, api_key: str, inbox_url: str) -> Project:

@@ -141,7 +141,7 @@ def print_warehouse(console: Console, project: ProjectPaths) -> None:
         console.rule("the published snapshot: marts and staging views")
         console.print(
             f"snapshot for BI (read-only): {project.snapshot.resolve()}\n"
-            f"marts as Parquet: {project.parquet_dir.resolve()}/<mart>.parquet"
+            f"marts as Parquet: {project.parquet_dir.absolute()}/<mart>.parquet"
         )
         console.print(_counts(con, [name for name in tables if name.startswith("marts.")]))
         for title, sql in queries.items():
@@ -149,10 +149,6 @@ def print_warehouse(console: Console, project: ProjectPaths) -> None:
                 show_on(con, console, title, sql)
         match = read_timesheet_match(lambda sql: con.sql(sql).fetchall())
         console.print(f"[bold]{match.line()}[/] (marts.fct_daily_hours)")
-    console.print(
-        f'Query it yourself: duckdb -readonly {project.snapshot} "from marts.fct_daily_hours '
-        'limit 5"'
-    )
 
 
 def _counts(reader: duckdb.DuckDBPyConnection, names: list[str]) -> Table:
@@ -177,7 +173,7 @@ def _counts(reader: duckdb.DuckDBPyConnection, names: list[str]) -> Table:
 
 
 def print_dashboard(console: Console, project: ProjectPaths) -> None:
-    """Print where the static report is and how to start the dashboard on the demo's snapshot.
+    """Print where the static report is (the app's command is among :func:`print_next_steps`).
 
     Raises:
         RuntimeError: The last nightly published but wrote no report.
@@ -188,9 +184,35 @@ def print_dashboard(console: Console, project: ProjectPaths) -> None:
     console.print(
         "report (the last 14 days, one HTML file, opens offline; run 2's nightly_sync wrote it):\n"
         f"  {project.report.resolve()}\n"
-        "the interactive app (filters: days, scheduler, job, user) on http://127.0.0.1:2718 :\n"
-        f"  .venv/bin/wfm-sync dashboard --snapshot {project.snapshot}"
+        "the interactive app (filters: days, scheduler, job, user) on http://127.0.0.1:2718: "
+        "`wfm-sync dashboard`, below"
     )
+
+
+def shown(path: Path) -> str:
+    """``path`` as a command typed here would name it: relative to the current directory when
+    inside it, else absolute (symbolic links kept: ``marts/`` is the stable name of the latest
+    publish)."""
+    absolute = path.absolute()
+    try:
+        return str(absolute.relative_to(Path.cwd()))
+    except ValueError:
+        return str(absolute)
+
+
+def print_next_steps(console: Console, project: ProjectPaths) -> None:
+    """The closing lines: commands on the demo's own files (its folder is a project of its
+    own, :func:`flows.cli.demo.write_project_settings`), paths as typed from here."""
+    folder = shown(project.warehouse.parent)
+    console.rule("next: the demo's own warehouse and inbox (its folder is a project)")
+    console.print(
+        f"  .venv/bin/wfm-sync --project-dir {folder} status\n"
+        f"  .venv/bin/wfm-sync --project-dir {folder} models build\n"
+        f"  .venv/bin/wfm-sync dashboard --snapshot {shown(project.snapshot)}\n"
+        f'  duckdb -readonly {shown(project.snapshot)} "from marts.fct_daily_hours limit 5"\n'
+        f"  the marts as Parquet, always the latest publish: {shown(project.parquet_dir)}/",
+        highlight=False, soft_wrap=True,
+    )  # fmt: skip
 
 
 def show(snapshot: Path, console: Console, title: str, sql: str) -> None:

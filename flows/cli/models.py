@@ -16,7 +16,16 @@ app = typer.Typer(help="The dbt models in sql/: build and test them, publish, do
 
 @app.command("build")
 def models_build(
-    select: Annotated[str, typer.Option(help="dbt selection (default: everything).")] = "",
+    select: Annotated[
+        str,
+        typer.Option(help="dbt selection (default: what changed since the last whole build)."),
+    ] = "",
+    everything: Annotated[
+        bool,
+        typer.Option(
+            "--all", help="Build and test every model, not only those whose inputs changed."
+        ),
+    ] = False,
     publish: Annotated[
         bool,
         typer.Option(help="Publish the read-only snapshot after a successful build (DuckDB only)."),
@@ -30,9 +39,11 @@ def models_build(
         ),
     ] = False,
 ) -> None:
-    """Run `dbt build` (models, data tests, unit tests) on the warehouse, then publish.
+    """Run `dbt build` (models and their data tests) on the warehouse, then publish.
 
-    On PostgreSQL (WFM_SYNC_DESTINATION=postgres) the models are built in the database of
+    Without --select or --all it rebuilds the models whose inputs changed since the last whole
+    build and those computed against now (every model the first time, and after the dbt project
+    changed). Unit tests are `make test`'s. On PostgreSQL (WFM_SYNC_DESTINATION=postgres) the models are built in the database of
     DESTINATION__POSTGRES__CREDENTIALS and publish is skipped with a note. A failing test is
     named with a sample of its offending rows, and the command exits 1.
     """
@@ -49,6 +60,7 @@ def models_build(
                 select=select or None,
                 publish_after=publish,
                 full_refresh=full_refresh,
+                everything=everything,
                 project=project,
             )
     except Exception as exc:  # noqa: BLE001

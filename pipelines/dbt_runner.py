@@ -1,0 +1,216 @@
+"""Running dbt on the project in ``sql/`` against the warehouse, DuckDB (default) or PostgreSQL
+(``WFM_SYNC_DESTINATION=postgres``): :func:`run_dbt`, and where the project and its artifacts are.
+
+dbt runs in-process through its Python runner (``dbtRunner``) with the project's own
+``sql/profiles.yml``. On DuckDB, target ``warehouse`` (no extensions to download) opens the
+warehouse file named by the dbt variable ``warehouse``. On PostgreSQL, target ``postgres``
+connects to the database dlt loads into (``DESTINATION__POSTGRES__CREDENTIALS``): host, port,
+user and database as the dbt variables ``postgres_host``/``_port``/``_user``/``_dbname``, the
+password only in the environment variable ``DBT_ENV_SECRET_POSTGRES_PASSWORD`` (dbt keeps such
+values out of its logs and artifacts), with ``PGTZ=UTC`` (the session's timezone, so a
+``timestamptz`` cast to a date falls on the UTC day, as on DuckDB); both variables are set for
+the duration of the call only. The models land in the schemas ``staging``, ``intermediate`` and
+``marts`` beside the raw ones. The dbt variable ``now`` is the project's clock
+(:func:`core.clock.now`) when ``WFM_SYNC_NOW`` pins it; otherwise it is not passed and the
+models take the build's start (dbt's ``run_started_at``), so the variables stay the same from run
+to run and dbt re-parses only what changed.
+
+The project's packages are vendored in ``sql/vendor/`` (``sql/packages.yml``, ``local:``);
+:func:`run_dbt` links them with ``dbt deps`` the first time, offline. dbt runs ``--quiet`` (set
+``WFM_SYNC_DBT_VERBOSE=1`` for its per-node log). The dbt-project-evaluator package is built
+only with the dbt variable ``evaluate_project``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock
+
+from core import clock, settings
+from core.progress import Progress
+from core.project import Project, given_or_resolved
+from core.settings import Settings
+
+from .warehouse import postgres_target
+
+logger = logging.getLogger("pipelines.models")
+
+
+def project_dir(configured: Settings | None = None) -> Path:
+    """The dbt project: setting ``dbt_project_dir`` of ``configured`` when set, else the one
+    shipped with the package (``pipelines/dbt_project``: in the repository a link to ``sql/``, in
+    an installed wheel its copy, package data)."""
+    chosen = configured.dbt_project_dir if configured is not None else None
+    return chosen or (Path(__file__).parent / "dbt_project").resolve()
+
+
+def target_dir(configured: Settings) -> Path:
+    """Where dbt writes its artifacts: setting ``dbt_target_dir`` (``WFM_SYNC_DBT_TARGET_DIR``)
+    or the dbt project's ``target/``.
+
+    Two dbt runs at once (``wfm-sync status`` beside a nightly, or parallel test workers) each
+    need their own: dbt rewrites its manifest and parse cache there on every run.
+    """
+    return configured.dbt_target_dir or project_dir(configured) / "target"
+
+
+INCREMENTAL_NOTE = "incremental: "
+"""Prefix of the log lines in which an incremental mart says what it derives
+(``sql/macros/incremental.sql``): ``incremental: <mart>: <what>``."""
+
+PACKAGES = ("dbt_utils", "dbt_project_evaluator")
+"""The project's dbt packages (``sql/packages.yml``), vendored in ``sql/vendor/``."""
+
+
+def run_dbt(
+    args: list[str],
+    warehouse: Path | None = None,
+    variables: dict[str, Any] | None = None,
+    *,
+    project: Project | None = None,
+    notes: dict[str, str] | None = None,
+) -> Any:
+    """Invoke dbt in-process on the dbt project and ``project``'s warehouse (``warehouse`` when
+    given; ``project`` default :func:`core.project.resolve`); returns dbt's runner result.
+
+    DuckDB: the warehouse file reaches ``profiles.yml`` as the dbt variable ``warehouse``.
+    PostgreSQL (:func:`pipelines.warehouse.postgres_target`): target ``postgres``, its host,
+    port, user and database as dbt variables, and, for the duration of the call only, the
+    password in ``DBT_ENV_SECRET_POSTGRES_PASSWORD`` and ``PGTZ=UTC`` (the session's timezone,
+    UTC as DuckDB's) in the environment: the one hand-off of ours through the environment, as
+    dbt reads a secret nowhere else without logging it. ``variables`` go beside them
+    (``--vars``), and ``now`` (epoch seconds) when ``WFM_SYNC_NOW`` pins the clock, ``currency``
+    when the project's setting ``currency`` names it; otherwise the models take the build's
+    start (dbt's ``run_started_at``) as now, and the variables stay the same from run to run, so
+    dbt parses only what changed. Every finished node (model, test, unit test, source) is counted
+    in a :class:`core.progress.Progress` line ``dbt <command>``, out of dbt's total once it
+    numbers its nodes (``LogStartLine``); the incremental marts' notes
+    (:data:`INCREMENTAL_NOTE`) go into ``notes`` by mart when given.
+
+    Raises:
+        ValueError: PostgreSQL credentials missing (:func:`pipelines.warehouse.postgres_target`).
+    """
+    from dbt.cli.main import dbtRunner
+
+    project = given_or_resolved(project)
+    _install_packages(project_dir(project.settings))
+    progress = Progress(f"dbt {args[0]}", unit="nodes", pages_unit="nodes", logger=logger)
+
+    def on_event(event: Any) -> None:
+        total = getattr(event.data, "total", 0)
+        if total and event.info.name == "LogStartLine":
+            progress.total = max(progress.total or 0, int(total))  # dbt's "1 of 443 START"
+        if event.info.name == "NodeFinished":
+            progress.page(1)
+        elif event.info.name == "JinjaLogInfo" and notes is not None:
+            message = str(event.data.msg)
+            if message.startswith(INCREMENTAL_NOTE):
+                mart, _, what = message.removeprefix(INCREMENTAL_NOTE).partition(": ")
+                notes[mart] = what
+
+    target_args, connection, environment = _target(project, warehouse)
+    arguments = _dbt_arguments(args, target_args, connection, variables, project.settings)
+    try:
+        with settings.environment(environment):
+            result = dbtRunner(callbacks=[on_event]).invoke(arguments)
+        progress.done()
+        return result
+    finally:
+        if project.destination == "duckdb":
+            _release_warehouse()
+
+
+def _dbt_arguments(
+    args: list[str],
+    target_args: list[str],
+    connection: dict[str, Any],
+    variables: dict[str, Any] | None,
+    configured: Settings,
+) -> list[str]:
+    """dbt's command line for ``args`` under the settings ``configured``: quiet unless
+    ``dbt_verbose``; the target, the project and its profiles; the target and log paths;
+    ``--vars`` of the connection, ``now`` (only when the clock is pinned: a var that changes on
+    every run makes dbt re-parse the whole project, ~10 s), ``currency`` (when named) and
+    ``variables``."""
+    pinned = {"now": clock.now()} if clock.pinned() else {}
+    named = {"currency": configured.currency} if configured.currency else {}
+    dbt_vars = json.dumps({**connection, **pinned, **named, **(variables or {})})
+    verbosity = [] if configured.dbt_verbose else ["--quiet"]
+    paths = [] if "--target-path" in args else ["--target-path", str(target_dir(configured))]
+    if configured.dbt_target_dir and "--log-path" not in args:
+        paths += ["--log-path", str(configured.dbt_target_dir / "logs")]
+    project = str(project_dir(configured))
+    return [
+        *verbosity, *args, *target_args, *paths, "--vars", dbt_vars,
+        "--project-dir", project, "--profiles-dir", project, "--no-use-colors",
+    ]  # fmt: skip
+
+
+def _target(
+    project: Project, warehouse: Path | None
+) -> tuple[list[str], dict[str, Any], dict[str, str]]:
+    """What points dbt at ``project``'s warehouse (``warehouse`` when given): ``(target
+    arguments, dbt variables, environment)``.
+
+    DuckDB: ``([], {"warehouse": <absolute path>}, {})``. PostgreSQL: ``(["--target",
+    "postgres"], {"postgres_host", "postgres_port", "postgres_user", "postgres_dbname"},
+    {"DBT_ENV_SECRET_POSTGRES_PASSWORD": <password>, "PGTZ": "UTC"})``; the password is in the
+    environment only, never in the arguments or variables (dbt logs those).
+
+    Raises:
+        ValueError: PostgreSQL credentials missing (:func:`pipelines.warehouse.postgres_target`).
+    """
+    if project.destination == "postgres":
+        target = postgres_target()
+        connection = {
+            "postgres_host": target.host,
+            "postgres_port": target.port,
+            "postgres_user": target.user,
+            "postgres_dbname": target.database,
+        }
+        environment = {"DBT_ENV_SECRET_POSTGRES_PASSWORD": target.password, "PGTZ": "UTC"}
+        return ["--target", "postgres"], connection, environment
+    path = (warehouse or project.warehouse).resolve()
+    return [], {"warehouse": str(path)}, {}
+
+
+def _install_packages(project: Path) -> None:
+    """``dbt deps`` when a package of :data:`PACKAGES` is not linked in ``dbt_packages/`` yet
+    (a fresh clone). Every package is a ``local:`` copy in ``sql/vendor/``: no network.
+
+    Raises:
+        RuntimeError: dbt could not install them.
+    """
+    installed = project / "dbt_packages"
+    if all((installed / name).exists() for name in PACKAGES):
+        return
+    from dbt.cli.main import dbtRunner
+
+    # dbt deps empties dbt_packages/ first: two processes starting on a fresh clone take turns
+    with FileLock(str(project / ".dbt_packages.lock")):
+        if all((installed / name).exists() for name in PACKAGES):
+            return
+        result = dbtRunner().invoke(
+            ["--quiet", "deps", "--project-dir", str(project), "--profiles-dir", str(project)]
+        )
+    if not result.success:
+        raise RuntimeError(f"dbt deps failed: {result.exception}")
+
+
+def _release_warehouse() -> None:
+    """Close dbt-duckdb's cached database handle.
+
+    dbt-duckdb keeps the DuckDB file open in the process after ``invoke`` returns; a long-lived
+    process (a Prefect worker, this job followed by others) would then hold the file's lock, and
+    even read-only connections from the same process would be refused.
+    """
+    from dbt.adapters.duckdb.connections import DuckDBConnectionManager
+
+    environment = DuckDBConnectionManager._ENV
+    if environment is not None:
+        environment.close()
+    DuckDBConnectionManager.close_all_connections()
