@@ -43,8 +43,9 @@ def models_build(
 
     Without --select or --all it rebuilds the models whose inputs changed since the last whole
     build and those computed against now (every model the first time, and after the dbt project
-    changed). Unit tests are `make test`'s. On PostgreSQL (WFM_SYNC_DESTINATION=postgres) the models are built in the database of
-    DESTINATION__POSTGRES__CREDENTIALS and publish is skipped with a note. A failing test is
+    changed). Unit tests are `make test`'s. On PostgreSQL (WFM_SYNC_DESTINATION=postgres) the
+    models are built in the database of DESTINATION__POSTGRES__CREDENTIALS and publish is
+    skipped with a note. A failing test is
     named with a sample of its offending rows, and the command exits 1.
     """
     import time

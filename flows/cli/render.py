@@ -91,7 +91,7 @@ def print_models(
     if models is not None:
         console.print(
             f"dbt build: {models.passed} models and tests passed, {models.warned} warnings, "
-            f"{models.duration_seconds:.1f} s"
+            f"{models.duration_seconds:.1f} s" + (f"; built {models.scope}" if models.scope else "")
         )
         for mart, derived in sorted(models.incremental.items()):
             console.print(f"{mart}: {derived}")
