@@ -18,17 +18,18 @@ if TYPE_CHECKING:
 @step(name="dbt_build", run_name="dbt-build")
 def dbt_build(
     project: Project, select: str | None = None, full_refresh: bool = False,
-    everything: bool = False,
+    everything: bool = False, unit_tests: bool = False,
 ) -> ModelsSummary:  # fmt: skip
     """``dbt build`` of ``sql/`` on ``project``'s warehouse (no retries: a failing data test is
     not transient): ``select``, else what changed since the last whole build
     (:mod:`pipelines.model_plan`); ``everything`` every model; ``full_refresh`` rebuilds the
-    incremental marts from all their history."""
+    incremental marts from all their history; ``unit_tests`` then runs every dbt unit test."""
     from pipelines.models import build_models
 
     summary = build_models(
-        select=select, full_refresh=full_refresh, everything=everything, project=project
-    )
+        select=select, full_refresh=full_refresh, everything=everything,
+        unit_tests=unit_tests, project=project,
+    )  # fmt: skip
     run_logger().info(
         "dbt build of %s: %d passed, %d warnings, %.1f s",
         summary.scope, summary.passed, summary.warned, summary.duration_seconds,
@@ -97,6 +98,7 @@ def build_models_flow(
     publish_after: bool = True,
     full_refresh: bool = False,
     everything: bool = False,
+    unit_tests: bool = False,
     project: Project | None = None,
 ) -> ModelsResult:
     """Build the dbt models and their data tests (what changed, unless ``select`` or
@@ -111,11 +113,12 @@ def build_models_flow(
             build: a repair, never needed for correctness.
         everything: Build every model, not only those whose inputs changed since the last
             whole build.
+        unit_tests: Then run every dbt unit test (``make test`` does; builds leave them out).
         project: The configuration (the command line resolves it); ``None`` (a deployment's
             run): resolved here once (:func:`core.project.resolve`).
     """
     project = given_or_resolved(project)
-    built = dbt_build(project, select, full_refresh, everything)
+    built = dbt_build(project, select, full_refresh, everything, unit_tests)
     if not publish_after:
         return ModelsResult(built, None)
     published, note = publish_unless_skipped(project)

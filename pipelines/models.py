@@ -107,6 +107,7 @@ def build_models(
     full_refresh: bool = False,
     *,
     everything: bool = False,
+    unit_tests: bool = False,
     project: Project | None = None,
 ) -> ModelsSummary:
     """Run ``dbt build`` (models and their data tests; unit tests are ``make test``'s) against
@@ -128,6 +129,8 @@ def build_models(
         select: Optional dbt selection (``--select``); no plan is made or recorded.
         full_refresh: Rebuild the incremental marts from all their history.
         everything: Build every model, whatever changed.
+        unit_tests: Then run every dbt unit test (``dbt test --select test_type:unit``);
+            builds leave them out by default.
         project: The project (default :func:`core.project.resolve`).
 
     Returns:
@@ -160,7 +163,13 @@ def build_models(
         select = plan.select
     args = ["build", "--exclude-resource-type", "unit_test"]
     args += (["--select", select] if select else []) + (["--full-refresh"] if full_refresh else [])
-    return _build(project, path, where, args, plan)
+    summary = _build(project, path, where, args, plan)
+    if unit_tests:  # dbt build selects a unit test only with its model: dbt test runs them all
+        units = _build(project, path, where, ["test", "--select", "test_type:unit"], None)
+        summary.passed += units.passed
+        summary.passed_by_kind |= units.passed_by_kind
+        summary.duration_seconds = round(summary.duration_seconds + units.duration_seconds, 2)
+    return summary
 
 
 def _build(

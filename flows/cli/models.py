@@ -38,6 +38,13 @@ def models_build(
             "repair; an ordinary build already re-derives every changed day, at any age.",
         ),
     ] = False,
+    unit_tests: Annotated[
+        bool,
+        typer.Option(
+            "--unit-tests",
+            help="Then run every dbt unit test (make test does; builds leave them out).",
+        ),
+    ] = False,
 ) -> None:
     """Run `dbt build` (models and their data tests) on the warehouse, then publish.
 
@@ -62,6 +69,7 @@ def models_build(
                 publish_after=publish,
                 full_refresh=full_refresh,
                 everything=everything,
+                unit_tests=unit_tests,
                 project=project,
             )
     except Exception as exc:  # noqa: BLE001
