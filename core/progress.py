@@ -84,6 +84,9 @@ class Progress:
         """Report the stream's totals (always logged, and sent to the sinks)."""
         for sink in list(_sinks):
             sink(self.stream, self.counts(), True)
+        if self.unit == self.pages_unit:  # "dbt build: 47 nodes", not "47 nodes in 47 nodes"
+            self.logger.info("%s: %d %s%s", self.stream, self.rows, self.unit, note)
+            return
         self.logger.info(
             "%s: %d %s in %d %s%s", self.stream, self.rows, self.unit, self.pages,
             self.pages_unit, note,

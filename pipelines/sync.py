@@ -290,6 +290,8 @@ def _extract_isolating_failures(
         PipelineStepFailed: A failure that is not one stream's (no credentials, credentials
             refused, rate-limit budget spent), or one no stream can be blamed for.
     """
+    import pandas  # noqa: F401 - pyarrow imports it lazily; the parallel resources would race
+
     failed: dict[str, str] = {}
     remaining = list(streams)
     while remaining:

@@ -99,8 +99,6 @@ def connecteam_source(
             below 1, or a ``shifts_api_version`` other than 1 or 2.
         ValueError: A backfill start that is neither epoch seconds nor an ISO date.
     """
-    import pandas  # noqa: F401 - pyarrow imports it lazily; parallel resources would race on that
-
     config = ConnecteamClientConfiguration(
         api_key=api_key,
         client_id=client_id,
