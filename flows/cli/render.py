@@ -32,6 +32,11 @@ def count_table(key: str, value: str, counts: dict[str, int], total: int | None 
     return table
 
 
+def counts_line(title: str, counts: dict[str, int]) -> str:
+    """``title`` then ``name n`` per entry of ``counts``, by name: ``"kept: a 1, b 2,000"``."""
+    return title + ", ".join(f"{name} {n:,}" for name, n in sorted(counts.items()))
+
+
 def print_summary(summary: SyncSummary, wall_seconds: float | None = None) -> None:
     """Print rows loaded per table, requests made and time taken."""
     console.print(f"warehouse: {summary.warehouse}, dataset {summary.dataset}")
@@ -49,15 +54,13 @@ def print_summary(summary: SyncSummary, wall_seconds: float | None = None) -> No
             "skipped, vanished since they were listed: " + ", ".join(summary.skipped_parents)
         )
     if summary.untyped_values:
-        console.print(
-            "values kept in untyped_values (not of their column's type): "
-            + ", ".join(f"{t} {n:,}" for t, n in sorted(summary.untyped_values.items()))
-        )
+        console.print(counts_line("values kept in untyped_values (not of their column's type): ",
+                                  summary.untyped_values))  # fmt: skip
     if summary.quarantined:
-        console.print(
-            "items quarantined (kept whole in connecteam.quarantine, not loaded): "
-            + ", ".join(f"{t} {n:,}" for t, n in sorted(summary.quarantined.items()))
-        )
+        console.print(counts_line(
+            "items quarantined (kept whole in connecteam.quarantine, not loaded): ",
+            summary.quarantined,
+        ))  # fmt: skip
     if wall_seconds is not None:
         console.print(f"time taken: {wall_seconds:.1f} s")
 

@@ -12,6 +12,7 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
+from .render import counts_line
 from .terminal import console, err
 
 if TYPE_CHECKING:
@@ -189,19 +190,11 @@ def _print_notes(report: Status) -> None:
         )
     if report.timesheet_match:
         console.print(f"{report.timesheet_match['line']} (marts.fct_daily_hours)")
-    if report.untypable_rows:
-        console.print(
-            "rows with provider values that could not be typed (left null; see each model's "
-            "untypable_value_count): "
-            + ", ".join(f"{model} {n:,}" for model, n in sorted(report.untypable_rows.items()))
-        )
-    if report.untyped_values:
-        console.print(
-            "values the last sync kept in untyped_values: "
-            + ", ".join(f"{table} {n:,}" for table, n in sorted(report.untyped_values.items()))
-        )
-    if report.quarantined:
-        console.print(
-            "items the last sync quarantined (connecteam.quarantine): "
-            + ", ".join(f"{stream} {n:,}" for stream, n in sorted(report.quarantined.items()))
-        )
+    for title, counts in (
+        ("rows with provider values that could not be typed (left null; see each model's "
+         "untypable_value_count): ", report.untypable_rows),
+        ("values the last sync kept in untyped_values: ", report.untyped_values),
+        ("items the last sync quarantined (connecteam.quarantine): ", report.quarantined),
+    ):  # fmt: skip
+        if counts:
+            console.print(counts_line(title, counts))
