@@ -31,9 +31,12 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .dbt_yaml import read_yaml
+
+if TYPE_CHECKING:
+    from core.project import Project
 
 AS_OF_TAG = "as_of"
 """dbt tag of the models that read the build's now (the ``as_of_time()`` macro): built on every
@@ -143,7 +146,7 @@ def plan_build(
     )  # fmt: skip
 
 
-def plan_for(project: Any, dbt_project: Path, whole: bool) -> BuildPlan:
+def plan_for(project: Project, dbt_project: Path, whole: bool) -> BuildPlan:
     """The plan of a build of ``project``'s warehouse with the dbt project ``dbt_project``:
     its inputs read now, its fingerprint, and the last whole build of its run log; ``whole``
     (a build of every model asked for): every model, the inputs still recorded.
