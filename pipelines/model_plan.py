@@ -34,18 +34,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .dbt_yaml import read_yaml
+from .source_freshness import SOURCES_YAML
 
 if TYPE_CHECKING:
     from core.project import Project
 
 AS_OF_TAG = "as_of"
 """dbt tag of the models that read the build's now (the ``as_of_time()`` macro): built on every
-planned build (``tests/test_model_plan.py`` checks the tag against dbt's manifest)."""
+planned build (``tests/test_model_plan.py`` checks the tag against the models' SQL and the
+macros that call it)."""
 INPUTS = "inputs"
 """Key of a ``models`` run record's details: raw table -> signature at the build's start."""
 FINGERPRINT = "fingerprint"
 """Key of a ``models`` run record's details: :func:`project_fingerprint` of the build."""
-SOURCES_YAML = "models/staging/*/_*__sources.yml"
 PROJECT_FILES = ("models", "macros", "seeds", "tests", "snapshots", "vendor")
 """Folders of the dbt project whose files the fingerprint covers, with the top-level YAML."""
 
@@ -74,7 +75,7 @@ class BuildPlan:
 def declared_sources(dbt_project: Path) -> list[tuple[str, str, str]]:
     """``(source name, schema, table)`` of every table the project's sources declare."""
     found = []
-    for path in sorted(dbt_project.glob(SOURCES_YAML)):
+    for path in sorted(dbt_project.glob(SOURCES_YAML.format(source="*"))):
         for source in (read_yaml(path) or {}).get("sources") or []:
             schema = source.get("schema") or source["name"]
             for table in source.get("tables") or []:

@@ -156,16 +156,19 @@ def build_models(
         if not path.exists():
             raise FileNotFoundError(f"no warehouse at {path}: run `wfm-sync sync` first")
         where = str(path)
-    plan = None
+    plan, scope = None, f"the selection {select}"
     if not select and (path is None or path == project.warehouse.resolve()):
         whole = everything or full_refresh
         plan = plan_for(project, project_dir(project.settings), whole)
-        select = plan.select
+        select, scope = plan.select, plan.scope
+    elif not select:
+        scope = "every model (a warehouse file other than the project's: no plan)"
     args = ["build", "--exclude-resource-type", "unit_test"]
     args += (["--select", select] if select else []) + (["--full-refresh"] if full_refresh else [])
-    summary = _build(project, path, where, args, plan)
+    summary = _build(project, path, where, args, scope, plan)
     if unit_tests:  # dbt build selects a unit test only with its model: dbt test runs them all
-        units = _build(project, path, where, ["test", "--select", "test_type:unit"], None)
+        unit_args = ["test", "--select", "test_type:unit"]
+        units = _build(project, path, where, unit_args, "every unit test", None)
         summary.passed += units.passed
         summary.passed_by_kind |= units.passed_by_kind
         summary.duration_seconds = round(summary.duration_seconds + units.duration_seconds, 2)
@@ -173,20 +176,16 @@ def build_models(
 
 
 def _build(
-    project: Project, path: Path | None, where: str, args: list[str], plan: BuildPlan | None
-) -> ModelsSummary:
+    project: Project, path: Path | None, where: str, args: list[str], scope: str,
+    plan: BuildPlan | None,
+) -> ModelsSummary:  # fmt: skip
     """``dbt <args>`` (a build) on the DuckDB file ``path`` or (``None``) the PostgreSQL
-    warehouse of ``project``, shown as ``where``, as ``plan`` chose (``None``: a selection
-    given); the summary, or :class:`ModelsBuildError` (see :func:`build_models`)."""
+    warehouse of ``project``, shown as ``where``, building ``scope`` (words) as ``plan`` chose
+    (``None``: no plan); the summary, or :class:`ModelsBuildError` (see :func:`build_models`)."""
     started = time.monotonic()
     notes: dict[str, str] = {}
-    if plan is not None:
-        logger.info("dbt build of %s", plan.scope)
+    logger.info("dbt %s of %s", args[0], scope)
     result = run_dbt(args, path, project=project, notes=notes)
-    given = args[args.index("--select") + 1] if "--select" in args else None
-    scope = plan.scope if plan is not None else f"the selection {given}"
-    if plan is None and given is None:
-        scope = "every model (a warehouse file other than the project's: no plan)"
     summary = ModelsSummary(warehouse=where, incremental=notes, scope=scope, plan=plan)
     for node_result in getattr(result.result, "results", None) or []:
         _count_node(summary, node_result, path)

@@ -20,7 +20,7 @@ from typing import Any
 from .dbt_yaml import read_yaml
 
 SOURCES_YAML = "models/staging/{source}/_{source}__sources.yml"
-"""The source's YAML, relative to the dbt project."""
+"""A source's YAML, relative to the dbt project (``source="*"``: every source's, as a glob)."""
 PERIODS = {"minute": 60, "hour": 3600, "day": 86_400}
 """dbt's freshness periods, in seconds."""
 

@@ -2,7 +2,7 @@
 records, the ``as_of`` tag against the models' SQL, and, as a property over generated sequences
 of loads into a real DuckDB file, that a table's signature changes whenever its rows do and stays
 the same when nothing happened. No server, no dbt: a few seconds
-(``tests/test_models_planned.py`` builds a warehouse end to end)."""
+(``tests/test_incremental_marts.py`` compares planned builds with a full build end to end)."""
 
 from __future__ import annotations
 
@@ -175,3 +175,14 @@ def test_an_absent_table_and_a_table_without_load_ids(client) -> None:
     found = read_inputs(client, [("connecteam", "connecteam", "jobs"),
                                  ("connecteam", "connecteam", "nowhere")])  # fmt: skip
     assert found == {"connecteam.jobs": None, "connecteam.nowhere": "absent"}
+
+
+def test_all_beside_select_is_refused_in_one_line() -> None:
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+
+    done = CliRunner().invoke(app, ["models", "build", "--all", "--select", "fct_shifts"])
+    assert done.exit_code == 2
+    said = " ".join(done.output.replace("│", " ").split())  # the message, unwrapped
+    assert "--all builds every model; give it or --select, not both" in said

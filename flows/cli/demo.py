@@ -12,6 +12,7 @@ snapshot.
 
 from __future__ import annotations
 
+import json
 import secrets
 import shutil
 import time
@@ -154,7 +155,7 @@ def write_project_settings(warehouse: Path) -> Path:
     settings_file.write_text(
         "# Written by `wfm-sync demo`: this folder is the demo's project\n"
         "# (`wfm-sync --project-dir <this folder> status`). Paths are relative to the folder.\n"
-        f'[destination.duckdb]\ncredentials = "{warehouse.name}"\n\n'
+        f"[destination.duckdb]\ncredentials = {json.dumps(warehouse.name)}\n\n"
         '[webhooks]\ninbox_url = "sqlite:///inbox.sqlite3"\n'
     )
     return settings_file

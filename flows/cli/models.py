@@ -52,11 +52,15 @@ def models_build(
     build and those computed against now (every model the first time, and after the dbt project
     changed). Unit tests are `make test`'s. On PostgreSQL (WFM_SYNC_DESTINATION=postgres) the
     models are built in the database of DESTINATION__POSTGRES__CREDENTIALS and publish is
-    skipped with a note. A failing test is
-    named with a sample of its offending rows, and the command exits 1.
+    skipped with a note. A failing test is named with a sample of its offending rows, and the
+    command exits 1.
     """
     import time
 
+    if everything and select:
+        raise typer.BadParameter(
+            "--all builds every model; give it or --select, not both", param_hint="--all"
+        )
     setup_logging(False)
     from flows.models import build_models_flow
 
