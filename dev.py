@@ -26,8 +26,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import subprocess
 import sys
+import threading
+import time
 import venv
 from pathlib import Path
 
@@ -85,7 +88,7 @@ def ensure_environment(check: bool = True) -> None:
     if STAMP.exists() and STAMP.read_text() == wanted:
         return
     pip = (str(BIN / "python"), "-m", "pip")
-    run(*pip, "install", "--quiet", "--require-hashes", "-r", LOCK)
+    install_locked(pip, ROOT / LOCK)
     run(*pip, "install", "--quiet", "--no-deps", "--no-build-isolation", "-e", ".")
     if check:
         try:
@@ -93,6 +96,97 @@ def ensure_environment(check: bool = True) -> None:
         except subprocess.CalledProcessError:
             sys.exit(f"{LOCK} does not match pyproject.toml: run `python3 dev.py lock`")
     STAMP.write_text(wanted)
+
+
+REQUIREMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(\[[^]]*\])?==", re.MULTILINE)
+"""A pinned requirement's first line in a lock (``name[extras]==version \\``)."""
+FETCHED = re.compile(
+    r"^(?:Collecting|Processing) (?:\S*/)?(?P<name>[A-Za-z0-9._-]+?)(?:\[[^]]*\])?(?:==|-\d)"
+)
+"""pip's line for each requirement it takes: ``Collecting name==1.0 (from -r …)`` from an
+index, ``Processing /path/name-1.0-….whl (from -r …)`` from a local file."""
+
+
+def install_locked(pip: tuple[str, ...], lock_file: Path) -> None:
+    """``pip install --require-hashes -r lock_file``, showing progress instead of pip's output.
+
+    Prints how many of the lock's packages pip has fetched (``fetched   [ 57/200] dbt-core``),
+    then how many it has installed (counted as pip writes each ``*.dist-info`` folder): every
+    package on a terminal, one in ten elsewhere (a CI log). pip's own output is printed whole
+    only if it fails; raises ``subprocess.CalledProcessError`` then.
+    """
+    total = len(REQUIREMENT.findall(lock_file.read_text()))
+    command = [*pip, "install", "--require-hashes", "--progress-bar", "off", "-r", str(lock_file)]
+    print("+", " ".join(command), flush=True)
+    print(f"installing {total} packages from {lock_file.name} into {VENV}", flush=True)
+    fetched = Progress("fetched", total)
+    site = site_packages(pip)
+    before = {path.name for path in site.glob("*.dist-info")}
+    installing = threading.Event()
+    output: list[str] = []
+    with subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    ) as process:
+        assert process.stdout is not None
+        for line in process.stdout:
+            output.append(line)
+            if match := FETCHED.match(line):
+                fetched.step(match["name"])
+            elif line.startswith("Installing collected packages:") and not installing.is_set():
+                installing.set()
+                names = line.split(":", 1)[1].split(",")
+                watcher = threading.Thread(
+                    target=watch_installs,
+                    args=(site, before, Progress("installed", len(names)), installing),
+                    daemon=True,
+                )
+                watcher.start()
+    if installing.is_set():
+        installing.clear()  # the watcher's last look, then it stops
+        watcher.join()
+    if process.returncode:
+        sys.stdout.write("".join(output))
+        raise subprocess.CalledProcessError(process.returncode, command)
+    print(f"installed the {total} packages of {lock_file.name}", flush=True)
+
+
+def site_packages(pip: tuple[str, ...]) -> Path:
+    """The virtual environment's ``site-packages`` folder (``pip[0]`` is its Python)."""
+    code = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    answer = subprocess.run([pip[0], "-c", code], check=True, capture_output=True, text=True)
+    return Path(answer.stdout.strip())
+
+
+class Progress:
+    """The lines of one phase of an install: ``  fetched   [ 57/200] dbt-core``."""
+
+    def __init__(self, verb: str, total: int) -> None:
+        self.verb, self.total, self.done = verb, total, 0
+        self.every = 1 if sys.stdout.isatty() else max(1, total // 10)
+
+    def step(self, name: str) -> None:
+        """One more package: its line when it is due (every ``self.every``, and the last)."""
+        self.done += 1
+        if self.done % self.every == 0 or self.done == self.total:
+            width = len(str(self.total))
+            print(f"  {self.verb:<9} [{self.done:>{width}}/{self.total}] {name}", flush=True)
+
+
+def watch_installs(
+    site: Path, before: set[str], progress: Progress, installing: threading.Event
+) -> None:
+    """Until ``installing`` is cleared, report each ``*.dist-info`` folder in ``site`` that is
+    not in ``before``."""
+    seen = set(before)
+    while True:
+        running = installing.is_set()
+        for path in sorted(site.glob("*.dist-info")):
+            if path.name not in seen:
+                seen.add(path.name)
+                progress.step(path.name.split("-")[0])
+        if not running:
+            return
+        time.sleep(0.2)
 
 
 def lock(options: list[str]) -> None:

@@ -4,15 +4,23 @@ with its hashes, agrees with ``pyproject.toml``, and is what the environment was
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
+import subprocess
 import tomllib
+import venv
+import zipfile
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+import pytest
 from packaging.markers import default_environment
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
+
+import dev
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCK = ROOT / "requirements.lock"
@@ -79,3 +87,63 @@ def test_the_environment_holds_exactly_the_locked_versions() -> None:
         if installed == "missing" or Version(installed) != Version(pinned):
             mismatched[name] = (pinned, installed)
     assert not mismatched, f"installed differs from {LOCK.name}: {mismatched}"
+
+
+def wheel(folder: Path, name: str) -> Path:
+    """A minimal pure-Python wheel of ``name`` 1.0 in ``folder`` (module ``name``)."""
+    path = folder / f"{name}-1.0-py3-none-any.whl"
+    info = f"{name}-1.0.dist-info"
+    files = {
+        f"{name}/__init__.py": "VALUE = 1\n",
+        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n",
+        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
+        "Tag: py3-none-any\n",
+    }
+    record = "".join(f"{file},,\n" for file in files) + f"{info}/RECORD,,\n"
+    with zipfile.ZipFile(path, "w") as archive:
+        for file, text in {**files, f"{info}/RECORD": record}.items():
+            archive.writestr(file, text)
+    return path
+
+
+def test_the_install_shows_how_many_of_how_many(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`dev.py install` prints pip's progress as counts of the lock's packages, and pip's own
+    output only when it fails (a wrong hash here): real pip, a real virtual environment, two
+    local wheels (no index: nothing leaves the machine)."""
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    digests = {
+        name: hashlib.sha256(wheel(wheels, name).read_bytes()).hexdigest()
+        for name in ("wfmprobea", "wfmprobeb")
+    }
+    for variable, value in {
+        "PIP_CONFIG_FILE": os.devnull,
+        "PIP_NO_INDEX": "1",
+        "PIP_FIND_LINKS": str(wheels),
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    }.items():
+        monkeypatch.setenv(variable, value)
+    environment = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=True).create(environment)
+    pip = (str(environment / "bin" / "python"), "-m", "pip")
+    lock = tmp_path / "requirements.lock"
+
+    lock.write_text("".join(f"{n}==1.0 \\\n    --hash=sha256:{'0' * 64}\n" for n in digests))
+    with pytest.raises(subprocess.CalledProcessError):
+        dev.install_locked(pip, lock)
+    assert "DO NOT MATCH THE HASHES" in capsys.readouterr().out
+
+    lock.write_text("".join(f"{n}==1.0 \\\n    --hash=sha256:{d}\n" for n, d in digests.items()))
+    dev.install_locked(pip, lock)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == f"installing 2 packages from requirements.lock into {dev.VENV}"
+    assert [line.split()[:3] for line in lines[2:-1]] == [
+        ["fetched", "[1/2]", "wfmprobea"],
+        ["fetched", "[2/2]", "wfmprobeb"],
+        ["installed", "[1/2]", "wfmprobea"],
+        ["installed", "[2/2]", "wfmprobeb"],
+    ]
+    assert lines[-1] == "installed the 2 packages of requirements.lock"
+    assert "Successfully installed" not in "\n".join(lines)  # pip's own lines stay quiet
