@@ -36,6 +36,7 @@ from stream_answers import Answers, enum_fields, integer_fields, item_strategy
 from core.paths import paths_beside
 from core.project import ConnecteamAccount, Project
 from core.settings import Settings
+from sources.connecteam import answers
 from sources.connecteam.contract import key_value, malformed
 from sources.connecteam.registry import STREAMS, Stream
 
@@ -261,6 +262,44 @@ def test_every_stream_keeps_its_contract(outcomes, name, variant):
         run.warehouse, f"select count(*), count(distinct ({key})) from connecteam.{name}"
     ) if run.rows[name] else ((0, 0),)  # fmt: skip
     assert total == distinct, f"{name}: {total} rows but {distinct} keys"
+
+
+UNPAGED = [name for name, stream in STREAMS.items() if stream.max_limit is None]
+"""Streams answered once (no ``limit``/``offset``): the ones whose answer may be large enough
+to be decoded as a stream (:func:`sources.connecteam.answers.body_records`)."""
+
+
+@pytest.fixture(scope="module")
+def streamed(
+    outcomes: dict[str, Outcome], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, Outcome]]:
+    """Every variant's run again with every answer of the unpaged streams decoded as a stream
+    (ijson) in batches of two items, each batch a page to the contract."""
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("WFM_SYNC_NOW", str(NOW))
+        env.setenv("RUNTIME__DLTHUB_TELEMETRY", "false")
+        env.setenv("SOURCES__CONNECTEAM__BACKOFF_BASE", "0.02")
+        env.setattr(answers, "STREAM_FROM_BYTES", 0)
+        env.setattr(answers, "BATCH_ITEMS", 2)
+        items = base_items()
+        root = tmp_path_factory.mktemp("streamed")
+        names = sorted({above for name in UNPAGED for above in lineage(name)}, key=NAMES.index)
+        yield {v.name: sync(items, v, root / v.name, names) for v in [BASELINE, *VARIANTS]}
+
+
+@pytest.mark.parametrize("variant", [BASELINE, *VARIANTS], ids=lambda v: v.name)
+def test_a_streamed_answer_keeps_the_same_contract(outcomes, streamed, variant):
+    """Decoded as a stream, in batches, an unpaged answer loads the same rows, quarantines the
+    same items and fails the same way as decoded whole, under every hostile variant."""
+    whole, run = outcomes[variant.name], streamed[variant.name]
+    assert run.raised is None, f"{variant.name}: {run.raised!r} escaped the sync"
+    for name in UNPAGED:
+        assert run.failed.get(name) == whole.failed.get(name), (name, run.failed, whole.failed)
+        assert run.rows.get(name) == whole.rows.get(name), (name, run.rows, whole.rows)
+        assert run.quarantined.get(name) == whole.quarantined.get(name), name
+        if run.rows.get(name):
+            table = f"select * exclude (_dlt_load_id) from connecteam.{name} order by all"
+            assert query(run.warehouse, table) == query(whole.warehouse, table), name
 
 
 def expected_quarantine(stream: Stream, items: list[Any]) -> int:

@@ -11,8 +11,6 @@ of :mod:`.errors`.
 
 from __future__ import annotations
 
-import json
-import re
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -20,13 +18,13 @@ from types import TracebackType
 from typing import Any
 
 import httpx
-import orjson
 
+from .answers import Body, body_records, decode_object
 from .auth import Scopes, TokenAuth
 from .errors import ConnecteamAPIError, ConnecteamConfigError, RetryableError, status_hint
 from .pacing import ANSWERED_HOSTS, RETRYABLE_STATUS, ClientStats
 from .paging import ListingSizes, Paging
-from .registry import DEFAULT_BASE_URL, OAUTH_SCOPES, SCOPE_BY_PATH
+from .registry import DEFAULT_BASE_URL, OAUTH_SCOPES, SCOPE_BY_PATH, Stream
 
 
 def require_credentials(
@@ -208,6 +206,31 @@ class ConnecteamClient(Paging, TokenAuth):
                 has not answered any request of this process (after a few quick attempts).
         """
         template = endpoint or path
+        with self.answer(method, path, params, json=json, endpoint=template) as body:
+            return decode_object(body, template, 200, method)
+
+    def get_records(
+        self, endpoint: Stream, path: str, params: Mapping[str, Any] | None = None
+    ) -> Iterator[list[Any]]:
+        """GET one unpaged answer of ``endpoint`` and yield its records (``data.<data_key>``):
+        one list, or batches of a body too large to decode at once
+        (:func:`~.answers.body_records`). Raises as :meth:`request`, and
+        ``ConnecteamAPIError`` when the answer holds no list there."""
+        with self.answer("GET", path, params, endpoint=endpoint.path) as body:
+            yield from body_records(body, endpoint)
+
+    def answer(
+        self,
+        method: str,
+        path: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        json: Any = None,
+        endpoint: str | None = None,
+    ) -> Body:
+        """The body of a successful answer (:class:`~.answers.Body`: within a bound of memory),
+        retrying as :meth:`request` does; the caller closes it (it is a context manager)."""
+        template = endpoint or path
         retrying = self.retrying()
         try:
             for attempt in retrying:
@@ -239,55 +262,56 @@ class ConnecteamClient(Paging, TokenAuth):
         params: Mapping[str, Any] | None,
         template: str,
         body: Any = None,
-    ) -> dict[str, Any]:
-        response = self._dispatch(method, path, params, template, body)
+    ) -> Body:
+        response, received = self._dispatch(method, path, params, template, body)
         status = response.status_code
         if status == 401 and self._token is not None and self._api_key is None:
             # An expired or revoked OAuth token: fetch a new one and retry once.
             self._token = None
-            response = self._dispatch(method, path, params, template, body)
+            response, received = self._dispatch(method, path, params, template, body)
             status = response.status_code
         if status in RETRYABLE_STATUS:
             if status == 429:
                 self.stats.throttled += 1
             raise RetryableError(status, template, self.stats.rate_limit.minute_reset)
-        if status >= 400:
+        if status >= 400 or received is None:
             hint = status_hint(status)
             if status == 403 and self._api_key is None and template in SCOPE_BY_PATH:
                 hint = f"the access token lacks the scope {SCOPE_BY_PATH[template]}"
             raise ConnecteamAPIError(template, status, self.detail(response), hint, method=method)
-        try:
-            decoded = decode_json(response.content)
-        except ValueError:
-            raise ConnecteamAPIError(
-                template, status, "the answer is not JSON", method=method
-            ) from None
-        if not isinstance(decoded, dict):
-            raise ConnecteamAPIError(
-                template, status, "the answer is not a JSON object", method=method
-            )
-        return decoded
+        return received
 
     def _dispatch(
         self, method: str, path: str, params: Mapping[str, Any] | None, template: str, body: Any
-    ) -> httpx.Response:
-        """Send one request within the rate-limit budget and record its answer's figures."""
+    ) -> tuple[httpx.Response, Body | None]:
+        """Send one request within the rate-limit budget and record its answer's figures; a
+        2xx answer's body is read into a :class:`~.answers.Body` (the response's own
+        ``content`` is read only for other statuses)."""
         headers = self.auth_headers()  # before taking budget: a failed token fetch takes none
         with self._slots:  # at most max_in_flight requests at once
             self.pace()
             with self._lock:
                 self.stats.requests[template] += 1
             try:
-                response = self._http.request(
+                request = self._http.build_request(
                     method, path, params=_query(params), headers=headers, json=body
                 )
+                response = self._http.send(request, stream=True)
+                try:
+                    if 200 <= response.status_code < 300:
+                        received: Body | None = Body(response.iter_bytes())
+                    else:
+                        received = None
+                        response.read()
+                finally:
+                    response.close()
             finally:
                 with self._lock:
                     self._in_flight -= 1
         with self._lock:
             self.stats.rate_limit.update(response.headers, self._in_flight)
         ANSWERED_HOSTS.add(self.base_url)
-        return response
+        return response, received
 
     def upload(self, url: str, content: bytes, content_type: str) -> None:
         """PUT ``content`` to a pre-signed upload URL (cloud storage: no API credentials sent),
@@ -308,23 +332,6 @@ class ConnecteamClient(Paging, TokenAuth):
                         "pre-signed upload URL", response.status_code, response.text[:200],
                         method="PUT",
                     )  # fmt: skip
-
-
-_LONG_DIGITS = re.compile(rb"[0-9]{19,}")
-
-
-def decode_json(content: bytes) -> Any:
-    """Decode a JSON answer; integers beyond 64 bits stay exact integers.
-
-    orjson (fast) reads such integers as floats, losing digits; an answer holding a run of 19 or
-    more digits is therefore decoded by the standard library instead.
-
-    Raises:
-        ValueError: The content is not JSON.
-    """
-    if _LONG_DIGITS.search(content):
-        return json.loads(content)
-    return orjson.loads(content)
 
 
 def _query(params: Mapping[str, Any] | None) -> list[tuple[str, Any]]:

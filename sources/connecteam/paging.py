@@ -24,6 +24,7 @@ from urllib.parse import quote
 
 import dlt
 
+from .answers import page_records
 from .contract import ItemCheck
 from .errors import ConnecteamAPIError, ParentNotFoundError
 from .fanout import PagesAhead
@@ -60,6 +61,13 @@ class Paging:
         :meth:`~sources.connecteam.client.ConnecteamClient.get`)."""
         raise NotImplementedError
 
+    def get_records(
+        self, endpoint: Stream, path: str, params: Mapping[str, Any] | None = None
+    ) -> Iterator[list[Any]]:
+        """GET one unpaged answer's records, in batches when it is large (the client's
+        :meth:`~sources.connecteam.client.ConnecteamClient.get_records`)."""
+        raise NotImplementedError
+
     def paginate(
         self,
         endpoint: Stream,
@@ -74,7 +82,9 @@ class Paging:
         at the first page holding fewer than ``limit`` records, and without asking for a page past
         ``paging.total`` when the answer carries it. For ``N`` records that is ``N // limit + 1``
         requests without a total, ``max(1, ceil(N / limit))`` with one. An endpoint that is not
-        paged is asked once.
+        paged is asked once; its answer comes as one page, or as pages of
+        :data:`~.answers.BATCH_ITEMS` records when it is larger than
+        :data:`~.answers.STREAM_FROM_BYTES`.
 
         Args:
             endpoint: The stream whose endpoint to list (:data:`.registry.STREAMS`).
@@ -126,9 +136,9 @@ class Paging:
         self, endpoint: Stream, path: str, query: dict[str, Any], ahead: bool
     ) -> Iterator[tuple[list[dict[str, Any]], int | None]]:
         items = ItemCheck(endpoint, path, self.stats.quarantine)
-        if endpoint.max_limit is None:
-            body = self.get(path, query, endpoint=endpoint.path)
-            yield items(page_records(body, endpoint)), None
+        if endpoint.max_limit is None:  # one answer, decoded in batches when it is large
+            for records in self.get_records(endpoint, path, query):
+                yield items(records), None
             return
         limit = endpoint.max_limit
         offset = 0
@@ -171,24 +181,6 @@ class Paging:
         )  # fmt: skip
         with self._lock:
             self.stats.skipped_parents.append(f"{stream}: {exc.parent}")
-
-
-def page_records(body: dict[str, Any], endpoint: Stream) -> list[dict[str, Any]]:
-    """The records of one answer of ``endpoint``: its list at ``data.<data_key>``.
-
-    Raises:
-        ConnecteamAPIError: The answer holds no list there (status 200, the endpoint's path).
-    """
-    data = body.get("data")
-    records = data.get(endpoint.data_key) if isinstance(data, dict) else None
-    if not isinstance(records, list):
-        raise ConnecteamAPIError(
-            endpoint.path,
-            200,
-            f"the answer has no list at data.{endpoint.data_key}",
-            "is SOURCES__CONNECTEAM__BASE_URL a Connecteam API host?",
-        )
-    return records
 
 
 class ListingSizes:
