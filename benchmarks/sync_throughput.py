@@ -85,7 +85,9 @@ def run_ours(env: dict[str, str], streams: str) -> tuple[dict[str, object], floa
     child's; ``result["peaks"]`` has it per dlt step: ``extract``, ``normalize``, ``load``, and
     ``result["step_seconds"]`` each step's time)."""
     out = subprocess.run([sys.executable, "-c", CHILD, streams], env=env, capture_output=True,
-                         text=True, check=True)  # fmt: skip
+                         text=True, check=False)  # fmt: skip
+    if out.returncode:
+        sys.exit(f"the sync's child process failed ({out.returncode}):\n{out.stderr[-3000:]}")
     result: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])
     return result, float(result["peak_mib"])  # type: ignore[arg-type]
 

@@ -98,7 +98,13 @@ def duckdb_load_settings(path: Path, memory_limit: str | None = None) -> dict[st
     else:
         quarter_mib = available_memory_bytes() // 4 // 2**20
         limit = f"{min(max(quarter_mib, 256), 8192)}MB"
-    return {"memory_limit": limit, "temp_directory": f"{path}.tmp"}
+    # rows need no order while they are merged: DuckDB then streams inserts instead of holding
+    # them in order (its documented way to load large tables in little memory)
+    return {
+        "memory_limit": limit,
+        "temp_directory": f"{path}.tmp",
+        "preserve_insertion_order": "false",
+    }
 
 
 def available_memory_bytes() -> int:

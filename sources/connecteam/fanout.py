@@ -136,8 +136,14 @@ class PagesAhead(Generic[T]):
         return asked.result() if asked is not None else self._fetch(offset)
 
     def close(self) -> None:
-        """Drop the answers not taken (requests not started are cancelled; those under way end)."""
+        """Drop the answers not taken, closing those that can be (requests not started are
+        cancelled; those under way end)."""
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+        for asked in self._asked.values():
+            answer: object = None if asked.cancelled() or asked.exception() else asked.result()
+            close = getattr(answer, "close", None)
+            if callable(close):
+                close()  # an answer's body: its memory or temporary file
         self._asked.clear()

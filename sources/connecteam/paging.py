@@ -24,7 +24,7 @@ from urllib.parse import quote
 
 import dlt
 
-from .answers import page_records
+from .answers import Body, decode_object, page_records
 from .contract import ItemCheck
 from .errors import ConnecteamAPIError, ParentNotFoundError
 from .fanout import PagesAhead
@@ -59,6 +59,14 @@ class Paging:
     ) -> dict[str, Any]:
         """GET one answer as a JSON object (the client's
         :meth:`~sources.connecteam.client.ConnecteamClient.get`)."""
+        raise NotImplementedError
+
+    def answer(
+        self, method: str, path: str, params: Mapping[str, Any] | None = None, *,
+        endpoint: str | None = None,
+    ) -> Body:  # fmt: skip
+        """One successful answer's body, within a bound of memory (the client's
+        :meth:`~sources.connecteam.client.ConnecteamClient.answer`)."""
         raise NotImplementedError
 
     def get_records(
@@ -113,8 +121,10 @@ class Paging:
         """As :meth:`paginate`, yielding ``(records, paging.total or None)`` per page, in order.
 
         Once an answer carried ``paging.total``, the next pages up to it are asked for ahead, up
-        to ``max_in_flight`` at once (:class:`~.fanout.PagesAhead`); a caller that may stop
-        early passes ``ahead=False`` (no page past the one it stops at is asked for).
+        to ``max_in_flight`` at once (:class:`~.fanout.PagesAhead`), each waiting as its body's
+        bytes (at most :data:`~.answers.IN_MEMORY_BYTES` of them in memory) until it is
+        taken; a caller that may stop early passes ``ahead=False`` (no page past the one it
+        stops at is asked for).
 
         Raises:
             ParentNotFoundError: A per-parent endpoint (``path_params`` given) answered 404.
@@ -145,8 +155,9 @@ class Paging:
         if endpoint.sort and "sort" not in query:
             query = {**query, "sort": endpoint.sort, "order": "asc"}
 
-        def fetch(at: int) -> dict[str, Any]:
-            return self.get(path, {**query, "limit": limit, "offset": at}, endpoint=endpoint.path)
+        def fetch(at: int) -> Body:  # a page asked ahead waits as bytes, decoded when taken
+            params = {**query, "limit": limit, "offset": at}
+            return self.answer("GET", path, params, endpoint=endpoint.path)
 
         asked = PagesAhead(fetch, self.max_in_flight if ahead else 1)
         last = self.listing_sizes.last(endpoint.name)
@@ -154,7 +165,8 @@ class Paging:
         listed = 0
         try:
             while True:
-                body = asked.get(offset)
+                with asked.get(offset) as received:
+                    body = decode_object(received, endpoint.path, 200)
                 records = page_records(body, endpoint)
                 paging = body.get("paging")
                 total = paging.get("total") if isinstance(paging, dict) else None
