@@ -36,13 +36,13 @@ from sources.connecteam.registry import STREAMS, oauth_scopes
 from sources.connecteam.windows import date_windows
 
 from .backfill_pulls import PULLS, Chunk, PullRun
+from .process_memory import release_freed_memory
 from .runs import records_run
 from .sync import replacing_nul
 from .warehouse import (
     build_pipeline,
     finish_pending_loads,
     loader_file_format,
-    release_freed_memory,
     warehouse_location,
     warehouse_writer,
 )

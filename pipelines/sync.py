@@ -27,6 +27,7 @@ from sources.connecteam.contract import QUARANTINE_COLUMNS, QUARANTINE_TABLE, Qu
 from sources.connecteam.registry import OAUTH_TOKEN_PATH
 from sources.connecteam.registry import STREAMS as REGISTRY
 
+from .process_memory import few_malloc_arenas, release_freed_memory
 from .runs import records_run
 from .warehouse import (
     DATASET_CONNECTEAM,
@@ -34,7 +35,6 @@ from .warehouse import (
     discard_unloaded_warehouse,
     finish_pending_loads,
     loader_file_format,
-    release_freed_memory,
     warehouse_location,
     writes_warehouse,
 )
@@ -229,6 +229,7 @@ def _extract_and_normalize(
     Returns:
         ``{stream: reason}`` for the streams that failed.
     """
+    few_malloc_arenas()  # before the extract's threads start
     pipeline.sync_destination()
     failed = _extract_isolating_failures(pipeline, project, streams, stats, source_options)
     stats.quarantine.discard(set(failed))

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import ctypes
 import functools
-import gc
 import logging
 import os
 from collections.abc import Callable, Iterator
@@ -14,7 +12,6 @@ from pathlib import Path
 from typing import ParamSpec, TypeVar
 
 import dlt
-import pyarrow as pa
 from dlt.common.destination import TLoaderFileFormat
 
 from core.project import Project, given_or_resolved
@@ -245,31 +242,6 @@ def writes_warehouse(job: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
         return wrapper
 
     return decorate
-
-
-def release_freed_memory() -> None:
-    """Hand the memory a finished step freed back to the operating system, for the next step.
-
-    Arrow's pool (mimalloc) holds freed buffers for reuse, and glibc's allocator keeps freed
-    pages of the extract's records and pages in its arenas; between extract and load that is
-    ~250 MiB on a sync of wide records (``benchmarks/README.md``) that DuckDB can use instead.
-    ``malloc_trim`` is called only where glibc provides it.
-    """
-    gc.collect()
-    pa.default_memory_pool().release_unused()
-    if _malloc_trim is not None:
-        _malloc_trim(0)
-
-
-def _glibc_malloc_trim() -> Callable[[int], int] | None:
-    """glibc's ``malloc_trim``, or ``None`` on other C libraries (musl, macOS, Windows)."""
-    try:
-        return ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):
-        return None
-
-
-_malloc_trim = _glibc_malloc_trim()
 
 
 def discard_unloaded_warehouse(project: Project) -> None:
