@@ -35,10 +35,11 @@ _LONG_DIGITS = re.compile(rb"[0-9]{19,}")
 
 
 class Body:
-    """One answer's bytes: in memory up to :data:`IN_MEMORY_BYTES`, then in a temporary file
-    (deleted when the body is closed or collected)."""
+    """One answer's bytes and HTTP status: the bytes in memory up to :data:`IN_MEMORY_BYTES`,
+    then in a temporary file (deleted when the body is closed or collected)."""
 
-    def __init__(self, chunks: Iterable[bytes]) -> None:
+    def __init__(self, chunks: Iterable[bytes], status: int = 200) -> None:
+        self.status = status
         self.file: BinaryIO = tempfile.SpooledTemporaryFile(max_size=IN_MEMORY_BYTES)  # type: ignore[assignment]  # noqa: SIM115 - closed by close()
         for chunk in chunks:
             self.file.write(chunk)
@@ -75,8 +76,9 @@ def decode_json(content: bytes) -> Any:
     return orjson.loads(content)
 
 
-def decode_object(body: Body, template: str, status: int, method: str = "GET") -> dict[str, Any]:
-    """``body`` decoded whole, which must be a JSON object.
+def decode_object(body: Body, template: str, method: str = "GET") -> dict[str, Any]:
+    """``body`` decoded whole, which must be a JSON object (``template``: the endpoint's path,
+    for the message).
 
     Raises:
         ConnecteamAPIError: The body is not JSON, or not a JSON object.
@@ -89,7 +91,7 @@ def decode_object(body: Body, template: str, status: int, method: str = "GET") -
     else:
         problem = "the answer is not a JSON object"
     if not isinstance(decoded, dict):
-        raise ConnecteamAPIError(template, status, problem, method=method)
+        raise ConnecteamAPIError(template, body.status, problem, method=method)
     return decoded
 
 
@@ -126,7 +128,7 @@ def body_records(body: Body, endpoint: Stream) -> Iterator[list[Any]]:
             (a streamed body is checked before its first batch is yielded).
     """
     if body.size <= STREAM_FROM_BYTES:
-        yield page_records(decode_object(body, endpoint.path, 200), endpoint)
+        yield page_records(decode_object(body, endpoint.path), endpoint)
         return
     prefix = f"data.{endpoint.data_key}"
     # yajl (ijson's C parser) refuses integers past 64 bits: such a body takes ijson's own
@@ -143,7 +145,7 @@ def body_records(body: Body, endpoint: Stream) -> Iterator[list[Any]]:
                 batch = []
         yield batch
     except ijson.JSONError:
-        raise ConnecteamAPIError(endpoint.path, 200, "the answer is not JSON") from None
+        raise ConnecteamAPIError(endpoint.path, body.status, "the answer is not JSON") from None
 
 
 def _has_long_digits(file: BinaryIO, chunk_bytes: int = 1 << 20) -> bool:

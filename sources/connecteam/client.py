@@ -207,7 +207,7 @@ class ConnecteamClient(Paging, TokenAuth):
         """
         template = endpoint or path
         with self.answer(method, path, params, json=json, endpoint=template) as body:
-            return decode_object(body, template, 200, method)
+            return decode_object(body, template, method)
 
     def get_records(
         self, endpoint: Stream, path: str, params: Mapping[str, Any] | None = None
@@ -299,7 +299,7 @@ class ConnecteamClient(Paging, TokenAuth):
                 response = self._http.send(request, stream=True)
                 try:
                     if 200 <= response.status_code < 300:
-                        received: Body | None = Body(response.iter_bytes())
+                        received: Body | None = Body(response.iter_bytes(), response.status_code)
                     else:
                         received = None
                         response.read()

@@ -166,7 +166,7 @@ class Paging:
         try:
             while True:
                 with asked.get(offset) as received:
-                    body = decode_object(received, endpoint.path, 200)
+                    body = decode_object(received, endpoint.path)
                 records = page_records(body, endpoint)
                 paging = body.get("paging")
                 total = paging.get("total") if isinstance(paging, dict) else None
