@@ -51,6 +51,7 @@ def body_of(content: bytes, pieces: int = 7) -> Body:
 def test_a_large_answer_is_streamed_in_batches_equal_to_the_whole(monkeypatch):
     answer = activities(6_000)
     content = orjson.dumps(answer)
+    monkeypatch.setattr(answers, "IN_MEMORY_BYTES", 1 << 20)
     monkeypatch.setattr(answers, "STREAM_FROM_BYTES", len(content) - 1)
     with body_of(content) as body:
         assert body.size == len(content) > answers.IN_MEMORY_BYTES

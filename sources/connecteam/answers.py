@@ -3,11 +3,11 @@
 A body is read from the wire into a :class:`Body`: in memory up to :data:`IN_MEMORY_BYTES`,
 beyond that in a temporary file, so the requests in flight hold at most that many bytes each
 whatever the provider sends. Its records (the list at ``data.<data_key>``) are decoded whole
-when the body is small (orjson, :func:`~.client.decode_json`) and as a stream of batches of at
-most :data:`BATCH_ITEMS` items when it is larger than :data:`STREAM_FROM_BYTES` (ijson's C
-parser over the file): an unpaged answer of tens of thousands of time activities never exists
-as one Python object. Both ways give the same records; integers stay exact, fractions are
-floats.
+when the body is small (orjson, :func:`decode_json`) and as a stream of batches of at most
+:data:`BATCH_ITEMS` items when it is larger than :data:`STREAM_FROM_BYTES`, the same bound
+(ijson's C parser over the file): an unpaged answer of tens of thousands of time activities
+never exists as one Python object, and a page of a paged listing never touches the disk. Both
+ways give the same records; integers stay exact, fractions are floats.
 """
 
 from __future__ import annotations
@@ -24,10 +24,11 @@ import orjson
 from .errors import ConnecteamAPIError
 from .registry import Stream
 
-IN_MEMORY_BYTES = 1 << 20
-"""A body's bytes held in memory at most (1 MiB); the rest goes to a temporary file."""
-STREAM_FROM_BYTES = 8 << 20
-"""Bodies larger than this (8 MiB) are decoded as a stream of record batches."""
+IN_MEMORY_BYTES = 8 << 20
+"""A body's bytes held in memory at most (8 MiB: a page of 500 of the widest shifts the spec
+allows is about 4.5 MB); the rest goes to a temporary file."""
+STREAM_FROM_BYTES = IN_MEMORY_BYTES
+"""Bodies larger than this (those kept on disk) are decoded as a stream of record batches."""
 BATCH_ITEMS = 500
 """Records per batch of a streamed body."""
 
