@@ -86,6 +86,7 @@ def test_demo_syncs_twice_and_shows_counts_and_queries(small_demo: DemoRun):
     # the closing lines' marts path is the stable one, not a version folder a later publish drops
     assert f"always the latest publish: {warehouse.parent / 'marts'}/" in out
     assert ".marts-versions" not in out
+    assert "…" not in out  # every table whole at the 80 columns of a captured run
 
 
 def test_the_closing_lines_status_command_reads_the_demo_s_own_files(small_demo: DemoRun, tmp_path):

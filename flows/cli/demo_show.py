@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import duckdb
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -90,15 +91,15 @@ CLOSING_QUERIES = {
         "where local_date between last_day.day - 6 and last_day.day group by all order by 1"
     ),
     "fct_schedule_changes_weekly: schedule changes per scheduler and week": (
-        "select scheduler_id, week_start, change_count as changes, added_count as added, "
+        "select scheduler_id as scheduler, week_start, change_count as changes, "
+        "added_count as added, "
         "cancelled_count as cancelled, time_moved_count as moved, "
-        "inside_notice_window_count as within_14_days, inside_24h_count as within_24_hours, "
-        "dated_at_sync_count as seen_at_sync from marts.fct_schedule_changes_weekly "
+        "inside_notice_window_count as in_14_days, inside_24h_count as in_24_hours, "
+        "dated_at_sync_count as at_sync from marts.fct_schedule_changes_weekly "
         "order by week_start desc, scheduler_id limit 5"
     ),
     "fct_timesheet_periods: latest status per user and period": (
         "select users.user_label as person, period_start, status, "
-        "strftime(submitted_at, '%H:%M') as submitted, "
         "strftime(approved_at, '%H:%M') as approved, approval_lag_hours as lag_h, "
         "locked_day_count as locked_days from marts.fct_timesheet_periods "
         "join marts.dim_users as users using (user_id) "
@@ -222,13 +223,46 @@ def show(snapshot: Path, console: Console, title: str, sql: str) -> None:
 
 
 def show_on(con: duckdb.DuckDBPyConnection, console: Console, title: str, sql: str) -> None:
-    """Print ``title``, ``sql`` and its answer on ``con`` as a table (nulls blank)."""
+    """Print ``title``, ``sql`` and its answer on ``con`` (nulls blank), no value ever cut.
+
+    A table wider than the console keeps each column as wide as its widest value (or its
+    header's longest word) and wraps the headers at their underscores (``labour_cost`` shows
+    as ``labour`` over ``cost``); an answer that does not fit even so is printed one row at a
+    time, a ``column  value`` line each (as psql's expanded display does)."""
     relation = con.sql(sql)
+    rows = [["" if v is None else str(v) for v in row] for row in relation.fetchall()]
     console.print(f"[bold]{title}[/]")
     console.print(sql, style="dim", highlight=False)
-    table = Table()
-    for column in relation.columns:
-        table.add_column(column)
-    for row in relation.fetchall():
-        table.add_row(*("" if v is None else str(v) for v in row))
+    headers = [column.split("_") for column in relation.columns]
+    values = [max([len(row[i]) for row in rows], default=0) for i in range(len(headers))]
+    natural = [
+        max(width, len("_".join(words))) for width, words in zip(values, headers, strict=True)
+    ]
+    narrow = [
+        max([width] + [len(w) for w in words]) for width, words in zip(values, headers, strict=True)
+    ]
+    if sum(narrow) + 2 * len(narrow) > console.width:
+        _show_expanded(console, relation.columns, rows)
+        return
+    squeeze = sum(natural) + 2 * len(natural) > console.width
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    for words, full, least in zip(headers, natural, narrow, strict=True):
+        if squeeze:
+            table.add_column(" ".join(words), min_width=least, max_width=least)
+        else:
+            table.add_column("_".join(words), min_width=full)
+    for row in rows:
+        table.add_row(*row)
     console.print(table)
+
+
+def _show_expanded(console: Console, columns: list[str], rows: list[list[str]]) -> None:
+    """Print each of ``rows`` as ``column  value`` lines under a ``row k`` rule."""
+    for number, row in enumerate(rows, start=1):
+        console.print(f"[dim]-- row {number} --[/]")
+        record = Table(box=None, show_header=False, pad_edge=False)
+        record.add_column(min_width=max(len(column) for column in columns))
+        record.add_column(overflow="fold")
+        for column, value in zip(columns, row, strict=True):
+            record.add_row(column, value)
+        console.print(record)
