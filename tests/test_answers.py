@@ -3,13 +3,16 @@ stream (:mod:`sources.connecteam.answers`): both ways give the same records, fro
 
 from __future__ import annotations
 
+import io
 import json
 from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from sources.connecteam import answers
+from sources.connecteam import answers, json_stream
 from sources.connecteam.answers import Body, body_records
 from sources.connecteam.errors import ConnecteamAPIError
 from sources.connecteam.registry import STREAMS
@@ -66,8 +69,8 @@ def test_a_large_answer_is_streamed_in_batches_equal_to_the_whole(monkeypatch):
 
 @pytest.mark.parametrize("streamed", [False, True])
 def test_integers_past_64_bits_stay_exact_either_way(monkeypatch, streamed):
-    """yajl refuses such integers; the streamed answer takes ijson's own parser then, as the
-    whole one takes the standard library's (orjson would lose digits)."""
+    """orjson would lose their digits: the whole answer takes the standard library's decoder
+    then, and the streamed one always does."""
     monkeypatch.setattr(answers, "STREAM_FROM_BYTES", 0 if streamed else 1 << 30)
     big = 2**63 + 5
     content = json.dumps(
@@ -78,11 +81,57 @@ def test_integers_past_64_bits_stay_exact_either_way(monkeypatch, streamed):
     assert records == [{"userId": big, "x": 0.1}]
 
 
-def test_a_run_of_digits_across_two_chunks_is_found():
-    with body_of(b"[" + b" " * 10 + b"1" * 19 + b"]") as body:
-        assert answers._has_long_digits(body.file, chunk_bytes=16)
-    with body_of(b"[" + b" " * 10 + b"1" * 18 + b"]") as body:
-        assert not answers._has_long_digits(body.file, chunk_bytes=16)
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**30), max_value=10**30)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    items=st.lists(JSON_VALUES, max_size=6),
+    before=st.dictionaries(st.sampled_from(["requestId", "paging", "meta"]), JSON_VALUES),
+    after=st.dictionaries(st.sampled_from(["tail", "x"]), JSON_VALUES),
+    indent=st.sampled_from([None, 0, 2]),
+    ascii_only=st.booleans(),
+    chunk=st.integers(min_value=1, max_value=64),
+)
+def test_a_streamed_list_is_what_the_standard_library_decodes(
+    items, before, after, indent, ascii_only, chunk
+):
+    """Any JSON items (integers past 64 bits, escapes, non-ASCII text), members before and
+    after the list, any white space, and chunks that cut numbers, escapes and UTF-8 anywhere."""
+    document = {**before, "data": {"other": before, "timeActivitiesByUsers": items}, **after}
+    content = json.dumps(document, indent=indent, ensure_ascii=ascii_only).encode()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(json_stream, "CHUNK_BYTES", chunk)
+        reader = json_stream.ListReader(io.BytesIO(content))
+        reader.open_list(("data", "timeActivitiesByUsers"))
+        assert list(reader.items()) == json.loads(content)["data"]["timeActivitiesByUsers"]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b'{"data": {"timeActivitiesByUsers": [1, 2]}} trailing',
+        b'{"data": {"timeActivitiesByUsers": [1, 2]}',
+        b'{"data": {"timeActivitiesByUsers": [1 2]}}',
+        b'{"data": {"timeActivitiesByUsers": [1, 2], "x": }}',
+        b'{"data": {"timeActivitiesByUsers": ["\xff"]}}',  # not UTF-8
+    ],
+)
+def test_a_streamed_document_that_is_not_json_fails(content):
+    reader = json_stream.ListReader(io.BytesIO(content))
+    with pytest.raises(json_stream.NotJSONError):
+        reader.open_list(("data", "timeActivitiesByUsers"))
+        list(reader.items())
+    with pytest.raises(ValueError):
+        json.loads(content)
 
 
 @pytest.mark.parametrize(

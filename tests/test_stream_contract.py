@@ -274,7 +274,8 @@ def streamed(
     outcomes: dict[str, Outcome], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[dict[str, Outcome]]:
     """Every variant's run again with every answer of the unpaged streams decoded as a stream
-    (ijson) in batches of two items, each batch a page to the contract."""
+    (:mod:`sources.connecteam.json_stream`) in batches of two items, each batch a page to the
+    contract."""
     with pytest.MonkeyPatch.context() as env:
         env.setenv("WFM_SYNC_NOW", str(NOW))
         env.setenv("RUNTIME__DLTHUB_TELEMETRY", "false")

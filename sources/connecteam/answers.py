@@ -5,9 +5,10 @@ beyond that in a temporary file, so the requests in flight hold at most that man
 whatever the provider sends. Its records (the list at ``data.<data_key>``) are decoded whole
 when the body is small (orjson, :func:`decode_json`) and as a stream of batches of at most
 :data:`BATCH_ITEMS` items when it is larger than :data:`STREAM_FROM_BYTES`, the same bound
-(ijson's C parser over the file): an unpaged answer of tens of thousands of time activities
-never exists as one Python object, and a page of a paged listing never touches the disk. Both
-ways give the same records; integers stay exact, fractions are floats.
+(the standard library's decoder item by item over the file, :mod:`.json_stream`): an
+unpaged answer of tens of thousands of time activities never exists as one Python object, and
+a page of a paged listing never touches the disk. Both ways give the same records; integers
+stay exact, fractions are floats.
 """
 
 from __future__ import annotations
@@ -18,10 +19,10 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from typing import Any, BinaryIO
 
-import ijson
 import orjson
 
 from .errors import ConnecteamAPIError
+from .json_stream import ListReader, NoListError, NotAnObjectError, NotJSONError
 from .registry import Stream
 
 IN_MEMORY_BYTES = 8 << 20
@@ -122,7 +123,7 @@ def no_list(endpoint: Stream) -> ConnecteamAPIError:
 def body_records(body: Body, endpoint: Stream) -> Iterator[list[Any]]:
     """The records at ``data.<data_key>`` of one answer of ``endpoint``, as they were sent: one
     list for a body up to :data:`STREAM_FROM_BYTES`, else batches of :data:`BATCH_ITEMS`
-    decoded as the file is read.
+    decoded as the file is read (:class:`~.json_stream.ListReader`).
 
     Raises:
         ConnecteamAPIError: The body is not a JSON object with a list at ``data.<data_key>``
@@ -131,46 +132,21 @@ def body_records(body: Body, endpoint: Stream) -> Iterator[list[Any]]:
     if body.size <= STREAM_FROM_BYTES:
         yield page_records(decode_object(body, endpoint.path), endpoint)
         return
-    prefix = f"data.{endpoint.data_key}"
-    # yajl (ijson's C parser) refuses integers past 64 bits: such a body takes ijson's own
-    # parser, exact and slower, as decode_json takes the standard library's
-    parser = ijson.get_backend("python") if _has_long_digits(body.file) else ijson
+    reader = ListReader(body.file)
     try:
-        _expect_list(parser, body.file, prefix, endpoint)
-        body.file.seek(0)
+        reader.open_list(("data", endpoint.data_key))
         batch: list[Any] = []
-        for item in parser.items(body.file, prefix + ".item", use_float=True):
+        for item in reader.items():
             batch.append(item)
             if len(batch) >= BATCH_ITEMS:
                 yield batch
                 batch = []
         yield batch
-    except ijson.JSONError:
+    except NoListError:
+        raise no_list(endpoint) from None
+    except NotAnObjectError:
+        raise ConnecteamAPIError(
+            endpoint.path, body.status, "the answer is not a JSON object"
+        ) from None
+    except NotJSONError:
         raise ConnecteamAPIError(endpoint.path, body.status, "the answer is not JSON") from None
-
-
-def _has_long_digits(file: BinaryIO, chunk_bytes: int = 1 << 20) -> bool:
-    """Whether ``file`` holds a run of 19 or more digits (read in chunks that overlap by 18
-    bytes, so a run across two chunks is found)."""
-    file.seek(0)
-    tail = b""
-    while chunk := file.read(chunk_bytes):
-        if _LONG_DIGITS.search(tail + chunk):
-            return True
-        tail = chunk[-18:]
-    return False
-
-
-def _expect_list(parser: Any, file: BinaryIO, prefix: str, endpoint: Stream) -> None:
-    """Read ``file``'s JSON events (``parser``: an ijson backend) up to ``prefix``, which must
-    open a list in an object."""
-    file.seek(0)
-    for index, (path, event, _value) in enumerate(parser.parse(file)):
-        if index == 0 and event != "start_map":
-            raise ConnecteamAPIError(endpoint.path, 200, "the answer is not a JSON object")
-        if path == prefix and event in {"start_array", "start_map", "string", "number",
-                                        "boolean", "null"}:  # fmt: skip
-            if event != "start_array":
-                raise no_list(endpoint)
-            return
-    raise no_list(endpoint)
