@@ -67,6 +67,33 @@ def test_a_large_answer_is_streamed_in_batches_equal_to_the_whole(monkeypatch):
         assert list(body_records(body, ACTIVITIES)) == [answer["data"]["timeActivitiesByUsers"]]
 
 
+def test_a_malformed_document_fails_without_being_read_whole(monkeypatch):
+    """An unterminated string fails once MAX_VALUE_CHARS are unread; an item longer than a
+    chunk but within the bound is read (the chunks grow with it)."""
+    monkeypatch.setattr(json_stream, "CHUNK_BYTES", 16)
+    monkeypatch.setattr(json_stream, "MAX_VALUE_CHARS", 1000)
+    long_item = {"note": "x" * 900}
+    content = json.dumps({"data": {"timeActivitiesByUsers": [long_item]}}).encode()
+    reader = json_stream.ListReader(io.BytesIO(content))
+    reader.open_list(("data", "timeActivitiesByUsers"))
+    assert list(reader.items()) == [long_item]
+
+    class Counted(io.BytesIO):
+        read_bytes = 0
+
+        def read(self, size: int | None = -1) -> bytes:
+            data = super().read(size)
+            Counted.read_bytes += len(data)
+            return data
+
+    content = b'{"data": {"timeActivitiesByUsers": ["' + b"x" * 100_000 + b"]}}"
+    reader = json_stream.ListReader(Counted(content))
+    reader.open_list(("data", "timeActivitiesByUsers"))
+    with pytest.raises(json_stream.NotJSONError):
+        list(reader.items())
+    assert Counted.read_bytes < 5_000
+
+
 @pytest.mark.parametrize("streamed", [False, True])
 def test_integers_past_64_bits_stay_exact_either_way(monkeypatch, streamed):
     """orjson would lose their digits: the whole answer takes the standard library's decoder

@@ -16,7 +16,11 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 CHUNK_BYTES = 1 << 20
-"""Bytes read from the file at a time."""
+"""Bytes read from the file at a time (at least)."""
+MAX_VALUE_CHARS = 64 << 20
+"""Longest value read (an item, or a member's value on the way to the list), in characters: a
+document that is not JSON fails once this much of it is unread, not after the whole file is in
+memory."""
 
 _DECODER = json.JSONDecoder()
 _SPACE = re.compile(r"[ \t\n\r]*")
@@ -131,7 +135,7 @@ class ListReader:
             try:
                 value, end = _DECODER.raw_decode(self._text, self._at)
             except json.JSONDecodeError:
-                if not self._more():
+                if len(self._text) - self._at > MAX_VALUE_CHARS or not self._more():
                     raise NotJSONError from None
                 continue
             if _NUMBER_GOES_ON.fullmatch(self._text, end) and self._more():
@@ -153,10 +157,11 @@ class ListReader:
 
     def _more(self) -> bool:
         """Append the next chunk of text to the window (dropping what was read); False at the
-        end of the file."""
+        end of the file. A chunk is at least as long as what the window holds unread, so a value
+        longer than a chunk is decoded again a logarithmic number of times, not once per chunk."""
         if self._eof:
             return False
-        chunk = self._file.read(CHUNK_BYTES)
+        chunk = self._file.read(max(CHUNK_BYTES, len(self._text) - self._at))
         try:
             text = self._utf8.decode(chunk, final=not chunk)
         except UnicodeDecodeError:
