@@ -47,8 +47,9 @@ def run_group(url: str, streams: str, extra: dict[str, str]) -> dict[str, object
         [sys.executable, "-c", CHILD, streams], env=env, capture_output=True, text=True
     )
     if out.returncode:
-        last = out.stderr.strip().splitlines()[-1:] or ["(no output)"]
-        return {"failed": last[0][:200]}
+        lines = out.stderr.strip().splitlines() or ["(no output)"]
+        errors = [line for line in lines if "Error" in line or "Exception" in line]
+        return {"failed": (errors or lines)[-1][:300]}
     result: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])
     return result
 
