@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sources.connecteam import answers, json_stream
@@ -119,7 +119,7 @@ JSON_VALUES = st.recursive(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
 @given(
     items=st.lists(JSON_VALUES, max_size=6),
     before=st.dictionaries(st.sampled_from(["requestId", "paging", "meta"]), JSON_VALUES),
