@@ -26,6 +26,7 @@ from datetime import date
 from typing import Any
 
 import dlt
+from dlt.common.normalizers.naming.snake_case import NamingConvention as SnakeCase
 from dlt.common.schema import Schema
 from dlt.sources import DltResource
 
@@ -39,6 +40,7 @@ from .backfill_pulls import PULLS, Chunk, PullRun
 from .process_memory import release_freed_memory
 from .runs import records_run
 from .sync import replacing_nul
+from .unique_keys import guard_unique_keys
 from .warehouse import (
     build_pipeline,
     finish_pending_loads,
@@ -367,6 +369,8 @@ def _pull_chunk(
     resource = chunk_resource(run, chunk, *of)
     if project.destination == "postgres":
         resource.add_map(replacing_nul(chunk.stream))
+    normalize = SnakeCase().normalize_identifier  # the connecteam schema's naming
+    guard_unique_keys(resource, normalize, run.client.stats.repeated_keys)
     pipeline.extract(resource, loader_file_format=loader_file_format(project))
     release_freed_memory()
     normalized = pipeline.normalize()

@@ -29,6 +29,7 @@ from sources.connecteam.registry import STREAMS as REGISTRY
 
 from .process_memory import few_malloc_arenas, release_freed_memory
 from .runs import records_run
+from .unique_keys import guard_unique_keys
 from .warehouse import (
     DATASET_CONNECTEAM,
     build_pipeline,
@@ -69,6 +70,8 @@ class SyncSummary:
             e.g. ``"shifts: schedulerId 9001"``.
         untyped_values: Per table, values kept in its ``untyped_values`` column because they did
             not fit their column's type.
+        repeated_keys: Per table, rows not loaded because a row with the same key came earlier
+            in the same run (:mod:`~.unique_keys`; a source deriving a row twice).
         quarantined: Per stream, listed items that could not be loaded (not an object, a
             missing, null or mistyped key, a key listed twice), kept whole in the table
             ``connecteam.quarantine`` (:mod:`sources.connecteam.contract`).
@@ -88,6 +91,7 @@ class SyncSummary:
     failed_streams: dict[str, str] = field(default_factory=dict)
     skipped_parents: list[str] = field(default_factory=list)
     untyped_values: dict[str, int] = field(default_factory=dict)
+    repeated_keys: dict[str, int] = field(default_factory=dict)
     quarantined: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -118,6 +122,7 @@ class SyncSummary:
             failed_streams={**self.failed_streams, **other.failed_streams},
             skipped_parents=self.skipped_parents + other.skipped_parents,
             untyped_values=_add(self.untyped_values, other.untyped_values),
+            repeated_keys=_add(self.repeated_keys, other.repeated_keys),
             quarantined=_add(self.quarantined, other.quarantined),
         )
 
@@ -137,6 +142,7 @@ def _describe_sync(summary: SyncSummary) -> dict[str, Any]:
         "failed_streams": summary.failed_streams,
         "skipped_parents": summary.skipped_parents,
         "untyped_values": summary.untyped_values,
+        "repeated_keys": summary.repeated_keys,
         "quarantined": summary.quarantined,
     }
 
@@ -269,6 +275,7 @@ def _summary(
         failed_streams=failed,
         skipped_parents=list(stats.skipped_parents),
         untyped_values=dict(stats.untyped_values),
+        repeated_keys=dict(stats.repeated_keys),
         quarantined=stats.quarantine.counts(),
     )
 
@@ -297,9 +304,12 @@ def _extract_isolating_failures(
     remaining = list(streams)
     while remaining:
         source = connecteam_source(stats=stats, **source_options).with_resources(*remaining)
-        if project.destination == "postgres":
-            for resource in source.selected_resources.values():
+        stats.repeated_keys.clear()  # counted again by the repeat
+        normalize = source.schema.naming.normalize_identifier
+        for resource in source.selected_resources.values():
+            if project.destination == "postgres":
                 resource.add_map(replacing_nul(resource.name))
+            guard_unique_keys(resource, normalize, stats.repeated_keys)
         try:
             pipeline.extract(source, loader_file_format=loader_file_format(project))
             return failed

@@ -56,6 +56,9 @@ def print_summary(summary: SyncSummary, wall_seconds: float | None = None) -> No
     if summary.untyped_values:
         console.print(counts_line("values kept in untyped_values (not of their column's type): ",
                                   summary.untyped_values))  # fmt: skip
+    if summary.repeated_keys:
+        console.print(counts_line("rows not loaded, their key came earlier in this run: ",
+                                  summary.repeated_keys))  # fmt: skip
     if summary.quarantined:
         console.print(counts_line(
             "items quarantined (kept whole in connecteam.quarantine, not loaded): ",

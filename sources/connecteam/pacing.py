@@ -127,6 +127,8 @@ class ClientStats:
         skipped_parents: Parents that vanished between their listing and their child request
             (404), e.g. ``"scheduler 9001"``: their children were skipped this run.
         quarantine: The listed items that could not be loaded (:mod:`~.contract`).
+        repeated_keys: Per table, rows dropped because a row with their key came earlier in the
+            same extract (the pipeline's guard, :mod:`pipelines.unique_keys`).
     """
 
     requests: Counter[str] = field(default_factory=Counter)
@@ -138,6 +140,7 @@ class ClientStats:
     untyped_values: Counter[str] = field(default_factory=Counter)
     skipped_parents: list[str] = field(default_factory=list)
     quarantine: Quarantine = field(default_factory=Quarantine)
+    repeated_keys: Counter[str] = field(default_factory=Counter)
 
     @property
     def total_requests(self) -> int:

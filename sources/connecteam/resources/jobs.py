@@ -4,7 +4,7 @@ on ``job_id``."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import partial
 from typing import Any
 
@@ -52,7 +52,7 @@ def jobs(client: ConnecteamClient) -> DltResource:
         progress = Progress("jobs", logger=logger)
         listing = partial(client.pages, STREAMS["jobs"], {"includeDeleted": "true"})
         listed, complete = complete_listing(listing(), progress.page)
-        rows = [row for job in listed for row in _job_rows(job)]
+        rows = _one_row_per_job(row for job in listed for row in _job_rows(job))
 
         def again(_gone: set[str]) -> set[str]:  # a second pass, only if something looks gone
             jobs = (job for page, _ in listing() for job in page)
@@ -93,6 +93,18 @@ def job_row(job: dict[str, Any], parent: str | None) -> dict[str, Any]:
 def _job_rows(job: dict[str, Any]) -> list[dict[str, Any]]:
     """A job's row and its sub-jobs' rows (:func:`job_row`)."""
     return [job_row(job, None), *(job_row(sub, job["jobId"]) for sub in job.get("subJobs") or [])]
+
+
+def _one_row_per_job(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``rows`` with each ``job_id`` once, in first-seen order: a sub-job the listing also
+    gives on its own is one job; the row that names a parent wins (the nested one names it even
+    when the job's own ``parentId`` is missing)."""
+    kept: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        earlier = kept.get(row["job_id"])
+        if earlier is None or (earlier["parent_job_id"] is None and row["parent_job_id"]):
+            kept[row["job_id"]] = row
+    return list(kept.values())
 
 
 def _undeleted(row: dict[str, Any]) -> dict[str, Any]:
