@@ -35,6 +35,7 @@ from .warehouse import (
     build_pipeline,
     discard_unloaded_warehouse,
     finish_pending_loads,
+    load_workers,
     loader_file_format,
     warehouse_location,
     writes_warehouse,
@@ -214,7 +215,8 @@ def run_sync(
         if fresh:
             discard_unloaded_warehouse(project)
         raise
-    info = pipeline.load()  # None when nothing was extracted (every stream failed)
+    # None when nothing was extracted (every stream failed)
+    info = pipeline.load(workers=load_workers(pipeline))
     if info is not None:
         info.raise_on_failed_jobs()
     elif fresh:
