@@ -56,7 +56,9 @@ class Settings(BaseSettings):
     duckdb_memory_limit: str | None = Field(
         None,
         description="DuckDB's memory during loads (e.g. `2GB`); default a quarter of the "
-        "available memory (256 MB..8 GB); beyond it DuckDB spills to `<warehouse>.tmp`",
+        "available memory (256 MB..8 GB); beyond it DuckDB spills to `<warehouse>.tmp`. On a "
+        "worker of 1-2 GiB set `256MB`: a sync of 20,000 wide users then peaks at 631-735 MiB "
+        "per stream group (benchmarks/README.md)",
     )
     writer_timeout: float = Field(
         3600.0,
