@@ -67,6 +67,23 @@ def test_a_large_answer_is_streamed_in_batches_equal_to_the_whole(monkeypatch):
         assert list(body_records(body, ACTIVITIES)) == [answer["data"]["timeActivitiesByUsers"]]
 
 
+def test_a_streamed_batch_ends_at_about_batch_chars_of_json(monkeypatch):
+    """Wide records fill a batch by their text before BATCH_ITEMS: each batch but the last
+    reaches BATCH_CHARS with its last record and not before it."""
+    answer = activities(600)
+    content = orjson.dumps(answer)
+    monkeypatch.setattr(answers, "STREAM_FROM_BYTES", 0)
+    monkeypatch.setattr(answers, "BATCH_CHARS", 20_000)
+    with body_of(content) as body:
+        batches = list(body_records(body, ACTIVITIES))
+    records = answer["data"]["timeActivitiesByUsers"]
+    assert [item for b in batches for item in b] == records
+    assert len(batches) > 3 and all(len(b) < answers.BATCH_ITEMS for b in batches)
+    for batch in batches[:-1]:
+        texts = [len(orjson.dumps(item).decode()) + 1 for item in batch]  # chars, and a comma
+        assert sum(texts) >= 20_000 > sum(texts[:-1]) - 2
+
+
 def test_a_malformed_document_fails_without_being_read_whole(monkeypatch):
     """An unterminated string fails once MAX_VALUE_CHARS are unread; an item longer than a
     chunk but within the bound is read (the chunks grow with it)."""

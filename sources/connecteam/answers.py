@@ -4,7 +4,8 @@ A body is read from the wire into a :class:`Body`: in memory up to :data:`IN_MEM
 beyond that in a temporary file, so the requests in flight hold at most that many bytes each
 whatever the provider sends. Its records (the list at ``data.<data_key>``) are decoded whole
 when the body is small (orjson, :func:`decode_json`) and as a stream of batches of at most
-:data:`BATCH_ITEMS` items when it is larger than :data:`STREAM_FROM_BYTES`, the same bound
+:data:`BATCH_ITEMS` items and about :data:`BATCH_CHARS` characters of JSON when it is larger
+than :data:`STREAM_FROM_BYTES`, the same bound
 (the standard library's decoder item by item over the file, :mod:`.json_stream`): an
 unpaged answer of tens of thousands of time activities never exists as one Python object, and
 a page of a paged listing never touches the disk. Both ways give the same records; integers
@@ -31,7 +32,11 @@ allows is about 4.5 MB); the rest goes to a temporary file."""
 STREAM_FROM_BYTES = IN_MEMORY_BYTES
 """Bodies larger than this (those kept on disk) are decoded as a stream of record batches."""
 BATCH_ITEMS = 500
-"""Records per batch of a streamed body."""
+"""Records per batch of a streamed body, at most."""
+BATCH_CHARS = 1 << 20
+"""Characters of JSON a batch of a streamed body holds, about: a batch ends with the record
+that reaches it. Wide records (a user's timesheet of 45 days) fill it long before 500, so a
+batch's memory does not depend on how wide the provider's records are."""
 
 _LONG_DIGITS = re.compile(rb"[0-9]{19,}")
 
@@ -122,8 +127,9 @@ def no_list(endpoint: Stream) -> ConnecteamAPIError:
 
 def body_records(body: Body, endpoint: Stream) -> Iterator[list[Any]]:
     """The records at ``data.<data_key>`` of one answer of ``endpoint``, as they were sent: one
-    list for a body up to :data:`STREAM_FROM_BYTES`, else batches of :data:`BATCH_ITEMS`
-    decoded as the file is read (:class:`~.json_stream.ListReader`).
+    list for a body up to :data:`STREAM_FROM_BYTES`, else batches of at most
+    :data:`BATCH_ITEMS` records and about :data:`BATCH_CHARS` characters, decoded as the file is
+    read (:class:`~.json_stream.ListReader`).
 
     Raises:
         ConnecteamAPIError: The body is not a JSON object with a list at ``data.<data_key>``
@@ -136,11 +142,13 @@ def body_records(body: Body, endpoint: Stream) -> Iterator[list[Any]]:
     try:
         reader.open_list(("data", endpoint.data_key))
         batch: list[Any] = []
+        began = reader.read_chars
         for item in reader.items():
             batch.append(item)
-            if len(batch) >= BATCH_ITEMS:
+            if len(batch) >= BATCH_ITEMS or reader.read_chars - began >= BATCH_CHARS:
                 yield batch
                 batch = []
+                began = reader.read_chars
         yield batch
     except NoListError:
         raise no_list(endpoint) from None

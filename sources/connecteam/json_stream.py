@@ -53,6 +53,7 @@ class ListReader:
         self._utf8 = codecs.getincrementaldecoder("utf-8")()
         self._text = ""
         self._at = 0
+        self._dropped = 0
         self._eof = False
         self._depth = 0
 
@@ -74,6 +75,11 @@ class ListReader:
         if self._peek() != "[":
             raise NoListError
         self._at += 1
+
+    @property
+    def read_chars(self) -> int:
+        """Characters of the document read so far (up to the end of the last value read)."""
+        return self._dropped + self._at
 
     def items(self) -> Iterator[Any]:
         """The list's items in order, then the rest of the document checked.
@@ -168,5 +174,6 @@ class ListReader:
             raise NotJSONError from None
         self._eof = not chunk
         self._text = self._text[self._at :] + text
+        self._dropped += self._at
         self._at = 0
         return True
