@@ -44,7 +44,6 @@ from .unique_keys import guard_unique_keys
 from .warehouse import (
     build_pipeline,
     finish_pending_loads,
-    load_workers,
     loader_file_format,
     warehouse_location,
     warehouse_writer,
@@ -376,7 +375,7 @@ def _pull_chunk(
     release_freed_memory()
     normalized = pipeline.normalize()
     release_freed_memory()
-    pipeline.load(workers=load_workers(pipeline)).raise_on_failed_jobs()
+    pipeline.load().raise_on_failed_jobs()
     result.rows = {
         table: n for table, n in normalized.row_counts.items() if not table.startswith("_dlt")
     }

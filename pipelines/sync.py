@@ -35,7 +35,6 @@ from .warehouse import (
     build_pipeline,
     discard_unloaded_warehouse,
     finish_pending_loads,
-    load_workers,
     loader_file_format,
     warehouse_location,
     writes_warehouse,
@@ -215,8 +214,7 @@ def run_sync(
         if fresh:
             discard_unloaded_warehouse(project)
         raise
-    # None when nothing was extracted (every stream failed)
-    info = pipeline.load(workers=load_workers(pipeline))
+    info = pipeline.load()  # None when nothing was extracted (every stream failed)
     if info is not None:
         info.raise_on_failed_jobs()
     elif fresh:

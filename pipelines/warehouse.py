@@ -80,16 +80,6 @@ def build_pipeline(
     )
 
 
-def load_workers(pipeline: dlt.Pipeline) -> int:
-    """Load jobs ``pipeline.load`` runs at once: one into DuckDB, dlt's default (20) elsewhere.
-
-    Each DuckDB job (a table's copy from its Parquet file, then its merge) holds its uncommitted
-    rows in DuckDB's memory, and jobs side by side share one memory limit: at 20,000 wide users
-    dlt's 20 at once fail a 256 MB limit that one at a time loads within (benchmarks/README.md,
-    "Each key once, one load job at a time")."""
-    return 1 if pipeline.destination.destination_name == "duckdb" else 20
-
-
 def duckdb_load_settings(path: Path, memory_limit: str | None = None) -> dict[str, str]:
     """DuckDB's memory limit and spill folder for loads into ``path``.
 
@@ -286,7 +276,7 @@ def finish_pending_loads(pipeline: dlt.Pipeline) -> int:
     )
     if extracted:
         pipeline.normalize()
-    info = pipeline.load(workers=load_workers(pipeline))
+    info = pipeline.load()
     info.raise_on_failed_jobs()
     return max(len(info.loads_ids), extracted + normalized)
 

@@ -14,7 +14,6 @@ from dlt.common.normalizers.naming.snake_case import NamingConvention as SnakeCa
 from pipelines import run_sync
 from pipelines.sync import STREAMS
 from pipelines.unique_keys import DEDUPLICATED_HINT, guard_unique_keys
-from pipelines.warehouse import load_workers
 from sources.connecteam.resources.jobs import _one_row_per_job
 
 COVERAGE = dlt.mark.make_hints(
@@ -108,15 +107,3 @@ def test_a_whole_sync_derives_every_key_once_and_skips_the_merge_ranking(
     assert {"users", "time_activities", "jobs", "shift_versions"} <= merged
     unhinted = {n for n in merged if not tables[n].get(DEDUPLICATED_HINT)}
     assert unhinted <= {"quarantine"}  # extracted on its own, merged on its own key
-
-
-def test_duckdb_loads_one_job_at_a_time_and_postgresql_side_by_side(tmp_path):
-    duck = dlt.pipeline(
-        "one_job", destination=dlt.destinations.duckdb(str(tmp_path / "w.duckdb")),
-        pipelines_dir=str(tmp_path / "dlt"),
-    )  # fmt: skip
-    postgres = dlt.pipeline(
-        "side_by_side", destination=dlt.destinations.postgres("postgresql://u:p@127.0.0.1/d"),
-        pipelines_dir=str(tmp_path / "dlt"),
-    )  # fmt: skip
-    assert (load_workers(duck), load_workers(postgres)) == (1, 20)
