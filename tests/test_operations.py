@@ -132,6 +132,33 @@ def test_an_activity_deleted_at_the_provider_is_marked_deleted(
     assert flags.pop(gone) is True and not any(flags.values())
 
 
+@pytest.mark.parametrize("source", [0, 1])
+def test_an_activity_moved_to_another_time_clock_stays_live_there(
+    start_emulator, monkeypatch, warehouse, source
+):
+    server = ops_server(start_emulator, time_clocks=2, time_activities=80, activity_days=20)
+    point_at(monkeypatch, server)
+    # one request at a time: the clocks are pulled in their listed order, so with source 0 the
+    # old clock's tombstone is made before the new clock's live row
+    monkeypatch.setenv("SOURCES__CONNECTEAM__MAX_IN_FLIGHT", "1")
+    run_sync(("time_clocks", "time_activities"))
+    activities = server.state.dataset.operations.activities
+    old, new = CLOCK + source, CLOCK + 1 - source
+    item = activities[old].pop(len(activities[old]) // 2)
+    activities[new].append(item)
+    moved = item["record"]["id"]
+    again = run_sync(("time_clocks", "time_activities"))
+    row = query(warehouse, "select time_clock_id, is_deleted from connecteam.time_activities "
+                           f"where id = '{moved}'")  # fmt: skip
+    assert row == [(new, False)]
+    # the old clock's tombstone came after the new clock's live row: not loaded, and counted
+    assert again.repeated_keys == {"time_activities": 1}
+    assert (
+        query(warehouse, "select count(*) from connecteam.time_activities where is_deleted")[0][0]
+        == 0
+    )
+
+
 PAGED = {
     # stream: (emulator size field, page maximum, endpoint path, extra sync options)
     "form_submissions": ("form_submissions", 100, "/forms/v1/forms/{formId}/form-submissions", {}),

@@ -188,8 +188,11 @@ def time_activities(
     backfill_start: int | None,
 ) -> DltResource:
     """``time_activities``: one row per activity, merged on the activity ``id``; the trailing
-    window is re-pulled every run (windows of at most 92 days), vanished ones marked deleted.
-    Also writes ``time_activity_coverage`` (see :data:`COVERAGE_HINTS`)."""
+    window is re-pulled every run (windows of at most 92 days), vanished ones marked deleted
+    after every time clock's live rows, so an activity that moved from one time clock to another
+    stays live under its new clock (the first row of a key wins,
+    :mod:`pipelines.unique_keys`). Also writes ``time_activity_coverage`` (see
+    :data:`COVERAGE_HINTS`)."""
 
     # not parallelized with the other resources: an unpaged window answer is large; the two
     # windowed resources take turns in the main thread, and within one, the clocks and windows
@@ -212,6 +215,10 @@ def time_activities(
         )
         tasks = [partial(clock_activities, run, clock) for clock in listed]
         yield from in_parallel(tasks, client.max_in_flight)
+        # after every clock's live rows: an activity moved to another clock is live there, and
+        # the run's key guard (pipelines.unique_keys) keeps that first row over this tombstone
+        for gone in run.gone:
+            yield run.arrow.to_arrow(gone)
 
     return _time_activities
 
@@ -231,6 +238,8 @@ class ActivityRun:
         pulled: Whether a time clock's window was pulled before (``backfilled`` in the state).
         coverage: The earliest start any run pulled per time clock, epoch seconds
             (``covered_from``).
+        gone: Tombstones of each time clock's vanished activities, yielded after every clock's
+            live rows.
     """
 
     client: ConnecteamClient
@@ -241,15 +250,16 @@ class ActivityRun:
     arrow: ArrowRows
     pulled: dict[str, bool] = field(default_factory=dict)
     coverage: dict[str, int] = field(default_factory=dict)
+    gone: list[list[dict[str, Any]]] = field(default_factory=list)
 
 
 def clock_activities(run: ActivityRun, clock: dict[str, Any]) -> Iterator[Any]:
     """One time clock's activities in its trailing window (:func:`~..windows.trailing_dates`;
     from ``backfill_start`` on its first run), as Arrow tables: the new or changed rows
-    (:func:`activity_pages`), then tombstones of loaded rows starting inside the window, a day
-    from its edges, that the provider no longer returns; last its ``time_activity_coverage``
-    row (:data:`COVERAGE_HINTS`), the window noted in ``run``. A time clock that vanished since
-    it was listed (404) is skipped.
+    (:func:`activity_pages`), then its ``time_activity_coverage`` row (:data:`COVERAGE_HINTS`),
+    the window noted in ``run``. Tombstones of loaded rows starting inside the window, a day
+    from its edges, that the provider no longer returns are kept in ``run.gone``. A time clock
+    that vanished since it was listed (404) is skipped.
     """
     clock_id = int(clock["id"])
     try:
@@ -268,7 +278,7 @@ def clock_activities(run: ActivityRun, clock: dict[str, Any]) -> Iterator[Any]:
         whole = deletions_allowed(run.client.stats.quarantine, "time_activities", True)
         gone = diff.tombstones(diff.vanished(whole), {"shift_attachments"}, int(run.now))
         if gone:
-            yield run.arrow.to_arrow(gone)
+            run.gone.append(gone)
         progress.done(f" in {first}..{last} ({len(gone)} deleted)")
         run.pulled[str(clock_id)] = True
         covered = min(day_start(first), int(run.coverage.get(str(clock_id), day_start(first))))
