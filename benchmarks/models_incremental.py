@@ -58,11 +58,15 @@ def node_seconds(target: Path) -> dict[str, float]:
 
 
 def synced_warehouse(base: dict[str, str], folder: Path, users: int, days: int) -> Path:
-    """The warehouse of one sync of the emulated account (made in ``folder`` unless there)."""
-    warehouse = folder / "warehouse.duckdb"
-    if warehouse.exists():
+    """The warehouse of one whole sync of the emulated account, made in ``folder`` unless a
+    sync there finished (its ``synced`` mark); a folder a failed sync left is started over.
+    Each request may take 300 s (``SOURCES__CONNECTEAM__TIMEOUT``): the emulator computes a
+    large account's timesheet windows slowly."""
+    warehouse, mark = folder / "warehouse.duckdb", folder / "synced"
+    if mark.exists():
         return warehouse
-    folder.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
     with EmulatorProcess(
         users=users, shifts=20 * users, time_activities=300 * users * days // 365,
         activity_days=days, minute_limit=1_000_000, day_limit=10_000_000,
@@ -72,9 +76,11 @@ def synced_warehouse(base: dict[str, str], folder: Path, users: int, days: int) 
             SOURCES__CONNECTEAM__BASE_URL=emulator.url,
             SOURCES__CONNECTEAM__API_KEY="emulator-key",
             SOURCES__CONNECTEAM__ACTIVITIES_BACKFILL_START=str(ANCHOR - (days + 1) * DAY),
+            SOURCES__CONNECTEAM__TIMEOUT="300",
             DESTINATION__DUCKDB__CREDENTIALS=str(warehouse),
         )
         seconds = timed(env, "sync", "--steps", "sync")
+    mark.write_text(f"{seconds:.0f}\n")
     print(f"synced {users:,} users x {days} days in {seconds:.0f} s", file=sys.stderr)
     return warehouse
 

@@ -8,11 +8,13 @@ import subprocess
 from pathlib import Path
 
 import httpx
+import pytest
 from conftest import CORE, WFM_SYNC, cli_env, point_at, query
 
 from benchmarks._emulator import EmulatorProcess
 from emulator.operations_data import OperationsConfig
 from pipelines import SyncSummary, run_sync
+from sources.connecteam.errors import ConnecteamConfigError
 from sources.connecteam.registry import STREAMS
 
 OPERATIONS = OperationsConfig(
@@ -138,6 +140,23 @@ def test_max_in_flight_below_one_is_a_configuration_error(start_emulator, wareho
     assert done.returncode == 2, done.stderr
     assert "SOURCES__CONNECTEAM__MAX_IN_FLIGHT must be at least 1" in done.stderr
     assert server.stats()["total"] == 0
+
+
+def test_a_request_waits_as_long_as_the_timeout_setting_says(
+    start_emulator, monkeypatch, warehouse
+):
+    server = start_emulator(latency=0.6, users=5, forms=0, schedulers=0, shifts=0)
+    point_at(monkeypatch, server)
+    monkeypatch.setenv("SOURCES__CONNECTEAM__MAX_ATTEMPTS", "2")
+    monkeypatch.setenv("SOURCES__CONNECTEAM__BACKOFF_BASE", "0.01")
+    monkeypatch.setenv("SOURCES__CONNECTEAM__TIMEOUT", "0.2")
+    slow = run_sync(("users",))
+    assert "users" in slow.failed_streams and "timeout" in slow.failed_streams["users"].lower()
+    monkeypatch.setenv("SOURCES__CONNECTEAM__TIMEOUT", "5")
+    assert run_sync(("users",)).rows["users"] == 5
+    monkeypatch.setenv("SOURCES__CONNECTEAM__TIMEOUT", "0")
+    with pytest.raises(ConnecteamConfigError, match="SOURCES__CONNECTEAM__TIMEOUT must be"):
+        run_sync(("users",))
 
 
 def test_the_emulator_command_takes_its_latency_in_milliseconds():

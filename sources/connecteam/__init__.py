@@ -69,6 +69,7 @@ def connecteam_source(
     time_off_days_ahead: int = _DEFAULTS.time_off_days_ahead,
     form_submissions_days_back: int = _DEFAULTS.form_submissions_days_back,
     shifts_api_version: int = _DEFAULTS.shifts_api_version,
+    timeout: float = _DEFAULTS.timeout,
     max_attempts: int = _DEFAULTS.max_attempts,
     backoff_base: float = _DEFAULTS.backoff_base,
     max_in_flight: int = _DEFAULTS.max_in_flight,
@@ -96,7 +97,7 @@ def connecteam_source(
     Raises:
         ConnecteamConfigError: No credentials, a bad ``base_url`` (not http(s), or plain
             ``http://`` to another machine without ``allow_insecure``), ``max_in_flight``
-            below 1, or a ``shifts_api_version`` other than 1 or 2.
+            below 1, a ``timeout`` not above 0, or a ``shifts_api_version`` other than 1 or 2.
         ValueError: A backfill start that is neither epoch seconds nor an ISO date.
     """
     config = ConnecteamClientConfiguration(
@@ -104,6 +105,7 @@ def connecteam_source(
         client_id=client_id,
         client_secret=client_secret,
         base_url=base_url,
+        timeout=timeout,
         max_attempts=max_attempts,
         backoff_base=backoff_base,
         max_in_flight=max_in_flight,

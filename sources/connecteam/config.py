@@ -3,9 +3,10 @@
 :class:`ConnecteamClientConfiguration` (credentials, host, retries) is resolved from section
 ``sources.connecteam`` of ``.dlt/config.toml``, ``.dlt/secrets.toml`` or the environment
 (``SOURCES__CONNECTEAM__API_KEY``, ``..._CLIENT_ID``, ``..._CLIENT_SECRET``, ``..._BASE_URL``,
-``..._MAX_ATTEMPTS``, ``..._BACKOFF_BASE``, ``..._MAX_IN_FLIGHT``). The source's own specification,
-:class:`ConnecteamSourceConfiguration`, extends it with the windows of the windowed streams, so
-the sync and the document-entry client (:func:`client_from_config`) read the same settings.
+``..._TIMEOUT``, ``..._MAX_ATTEMPTS``, ``..._BACKOFF_BASE``, ``..._MAX_IN_FLIGHT``). The source's
+own specification, :class:`ConnecteamSourceConfiguration`, extends it with the windows of the
+windowed streams, so the sync and the document-entry client (:func:`client_from_config`) read
+the same settings.
 """
 
 from __future__ import annotations
@@ -44,6 +45,9 @@ class ConnecteamClientConfiguration(BaseConfiguration):
         client_secret: OAuth 2.0 client secret (secret).
         base_url: API host: ``https://api.connecteam.com`` (default) or
             ``https://api-au.connecteam.com``.
+        timeout: Seconds one request may wait to connect (at most 10), to send, and between two
+            reads of its answer (default 30); past it the request is retried like a 5xx. Raise it
+            for a provider that takes long to start a large window's answer.
         max_attempts: Attempts per request on 429, 5xx, timeouts and dropped connections.
         backoff_base: First back-off step in seconds (doubling, jittered).
         max_in_flight: Requests in flight at once at most (>= 1; default 4; 1: one at a time),
@@ -60,6 +64,7 @@ class ConnecteamClientConfiguration(BaseConfiguration):
     client_id: str | None = None
     client_secret: TSecretStrValue | None = None
     base_url: str = DEFAULT_BASE_URL
+    timeout: float = 30.0
     max_attempts: int = 8
     backoff_base: float = 1.0
     max_in_flight: int = 4
@@ -81,10 +86,15 @@ class ConnecteamClientConfiguration(BaseConfiguration):
 
         Raises:
             ConnecteamConfigError: No credentials, a ``base_url`` that is not http(s), a
-                plain ``http://`` one to another host without ``allow_insecure``, or a
-                ``max_in_flight`` below 1.
+                plain ``http://`` one to another host without ``allow_insecure``, a
+                ``max_in_flight`` below 1, or a ``timeout`` that is not above 0.
         """
         self.require_secure(allow_insecure)
+        if not self.timeout > 0:
+            raise ConnecteamConfigError(
+                f"SOURCES__CONNECTEAM__TIMEOUT must be seconds above 0 (default 30), "
+                f"got {self.timeout}"
+            )
         if self.max_in_flight < 1:
             raise ConnecteamConfigError(
                 f"SOURCES__CONNECTEAM__MAX_IN_FLIGHT must be at least 1 (1: one request at a "
@@ -95,6 +105,7 @@ class ConnecteamClientConfiguration(BaseConfiguration):
             api_key=self.api_key,
             client_id=self.client_id,
             client_secret=self.client_secret,
+            timeout=self.timeout,
             max_attempts=self.max_attempts,
             backoff_base=self.backoff_base,
             max_in_flight=self.max_in_flight,
