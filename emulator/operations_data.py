@@ -36,7 +36,7 @@ from .operations_records import (
 from .pay_leave_data import PayLeave
 from .sales_data import Sales
 from .shift_layers_data import ShiftSettings
-from .timesheet import daily_records, hourly_rate_of
+from .timesheet import daily_records, hourly_rate_of, near_window
 
 __all__ = ["REMOVABLE_OPERATIONS", "TASK_BOARD_BASE", "TIME_CLOCK_BASE", "Operations",
            "OperationsConfig"]  # fmt: skip
@@ -344,7 +344,7 @@ class Operations:
             ]
         paid = {str(p["id"]): bool(p.get("isPaid")) for p in self.manual_breaks.get(clock_id, [])}
         rate_of = hourly_rate_of(self.pay_leave.pay_rates)
-        items = self.activities.get(clock_id, [])
+        items = near_window(self.activities.get(clock_id, []), first, last)
         return daily_records(
             items, paid, rate_of, first, last, self._planned(items),
             split_at_midnight=clock_id in self.overnight_split_clocks,

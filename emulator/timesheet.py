@@ -38,6 +38,8 @@ from datetime import date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+UTC_ZONE = ZoneInfo("UTC")
+
 REGULAR_HOURS = 8.0
 """Paid hours a day under the regular pay rule; beyond them, daily overtime."""
 OVERTIME_FACTOR = 1.5
@@ -117,6 +119,27 @@ def pay_items(paid_hours: float, rate: float | None) -> list[dict[str, Any]]:
             item["totalPay"] = round(hours * rate * factor, 2)
         items.append(item)
     return items
+
+
+def near_window(items: list[dict[str, Any]], first: date, last: date) -> list[dict[str, Any]]:
+    """The ended activities of ``items`` (``{"userId", "kind", "record"}``) that can touch the
+    totals of local days ``first..last``, in their order: those within two days plus twice the
+    longest activity of the window's UTC bounds. A day's totals come from shift parts on it,
+    the breaks overlapping them, and those breaks' other hosts; each is within one activity's
+    length of the one before, so :func:`daily_records` of these equals that of all ``items``
+    for those days, without reading a year of activities for every window."""
+    ended = [i for i in items if i["kind"] != "timeOffs" and _timed(i["record"])]
+    if not ended:
+        return []
+    longest = max(i["record"]["end"]["timestamp"] - i["record"]["start"]["timestamp"]
+                  for i in ended)  # fmt: skip
+    pad = 2 * 86_400 + 2 * max(longest, 0)
+    lo = int(datetime.combine(first, time(), UTC_ZONE).timestamp()) - pad
+    hi = int(datetime.combine(last + timedelta(days=1), time(), UTC_ZONE).timestamp()) + pad
+    return [
+        i for i in ended
+        if i["record"]["end"]["timestamp"] >= lo and i["record"]["start"]["timestamp"] <= hi
+    ]  # fmt: skip
 
 
 def daily_records(

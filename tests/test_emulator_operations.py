@@ -155,3 +155,55 @@ def test_a_clock_that_splits_at_midnight_counts_each_days_part_on_its_day():
 
     assert days(True) == [("2026-03-03", 2.0, 0.0, 40.0), ("2026-03-04", 5.5, 0.5, 110.0)]
     assert days(False) == [("2026-03-03", 7.5, 0.5, 150.0)]
+
+
+def test_a_timesheet_window_reads_only_the_activities_near_it_and_answers_the_same():
+    """A window's answer is computed from the activities near it (``near_window``): for every
+    clock (one of them splits at midnight) and windows of 1 to 45 days across a year, it equals
+    the answer computed from all of the clock's activities, including a ten-day shift that
+    started before the window and hosts a break inside it."""
+    from datetime import UTC, date, datetime, timedelta
+
+    from conftest import ANCHOR
+
+    from emulator.data import Dataset
+    from emulator.operations_data import TIME_CLOCK_BASE
+    from emulator.timesheet import daily_records, hourly_rate_of
+
+    operations = OperationsConfig(time_clocks=2, time_activities=3000, activity_days=365)
+    ops = Dataset.generate(EmulatorConfig(seed=3, users=30, anchor=ANCHOR,
+                                          operations=operations)).operations  # fmt: skip
+    split = TIME_CLOCK_BASE + 1
+    assert split in ops.overnight_split_clocks
+
+    def point(day: date, hour: int) -> dict[str, object]:
+        stamp = int(datetime(day.year, day.month, day.day, hour, tzinfo=UTC).timestamp())
+        return {"timestamp": stamp, "timezone": "Europe/London"}
+
+    today = datetime.fromtimestamp(ANCHOR, UTC).date()
+    long_start = today - timedelta(days=60)
+    ops.activities[split] += [
+        {"userId": 999, "kind": "shifts", "record": {
+            "id": "long", "start": point(long_start, 8),
+            "end": point(long_start + timedelta(days=10), 8)}},
+        {"userId": 999, "kind": "manualBreaks", "record": {
+            "id": "inside", "manualBreakId": "x", "start": point(long_start + timedelta(days=9), 3),
+            "end": point(long_start + timedelta(days=9), 4)}},
+    ]  # fmt: skip
+    rate_of = hourly_rate_of(ops.pay_leave.pay_rates)
+    windows = [(long_start + timedelta(days=9), 1), (long_start + timedelta(days=8), 3)]
+    windows += [(today - timedelta(days=back), length)
+                for back in range(0, 380, 37) for length in (1, 7, 45)]  # fmt: skip
+    for clock in (TIME_CLOCK_BASE, split):
+        items = ops.activities[clock]
+        paid = {str(p["id"]): bool(p.get("isPaid")) for p in ops.manual_breaks[clock]}
+        for first, length in windows:
+            last = first + timedelta(days=length - 1)
+            whole = daily_records(items, paid, rate_of, first, last, ops._planned(items),
+                                  split_at_midnight=clock == split)  # fmt: skip
+            assert ops.timesheet(clock, first, last) == whole, (clock, first, length)
+    # the break counts on its host's day, the long shift's start, not on its own
+    day_nine = long_start + timedelta(days=9)
+    assert [u for u in ops.timesheet(split, day_nine, day_nine) if u["userId"] == 999] == []
+    (mine,) = [u for u in ops.timesheet(split, long_start, long_start) if u["userId"] == 999]
+    assert mine["dailyRecords"][0]["dailyTotalWorkHours"] == 239.0
