@@ -23,6 +23,8 @@ data are placed around the same instant, whatever the real date."""
 DBT_TARGETS = Path(__file__).resolve().parent.parent / "sql" / "target" / "tests"
 """dbt's artifacts of the suite's runs, a folder per worker (kept between runs for dbt's parse
 cache)."""
+MODELS = len(list((Path(__file__).resolve().parent.parent / "sql" / "models").rglob("*.sql")))
+"""How many models the dbt project has: one per SQL file under ``sql/models/``."""
 API_KEY = "test-key-5f1c9e"
 CORE = tuple(STREAMS)[:5]
 """The streams of the first issue (the registry's first five: users, forms, schedulers, shifts,

@@ -1,7 +1,7 @@
 -- Everything the day-grain incremental marts (fct_daily_hours, fct_labour_cost_daily) read for
 -- a user's local day, one row per input, each with a digest of what the marts read from it:
 --   point inputs, on one user-day: paid_time (int_time_activities__paid_time, a punch or break
---   on its day), shift (fct_shifts: an assignment on the schedule), time_off
+--   on its day), shift (int_shift_assignments__detailed: an assignment on the schedule), time_off
 --   (int_time_off__days), timesheet (fct_timesheet_days: the provider's figures and pay);
 --   pay_rate: a live rate record of a user, from its effective date on;
 --   timesheet_pull_from / timesheet_pull_to: the first and last day the last timesheet pull
@@ -37,7 +37,7 @@ shifts as (
         user_id,
         local_date,
         {{ row_digest(['scheduled_hours']) }} as input_digest
-    from {{ ref('fct_shifts') }}
+    from {{ ref('int_shift_assignments__detailed') }}
     where is_scheduled and user_id is not null
 
 ),

@@ -25,7 +25,7 @@ assignments as (
         timezone,
         local_date,
         scheduled_hours
-    from {{ ref('fct_shifts') }}
+    from {{ ref('int_shift_assignments__detailed') }}
     where
         not is_deleted
         and is_published

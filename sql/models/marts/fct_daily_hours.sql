@@ -44,7 +44,7 @@ shifts as (
         user_id,
         scheduled_hours,
         local_date
-    from {{ ref('fct_shifts') }}
+    from {{ ref('int_shift_assignments__detailed') }}
     where is_scheduled and user_id is not null
 
 ),

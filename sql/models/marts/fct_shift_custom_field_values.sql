@@ -6,7 +6,7 @@ with
 
 shifts as (
 
-    select * from {{ ref('fct_shifts') }}
+    select * from {{ ref('int_shift_assignments__detailed') }}
 
 ),
 

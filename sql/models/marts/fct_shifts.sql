@@ -1,10 +1,8 @@
--- One row per shift assignment (open shifts: one row with no user) as of now: the API's rows
--- with the shift webhook events since its last pull applied (int_shift_assignments__current),
--- with scheduled hours and the local day in the shift's own timezone. Deleted assignments stay,
--- flagged. One column per shift layer (layer_<title>: the value's name) and per shift custom
--- field (custom_<name>: the value's label) when the account has few (macros/
--- shift_detail_columns.sql); fct_shift_layer_values and fct_shift_custom_field_values hold them
--- long.
+-- One row per shift assignment (open shifts: one row with no user) as of now: the assignments
+-- of int_shift_assignments__detailed (the API's rows with the shift webhook events since its
+-- last pull applied, scheduled hours, the local day in the shift's own timezone, one column per
+-- shift layer and custom field when the account has few), and whether each had ended by the
+-- build's clock: the one column that depends on the build's now.
 
 {%- set layer_columns = shift_detail_columns(
     ref('stg_connecteam__shift_layers'), 'layer_title', 'layer_') %}
@@ -13,77 +11,40 @@
 
 with
 
-assignments as (
+detailed as (
 
-    select * from {{ ref('int_shift_assignments__current') }}
-
-),
-
-schedulers as (
-
-    select * from {{ ref('stg_connecteam__schedulers') }}
-
-),
-
-layers as (
-
-    select
-        scheduler_id,
-        slot_id {{- pivot_aggregates(layer_columns, 'layer_title', 'value_name') }}
-    from {{ ref('int_shift_row_layers__labelled') }}
-    group by scheduler_id, slot_id
-
-),
-
-custom_fields as (
-
-    select
-        scheduler_id,
-        slot_id {{- pivot_aggregates(custom_columns, 'custom_field_name', 'value_label') }}
-    from {{ ref('int_shift_row_custom_fields__labelled') }}
-    group by scheduler_id, slot_id
+    select * from {{ ref('int_shift_assignments__detailed') }}
 
 ),
 
 final as (
 
     select
-        assignments.shift_assignment_key,
-        assignments.scheduler_id,
-        schedulers.scheduler_name,
-        assignments.shift_id,
-        assignments.slot_id,
-        assignments.user_id,
-        assignments.is_open_shift,
-        assignments.title,
-        assignments.job_id,
-        assignments.starts_at,
-        assignments.ends_at,
-        assignments.timezone,
-        assignments.scheduled_hours,
-        assignments.unpaid_break_minutes,
-        assignments.is_published,
-        -- the one definition of "on the schedule" the dashboard's scheduled hours read
-        assignments.is_published and not assignments.is_deleted as is_scheduled,
+        detailed.shift_assignment_key,
+        detailed.scheduler_id,
+        detailed.scheduler_name,
+        detailed.shift_id,
+        detailed.slot_id,
+        detailed.user_id,
+        detailed.is_open_shift,
+        detailed.title,
+        detailed.job_id,
+        detailed.starts_at,
+        detailed.ends_at,
+        detailed.timezone,
+        detailed.scheduled_hours,
+        detailed.unpaid_break_minutes,
+        detailed.is_published,
+        detailed.is_scheduled,
         -- over by the build's clock: what worked-versus-scheduled comparisons stop at
-        coalesce(assignments.ends_at <= {{ as_of_time() }}, false) as has_ended,
-        {{ local_date('assignments.starts_at', 'assignments.timezone') }} as local_date,
-        assignments.is_deleted,
-        assignments.deleted_at,
-        assignments.data_source,
-        assignments.changed_at {{- pivot_select(layer_columns, 'layers') }}
-        {{- pivot_select(custom_columns, 'custom_fields') }}
-
-    from assignments
-    left join schedulers on assignments.scheduler_id = schedulers.scheduler_id
-    left join layers
-        on
-            assignments.scheduler_id = layers.scheduler_id
-            and assignments.slot_id = layers.slot_id
-    left join custom_fields
-        on
-            assignments.scheduler_id = custom_fields.scheduler_id
-            and assignments.slot_id = custom_fields.slot_id
+        coalesce(detailed.ends_at <= {{ as_of_time() }}, false) as has_ended,
+        detailed.local_date,
+        detailed.is_deleted,
+        detailed.deleted_at,
+        detailed.data_source,
+        detailed.changed_at {{- pivot_select(layer_columns, 'detailed') }}
+        {{- pivot_select(custom_columns, 'detailed') }}
+    from detailed
 
 )
 
