@@ -42,6 +42,7 @@ from .warehouse import (
     finish_pending_loads,
     loader_file_format,
     warehouse_location,
+    write_each_batch,
     writes_warehouse,
 )
 
@@ -159,7 +160,7 @@ def run_fold(
         pipeline = pipeline or build_pipeline(
             pipeline_name="webhooks", dataset_name=DATASET_WEBHOOKS, project=project
         )
-        write_each_batch(pipeline)
+        write_each_batch(pipeline, "webhooks")
         resumed = finish_pending_loads(pipeline)
         sizes = (batch_size, batch_bytes, round_bytes)
         ledger = _fold_rounds(pipeline, project, inbox, sizes)
@@ -238,12 +239,3 @@ def _fold_round(
     confirm_writer("fold", project)
     inbox.mark_folded(ledger.inbox_ids, ledger.quarantine_ids)
     return ledger
-
-
-def write_each_batch(pipeline: dlt.Pipeline) -> None:
-    """Have dlt write each batch the ``webhooks`` source yields (extract) and each batch of
-    ``pipeline``'s normalize out as it comes, instead of gathering 5,000 rows first (its
-    default ``data_writer.buffer_max_items``: 5 GB of 1 MiB bodies); the source already sizes
-    its batches by bytes. Set in dlt's configuration, scoped to that source and pipeline."""
-    dlt.config["sources.webhooks.data_writer.buffer_max_items"] = 1
-    dlt.config[f"{pipeline.pipeline_name}.normalize.data_writer.buffer_max_items"] = 1

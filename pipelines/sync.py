@@ -37,6 +37,7 @@ from .warehouse import (
     finish_pending_loads,
     loader_file_format,
     warehouse_location,
+    write_each_batch,
     writes_warehouse,
 )
 
@@ -200,6 +201,7 @@ def run_sync(
     started = time.monotonic()
     project = given_or_resolved(project)
     pipeline = pipeline or build_pipeline(project=project)
+    write_each_batch(pipeline, "connecteam")
     if project.account is not None:
         source_options = {**project.account.source_options(), **source_options}
     resumed = finish_pending_loads(pipeline)

@@ -367,3 +367,14 @@ def postgres_target() -> PostgresTarget:
         database=str(found.database), password=str(found.password or ""),
         query={str(k): str(v) for k, v in (found.query or {}).items()},
     )  # fmt: skip
+
+
+def write_each_batch(pipeline: dlt.Pipeline, source: str) -> None:
+    """Have dlt write each batch the source named ``source`` yields (extract) and each batch of
+    ``pipeline``'s normalize out as it comes, instead of gathering 5,000 rows per table first
+    (its default ``data_writer.buffer_max_items``): our sources already size their batches by
+    rows and bytes (the webhook fold's bodies, the Connecteam source's Arrow tables), so dlt's
+    buffer would only hold more of them, per table, in memory. Set in dlt's configuration,
+    scoped to that source and pipeline."""
+    dlt.config[f"sources.{source}.data_writer.buffer_max_items"] = 1
+    dlt.config[f"{pipeline.pipeline_name}.normalize.data_writer.buffer_max_items"] = 1
