@@ -58,7 +58,7 @@ class Settings(BaseSettings):
         description="DuckDB's memory during loads (e.g. `2GB`); default a quarter of the "
         "available memory (256 MB..8 GB); beyond it DuckDB spills to `<warehouse>.tmp`. On a "
         "worker of 1-2 GiB set `256MB` and dlt's `LOAD__WORKERS=1` (one load job at a time): a "
-        "sync of 20,000 wide users then peaks at 596-631 MiB per stream group "
+        "sync of 20,000 wide users then peaks at 574-614 MiB per stream group "
         "(benchmarks/README.md)",
     )
     writer_timeout: float = Field(
