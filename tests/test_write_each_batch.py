@@ -19,9 +19,9 @@ def extracted_row_groups(tmp_path: Path, name: str, each_batch: bool) -> list[in
     stays in the process's dlt configuration) extracts from three tables."""
 
     @dlt.source(name=name)
-    def three_tables():  # type: ignore[no-untyped-def]
+    def three_tables():
         @dlt.resource(name="users")
-        def users():  # type: ignore[no-untyped-def]
+        def users():
             for start in (0, 10, 20):
                 yield pa.table({"id": list(range(start, start + 10))})
 
