@@ -30,6 +30,17 @@
     {{ return(columns) }}
 {%- endmacro %}
 
+{#- The pivoted columns of fct_shifts (and int_shift_assignments__detailed): `(layer columns,
+    custom field columns)`, each as shift_detail_columns gives them, from the shift layers' titles
+    and the shift custom fields' names. -#}
+{% macro shift_pivot_columns() -%}
+    {{ return((
+        shift_detail_columns(ref('stg_connecteam__shift_layers'), 'layer_title', 'layer_'),
+        shift_detail_columns(
+            ref('stg_connecteam__shift_custom_fields'), 'custom_field_name', 'custom_'),
+    )) }}
+{%- endmacro %}
+
 {#- `text` as a SQL string literal (single quotes doubled). -#}
 {% macro text_literal(text) -%}
     '{{ text | replace("'", "''") }}'

@@ -7,10 +7,7 @@
 -- (has_ended), so the models that read shifts without it (the day-grain incremental marts, the
 -- long forms of layers and custom fields, fct_attendance) are not rebuilt by time alone.
 
-{%- set layer_columns = shift_detail_columns(
-    ref('stg_connecteam__shift_layers'), 'layer_title', 'layer_') %}
-{%- set custom_columns = shift_detail_columns(
-    ref('stg_connecteam__shift_custom_fields'), 'custom_field_name', 'custom_') %}
+{%- set layer_columns, custom_columns = shift_pivot_columns() %}
 
 with
 

@@ -4,10 +4,7 @@
 -- shift layer and custom field when the account has few), and whether each had ended by the
 -- build's clock: the one column that depends on the build's now.
 
-{%- set layer_columns = shift_detail_columns(
-    ref('stg_connecteam__shift_layers'), 'layer_title', 'layer_') %}
-{%- set custom_columns = shift_detail_columns(
-    ref('stg_connecteam__shift_custom_fields'), 'custom_field_name', 'custom_') %}
+{%- set layer_columns, custom_columns = shift_pivot_columns() %}
 
 with
 
