@@ -344,9 +344,11 @@ class Operations:
             ]
         paid = {str(p["id"]): bool(p.get("isPaid")) for p in self.manual_breaks.get(clock_id, [])}
         rate_of = hourly_rate_of(self.pay_leave.pay_rates)
-        items = near_window(self.activities.get(clock_id, []), first, last)
+        items = self.activities.get(clock_id, [])
+        # the day totals from the activities near the window; the planned shifts of every
+        # punch (an open one too), as a planned shift's day need not be its punch's
         return daily_records(
-            items, paid, rate_of, first, last, self._planned(items),
+            near_window(items, first, last), paid, rate_of, first, last, self._planned(items),
             split_at_midnight=clock_id in self.overnight_split_clocks,
         )  # fmt: skip
 
