@@ -19,7 +19,8 @@ from core.private import private_files
 from core.project import Project, given_or_resolved
 from core.settings import FOLD_RETENTION_DAYS
 from flows.naming import rename_current_run
-from flows.runner import cause_chain, job, run_logger, step
+from flows.runner import job, run_logger, step
+from sources.connecteam.transient import is_transient
 
 if TYPE_CHECKING:
     from pipelines.fold import FoldSummary
@@ -27,17 +28,6 @@ if TYPE_CHECKING:
 
 WEBHOOK_MODELS = "source:webhooks+"
 """The dbt selection a fold rebuilds: every model that reads the webhook events, and theirs."""
-
-
-def is_transient(exc: BaseException) -> bool:
-    """Whether a failed fold is worth retrying: not an unusable inbox setting or a malformed
-    ``[webhooks]`` value (retrying cannot fix those), anything else."""
-    from dlt.common.configuration.exceptions import ConfigurationException
-
-    from sources.webhooks.config import InboxURLError
-
-    kinds = InboxURLError | ConfigurationException
-    return not any(isinstance(e, kinds) for e in cause_chain(exc))
 
 
 @step(

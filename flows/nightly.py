@@ -19,25 +19,17 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import httpx
-from dlt.common.configuration.exceptions import ConfigurationException
-
 from core import clock
 from core.private import private_files
 from core.project import Project, given_or_resolved
 from core.settings import FOLD_RETENTION_DAYS
 from flows.naming import rename_current_run, rows_text
-from flows.runner import cause_chain, job, run_logger, step
+from flows.runner import job, run_logger, step
 from pipelines import STREAMS, SyncSummary, run_sync
-from pipelines.warehouse import WarehouseConfigError
-from sources.connecteam import (
-    ConnecteamAPIError,
-    ConnecteamConfigError,
-    RateLimitExhaustedError,
-    find_connecteam_error,
-)
+from sources.connecteam import find_connecteam_error
 from sources.connecteam.config import ConnecteamSourceConfiguration
 from sources.connecteam.registry import TASK_GROUPS as REGISTRY_GROUPS
+from sources.connecteam.transient import is_transient
 from sources.connecteam.windows import shift_window
 
 if TYPE_CHECKING:  # the later steps' modules load when their step runs, after the sync
@@ -48,40 +40,6 @@ if TYPE_CHECKING:  # the later steps' modules load when their step runs, after t
 
 TASK_GROUPS: tuple[tuple[str, ...], ...] = REGISTRY_GROUPS
 """The sync's tasks, in order: the registry's task groups (each stream's ``group``)."""
-
-
-TRANSIENT_NAMES = frozenset(
-    {
-        "OperationalError",
-        "IOException",
-        "DestinationTransientException",
-        "DatabaseTransientException",
-    }
-)
-"""Exception class names of the warehouse drivers that a retry may heal: a database that was
-unreachable or locked for a moment (psycopg2's and SQLAlchemy's ``OperationalError``,
-DuckDB's ``IOException`` for a file another process holds, dlt's transient destination errors)."""
-
-
-def is_transient(exc: BaseException) -> bool:
-    """Whether a failed sync is worth retrying: the provider's 429 and 5xx, an answer that did
-    not arrive, a dropped connection or timeout (``OSError``, ``httpx.TransportError``) and a
-    warehouse unreachable or locked for a moment (:data:`TRANSIENT_NAMES`). Never bad
-    credentials, refused parameters, a spent budget or a setting (retrying cannot fix those),
-    nor a data error (a value the provider sent that cannot be loaded: retried, it fails the
-    same way)."""
-    chain = cause_chain(exc)
-    if any(isinstance(e, ConfigurationException | WarehouseConfigError) for e in chain):
-        return False  # a setting missing, malformed, in the wrong file, or an unwritable path
-    cause = find_connecteam_error(exc)
-    if isinstance(cause, ConnecteamConfigError | RateLimitExhaustedError):
-        return False
-    if isinstance(cause, ConnecteamAPIError):
-        return cause.status is None or cause.status >= 500 or cause.status == 429
-    return any(
-        isinstance(e, OSError | httpx.TransportError) or type(e).__name__ in TRANSIENT_NAMES
-        for e in chain
-    )
 
 
 @step(

@@ -18,6 +18,7 @@ from sources.connecteam import (
     ClientStats,
     ConnecteamAPIError,
     ConnecteamConfigError,
+    ProviderUnavailableError,
     RateLimitExhaustedError,
     connecteam_source,
     find_connecteam_error,
@@ -372,9 +373,12 @@ def replacing_nul(resource: str) -> Any:
 
 def _failed_stream(exc: BaseException, streams: list[str]) -> tuple[str | None, str]:
     """The stream to blame for a failed extract and why, or ``(None, "")`` when the failure is
-    not one stream's."""
+    not one stream's: a setting, a spent rate-limit budget, a provider down past its outage
+    budget, refused credentials."""
     cause = find_connecteam_error(exc)
-    if isinstance(cause, ConnecteamConfigError | RateLimitExhaustedError):
+    if isinstance(
+        cause, ConnecteamConfigError | RateLimitExhaustedError | ProviderUnavailableError
+    ):
         return None, ""
     if isinstance(cause, ConnecteamAPIError) and (
         cause.status == 401 or cause.endpoint == OAUTH_TOKEN_PATH

@@ -340,6 +340,9 @@ class PostgresTarget:
 class WarehouseConfigError(ValueError):
     """The warehouse's settings are missing or incomplete (a setting to fix: exit 2)."""
 
+    transient = False
+    """For :func:`sources.connecteam.transient.is_transient`."""
+
 
 def postgres_target() -> PostgresTarget:
     """The PostgreSQL warehouse from dlt's ``DESTINATION__POSTGRES__CREDENTIALS`` (a

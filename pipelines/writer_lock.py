@@ -48,6 +48,9 @@ class WarehouseUnreachableError(RuntimeError):
     """The PostgreSQL warehouse did not accept the lock's connection (transient: the server may
     be down or restarting; wrong credentials are reported the same way)."""
 
+    transient = True
+    """For :func:`sources.connecteam.transient.is_transient`."""
+
 
 @contextmanager
 def taking_turns(lock_path: Path, waiting: str, gave_up: str, timeout: float) -> Iterator[None]:

@@ -30,6 +30,7 @@ from .errors import (
     ConnecteamError,
     OAuthScopeError,
     ParentNotFoundError,
+    ProviderUnavailableError,
     RateLimitExhaustedError,
     find_connecteam_error,
 )
@@ -46,6 +47,7 @@ __all__ = [
     "ConnecteamError",
     "OAuthScopeError",
     "ParentNotFoundError",
+    "ProviderUnavailableError",
     "RateLimitExhaustedError",
     "connecteam_source",
     "find_connecteam_error",
@@ -72,6 +74,7 @@ def connecteam_source(
     timeout: float = _DEFAULTS.timeout,
     max_attempts: int = _DEFAULTS.max_attempts,
     backoff_base: float = _DEFAULTS.backoff_base,
+    max_outage: float = _DEFAULTS.max_outage,
     max_in_flight: int = _DEFAULTS.max_in_flight,
     max_pages: int = _DEFAULTS.max_pages,
     max_page_growth: int = _DEFAULTS.max_page_growth,
@@ -97,7 +100,8 @@ def connecteam_source(
     Raises:
         ConnecteamConfigError: No credentials, a bad ``base_url`` (not http(s), or plain
             ``http://`` to another machine without ``allow_insecure``), ``max_in_flight``
-            below 1, a ``timeout`` not above 0, or a ``shifts_api_version`` other than 1 or 2.
+            below 1, a ``timeout`` or ``max_outage`` not above 0, or a ``shifts_api_version``
+            other than 1 or 2.
         ValueError: A backfill start that is neither epoch seconds nor an ISO date.
     """
     config = ConnecteamClientConfiguration(
@@ -108,6 +112,7 @@ def connecteam_source(
         timeout=timeout,
         max_attempts=max_attempts,
         backoff_base=backoff_base,
+        max_outage=max_outage,
         max_in_flight=max_in_flight,
         max_pages=max_pages,
         max_page_growth=max_page_growth,

@@ -24,6 +24,7 @@ from .errors import (
 )
 from .pacing import ANSWERED_HOSTS, RETRYABLE_STATUS, Pacing
 from .registry import OAUTH_TOKEN_PATH
+from .transient import OUTAGES
 
 ScopeNeeds = Mapping[str, Sequence[str]]
 """OAuth 2.0 scopes to ask for, each with what needs it (stream names; may be empty)."""
@@ -66,22 +67,9 @@ class TokenAuth(Pacing):
             HostUnreachableError: No connection could be opened to a host that never answered.
         """
         assert self._client_id and self._client_secret
-        attempts = self.retrying()
-        try:
-            for attempt in attempts:
-                with attempt:
-                    response = self._request_token()
-        except RetryableError as exc:
-            raise ConnecteamAPIError(
-                OAUTH_TOKEN_PATH, exc.status, f"still failing after {self.max_attempts} attempts",
-                "the token endpoint is unavailable; run the sync again later", method="POST",
-            ) from None  # fmt: skip
-        except httpx.TransportError as exc:
-            self.raise_if_never_answered(exc)
-            raise ConnecteamAPIError(
-                OAUTH_TOKEN_PATH, None, f"{type(exc).__name__} after {self.max_attempts} attempts",
-                "could not reach the token endpoint", method="POST",
-            ) from None  # fmt: skip
+        response = self.call(
+            self._request_token, OAUTH_TOKEN_PATH, "POST", "could not reach the token endpoint"
+        )
         if response.status_code in (400, 403):
             refused = self._refused_scopes(response)
             if refused is not None:
@@ -126,6 +114,7 @@ class TokenAuth(Pacing):
         ANSWERED_HOSTS.add(self.base_url)
         if response.status_code in RETRYABLE_STATUS:
             raise RetryableError(response.status_code, OAUTH_TOKEN_PATH, None)
+        OUTAGES.answered(self.base_url)
         return response
 
     def _refused_scopes(self, response: httpx.Response) -> dict[str, list[str]] | None:

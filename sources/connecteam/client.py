@@ -25,6 +25,7 @@ from .errors import ConnecteamAPIError, ConnecteamConfigError, RetryableError, s
 from .pacing import ANSWERED_HOSTS, RETRYABLE_STATUS, ClientStats
 from .paging import ListingSizes, Paging
 from .registry import DEFAULT_BASE_URL, OAUTH_SCOPES, SCOPE_BY_PATH, Stream
+from .transient import OUTAGES
 
 
 def require_credentials(
@@ -61,6 +62,9 @@ class ConnecteamClient(Paging, TokenAuth):
         max_rate_limit_wait: Longest wait for a rate-limit reset in seconds; beyond it
             :class:`RateLimitExhaustedError` is raised (a spent daily budget should fail the night's
             run loudly, not stall it for hours).
+        max_outage: Seconds the provider may answer nothing but 429 and 5xx, or nothing, before
+            every request stops retrying with :class:`~.errors.ProviderUnavailableError`
+            (:mod:`.transient`: the bound on how long a dead provider holds a run).
         max_in_flight: Requests in flight at once at most (>= 1; 1: one after another), when
             the provider answers slower than the budget's pace: the next pages of a listing
             whose ``paging.total`` is known and the per-parent fan-outs (:mod:`.fanout`).
@@ -91,6 +95,7 @@ class ConnecteamClient(Paging, TokenAuth):
         backoff_base: float = 1.0,
         backoff_max: float = 60.0,
         max_rate_limit_wait: float = 900.0,
+        max_outage: float = 600.0,
         max_in_flight: int = 4,
         max_pages: int = 2000,
         max_page_growth: int = 10,
@@ -116,6 +121,7 @@ class ConnecteamClient(Paging, TokenAuth):
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
         self.max_rate_limit_wait = max_rate_limit_wait
+        self.max_outage = max_outage
         self.max_in_flight = max(1, max_in_flight)
         self.max_pages = max(1, max_pages)
         self.max_page_growth = max(0, max_page_growth)
@@ -231,27 +237,10 @@ class ConnecteamClient(Paging, TokenAuth):
         """The body of a successful answer (:class:`~.answers.Body`: within a bound of memory),
         retrying as :meth:`request` does; the caller closes it (it is a context manager)."""
         template = endpoint or path
-        retrying = self.retrying()
-        try:
-            for attempt in retrying:
-                with attempt:
-                    return self._send(method, path, params, template, json)
-        except RetryableError as exc:
-            raise ConnecteamAPIError(
-                template,
-                exc.status,
-                f"still failing after {self.max_attempts} attempts",
-                "the provider is unavailable or over its rate limit; run the sync again later",
-            ) from None
-        except httpx.TransportError as exc:
-            self.raise_if_never_answered(exc)
-            raise ConnecteamAPIError(
-                template,
-                None,
-                f"{type(exc).__name__} after {self.max_attempts} attempts",
-                f"check SOURCES__CONNECTEAM__BASE_URL ({self.base_url}) and the network",
-            ) from None
-        raise AssertionError("unreachable")  # pragma: no cover
+        return self.call(
+            lambda: self._send(method, path, params, template, json), template, method,
+            f"check SOURCES__CONNECTEAM__BASE_URL ({self.base_url}) and the network",
+        )  # fmt: skip
 
     # -- internals -------------------------------------------------------------------------------
 
@@ -311,6 +300,8 @@ class ConnecteamClient(Paging, TokenAuth):
         with self._lock:
             self.stats.rate_limit.update(response.headers, self._in_flight)
         ANSWERED_HOSTS.add(self.base_url)
+        if response.status_code not in RETRYABLE_STATUS:
+            OUTAGES.answered(self.base_url)
         return response, received
 
     def upload(self, url: str, content: bytes, content_type: str) -> None:
@@ -320,18 +311,20 @@ class ConnecteamClient(Paging, TokenAuth):
         Raises:
             ConnecteamAPIError: The storage refused the upload or kept failing.
         """
-        for attempt in self.retrying(counted=False):
-            with attempt:
-                response = self._storage.put(
-                    url, content=content, headers={"content-type": content_type}
-                )
-                if response.status_code in RETRYABLE_STATUS:
-                    raise RetryableError(response.status_code, "upload URL", None)
-                if response.status_code >= 400:
-                    raise ConnecteamAPIError(
-                        "pre-signed upload URL", response.status_code, response.text[:200],
-                        method="PUT",
-                    )  # fmt: skip
+
+        def put() -> None:
+            response = self._storage.put(
+                url, content=content, headers={"content-type": content_type}
+            )
+            if response.status_code in RETRYABLE_STATUS:
+                raise RetryableError(response.status_code, "upload URL", None)
+            if response.status_code >= 400:
+                raise ConnecteamAPIError(
+                    "pre-signed upload URL", response.status_code, response.text[:200],
+                    method="PUT",
+                )  # fmt: skip
+
+        self.call(put, "pre-signed upload URL", "PUT", "check the network", provider=False)
 
 
 def _query(params: Mapping[str, Any] | None) -> list[tuple[str, Any]]:

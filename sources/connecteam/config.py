@@ -50,6 +50,9 @@ class ConnecteamClientConfiguration(BaseConfiguration):
             for a provider that takes long to start a large window's answer.
         max_attempts: Attempts per request on 429, 5xx, timeouts and dropped connections.
         backoff_base: First back-off step in seconds (doubling, jittered).
+        max_outage: Seconds the provider may answer nothing but 429 and 5xx (or nothing at
+            all) before the run stops retrying and fails (default 600; above 0): with the
+            defaults a dead provider holds a nightly at most 720 s (:mod:`.transient`).
         max_in_flight: Requests in flight at once at most (>= 1; default 4; 1: one at a time),
             when the provider answers slower than the rate-limit budget's pace; every request
             still within the budget.
@@ -67,6 +70,7 @@ class ConnecteamClientConfiguration(BaseConfiguration):
     timeout: float = 30.0
     max_attempts: int = 8
     backoff_base: float = 1.0
+    max_outage: float = 600.0
     max_in_flight: int = 4
     max_pages: int = 2000
     max_page_growth: int = 10
@@ -87,13 +91,18 @@ class ConnecteamClientConfiguration(BaseConfiguration):
         Raises:
             ConnecteamConfigError: No credentials, a ``base_url`` that is not http(s), a
                 plain ``http://`` one to another host without ``allow_insecure``, a
-                ``max_in_flight`` below 1, or a ``timeout`` that is not above 0.
+                ``max_in_flight`` below 1, or a ``timeout`` or ``max_outage`` not above 0.
         """
         self.require_secure(allow_insecure)
         if not self.timeout > 0:
             raise ConnecteamConfigError(
                 f"SOURCES__CONNECTEAM__TIMEOUT must be seconds above 0 (default 30), "
                 f"got {self.timeout}"
+            )
+        if not self.max_outage > 0:
+            raise ConnecteamConfigError(
+                f"SOURCES__CONNECTEAM__MAX_OUTAGE must be seconds above 0 (default 600), "
+                f"got {self.max_outage}"
             )
         if self.max_in_flight < 1:
             raise ConnecteamConfigError(
@@ -108,6 +117,7 @@ class ConnecteamClientConfiguration(BaseConfiguration):
             timeout=self.timeout,
             max_attempts=self.max_attempts,
             backoff_base=self.backoff_base,
+            max_outage=self.max_outage,
             max_in_flight=self.max_in_flight,
             max_pages=self.max_pages,
             max_page_growth=self.max_page_growth,

@@ -9,10 +9,18 @@ from __future__ import annotations
 import json
 
 from .registry import OAUTH_TOKEN_PATH
+from .transient import is_transient_status
 
 
 class ConnecteamError(Exception):
-    """Base class of the errors this client raises."""
+    """Base class of the errors this client raises.
+
+    Attributes:
+        transient: Whether a retry of the step may heal it (:func:`.transient.is_transient`);
+            ``False`` unless a subclass says otherwise.
+    """
+
+    transient: bool = False
 
 
 class ConnecteamConfigError(ConnecteamError):
@@ -76,6 +84,7 @@ class ConnecteamAPIError(ConnecteamError):
         self.status = status
         self.detail = detail
         self.method = method
+        self.transient = is_transient_status(status)
         where = f"{method} {endpoint}"
         what = f"answered HTTP {status}" if status is not None else "failed"
         message = f"{where} {what}: {detail}"
@@ -124,6 +133,29 @@ class OAuthScopeError(ConnecteamAPIError):
 
 class RateLimitExhaustedError(ConnecteamError):
     """The account's rate-limit budget is spent for longer than the client may wait."""
+
+
+class ProviderUnavailableError(ConnecteamAPIError):
+    """The provider answered nothing but 429 and 5xx, or nothing at all, for longer than the
+    client's ``max_outage`` (:class:`.transient.Outage`): the whole run stops, no step retries
+    it, and every stream is left as the last good run loaded it.
+
+    Attributes:
+        lasted: Seconds the outage had lasted when the client gave up.
+    """
+
+    def __init__(self, endpoint: str, status: int | None, lasted: float, method: str) -> None:
+        self.lasted = lasted
+        what = f"HTTP {status}" if status is not None else "no answer"
+        super().__init__(
+            endpoint,
+            status,
+            f"the provider has answered only 429, 5xx or nothing for {lasted:.0f} s (last: {what})",
+            "it is down or unreachable; run the sync again later (the client gives up after "
+            "SOURCES__CONNECTEAM__MAX_OUTAGE seconds)",
+            method=method,
+        )
+        self.transient = False
 
 
 def find_connecteam_error(exc: BaseException | None) -> ConnecteamError | None:

@@ -4,7 +4,8 @@ Every answer carries ``x-ratelimit-{minute,day}-{limit,remaining,reset}`` (reset
 seconds). The client waits for the reset instead of sending a request the budget cannot take, so a
 sync that fits the budget never receives a 429 (:class:`RateLimitState`, :meth:`Pacing.pace`).
 429, 5xx, timeouts and dropped connections are retried with a jittered exponential back-off, or
-until the reset when the budget is spent (:meth:`Pacing.retrying`).
+until the reset when the budget is spent, in the client's one retry loop (:meth:`Pacing.call`),
+within the provider's outage budget (:mod:`.transient`).
 """
 
 from __future__ import annotations
@@ -14,18 +15,29 @@ import random
 import threading
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 
 from .contract import Quarantine
-from .errors import HostUnreachableError, RateLimitExhaustedError, RetryableError, describe
+from .errors import (
+    ConnecteamAPIError,
+    HostUnreachableError,
+    ProviderUnavailableError,
+    RateLimitExhaustedError,
+    RetryableError,
+    describe,
+)
+from .transient import OUTAGES, RETRYABLE_STATUS
+
+__all__ = ["RETRYABLE_STATUS", "ClientStats", "Pacing", "RateLimitState"]
 
 logger = logging.getLogger("sources.connecteam.client")
+T = TypeVar("T")
 
-RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
 RESET_MARGIN = 0.05
 """Seconds past a window's announced reset before the client counts on the new budget."""
 
@@ -173,6 +185,8 @@ class Pacing:
         backoff_base: Seconds of the first exponential back-off step (jittered, doubling).
         backoff_max: Longest single back-off wait in seconds.
         max_rate_limit_wait: Longest wait for a rate-limit reset in seconds.
+        max_outage: Seconds the provider may answer nothing but 429 and 5xx (or nothing) before
+            the client stops retrying (:class:`~.errors.ProviderUnavailableError`).
     """
 
     stats: ClientStats
@@ -181,6 +195,7 @@ class Pacing:
     backoff_base: float
     backoff_max: float
     max_rate_limit_wait: float
+    max_outage: float
     _lock: threading.Lock
     _in_flight: int
 
@@ -208,15 +223,67 @@ class Pacing:
                 self.stats.paced_seconds += wait
             time.sleep(wait)
 
-    def retrying(self, counted: bool = True) -> Retrying:
+    def call(
+        self, send: Callable[[], T], endpoint: str, method: str, hint: str, *, provider: bool = True
+    ) -> T:
+        """The client's one retry loop: ``send`` (one attempt, raising
+        :class:`~.errors.RetryableError` for a status of :data:`RETRYABLE_STATUS`) until it
+        returns, as :meth:`retrying` allows.
+
+        Args:
+            send: One attempt; its other exceptions (a 4xx answer, a spent budget) end the loop.
+            endpoint: The path template named in errors, e.g. ``/users/v1/users``.
+            method: The HTTP method named in errors.
+            hint: What to check when no answer arrived at all (a setting, the network).
+            provider: Whether ``send`` talks to the provider (``base_url``), whose failures
+                run its outage clock; ``False`` for cloud storage (uploads), which are not
+                counted as retries either.
+
+        Raises:
+            ProviderUnavailableError: The provider's outage outlasted ``max_outage``.
+            ConnecteamAPIError: Still 429, 5xx or no answer after ``max_attempts``.
+            HostUnreachableError: No connection could be opened to a host that never answered.
+        """
+        try:
+            for attempt in self.retrying(counted=provider, provider=provider):
+                with attempt:
+                    return send()
+        except RetryableError as exc:
+            self._raise_if_down(endpoint, exc.status, method, provider)
+            raise ConnecteamAPIError(
+                endpoint, exc.status, f"still failing after {self.max_attempts} attempts",
+                "the provider is unavailable or over its rate limit; run the sync again later",
+                method=method,
+            ) from None  # fmt: skip
+        except httpx.TransportError as exc:
+            self.raise_if_never_answered(exc)
+            self._raise_if_down(endpoint, None, method, provider)
+            raise ConnecteamAPIError(
+                endpoint, None, f"{type(exc).__name__} after {self.max_attempts} attempts", hint,
+                method=method,
+            ) from None  # fmt: skip
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _raise_if_down(
+        self, endpoint: str, status: int | None, method: str, provider: bool
+    ) -> None:
+        lasted = OUTAGES.lasted(self.base_url)
+        if provider and lasted >= self.max_outage:
+            raise ProviderUnavailableError(endpoint, status, lasted, method) from None
+
+    def retrying(self, counted: bool = True, provider: bool = True) -> Retrying:
         """The retry policy of every call: 429, 5xx, timeouts and dropped connections, up to
         ``max_attempts``, with :meth:`backoff`; ``counted`` retries are logged and counted in
         :attr:`ClientStats.retries`. A connection that cannot be opened to a host that never
         answered in this process stops after :data:`UNREACHABLE_ATTEMPTS` (a setting or the
-        network to fix, not an outage to wait out)."""
+        network to fix, not an outage to wait out). A ``provider`` call also stops once the
+        provider's outage (:data:`~.transient.OUTAGES`, which each failure extends) has lasted
+        ``max_outage`` seconds."""
         most = stop_after_attempt(self.max_attempts)
 
         def stop(state: RetryCallState) -> bool:
+            if provider and OUTAGES.failed(self.base_url) >= self.max_outage:
+                return True
             return most(state) or (
                 state.attempt_number >= UNREACHABLE_ATTEMPTS and self.never_connected(state)
             )

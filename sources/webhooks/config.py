@@ -159,6 +159,9 @@ class InboxURLError(ValueError):
     """The inbox URL is not usable: not an SQLAlchemy URL of SQLite or PostgreSQL, or an SQLite
     file that cannot be written. A setting to fix; retrying cannot help."""
 
+    transient = False
+    """For :func:`sources.connecteam.transient.is_transient`."""
+
 
 def check_inbox_url(url: str, setting: str = "WEBHOOKS__INBOX_URL") -> str:
     """``url`` when it names an inbox the receiver and the fold can use, before any work; a

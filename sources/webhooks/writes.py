@@ -81,6 +81,9 @@ class InboxRaceError(RuntimeError):
     """Other writers kept taking the keys of a batch between its read and its insert (several
     receivers on one PostgreSQL inbox); retrying the batch resolves it."""
 
+    transient = True
+    """For :func:`sources.connecteam.transient.is_transient`."""
+
 
 def conflict_key(key: str, body: bytes) -> str:
     """The key of a body that differs from the one stored under ``key``:
