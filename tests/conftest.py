@@ -128,14 +128,25 @@ WFM_SYNC = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "flows
 """The installed ``wfm-sync`` console script of this environment."""
 
 
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[str]:
-    """A throw-away PostgreSQL server for the test module (:func:`servers.postgres_server`);
-    its URL, ``postgresql://wfm:wfm-test@127.0.0.1:<port>/wfm``."""
+@pytest.fixture(scope="session")
+def postgres_cluster() -> Iterator[str]:
+    """One throw-away PostgreSQL server per test session (per pytest-xdist worker:
+    :func:`servers.postgres_server`); its URL, ``postgresql://wfm:wfm-test@127.0.0.1:<port>/wfm``.
+    Tests take :func:`postgres`, a database of their module's own."""
     from servers import postgres_server
 
     with postgres_server() as url:
         yield url
+
+
+@pytest.fixture(scope="module")
+def postgres(postgres_cluster: str, request: pytest.FixtureRequest) -> str:
+    """A fresh, empty database on the session's PostgreSQL server for the test module
+    (:func:`servers.fresh_database`, named after the module); its URL. Further databases of
+    the module's: ``fresh_database(postgres, name)``."""
+    from servers import fresh_database
+
+    return fresh_database(postgres_cluster, request.module.__name__.rsplit(".", 1)[-1])
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ package; Prefect from PyPI) and stopped at teardown. Nothing here is mocked.
 from __future__ import annotations
 
 import glob
+import itertools
 import os
 import shutil
 import socket
@@ -103,16 +104,27 @@ def postgres_server() -> Iterator[str]:
 
 
 def fresh_database(url: str, name: str) -> str:
-    """A new empty database on the server of ``url`` (a :func:`postgres_server` URL); returns
-    its URL, with the same user and password."""
+    """A new empty database on the server of ``url`` (a :func:`postgres_server` URL, or one
+    of its databases'); returns its URL, with the same user and password. The database is
+    ``name``, or ``name_2``, ``name_3``, ... when the server already has one so named (modules
+    sharing a session's server pick names alike)."""
     import psycopg2
+    from psycopg2 import errors
 
     connection = psycopg2.connect(url)
     connection.autocommit = True
-    with connection.cursor() as cursor:
-        cursor.execute(f"create database {name}")
-    connection.close()
-    return url.rsplit("/", 1)[0] + f"/{name}"
+    try:
+        for number in itertools.count(1):
+            taken = name if number == 1 else f"{name}_{number}"
+            try:
+                with connection.cursor() as cursor:
+                    cursor.execute(f"create database {taken}")
+            except errors.DuplicateDatabase:
+                continue
+            return url.rsplit("/", 1)[0] + f"/{taken}"
+    finally:
+        connection.close()
+    raise AssertionError("unreachable")
 
 
 @contextmanager

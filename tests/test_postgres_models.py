@@ -1,7 +1,8 @@
-"""The same marts on DuckDB and on PostgreSQL: the emulator's demo account at a fifth of its size
-(:data:`USERS`, :data:`SHIFTS`: every mart still holds rows) and one webhook burst synced, folded and built into both warehouses (a real PostgreSQL server, the emulator and
-the receiver as real servers, the installed ``wfm-sync``), then every mart compared row by row
-and column by column."""
+"""The same marts on DuckDB and on PostgreSQL: the emulator's demo account at a fifth of its
+size (:data:`USERS`, :data:`SHIFTS`: every mart still holds rows) and one webhook burst synced,
+folded and built into both warehouses (a real PostgreSQL server, the emulator and the receiver
+as real servers, the installed ``wfm-sync``), then every mart compared row by row and column by
+column."""
 
 from __future__ import annotations
 

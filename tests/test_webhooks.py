@@ -465,14 +465,12 @@ STORED_TIMES = {"nul": 1_700_000_000, "escaped": 1_700_000_001, "huge": 1_700_00
 
 @pytest.mark.parametrize("destination", ["duckdb", "postgres"])
 def test_the_fold_loads_every_stored_event_whatever_its_values(
-    destination, tmp_path, warehouse, monkeypatch
+    destination, tmp_path, warehouse, monkeypatch, request
 ):
     """Huge integers, NUL characters and deep nesting load as sent; an event time that is not
     plausible and a body the warehouse cannot hold as JSON (not UTF-8 JSON; U+0000 in
     PostgreSQL's jsonb) load as NULL with a flag, the body's text kept."""
-    from contextlib import ExitStack
-
-    from servers import postgres_server
+    from servers import fresh_database
 
     from sources.webhooks.tables import events_table
 
@@ -486,22 +484,21 @@ def test_the_fold_loads_every_stored_event_whatever_its_values(
                 event_timestamp=STORED_TIMES.get(name),
             ))  # fmt: skip
     inbox.close()
-    with ExitStack() as stack:
-        if destination == "postgres":
-            url = stack.enter_context(postgres_server())
-            monkeypatch.setenv("WFM_SYNC_DESTINATION", "postgres")
-            monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", url)
-        summary = run_fold(inbox_url)
-        sql = (
-            "select event_key, event_timestamp is null, is_event_time_implausible, "
-            "is_payload_unreadable, payload is null, payload_text from webhooks.events"
-        )
-        if destination == "postgres":
-            with psycopg2.connect(url) as connection, connection.cursor() as cursor:
-                cursor.execute(sql)
-                rows = {r[0]: r[1:] for r in cursor.fetchall()}
-        else:
-            rows = {r[0]: r[1:] for r in query(warehouse, sql)}
+    if destination == "postgres":
+        url = fresh_database(request.getfixturevalue("postgres"), "fold_values")
+        monkeypatch.setenv("WFM_SYNC_DESTINATION", "postgres")
+        monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", url)
+    summary = run_fold(inbox_url)
+    sql = (
+        "select event_key, event_timestamp is null, is_event_time_implausible, "
+        "is_payload_unreadable, payload is null, payload_text from webhooks.events"
+    )
+    if destination == "postgres":
+        with psycopg2.connect(url) as connection, connection.cursor() as cursor:
+            cursor.execute(sql)
+            rows = {r[0]: r[1:] for r in cursor.fetchall()}
+    else:
+        rows = {r[0]: r[1:] for r in query(warehouse, sql)}
     assert summary.events == len(STORED_VALUES) == len(rows)
     unreadable = {"not utf-8", "not json"} | ({"nul"} if destination == "postgres" else set())
     assert (
