@@ -24,7 +24,7 @@ module                streams
 Every table is merged on the provider's own id (balances: on policy type, policy, user and the
 sync's day), so re-running never duplicates a row. Nested
 objects and lists are kept as JSON columns; the dbt staging models unnest them. How each stream
-loads only what changed is its :class:`~sources.connecteam.registry.Incremental` rule; a row the
+loads only what changed is its :class:`~sources.connecteam.stream.Incremental` rule; a row the
 provider no longer returns is merged again with ``is_deleted = true`` and ``deleted_at`` (epoch
 seconds, UTC), its data kept, and only after a complete listing (or window).
 """
