@@ -276,9 +276,37 @@ def finish_pending_loads(pipeline: dlt.Pipeline) -> int:
     )
     if extracted:
         pipeline.normalize()
+    _rank_staged_rows_again(pipeline)
     info = pipeline.load()
     info.raise_on_failed_jobs()
     return max(len(info.loads_ids), extracted + normalized)
+
+
+def _rank_staged_rows_again(pipeline: dlt.Pipeline) -> None:
+    """Take the "staged rows are unique" hint off every table of the normalized packages an
+    interrupted run left, so their merges rank the staged rows by key again (dlt's default).
+
+    The sync promises each key once per package (:mod:`pipelines.unique_keys`) so that the
+    merge can skip that ranking. A process killed after a load job's rows were committed to the
+    staging table, but before dlt marked the job completed, breaks the promise: the next run
+    executes the job again and the staging table holds those rows twice, which a merge that
+    trusts the hint would insert twice. The ranking costs memory only on such a resume.
+    """
+    from .unique_keys import DEDUPLICATED_HINT
+
+    packages = pipeline._get_load_storage().normalized_packages  # dlt's own package storage
+    for load_id in pipeline.list_normalized_load_packages():
+        schema = packages.load_schema(load_id)
+        hinted = [t for t in schema.tables.values() if t.get(DEDUPLICATED_HINT)]
+        for table in hinted:
+            table.pop(DEDUPLICATED_HINT, None)  # type: ignore[misc]
+        if hinted:
+            packages.save_schema(load_id, schema)
+            logger.warning(
+                "load package %s: staged rows of %d merge table(s) ranked by key again, as a "
+                "job the interruption cut short may have staged its rows twice", load_id,
+                len(hinted),
+            )  # fmt: skip
 
 
 def _drop_committed_extracts(pipeline: dlt.Pipeline) -> None:
