@@ -31,7 +31,8 @@ class DeadProvider:
             return
         self.requests += 1
         body = b'{"detail": "unavailable"}'
-        headers = [(b"content-type", b"application/json"), (b"content-length", b"25")]
+        length = str(len(body)).encode()
+        headers = [(b"content-type", b"application/json"), (b"content-length", length)]
         await send({"type": "http.response.start", "status": 503, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 

@@ -267,8 +267,10 @@ class Pacing:
     def _raise_if_down(
         self, endpoint: str, status: int | None, method: str, provider: bool
     ) -> None:
+        if not provider:
+            return
         lasted = OUTAGES.lasted(self.base_url)
-        if provider and lasted >= self.max_outage:
+        if lasted >= self.max_outage:
             raise ProviderUnavailableError(endpoint, status, lasted, method) from None
 
     def retrying(self, counted: bool = True, provider: bool = True) -> Retrying:

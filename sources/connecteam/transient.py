@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass, field
 
 import httpx
+from dlt.common.configuration.exceptions import ConfigurationException
 
 from core.errors import cause_chain
 
@@ -37,10 +38,6 @@ TRANSIENT_NAMES = frozenset(
 """Exception class names of the warehouse and inbox drivers that a retry may heal: a database
 that was unreachable or locked for a moment (psycopg2's and SQLAlchemy's ``OperationalError``,
 DuckDB's ``IOException`` for a file another process holds, dlt's transient destination errors)."""
-
-SETTING_NAMES = frozenset({"ConfigurationException"})
-"""Exception class names (in any base class) of a setting missing or malformed: dlt's
-configuration errors. Retrying cannot fix those."""
 
 
 def is_transient_status(status: int | None) -> bool:
@@ -67,8 +64,8 @@ def is_transient(exc: BaseException) -> bool:
         return False
     if True in verdicts:
         return True
-    if any(c.__name__ in SETTING_NAMES for e in chain for c in type(e).__mro__):
-        return False
+    if any(isinstance(e, ConfigurationException) for e in chain):
+        return False  # a setting missing or malformed: retrying cannot fix it
     return any(
         isinstance(e, OSError | httpx.TransportError) or type(e).__name__ in TRANSIENT_NAMES
         for e in chain
