@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import cast
 
 from emulator import EmulatorConfig, EmulatorServer, ServerOptions
+from sources.configuration import resolve
 from sources.connecteam.registry import STREAMS
 
 NEW = ("scheduler_unavailabilities", "pay_rates", "pay_rule_policies", "time_off_policy_types",
@@ -56,15 +57,15 @@ def main() -> None:
             DESTINATION__DUCKDB__CREDENTIALS=str(Path(tmp) / "w.duckdb"),
         )  # fmt: skip
         pay_leave = server.state.dataset.operations.pay_leave
-        pipeline = build_pipeline()
+        pipeline = build_pipeline(project=resolve())
         server.control("stats/reset")
         started = time.perf_counter()
-        full = run_sync(NEW, pipeline=pipeline)
+        full = run_sync(NEW, pipeline=pipeline, project=resolve())
         full_seconds = time.perf_counter() - started
         full_counts = cast(dict[str, int], server.stats()["requests"])
         server.control("stats/reset")
         started = time.perf_counter()
-        nightly = run_sync(NEW, pipeline=pipeline)
+        nightly = run_sync(NEW, pipeline=pipeline, project=resolve())
         nightly_seconds = time.perf_counter() - started
         nightly_counts = cast(dict[str, int], server.stats()["requests"])
 

@@ -20,6 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from sources.configuration import resolve
+
 
 def main() -> None:
     """Run the benchmark and print a Markdown table."""
@@ -42,7 +44,7 @@ def main() -> None:
         publishes, parts = [], []
         for _ in range(3):
             started = time.monotonic()
-            summary = publish_snapshot(warehouse)
+            summary = publish_snapshot(warehouse, project=resolve())
             publishes.append(time.monotonic() - started)
         for _ in range(3):
             with duckdb.connect(str(warehouse)) as con:

@@ -23,6 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from sources.configuration import resolve
+
 
 def main() -> None:
     """Run the benchmark and print a Markdown table."""
@@ -55,10 +57,10 @@ def main() -> None:
                 DESTINATION__DUCKDB__CREDENTIALS=str(warehouse), WEBHOOKS__INBOX_URL=inbox_url,
             )  # fmt: skip
             url = receiver_url(hooks.url + PATH, token)
-            with client_from_config(SUBSCRIPTION_SCOPES) as client:
+            with client_from_config(resolve().source.arguments(), SUBSCRIPTION_SCOPES) as client:
                 wanted, registered = current(client, ["shift_scheduler"], 2)
                 apply(client, plan(wanted, registered, url), url, None)
-            nightly_sync(streams_label="bench-full")
+            nightly_sync(streams_label="bench-full", project=resolve())
 
             day: dict[str, object] = {"move_shifts": 1, "reassign_shifts": 1,
                                       "add_shift_users": 1, "unassign_shift_users": 1}  # fmt: skip
@@ -67,7 +69,7 @@ def main() -> None:
             server.state.deliverer.wait(120)
             delivered = time.monotonic() - started
             started = time.monotonic()
-            fold_webhooks(models=True)
+            fold_webhooks(models=True, project=resolve())
             folded = time.monotonic() - started
             moved = str(changed["moved_shifts"][0][1]).split(":")[0]  # type: ignore[index]
             with duckdb.connect(str(Path(tmp) / "analytics.duckdb"), read_only=True) as con:
@@ -75,7 +77,7 @@ def main() -> None:
                     f"select distinct data_source from marts.fct_shifts where shift_id = '{moved}'"
                 ).fetchall()
             started = time.monotonic()
-            nightly_sync(streams_label="bench-incremental")
+            nightly_sync(streams_label="bench-incremental", project=resolve())
             nightly = time.monotonic() - started
     events = server.state.deliverer.stats["delivered"]
     print(f"\n{args.users:,} users, {args.shifts:,} shift rows, 4 schedulers; the moved shift "

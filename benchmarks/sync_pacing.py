@@ -22,6 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from sources.configuration import resolve
+
 from ._emulator import EmulatorProcess
 
 STREAMS = ["users", "forms", "schedulers", "shifts"]
@@ -58,7 +60,7 @@ def main() -> None:
 
         server.control("stats/reset")
         started = time.perf_counter()
-        summary = run_sync(STREAMS)
+        summary = run_sync(STREAMS, project=resolve())
         wall = time.perf_counter() - started
         stats = server.stats()
     requests = int(stats["total"])

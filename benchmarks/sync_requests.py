@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 from emulator import EmulatorConfig, EmulatorServer, ServerOptions
+from sources.configuration import resolve
 from sources.connecteam.registry import STREAMS as REGISTRY
 
 from .streams import FOUNDATION
@@ -61,13 +62,13 @@ def measure(args: argparse.Namespace, with_total: bool, workdir: Path) -> list[t
         sizes = {"users": len(data.users), "forms": len(data.forms),
                  "schedulers": len(data.schedulers)}  # fmt: skip
         shift_sizes = [len(rows) for rows in data.shifts.values()]
-        pipeline = build_pipeline()
-        full = run_sync(STREAMS, pipeline=pipeline)
+        pipeline = build_pipeline(project=resolve())
+        full = run_sync(STREAMS, pipeline=pipeline, project=resolve())
         server.control(
             "mutate",
             {"users": max(1, args.users // 100), "shifts": max(1, args.shifts // 100)},
         )
-        nightly = run_sync(STREAMS, pipeline=pipeline)
+        nightly = run_sync(STREAMS, pipeline=pipeline, project=resolve())
     rows = []
     for stream in STREAMS:
         path = PATHS[stream]
@@ -109,9 +110,9 @@ def measure_operations(args: argparse.Namespace, workdir: Path) -> list[tuple]:
             DESTINATION__DUCKDB__CREDENTIALS=str(workdir / "operations" / "w.duckdb"),
         )
         ops = server.state.dataset.operations
-        pipeline = build_pipeline()
-        full = run_sync(OPERATIONS, pipeline=pipeline)
-        nightly = run_sync(OPERATIONS, pipeline=pipeline)
+        pipeline = build_pipeline(project=resolve())
+        full = run_sync(OPERATIONS, pipeline=pipeline, project=resolve())
+        nightly = run_sync(OPERATIONS, pipeline=pipeline, project=resolve())
     today = datetime.now(UTC).date()
     clocks = len(ops.time_clocks)
     activity_windows = len(date_windows(today - timedelta(days=35), today + timedelta(days=1), 92))

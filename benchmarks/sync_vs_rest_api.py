@@ -22,6 +22,8 @@ from typing import Any, cast
 
 import dlt
 
+from sources.configuration import resolve
+
 from ._emulator import EmulatorProcess
 
 STREAMS = ["users", "forms", "schedulers", "shifts"]
@@ -114,7 +116,7 @@ def main() -> None:
 
         server.control("stats/reset")
         started = time.perf_counter()
-        summary = run_sync(STREAMS)
+        summary = run_sync(STREAMS, project=resolve())
         results["wfm-sync run_sync"] = (
             server.stats()["total"],
             sum(summary.rows.values()),

@@ -34,6 +34,8 @@ import duckdb
 import orjson
 import pyarrow as pa
 
+from sources.configuration import resolve
+
 FOLD_PEAK_MIB = 1280
 """The fold's memory target, in MiB: its process's peak resident memory (``VmHWM``) folding any
 backlog, with DuckDB's memory limit at :data:`BURST_DUCKDB_LIMIT` (DuckDB's share of it is the
@@ -171,7 +173,7 @@ def main() -> None:
     from pipelines.fold import run_fold
 
     started = time.perf_counter()
-    summary = run_fold(inbox_url)
+    summary = run_fold(project=resolve(inbox_url=inbox_url))
     ours = time.perf_counter() - started
     with duckdb.connect(os.environ["DESTINATION__DUCKDB__CREDENTIALS"], read_only=True) as con:
         loaded, distinct = con.sql(

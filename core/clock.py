@@ -16,20 +16,26 @@ from core import settings
 NOW_VARIABLE = "WFM_SYNC_NOW"
 
 
-def pinned() -> bool:
-    """Whether ``WFM_SYNC_NOW`` pins the clock (else :func:`now` is the real time)."""
-    return bool((settings.current().now or "").strip())
-
-
 def now() -> float:
     """Epoch seconds (UTC): ``WFM_SYNC_NOW`` (:attr:`core.settings.Settings.now`) when set,
-    else the real time.
+    else the real time (:func:`instant`). Asked once per run, where the run's
+    :class:`core.project.Project` is resolved, and by the edges that have none (the dashboard).
 
     Raises:
         ValueError: ``WFM_SYNC_NOW`` is neither epoch seconds nor an ISO 8601 date or datetime
             (the message names the variable and the value).
     """
-    raw = (settings.current().now or "").strip()
+    return instant(settings.current().now)
+
+
+def instant(raw: str | None) -> float:
+    """Epoch seconds (UTC) of ``raw`` (epoch seconds, or an ISO 8601 date or datetime, UTC when
+    it names no zone); the real time when ``raw`` is empty or ``None``.
+
+    Raises:
+        ValueError: ``raw`` is neither (the message names ``WFM_SYNC_NOW`` and the value).
+    """
+    raw = (raw or "").strip()
     if not raw:
         return time.time()
     try:

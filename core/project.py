@@ -1,17 +1,18 @@
 """One resolved configuration of wfm-sync (:class:`Project`), worked out once at the edge and
-passed down to every job.
+passed down to every job as a required parameter.
 
-The command line (and a Prefect flow started without one, e.g. by a deployment) resolves it
-with :func:`resolve`: its options, then the ``WFM_SYNC_*`` environment
-(:class:`core.settings.Settings`), then dlt's ``.dlt/`` files for the warehouse, then the
-defaults; every path beside the warehouse comes from :func:`core.paths.paths_beside`. The jobs
-(``pipelines``), the flows and the dashboard take the :class:`Project` as a parameter and read
-nothing of the environment themselves.
+The command line, the Prefect flows a deployment starts (:mod:`flows.prefect_flows`) and the
+demo resolve it with :func:`sources.configuration.resolve`: the options, then the ``WFM_SYNC_*``
+environment (:class:`core.settings.Settings`), then dlt's configuration (``.dlt/`` files and
+``SOURCES__CONNECTEAM__*``, ``WEBHOOKS__INBOX_URL``, ``DESTINATION__DUCKDB__CREDENTIALS``), then
+the defaults; every path beside the warehouse comes from :func:`core.paths.paths_beside`, and
+the run's one instant from :func:`core.clock.now`. The jobs (``pipelines``), the flows and the
+dashboard take the :class:`Project` and read nothing of the environment or of dlt's
+configuration themselves.
 
-Secrets stay in dlt's providers (``.dlt/secrets.toml``, ``SOURCES__CONNECTEAM__*``,
-``DESTINATION__POSTGRES__CREDENTIALS``) unless a caller hands an account in (the demo hands its
-emulator's): such values are :class:`pydantic.SecretStr`, which Prefect stores as ``**********``
-when the project is a flow's parameter, and which no ``repr`` or log line shows.
+Secrets (the account's key, a PostgreSQL inbox URL) are :class:`pydantic.SecretStr`, which
+Prefect stores as ``**********`` when the project is a flow's parameter, and which no ``repr``
+or log line shows. The warehouse's PostgreSQL credentials stay in dlt's providers.
 """
 
 from __future__ import annotations
@@ -21,58 +22,104 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, SecretStr
 
-from .paths import ProjectPaths, paths_beside, warehouse_file
-from .settings import Settings, current
+from .paths import ProjectPaths, paths_beside
+from .settings import Settings
 
 
-class ConnecteamAccount(BaseModel):
-    """A Connecteam account handed to the jobs directly instead of through dlt's
-    ``sources.connecteam`` configuration.
+class SourceConfig(BaseModel):
+    """The ``connecteam`` source's configuration, resolved once at the edge
+    (:func:`sources.configuration.resolve`: dlt's ``sources.connecteam`` section, i.e.
+    ``.dlt/config.toml``, ``.dlt/secrets.toml`` and ``SOURCES__CONNECTEAM__*``), or an account
+    handed in over it (the demo's emulator, a test's).
 
     Attributes:
-        base_url: The API host (``https://api.connecteam.com``, or the emulator's URL).
-        api_key: The account's API key (secret).
+        options: The non-secret fields of
+            :class:`sources.connecteam.config.ConnecteamSourceConfiguration` by name
+            (``base_url``, ``timeout``, the windows in days, ...), as resolved; a field left
+            unset keeps the source's default.
+        secrets: Its secret fields (``api_key``, ``client_secret``) that are set.
     """
 
     model_config = ConfigDict(frozen=True)
 
-    base_url: str
-    api_key: SecretStr
+    options: dict[str, Any] = {}
+    secrets: dict[str, SecretStr] = {}
 
-    def source_options(self) -> dict[str, Any]:
-        """``base_url`` and ``api_key`` (in clear) as arguments of
-        :func:`sources.connecteam.connecteam_source`."""
-        return {"base_url": self.base_url, "api_key": self.api_key.get_secret_value()}
+    @classmethod
+    def account(cls, base_url: str, api_key: str) -> SourceConfig:
+        """Only an account: ``base_url`` and ``api_key`` (the other fields keep the source's
+        defaults)."""
+        return cls(options={"base_url": base_url}, secrets={"api_key": SecretStr(api_key)})
+
+    def with_account(self, base_url: str, api_key: str) -> SourceConfig:
+        """This configuration with the account at ``base_url`` and ``api_key`` in place of the
+        configured one (OAuth 2.0 client credentials dropped); every other field kept."""
+        kept = {k: v for k, v in self.secrets.items() if k not in ("api_key", "client_secret")}
+        options = {k: v for k, v in self.options.items() if k != "client_id"}
+        return SourceConfig(
+            options={**options, "base_url": base_url},
+            secrets={**kept, "api_key": SecretStr(api_key)},
+        )
+
+    def arguments(self) -> dict[str, Any]:
+        """Every field, secrets in clear: keyword arguments of
+        :func:`sources.connecteam.connecteam_source` (and of its client's configuration)."""
+        return {**self.options, **{k: v.get_secret_value() for k, v in self.secrets.items()}}
+
+    @property
+    def base_url(self) -> str | None:
+        """The configured API host, ``None``: the source's default."""
+        value = self.options.get("base_url")
+        return str(value) if value else None
+
+
+class WebhooksConfig(BaseModel):
+    """The webhook inbox the fold and ``wfm-sync status`` read, resolved once at the edge
+    (dlt's ``[webhooks] inbox_url``, ``WEBHOOKS__INBOX_URL``, or ``--inbox-url``).
+
+    Attributes:
+        inbox_url: The inbox's SQLAlchemy URL (secret: a PostgreSQL URL holds a password), a
+            relative SQLite path made absolute from the project's home. Not yet checked for
+            use: whoever opens the inbox checks it
+            (:func:`sources.webhooks.config.check_inbox_url`).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    inbox_url: SecretStr
+
+    @property
+    def url(self) -> str:
+        """:attr:`inbox_url` in clear."""
+        return self.inbox_url.get_secret_value()
 
 
 class Project(BaseModel):
-    """Everything the jobs need to know about where they work, resolved once.
+    """Everything the jobs need to know about where they work and when, resolved once
+    (:func:`sources.configuration.resolve`) and passed down as a required parameter.
 
     Attributes:
         settings: The project's ``WFM_SYNC_*`` settings.
         paths: The warehouse file and every path beside it (:func:`core.paths.paths_beside`).
-        account: The account to sync, when handed in; ``None``: dlt's ``sources.connecteam``
-            configuration (``.dlt/secrets.toml``, ``SOURCES__CONNECTEAM__*``).
-        inbox_url: The webhook inbox's SQLAlchemy URL, when handed in (a PostgreSQL URL holds a
-            password, hence secret); ``None``: dlt's ``[webhooks] inbox_url``.
+        now: The run's one "as of" instant, epoch seconds (UTC): ``WFM_SYNC_NOW`` when set,
+            else the time it was resolved (:func:`core.clock.now`). Every window, tombstone,
+            pull stamp and staleness of the run is placed by it.
+        source: The ``connecteam`` source's configuration.
+        webhooks: The webhook inbox's configuration.
     """
 
     model_config = ConfigDict(frozen=True)
 
     settings: Settings
     paths: ProjectPaths
-    account: ConnecteamAccount | None = None
-    inbox_url: SecretStr | None = None
+    now: float
+    source: SourceConfig
+    webhooks: WebhooksConfig
 
     @property
     def destination(self) -> str:
         """The raw warehouse's kind: ``duckdb`` or ``postgres`` (setting ``destination``)."""
         return self.settings.destination
-
-    @property
-    def given_inbox_url(self) -> str | None:
-        """The inbox URL handed in, in clear; ``None``: dlt's ``[webhooks] inbox_url``."""
-        return self.inbox_url.get_secret_value() if self.inbox_url is not None else None
 
     @property
     def warehouse(self) -> Path:
@@ -98,23 +145,19 @@ class Project(BaseModel):
         )
 
 
-def resolve(warehouse: Path | None = None, **setting_options: Any) -> Project:
-    """The configured project: ``setting_options`` (the command line's, by setting name; ``None``
-    values are not given), then the ``WFM_SYNC_*`` environment, then the defaults; the warehouse
-    ``warehouse`` when given, else dlt's ``DESTINATION__DUCKDB__CREDENTIALS`` (or ``.dlt/``),
-    else ``data/warehouse.duckdb`` in the project's home (:func:`core.paths.warehouse_file`).
+def given(arguments: dict[str, Any], job: str) -> Project:
+    """The :class:`Project` a job was called with as keyword ``project`` (for a decorator
+    wrapping the job).
 
     Raises:
-        pydantic.ValidationError: A ``WFM_SYNC_*`` variable or an option holds a value of the
-            wrong kind (the message names the variable).
+        TypeError: No project was given: every job takes one, resolved at the edge
+            (:func:`sources.configuration.resolve`).
     """
-    given = {name: value for name, value in setting_options.items() if value is not None}
-    configured = Settings(**given) if given else current()
-    path = warehouse.expanduser().resolve() if warehouse is not None else warehouse_file()
-    return Project(settings=configured, paths=paths_beside(path, configured))
-
-
-def given_or_resolved(project: Project | None) -> Project:
-    """``project``, or when a caller gave none (a test, a notebook, a script calling a job
-    directly) the configured one (:func:`resolve`)."""
-    return project if project is not None else resolve()
+    project = arguments.get("project")
+    if not isinstance(project, Project):
+        raise TypeError(
+            f"{job} takes project=, a core.project.Project resolved at the edge "
+            "(sources.configuration.resolve()), got "
+            f"{type(project).__name__ if project is not None else 'none'}"
+        )
+    return project

@@ -41,7 +41,6 @@ def imports():
 
     from core import clock
     from core.paths import paths_in
-    from core.project import resolve
     from dashboard import queries, sections, views
 
     return (
@@ -55,7 +54,6 @@ def imports():
         paths_in,
         pd,
         queries,
-        resolve,
         sections,
         timedelta,
         views,
@@ -63,14 +61,17 @@ def imports():
 
 
 @app.cell
-def config(Path, UTC, clock, date, datetime, mo, paths_in, resolve):
+def config(Path, UTC, clock, date, datetime, mo, paths_in):
     # The report (dashboard.report) replaces this cell's four names through app.run(defs=...);
     # `wfm-sync dashboard` passes --snapshot and --runs; opened by itself (`marimo edit`), the
     # notebook is its own edge and resolves the configured project once.
     _args = mo.cli_args()
-    snapshot_file = (
-        Path(str(_args["snapshot"])) if _args.get("snapshot") else resolve().paths.snapshot
-    )
+    if _args.get("snapshot"):
+        snapshot_file = Path(str(_args["snapshot"]))
+    else:
+        from sources.configuration import resolve
+
+        snapshot_file = resolve().paths.snapshot
     runs_file = (
         Path(str(_args["runs"])) if _args.get("runs") else paths_in(snapshot_file.parent).run_log
     )

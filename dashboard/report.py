@@ -71,8 +71,8 @@ def write_report(
     output: Path,
     *,
     runs: Path | None = None,
+    now: float,
     today: date | None = None,
-    now: float | None = None,
 ) -> ReportSummary:
     """Run the dashboard notebook on ``snapshot`` and write the report to ``output`` (a temporary
     file beside it, flushed to disk, then one durable ``rename``,
@@ -83,15 +83,13 @@ def write_report(
         output: Where to write the HTML.
         runs: The run log (``runs.jsonl``) for the data-health section; ``None``: beside the
             snapshot.
+        now: What ages (freshness, waiting timesheets) are measured up to, epoch seconds (UTC):
+            the project's instant (:attr:`core.project.Project.now`).
         today: The last day of the range (14 days); ``None``: the day of ``now`` (UTC).
-        now: What ages (freshness, waiting timesheets) are measured up to, epoch seconds (UTC);
-            ``None``: the project's clock.
 
     Raises:
         FileNotFoundError: No snapshot at ``snapshot`` (the message says how to make one).
     """
-    from core import clock
-
     from .notebook import app
 
     started = time.monotonic()
@@ -99,7 +97,7 @@ def write_report(
         raise FileNotFoundError(
             f"no snapshot at {snapshot}: run `wfm-sync sync` (or `wfm-sync models publish`) first"
         )
-    instant = clock.now() if now is None else now
+    instant = now
     day = today or datetime.fromtimestamp(instant, UTC).date()
     _, defs = app.run(
         defs={

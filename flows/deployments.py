@@ -27,7 +27,6 @@ from prefect.schedules import Cron, Interval
 from core.settings import Settings
 from flows.fold import fold_webhooks
 from flows.nightly import nightly_sync
-from flows.prefect_flows import ENTRYPOINT_FILE
 from flows.runner import Job
 
 DEFAULT_NIGHTLY_CRON: str = Settings.model_fields["nightly_cron"].default
@@ -160,6 +159,20 @@ def work_pool_definitions(
     ]
 
 
+ENTRYPOINT_FILE = "flows/prefect_flows.py"
+"""The file of the deployments' flows (:mod:`flows.prefect_flows`) from the project's root, the
+file part of every deployment entrypoint."""
+
+
+def deployed_flow(job: Job[..., Any]) -> Any:
+    """The Prefect flow a deployment of ``job`` runs (:mod:`flows.prefect_flows`: the job with its
+    project resolved as each run starts), typed ``Any``: Prefect's sync/async union is sync
+    here. Imports Prefect."""
+    from flows import prefect_flows
+
+    return getattr(prefect_flows, job.fn.__name__)
+
+
 def entrypoint(job: Job[..., Any], root: Path = PROJECT_DIR) -> str:
     """The entrypoint of ``job``'s Prefect flow (:mod:`flows.prefect_flows`), its file relative
     to ``root``: ``flows/prefect_flows.py:nightly_sync`` from the project's root."""
@@ -185,8 +198,7 @@ def serve_deployments(schedules: Schedules, allow_insecure: bool = False) -> Non
     schedules.check()
     deployments = []
     for job, options in _definitions(schedules, allow_insecure):
-        prefect_flow: Any = job.prefect_flow  # Prefect's sync/async union is sync here
-        deployment = prefect_flow.to_deployment(**options)
+        deployment = deployed_flow(job).to_deployment(**options)
         # the runner loads the flow from here (the job's own module holds the job, not a Flow)
         deployment.entrypoint = entrypoint(job, Path.cwd())
         deployments.append(deployment)
@@ -214,8 +226,7 @@ def deploy_to_work_pool(
     schedules.check()
     names = []
     for job, options in work_pool_definitions(schedules, allow_insecure):
-        prefect_flow: Any = job.prefect_flow  # Prefect's sync/async union is sync here
-        remote = prefect_flow.from_source(source=str(source), entrypoint=entrypoint(job))
+        remote = deployed_flow(job).from_source(source=str(source), entrypoint=entrypoint(job))
         remote.deploy(work_pool_name=work_pool, build=False, push=False, print_next_steps=False,
                       **options)  # fmt: skip
         names.append(f"{job.name}/{options['name']}")

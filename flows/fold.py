@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from core.private import private_files
-from core.project import Project, given_or_resolved
+from core.project import Project
 from core.settings import FOLD_RETENTION_DAYS
 from flows.naming import rename_current_run
 from flows.runner import job, run_logger, step
@@ -70,7 +70,8 @@ def fold_webhooks(
     batch_size: int = 100_000,
     retention_days: float = FOLD_RETENTION_DAYS,
     models: bool = False,
-    project: Project | None = None,
+    *,
+    project: Project,
 ) -> FoldSummary:
     """Fold the webhook inbox into dataset ``webhooks`` (tables ``events``, ``quarantine``).
 
@@ -82,13 +83,12 @@ def fold_webhooks(
             the form, task and chat models, ...) and publish the snapshot (DuckDB only), so a
             dashboard shows the day's changes before the nightly sync. The scheduled
             deployment sets it.
-        project: The configuration (the command line resolves it); ``None`` (a deployment's
-            run): resolved here once (:func:`core.project.resolve`).
+        project: The configuration, resolved at the edge (the command line; a deployment's
+            run: :mod:`flows.prefect_flows`).
     """
     from flows.models import dbt_build, publish_unless_skipped
 
     private_files()  # a Prefect worker's run starts here: what it writes is private
-    project = given_or_resolved(project)
     summary = fold_inbox(batch_size, retention_days, project)
     rename_current_run(f"fold-webhooks: {summary.events:,} events, backlog {summary.backlog:,}")
     if models and summary.events:

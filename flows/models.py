@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from core.project import Project, given_or_resolved
+from core.project import Project
 from flows.runner import job, run_logger, step
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ def report(project: Project) -> ReportSummary:
     from dashboard.report import write_report
 
     paths = project.paths
-    summary = write_report(paths.snapshot, paths.report, runs=paths.run_log)
+    summary = write_report(paths.snapshot, paths.report, runs=paths.run_log, now=project.now)
     run_logger().info(
         "report: %s (%d charts, %.0f kB) in %.1f s",
         summary.path,
@@ -99,7 +99,8 @@ def build_models_flow(
     full_refresh: bool = False,
     everything: bool = False,
     unit_tests: bool = False,
-    project: Project | None = None,
+    *,
+    project: Project,
 ) -> ModelsResult:
     """Build the dbt models and their data tests (what changed, unless ``select`` or
     ``everything`` says otherwise); publish the snapshot when everything passed.
@@ -114,10 +115,9 @@ def build_models_flow(
         everything: Build every model, not only those whose inputs changed since the last
             whole build.
         unit_tests: Then run every dbt unit test (``make test`` does; builds leave them out).
-        project: The configuration (the command line resolves it); ``None`` (a deployment's
-            run): resolved here once (:func:`core.project.resolve`).
+        project: The configuration, resolved at the edge (the command line; a deployment's
+            run: :mod:`flows.prefect_flows`).
     """
-    project = given_or_resolved(project)
     built = dbt_build(project, select, full_refresh, everything, unit_tests)
     if not publish_after:
         return ModelsResult(built, None)

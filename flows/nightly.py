@@ -19,9 +19,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from core import clock
 from core.private import private_files
-from core.project import Project, given_or_resolved
+from core.project import Project
 from core.settings import FOLD_RETENTION_DAYS
 from flows.naming import rename_current_run, rows_text
 from flows.runner import job, run_logger, step
@@ -65,7 +64,7 @@ def sync_streams(
         cause = find_connecteam_error(exc) or exc
         logger.error("sync of %s failed: %s: %s", label, type(cause).__name__, cause)
         raise
-    window = f", shift window {_window(source_options)}" if "shifts" in streams else ""
+    window = f", shift window {_window(source_options, project)}" if "shifts" in streams else ""
     rename_current_run(
         f"sync {label}: {rows_text(summary.rows)} into {summary.dataset}{window}", task=True
     )
@@ -164,7 +163,8 @@ def nightly_sync(
     streams_label: str = "all",
     source_options: dict[str, Any] | None = None,
     steps: tuple[str, ...] = STEPS,
-    project: Project | None = None,
+    *,
+    project: Project,
 ) -> NightlyResult:
     """Sync the Connecteam account, fold the webhook inbox, build the models, publish, write the
     static report (the last two DuckDB only: skipped on PostgreSQL, ``publish_note`` says so).
@@ -179,9 +179,9 @@ def nightly_sync(
             run (nothing is published after a failed build). A stream that fails in the sync
             does not: the other streams load and the later steps run; when every stream
             fails (or every one of the first group), nothing later runs.
-        project: What every step works with (the command line resolves it; ``None``, a
-            deployment's run: :func:`core.project.resolve` here, once). Prefect stores an
-            account's key in it as ``**********``.
+        project: What every step works with, resolved at the edge (the command line; a
+            deployment's run: :mod:`flows.prefect_flows`). Prefect stores an account's key in
+            it as ``**********``.
 
     Returns:
         A :class:`NightlyResult`.
@@ -195,7 +195,7 @@ def nightly_sync(
     unknown = sorted(set(steps) - set(STEPS))
     if unknown:
         raise ValueError(f"unknown step(s) {unknown}; choose from {list(STEPS)}")
-    project, result = given_or_resolved(project), NightlyResult(sync=SyncSummary())
+    result = NightlyResult(sync=SyncSummary())
     if "sync" in steps:
         _sync_groups(streams, source_options or {}, project, result)
     from flows.fold import fold_inbox  # each later step's libraries load when it runs
@@ -244,12 +244,11 @@ def _sync_groups(
         raise NothingLoadedError(result, ())
 
 
-def _window(source_options: dict[str, Any]) -> str:
-    """The shift window a sync with these options pulls (UTC), as in the source."""
-    defaults = ConnecteamSourceConfiguration()
-    back = source_options.get("shifts_days_back", defaults.shifts_days_back)
-    ahead = source_options.get("shifts_days_ahead", defaults.shifts_days_ahead)
-    return str(shift_window(clock.now(), back, ahead))
+def _window(source_options: dict[str, Any], project: Project) -> str:
+    """The shift window a sync of ``project`` with these options pulls (UTC), as in the
+    source."""
+    options = {**vars(ConnecteamSourceConfiguration()), **project.source.options, **source_options}
+    return str(shift_window(project.now, options["shifts_days_back"], options["shifts_days_ahead"]))
 
 
 def _describe(result: NightlyResult) -> str:

@@ -30,9 +30,9 @@ from dlt.common.normalizers.naming.snake_case import NamingConvention as SnakeCa
 from dlt.common.schema import Schema
 from dlt.sources import DltResource
 
-from core.project import Project, given_or_resolved
+from core.project import Project
 from sources.connecteam.arrow_rows import ArrowRows, hints
-from sources.connecteam.config import SECTIONS, ConnecteamSourceConfiguration, client_from_config
+from sources.connecteam.config import ConnecteamSourceConfiguration, client_from_config
 from sources.connecteam.registry import STREAMS, oauth_scopes
 from sources.connecteam.windows import date_windows
 
@@ -214,7 +214,7 @@ def run_backfill(
     first: date | str,
     last: date | str,
     *,
-    project: Project | None = None,
+    project: Project,
     allow_insecure: bool = False,
     on_chunk: Callable[[ChunkResult], None] | None = None,
 ) -> BackfillSummary:
@@ -247,7 +247,6 @@ def run_backfill(
     """
     chosen = check_streams(streams)
     period = check_period(first, last)
-    project = given_or_resolved(project)
     # DuckDB: one file lock for every job; PostgreSQL: the sync's advisory lock, not one of its own
     job = "backfill" if project.destination == "duckdb" else "sync"
     with warehouse_writer(job, project):
@@ -268,14 +267,17 @@ def _backfill(
         # dlt names a default schema only once an extract ends; the first chunk's diffs need one
         # to read what the warehouse holds (:func:`~sources.connecteam.loaded.query_loaded`)
         pipeline._inject_schema(Schema(BACKFILL_PIPELINE))
-    account = project.account.source_options() if project.account is not None else None
     client = client_from_config(
-        oauth_scopes(streams), allow_insecure=allow_insecure, account=account
-    )
+        project.source.arguments(), oauth_scopes(streams), now=project.now,
+        allow_insecure=allow_insecure,
+    )  # fmt: skip
     plans = {stream: plan_chunks(stream, *period) for stream in streams}
     count = sum(len(chunks) for chunks in plans.values())
     with client:
-        run = PullRun(client, shifts_api_version())
+        version = project.source.options.get(
+            "shifts_api_version", ConnecteamSourceConfiguration.shifts_api_version
+        )
+        run = PullRun(client, int(version))
         for stream, chunks in plans.items():
             done = done_chunks(pipeline, stream, *period)
             for chunk in chunks:
@@ -297,17 +299,6 @@ def _backfill(
     summary.warehouse = warehouse_location(pipeline, project)
     summary.duration_seconds = round(time.monotonic() - started, 2)
     return summary
-
-
-def shifts_api_version() -> int:
-    """The setting ``shifts_api_version`` the nightly's source reads (dlt's
-    ``sources.connecteam``: ``SOURCES__CONNECTEAM__SHIFTS_API_VERSION``, default 1)."""
-    from dlt.common.configuration import resolve_configuration
-
-    config = resolve_configuration(
-        ConnecteamSourceConfiguration(), sections=SECTIONS, accept_partial=True
-    )
-    return int(config.shifts_api_version)
 
 
 def _period_key(stream: str, first: date, last: date) -> str:

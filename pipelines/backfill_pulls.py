@@ -24,7 +24,6 @@ from typing import Any
 import dlt
 import pyarrow as pa
 
-from core.clock import now as clock_now
 from core.progress import Progress
 from sources.connecteam.arrow_rows import ArrowRows
 from sources.connecteam.client import ConnecteamClient
@@ -144,7 +143,7 @@ def pull_shifts(run: PullRun, chunk: Chunk, arrow: ArrowRows) -> Iterator[Any]:
     (:func:`~sources.connecteam.resources.scheduling.shift_row`, against the loaded rows), each
     also as a ``shift_versions`` row, and one ``shift_coverage``
     row per scheduler: the window this pull covered and when."""
-    now = int(clock_now())
+    now = int(run.client.now)
     span = ("end_time > %s and start_time < %s", (chunk.start, chunk.end))
     endpoint: Stream = shifts_endpoint(run.shifts_api_version)
 

@@ -10,8 +10,8 @@ password only in the environment variable ``DBT_ENV_SECRET_POSTGRES_PASSWORD`` (
 values out of its logs and artifacts), with ``PGTZ=UTC`` (the session's timezone, so a
 ``timestamptz`` cast to a date falls on the UTC day, as on DuckDB); both variables are set for
 the duration of the call only. The models land in the schemas ``staging``, ``intermediate`` and
-``marts`` beside the raw ones. The dbt variable ``now`` is the project's clock
-(:func:`core.clock.now`) when ``WFM_SYNC_NOW`` pins it; otherwise it is not passed and the
+``marts`` beside the raw ones. The dbt variable ``now`` is the project's instant
+(:attr:`core.project.Project.now`) when ``WFM_SYNC_NOW`` pins it; otherwise it is not passed and the
 models take the build's start (dbt's ``run_started_at``), so the variables stay the same from run
 to run and dbt re-parses only what changed.
 
@@ -30,9 +30,9 @@ from typing import Any
 
 from filelock import FileLock
 
-from core import clock, settings
+from core import settings
 from core.progress import Progress
-from core.project import Project, given_or_resolved
+from core.project import Project
 from core.settings import Settings
 
 from .warehouse import postgres_target
@@ -71,11 +71,11 @@ def run_dbt(
     warehouse: Path | None = None,
     variables: dict[str, Any] | None = None,
     *,
-    project: Project | None = None,
+    project: Project,
     notes: dict[str, str] | None = None,
 ) -> Any:
     """Invoke dbt in-process on the dbt project and ``project``'s warehouse (``warehouse`` when
-    given; ``project`` default :func:`core.project.resolve`); returns dbt's runner result.
+    given); returns dbt's runner result.
 
     DuckDB: the warehouse file reaches ``profiles.yml`` as the dbt variable ``warehouse``.
     PostgreSQL (:func:`pipelines.warehouse.postgres_target`): target ``postgres``, its host,
@@ -96,7 +96,6 @@ def run_dbt(
     """
     from dbt.cli.main import dbtRunner
 
-    project = given_or_resolved(project)
     _install_packages(project_dir(project.settings))
     progress = Progress(f"dbt {args[0]}", unit="nodes", pages_unit="nodes", logger=logger)
 
@@ -113,7 +112,7 @@ def run_dbt(
                 notes[mart] = what
 
     target_args, connection, environment = _target(project, warehouse)
-    arguments = _dbt_arguments(args, target_args, connection, variables, project.settings)
+    arguments = _dbt_arguments(args, target_args, connection, variables, project)
     try:
         with settings.environment(environment):
             result = dbtRunner(callbacks=[on_event]).invoke(arguments)
@@ -129,24 +128,25 @@ def _dbt_arguments(
     target_args: list[str],
     connection: dict[str, Any],
     variables: dict[str, Any] | None,
-    configured: Settings,
+    project: Project,
 ) -> list[str]:
-    """dbt's command line for ``args`` under the settings ``configured``: quiet unless
+    """dbt's command line for ``args`` under ``project``'s settings: quiet unless
     ``dbt_verbose``; the target, the project and its profiles; the target and log paths;
     ``--vars`` of the connection, ``now`` (only when the clock is pinned: a var that changes on
     every run makes dbt re-parse the whole project, ~10 s), ``currency`` (when named) and
     ``variables``."""
-    pinned = {"now": clock.now()} if clock.pinned() else {}
+    configured = project.settings
+    pinned = {"now": project.now} if (configured.now or "").strip() else {}
     named = {"currency": configured.currency} if configured.currency else {}
     dbt_vars = json.dumps({**connection, **pinned, **named, **(variables or {})})
     verbosity = [] if configured.dbt_verbose else ["--quiet"]
     paths = [] if "--target-path" in args else ["--target-path", str(target_dir(configured))]
     if configured.dbt_target_dir and "--log-path" not in args:
         paths += ["--log-path", str(configured.dbt_target_dir / "logs")]
-    project = str(project_dir(configured))
+    folder = str(project_dir(configured))
     return [
         *verbosity, *args, *target_args, *paths, "--vars", dbt_vars,
-        "--project-dir", project, "--profiles-dir", project, "--no-use-colors",
+        "--project-dir", folder, "--profiles-dir", folder, "--no-use-colors",
     ]  # fmt: skip
 
 

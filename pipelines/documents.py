@@ -32,7 +32,7 @@ from typing import Any
 
 import dlt
 
-from core.project import Project, given_or_resolved
+from core.project import Project
 from sources.connecteam import ConnecteamClient
 from sources.connecteam.config import client_from_config
 from sources.connecteam.documents import (
@@ -106,9 +106,8 @@ def journal_path(pipeline: dlt.Pipeline) -> Path:
     return Path(pipeline.pipelines_dir) / JOURNAL_FILE
 
 
-def documents_pipeline(project: Project | None = None) -> dlt.Pipeline:
-    """The dlt pipeline of the outcomes: ``project``'s warehouse (default
-    :func:`core.project.resolve`), dataset ``connecteam``."""
+def documents_pipeline(project: Project) -> dlt.Pipeline:
+    """The dlt pipeline of the outcomes: ``project``'s warehouse, dataset ``connecteam``."""
     return build_pipeline(
         pipeline_name="connecteam_documents", dataset_name=DATASET_CONNECTEAM, project=project
     )
@@ -145,7 +144,7 @@ def run_bulk(
     files_under: Path | None = None,
     on_progress: Callable[[int, int, dict[str, Any]], None] | None = None,
     allow_insecure: bool = False,
-    project: Project | None = None,
+    project: Project,
 ) -> BulkSummary:
     """Settle what earlier runs left uncertain, submit every row not recorded yet, and load all
     outcomes into ``connecteam.document_entries``.
@@ -167,7 +166,7 @@ def run_bulk(
             is elsewhere fails with the reason and the bulk goes on. ``None``: any path.
         on_progress: Called after each submitted row with ``(done, total, outcome row)``.
         allow_insecure: The default client may use plain ``http://`` elsewhere (a flag).
-        project: Its warehouse and account, if any (default :func:`core.project.resolve`).
+        project: Its warehouse, its source configuration (the account) and its instant.
 
     Returns:
         A :class:`BulkSummary`.
@@ -178,7 +177,6 @@ def run_bulk(
         ConnecteamConfigError: No credentials, or ``http://`` elsewhere without allow_insecure.
     """
     started, base = time.monotonic(), base_dir or Path.cwd()
-    project = given_or_resolved(project)
     pipeline = pipeline or documents_pipeline(project)
     summary = BulkSummary(rows=len(rows))
     with EntryJournal.open(journal or journal_path(pipeline)) as book:
@@ -200,13 +198,14 @@ def run_bulk(
 def _writing_client(
     client: ConnecteamClient | None, allow_insecure: bool, project: Project
 ) -> Iterator[ConnecteamClient]:
-    """``client``, or one with :data:`WRITE_SCOPES` of ``project``'s account (else dlt config),
+    """``client``, or one with :data:`WRITE_SCOPES` of ``project``'s source configuration,
     closed after the block."""
     if client is not None:
         yield client
         return
-    account = project.account.source_options() if project.account is not None else None
-    with client_from_config(WRITE_SCOPES, allow_insecure=allow_insecure, account=account) as own:
+    with client_from_config(
+        project.source.arguments(), WRITE_SCOPES, now=project.now, allow_insecure=allow_insecure
+    ) as own:
         yield own
 
 

@@ -109,7 +109,7 @@ def _resource_hints() -> dict[str, set[str]]:
     from sources.connecteam import connecteam_source
 
     try:
-        source = connecteam_source(api_key="unused", base_url="http://127.0.0.1")
+        source = connecteam_source(0.0, api_key="unused", base_url="http://127.0.0.1")
     except Exception:  # noqa: BLE001 - a bad setting: sync reports it; status shows the rest
         return {}
     return {

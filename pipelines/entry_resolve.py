@@ -22,7 +22,7 @@ from typing import Any
 import dlt
 
 from core import clock
-from core.project import Project, given_or_resolved
+from core.project import Project
 from sources.connecteam import ConnecteamClient
 from sources.connecteam.config import client_from_config
 from sources.connecteam.documents import WRITE_SCOPES
@@ -59,15 +59,14 @@ class ResolveSummary:
     requests: int = 0
 
 
-def unsettled_entries(
-    journal: Path | None = None, project: Project | None = None
-) -> list[dict[str, Any]]:
+def unsettled_entries(project: Project, journal: Path | None = None) -> list[dict[str, Any]]:
     """Journal rows whose outcome is not known (``sending`` or ``uncertain``), oldest intent
     first, read without waiting for a running bulk.
 
     Args:
+        project: Whose warehouse's journal.
         journal: The journal file (default: :func:`pipelines.documents.journal_path` of
-            ``project``'s warehouse, default :func:`core.project.resolve`).
+            ``project``'s warehouse).
 
     Returns:
         Rows with the keys of :data:`pipelines.entry_journal.COLUMNS` (``submitted_at`` epoch
@@ -94,7 +93,7 @@ def resolve_entries(
     pipeline: dlt.Pipeline | None = None,
     client: ConnecteamClient | None = None,
     journal: Path | None = None,
-    project: Project | None = None,
+    project: Project,
 ) -> ResolveSummary:
     """Settle unsettled entries: mark them sent, or send each once more.
 
@@ -108,10 +107,9 @@ def resolve_entries(
             named by its key is sent only when the check finds it absent. ``False``: mark
             each recorded without any request (status ``unknown``, ``resolved_by`` ``operator``).
         pipeline: dlt pipeline of the outcomes (default: the warehouse, dataset connecteam).
-        client: The provider client for ``resend`` (default: from dlt config, like the sync).
+        client: The provider client for ``resend`` (default: the project's account).
         journal: The journal file (default: :func:`pipelines.documents.journal_path`).
-        project: The warehouse and the account when it carries one (default
-            :func:`core.project.resolve`).
+        project: The warehouse, and the account ``resend`` writes to.
 
     Returns:
         A :class:`ResolveSummary`.
@@ -122,7 +120,6 @@ def resolve_entries(
         WarehouseBusyError: Another job held the DuckDB warehouse past the writer timeout.
         ConnecteamConfigError: ``resend`` without credentials configured.
     """
-    project = given_or_resolved(project)
     pipeline = pipeline or documents_pipeline(project)
     summary = ResolveSummary()
     with EntryJournal.open(journal or journal_path(pipeline)) as book:
@@ -132,8 +129,9 @@ def resolve_entries(
         own_client = resend and client is None
         try:
             if resend:
-                account = project.account.source_options() if project.account else None
-                client = client or client_from_config(WRITE_SCOPES, account=account)
+                client = client or client_from_config(
+                    project.source.arguments(), WRITE_SCOPES, now=project.now
+                )
                 summary.rows.extend(_resend(client, book, chosen, named=keys is not None))
                 summary.requests = client.stats.total_requests
             else:

@@ -22,7 +22,7 @@ from typing import Any
 
 import dlt
 
-from core.project import Project, given_or_resolved
+from core.project import Project
 from core.settings import FOLD_RETENTION_DAYS
 from sources.webhooks import (
     DEFAULT_BATCH_BYTES,
@@ -30,10 +30,10 @@ from sources.webhooks import (
     FoldLedger,
     Inbox,
     RoundBudget,
-    inbox_url_from_config,
     max_unfolded_quarantine_id,
     webhooks_source,
 )
+from sources.webhooks.config import check_inbox_url
 
 from .runs import records_run
 from .warehouse import (
@@ -115,14 +115,13 @@ class FoldError(RuntimeError):
 )  # fmt: skip
 @writes_warehouse("fold")
 def run_fold(
-    inbox_url: str | None = None,
     *,
     batch_size: int = 100_000,
     retention_days: float = FOLD_RETENTION_DAYS,
     pipeline: dlt.Pipeline | None = None,
     batch_bytes: int = DEFAULT_BATCH_BYTES,
     round_bytes: int = DEFAULT_ROUND_BYTES,
-    project: Project | None = None,
+    project: Project,
 ) -> FoldSummary:
     """Load every unfolded inbox event into ``webhooks.events`` exactly once.
 
@@ -133,14 +132,14 @@ def run_fold(
     and how the writer lock and memory bounds hold).
 
     Args:
-        inbox_url: SQLAlchemy URL of the inbox (default the project's, else ``[webhooks]
-            inbox_url``, ``WEBHOOKS__INBOX_URL``).
         batch_size: Most inbox events per Arrow batch.
         retention_days: Days a folded row stays in the inbox before it is pruned.
         pipeline: The dlt pipeline (default: the warehouse, dataset ``webhooks``).
         batch_bytes: Most bytes of bodies per batch (a larger body is a batch of its own).
         round_bytes: Bytes of bodies per round (one batch per table past it at most).
-        project: The project (default :func:`core.project.resolve`).
+        project: The project: its warehouse, and its inbox
+            (:attr:`~core.project.Project.webhooks`, checked here:
+            :func:`~sources.webhooks.config.check_inbox_url`).
 
     Returns:
         A :class:`FoldSummary`.
@@ -154,8 +153,7 @@ def run_fold(
             (or pruning) anything more.
     """
     started = time.monotonic()
-    project = given_or_resolved(project)
-    inbox = Inbox(inbox_url or project.given_inbox_url or inbox_url_from_config())
+    inbox = Inbox(check_inbox_url(project.webhooks.url))
     try:
         pipeline = pipeline or build_pipeline(
             pipeline_name="webhooks", dataset_name=DATASET_WEBHOOKS, project=project

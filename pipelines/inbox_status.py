@@ -5,19 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sources.webhooks.inbox import Inbox, inbox_url_from_config
+from sources.webhooks.config import check_inbox_url
+from sources.webhooks.inbox import Inbox
 from sources.webhooks.refusals import RefusalSummary, refusal_summary
 
 
-def inbox_status(
-    now: float, inbox_url: str | None = None
-) -> tuple[dict[str, Any], RefusalSummary | None]:
-    """Backlog and quarantine of the webhook inbox (``inbox_url``, else ``WEBHOOKS__INBOX_URL``),
-    and its refusals.
+def inbox_status(now: float, inbox_url: str) -> tuple[dict[str, Any], RefusalSummary | None]:
+    """Backlog and quarantine of the webhook inbox at ``inbox_url``, and its refusals.
 
     Args:
         now: The current time, epoch seconds (the refusals of the hour before it are counted).
-        inbox_url: The inbox's SQLAlchemy URL (default ``[webhooks] inbox_url``).
+        inbox_url: The inbox's SQLAlchemy URL (:attr:`core.project.Project.webhooks`), checked
+            here (:func:`~sources.webhooks.config.check_inbox_url`).
 
     Returns:
         ``(counts, refusals)``: ``counts`` holds ``inbox`` (the URL without its password),
@@ -29,7 +28,7 @@ def inbox_status(
         A missing SQLite inbox is not created.
     """
     try:
-        url = inbox_url or inbox_url_from_config()
+        url = check_inbox_url(inbox_url)
     except Exception as exc:  # noqa: BLE001 - reported, not raised (a setting to fix)
         return {"error": str(exc).splitlines()[0]}, None
     if url.startswith("sqlite:///") and not Path(url[len("sqlite:///") :]).exists():

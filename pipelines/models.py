@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.project import Project, given_or_resolved
+from core.project import Project
 
 from .dbt_runner import project_dir, run_dbt, target_dir
 from .model_failures import FailedNode, sample_failed_rows
@@ -108,7 +108,7 @@ def build_models(
     *,
     everything: bool = False,
     unit_tests: bool = False,
-    project: Project | None = None,
+    project: Project,
 ) -> ModelsSummary:
     """Run ``dbt build`` (models and their data tests; unit tests are ``make test``'s) against
     the warehouse: the DuckDB file, or with ``WFM_SYNC_DESTINATION=postgres`` the PostgreSQL
@@ -131,7 +131,7 @@ def build_models(
         everything: Build every model, whatever changed.
         unit_tests: Then run every dbt unit test (``dbt test --select test_type:unit``);
             builds leave them out by default.
-        project: The project (default :func:`core.project.resolve`).
+        project: The project.
 
     Returns:
         A :class:`ModelsSummary` when everything passed (warnings allowed).
@@ -147,7 +147,6 @@ def build_models(
             stayed taken for the whole wait.
         WarehouseUnreachableError: The PostgreSQL warehouse refused the lock's connection.
     """
-    project = given_or_resolved(project)
     path = None
     if project.destination == "postgres":
         where = postgres_target().display_url

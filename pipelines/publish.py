@@ -29,7 +29,7 @@ from pathlib import Path
 import duckdb
 
 from core.durable import replace_durably
-from core.project import Project, given_or_resolved
+from core.project import Project
 
 from .parquet import write_marts
 from .runs import records_run
@@ -102,7 +102,7 @@ def publish_snapshot(
     snapshot: Path | None = None,
     raw_schemas: bool | None = None,
     *,
-    project: Project | None = None,
+    project: Project,
 ) -> PublishSummary:
     """Copy the published schemas of the warehouse and the ``health`` summary
     (:data:`HEALTH_TABLES`) into a new snapshot file, atomically and durably, then write every
@@ -113,7 +113,7 @@ def publish_snapshot(
         snapshot: Target file (default: the project's ``snapshot``).
         raw_schemas: Also copy the raw schemas :data:`RAW_SCHEMAS` (``None``: the setting
             ``publish_raw_schemas``); dlt's ``_dlt_*`` tables never.
-        project: The project (default :func:`core.project.resolve`).
+        project: The project.
 
     Returns:
         A :class:`PublishSummary`.
@@ -123,7 +123,6 @@ def publish_snapshot(
         duckdb.Error: The copy failed; the previous snapshot (or Parquet folder) is untouched.
     """
     started = time.monotonic()
-    project = given_or_resolved(project)
     source = (warehouse or project.warehouse).resolve()
     target = (snapshot or project.paths.snapshot).resolve()
     parquet = project.paths.parquet_dir.absolute()

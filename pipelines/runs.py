@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
-from core.project import given_or_resolved
+from core.project import given
 
 JOBS = ("sync", "fold", "models", "publish")
 """The scheduled jobs ``status`` watches for failures and staleness. The document bulk (job
@@ -89,8 +89,8 @@ def records_run(
     problem: Callable[[Any], str | None] | None = None,
 ) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Decorate a job function so each call appends a :class:`RunRecord` to the run log of the
-    project it is given (keyword ``project``; none given: :func:`core.project.resolve`, then
-    handed to the function as ``project``, so the job resolves it once).
+    project it is given (keyword ``project``, required: :class:`TypeError` without one,
+    :func:`core.project.given`).
 
     Args:
         job: The job's name in the log.
@@ -107,8 +107,7 @@ def records_run(
         @functools.wraps(function)
         def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
             started, clock = time.time(), time.monotonic()
-            project = given_or_resolved(kwargs.get("project"))  # type: ignore[arg-type]
-            kwargs["project"] = project
+            project = given(kwargs, job)
             log = project.paths.run_log
             try:
                 result = function(*args, **kwargs)

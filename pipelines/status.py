@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import time
 
-from core.project import Project, given_or_resolved
+from core.project import Project
 from core.settings import project_dir
 
 from .fold import DATASET_WEBHOOKS
@@ -36,7 +36,8 @@ def collect_status(
     max_age: float = parse_age(DEFAULT_MAX_AGE),
     fold_max_age: float = parse_age(DEFAULT_FOLD_MAX_AGE),
     now: float | None = None,
-    project: Project | None = None,
+    *,
+    project: Project,
 ) -> Status:
     """Gather the status of jobs, tables, webhooks, inbox, pending loads and rate limit.
 
@@ -44,8 +45,10 @@ def collect_status(
         max_age: Seconds after which the API tables and the sync/models/publish jobs are stale.
         fold_max_age: Seconds after which the webhook fold is stale (only once webhooks are in
             use: the fold ran before or the inbox holds events).
-        now: The current time, epoch seconds (default: now).
-        project: The project looked at (default :func:`core.project.resolve`).
+        now: The time ages are measured up to, epoch seconds (default: the real time, as the
+            runs and loads it compares with are stamped; not the project's ``now``, which
+            ``WFM_SYNC_NOW`` may pin for a replay).
+        project: The project looked at.
 
     Returns:
         A :class:`Status`. ``problems`` lists, in words, every stale table or job, every job
@@ -53,7 +56,6 @@ def collect_status(
         last stored event.
     """
     now = time.time() if now is None else now
-    project = given_or_resolved(project)
     runs = read_runs(project.paths.run_log)
     status = Status(
         checked_at=iso(now) or "",
@@ -61,7 +63,7 @@ def collect_status(
         project_dir=str(project_dir()),
         run_log=str(project.paths.run_log),
     )
-    status.inbox, refusals = inbox_status(now, project.given_inbox_url)
+    status.inbox, refusals = inbox_status(now, project.webhooks.url)
     if "full" in status.inbox:
         status.problems.append(f"the webhook inbox cannot store events: {status.inbox['full']}")
     if refusals is not None:

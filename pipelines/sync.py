@@ -12,8 +12,7 @@ import dlt
 from dlt.extract.exceptions import PipeException
 from dlt.pipeline.exceptions import PipelineStepFailed
 
-from core.clock import now as clock_now
-from core.project import Project, given_or_resolved
+from core.project import Project
 from sources.connecteam import (
     ClientStats,
     ConnecteamAPIError,
@@ -162,8 +161,8 @@ def _sync_problem(summary: SyncSummary) -> str | None:
 def run_sync(
     streams: Sequence[str] = STREAMS,
     *,
+    project: Project,
     pipeline: dlt.Pipeline | None = None,
-    project: Project | None = None,
     **source_options: Any,
 ) -> SyncSummary:
     """Sync the given streams of the configured Connecteam account into the warehouse.
@@ -179,12 +178,11 @@ def run_sync(
     Args:
         streams: Any of :data:`STREAMS` (default all).
         pipeline: The dlt pipeline; default ``project``'s (:func:`~.warehouse.build_pipeline`).
-        project: Where to load, and the account it carries, if any, for the source; default
-            :func:`core.project.resolve`.
-        **source_options: Passed to :func:`sources.connecteam.connecteam_source` (e.g.
-            ``base_url``, ``shifts_days_back``, ``allow_insecure``: the commands'
-            ``--allow-insecure``); anything not given is read from dlt config (never
-            ``allow_insecure``).
+        project: Where to load, the source's configuration (:attr:`~core.project.Project.
+            source`) and the run's instant (:attr:`~core.project.Project.now`).
+        **source_options: Over the project's source configuration, passed to
+            :func:`sources.connecteam.connecteam_source` (e.g. ``shifts_days_back``,
+            ``allow_insecure``: the commands' ``--allow-insecure``).
 
     Returns:
         A :class:`SyncSummary`.
@@ -200,11 +198,9 @@ def run_sync(
     if unknown:
         raise ValueError(f"unknown stream(s) {unknown}; choose from {list(STREAMS)}")
     started = time.monotonic()
-    project = given_or_resolved(project)
     pipeline = pipeline or build_pipeline(project=project)
     write_each_batch(pipeline, "connecteam")
-    if project.account is not None:
-        source_options = {**project.account.source_options(), **source_options}
+    source_options = {**project.source.arguments(), **source_options, "now": project.now}
     resumed = finish_pending_loads(pipeline)
     stats = ClientStats()
     logger.info("syncing %s into %s", ", ".join(streams), pipeline.dataset_name)
@@ -333,7 +329,7 @@ def _extract_quarantine(pipeline: dlt.Pipeline, project: Project, quarantine: Qu
     """Extract the items ``quarantine`` holds into table ``connecteam.quarantine`` (merged on
     ``quarantine_key``: an item quarantined again updates its ``seen_at``); nothing when empty.
     On PostgreSQL U+0000 in an item becomes U+FFFD (:func:`without_nul`)."""
-    now = int(clock_now())
+    now = int(project.now)
     rows = [item.row(now) for item in quarantine.items()]
     if not rows:
         return

@@ -14,7 +14,7 @@ from typing import ParamSpec, TypeVar
 import dlt
 from dlt.common.destination import TLoaderFileFormat
 
-from core.project import Project, given_or_resolved
+from core.project import Project, given
 
 from .writer_lock import WarehouseBusyError as WarehouseBusyError  # raised here: import it here
 from .writer_lock import WarehouseUnreachableError as WarehouseUnreachableError
@@ -40,7 +40,7 @@ def build_pipeline(
     dataset_name: str = DATASET_CONNECTEAM,
     pipelines_dir: str | os.PathLike[str] | None = None,
     *,
-    project: Project | None = None,
+    project: Project,
 ) -> dlt.Pipeline:
     """The dlt pipeline that loads into ``project``'s warehouse (DuckDB, or PostgreSQL from
     dlt's ``DESTINATION__POSTGRES__CREDENTIALS`` with ``WFM_SYNC_DESTINATION=postgres``).
@@ -54,12 +54,11 @@ def build_pipeline(
         pipeline_name: dlt pipeline name (one per dataset).
         dataset_name: Target dataset (DuckDB schema).
         pipelines_dir: dlt working directory.
-        project: Where and how to load (default :func:`core.project.resolve`).
+        project: Where and how to load.
 
     Returns:
         The pipeline (not yet run).
     """
-    project = given_or_resolved(project)
     path = project.warehouse
     warehouse_folder(path.parent)
     # Arrow tables get dlt's _dlt_load_id like rows do, so every raw row says which load wrote it.
@@ -121,7 +120,7 @@ def available_memory_bytes() -> int:
 
 
 @contextmanager
-def warehouse_writer(job: str, project: Project | None = None) -> Iterator[None]:
+def warehouse_writer(job: str, project: Project) -> Iterator[None]:
     """Hold ``project``'s warehouse's writer lock for ``job`` while the block writes to it.
 
     DuckDB allows one writing process per file: every job (the nightly sync, the fold every
@@ -142,7 +141,7 @@ def warehouse_writer(job: str, project: Project | None = None) -> Iterator[None]
     Args:
         job: The job's kind (``sync``, ``fold``, ``models``, ``documents``, ``publish``),
             named in the messages.
-        project: Whose warehouse (default :func:`core.project.resolve`).
+        project: Whose warehouse.
 
     Raises:
         WarehouseBusyError: The lock stayed taken for the whole wait; the message names the job
@@ -151,7 +150,6 @@ def warehouse_writer(job: str, project: Project | None = None) -> Iterator[None]
         WarehouseUnreachableError: The PostgreSQL warehouse refused the lock's connection; the
             message names the database (password hidden) and ``DESTINATION__POSTGRES__CREDENTIALS``.
     """
-    project = given_or_resolved(project)
     timeout = project.settings.writer_timeout
     if project.destination != "duckdb":
         with postgres_writer(job, timeout):
@@ -228,14 +226,13 @@ def warehouse_folder(folder: Path) -> None:
 
 def writes_warehouse(job: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Decorate a job function so it runs inside :func:`warehouse_writer` of the project it is
-    given (keyword ``project``; none given: :func:`core.project.resolve`, then handed to the
-    function as ``project``, so the job resolves it once)."""
+    given (keyword ``project``, required: :class:`TypeError` without one,
+    :func:`core.project.given`)."""
 
     def decorate(function: Callable[P, R]) -> Callable[P, R]:
         @functools.wraps(function)
         def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-            project = given_or_resolved(kwargs.get("project"))  # type: ignore[arg-type]
-            kwargs["project"] = project
+            project = given(kwargs, job)
             with warehouse_writer(job, project):
                 return function(*args, **kwargs)
 

@@ -13,6 +13,7 @@ import duckdb
 import pytest
 from hypothesis import settings
 
+from core.project import Project
 from emulator import EmulatorConfig, EmulatorServer, ServerOptions
 from sources.connecteam.registry import STREAMS
 
@@ -94,6 +95,27 @@ def point_at(monkeypatch: pytest.MonkeyPatch, server: EmulatorServer, key: str =
     """Configure the source for ``server`` through the environment, as a user would."""
     monkeypatch.setenv("SOURCES__CONNECTEAM__BASE_URL", server.url)
     monkeypatch.setenv("SOURCES__CONNECTEAM__API_KEY", key)
+
+
+def account_project(
+    warehouse: Path, base_url: str, api_key: str, inbox_url: str | None = None
+) -> Project:
+    """A project of its own: the warehouse ``warehouse`` with every file beside it, the account
+    at ``base_url`` with ``api_key``, ``now`` :data:`NOW`, and nothing of the environment."""
+    from pydantic import SecretStr
+
+    from core.paths import paths_beside
+    from core.project import SourceConfig, WebhooksConfig
+    from core.settings import Settings
+
+    inbox = inbox_url or f"sqlite:///{warehouse.parent / 'inbox.sqlite3'}"
+    return Project(
+        settings=Settings(now=str(NOW)),
+        paths=paths_beside(warehouse),
+        now=float(NOW),
+        source=SourceConfig.account(base_url, api_key),
+        webhooks=WebhooksConfig(inbox_url=SecretStr(inbox)),
+    )
 
 
 def query(path: Path, sql: str) -> list[tuple[Any, ...]]:

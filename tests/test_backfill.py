@@ -14,12 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import API_KEY, NOW, WFM_SYNC, cli_env, query
-from pydantic import SecretStr
+from conftest import API_KEY, WFM_SYNC, account_project, cli_env, query
 
-from core.paths import paths_beside
-from core.project import ConnecteamAccount, Project
-from core.settings import Settings
+from core.project import Project
 from emulator.config import OperationsConfig
 from sources.connecteam.windows import DAY_SECONDS, day_start
 
@@ -36,7 +33,8 @@ SIZE: dict[str, Any] = {
 SYNC = [
     sys.executable,
     "-c",
-    "from pipelines import run_sync; run_sync(('shifts', 'time_activities'))",
+    "from pipelines import run_sync; from sources.configuration import resolve; "
+    "run_sync(('shifts', 'time_activities'), project=resolve())",
 ]
 SHIFT_KEYS = (
     "select scheduler_id, id from connecteam.shifts where end_time > {} and start_time < {}"
@@ -90,11 +88,7 @@ def loaded(warehouse: Path) -> tuple[set[tuple[int, str]], set[str]]:
 
 
 def project_for(server, warehouse: Path) -> Project:
-    return Project(
-        settings=Settings(now=str(NOW)),
-        paths=paths_beside(warehouse),
-        account=ConnecteamAccount(base_url=server.url, api_key=SecretStr(API_KEY)),
-    )
+    return account_project(warehouse, server.url, API_KEY)
 
 
 def test_a_period_in_several_chunks_loads_exactly_the_rows_served(start_emulator, tmp_path):

@@ -10,6 +10,7 @@ from conftest import point_at
 
 from core.clock import now
 from pipelines import STREAMS, run_sync
+from sources.configuration import resolve
 
 
 def test_now_reads_epoch_iso_and_date(monkeypatch):
@@ -49,7 +50,7 @@ def sync_at(moment: float, start_emulator, monkeypatch, tmp_path, name: str) -> 
         shifts=SIZE["shifts"], operations=operations,
     )  # fmt: skip
     point_at(monkeypatch, server)
-    return run_sync(STREAMS).rows
+    return run_sync(STREAMS, project=resolve()).rows
 
 
 def test_the_same_rows_thirty_days_ahead(start_emulator, monkeypatch, tmp_path):

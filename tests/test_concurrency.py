@@ -14,6 +14,7 @@ from conftest import CORE, WFM_SYNC, cli_env, point_at, query
 from benchmarks._emulator import EmulatorProcess
 from emulator.operations_data import OperationsConfig
 from pipelines import SyncSummary, run_sync
+from sources.configuration import resolve
 from sources.connecteam.errors import ConnecteamConfigError
 from sources.connecteam.registry import STREAMS
 
@@ -59,7 +60,7 @@ def sync_into(
     warehouse = folder / "warehouse.duckdb"
     monkeypatch.setenv("DESTINATION__DUCKDB__CREDENTIALS", str(warehouse))
     monkeypatch.setenv("SOURCES__CONNECTEAM__MAX_IN_FLIGHT", str(in_flight))
-    summary = run_sync(streams)
+    summary = run_sync(streams, project=resolve())
     return warehouse, summary
 
 
@@ -119,7 +120,7 @@ def test_a_small_budget_with_requests_in_flight_never_draws_a_429(
     point_at(monkeypatch, server)
     monkeypatch.setenv("SOURCES__CONNECTEAM__MAX_IN_FLIGHT", "4")
 
-    summary = run_sync(CORE)
+    summary = run_sync(CORE, project=resolve())
 
     stats = server.stats()
     assert stats["total"] > 2 * 12  # more than two windows' budget
@@ -150,13 +151,13 @@ def test_a_request_waits_as_long_as_the_timeout_setting_says(
     monkeypatch.setenv("SOURCES__CONNECTEAM__MAX_ATTEMPTS", "2")
     monkeypatch.setenv("SOURCES__CONNECTEAM__BACKOFF_BASE", "0.01")
     monkeypatch.setenv("SOURCES__CONNECTEAM__TIMEOUT", "0.2")
-    slow = run_sync(("users",))
+    slow = run_sync(("users",), project=resolve())
     assert "users" in slow.failed_streams and "timeout" in slow.failed_streams["users"].lower()
     monkeypatch.setenv("SOURCES__CONNECTEAM__TIMEOUT", "5")
-    assert run_sync(("users",)).rows["users"] == 5
+    assert run_sync(("users",), project=resolve()).rows["users"] == 5
     monkeypatch.setenv("SOURCES__CONNECTEAM__TIMEOUT", "0")
     with pytest.raises(ConnecteamConfigError, match="SOURCES__CONNECTEAM__TIMEOUT must be"):
-        run_sync(("users",))
+        run_sync(("users",), project=resolve())
 
 
 def test_the_emulator_command_takes_its_latency_in_milliseconds():

@@ -19,6 +19,7 @@ import pytest
 import yaml  # type: ignore[import-untyped, unused-ignore]
 
 from pipelines.dbt_runner import project_dir, run_dbt
+from sources.configuration import resolve
 from sources.connecteam.registry import STREAMS
 
 COVERAGE = ("fct_documentation_coverage", "fct_test_coverage")
@@ -32,7 +33,9 @@ def evaluated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     warehouse = folder / "evaluator.duckdb"
     paths = ["--target-path", str(folder / "target"), "--log-path", str(folder / "logs")]
     selected = ["--select", "package:dbt_project_evaluator", "dbt_project_evaluator_exceptions"]
-    result = run_dbt(["build", *selected, *paths], warehouse, {"evaluate_project": True})
+    result = run_dbt(
+        ["build", *selected, *paths], warehouse, {"evaluate_project": True}, project=resolve()
+    )
     assert result.success, result.exception
     return warehouse
 

@@ -6,6 +6,8 @@ import re
 
 from conftest import DemoRun, query
 
+from sources.configuration import resolve
+
 
 def test_demo_syncs_twice_and_shows_counts_and_queries(small_demo: DemoRun):
     warehouse = small_demo.warehouse
@@ -187,7 +189,6 @@ def test_the_dbt_unit_tests_pass_on_the_demo_s_warehouse(small_demo: DemoRun, tm
     needs its model's parents to exist)."""
     import shutil
 
-    from core.project import resolve
     from pipelines.dbt_runner import project_dir, run_dbt
     from pipelines.dbt_yaml import read_yaml
 

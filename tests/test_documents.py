@@ -10,6 +10,7 @@ import httpx
 import pytest
 from conftest import API_KEY, WFM_SYNC, cli_env, query
 
+from sources.configuration import resolve
 from sources.connecteam import ConnecteamAPIError, ConnecteamClient
 from sources.connecteam.documents import WRITE_SCOPES, put_entry, upload_file
 
@@ -325,7 +326,7 @@ def test_an_entry_left_sending_is_settled_by_checking_with_the_provider(
     (tmp_path / "a.pdf").write_bytes(b"%PDF a")
     row = EntryRow(1001, 7002, "a.pdf", {"expires": "2027-01-01"})
     file_id = upload_file(client, tmp_path / "a.pdf")
-    pipeline = build_pipeline("connecteam_documents", "connecteam")
+    pipeline = build_pipeline("connecteam_documents", "connecteam", project=resolve())
     with EntryJournal.open(journal_path(pipeline)) as book:
         book.write({
             "entry_key": row.entry_key, "user_id": 1001, "document_id": 7002, "file": "a.pdf",
@@ -336,7 +337,9 @@ def test_an_entry_left_sending_is_settled_by_checking_with_the_provider(
         put_entry(client, 1001, 7002, file_id, row.fields)
     before = _documents_stats(server)["entry_puts"]
 
-    summary = run_bulk([row], base_dir=tmp_path, pipeline=pipeline, client=client)
+    summary = run_bulk(
+        [row], base_dir=tmp_path, pipeline=pipeline, client=client, project=resolve()
+    )
 
     sent = _documents_stats(server)["entry_puts"] - before
     ((status, resolved_by, user_document_id),) = query(
@@ -435,17 +438,17 @@ def test_the_bulk_waits_for_the_writer_lock_and_is_logged_as_a_run(
     import threading
     import time
 
-    from core.project import resolve
     from pipelines.documents import EntryRow, run_bulk
     from pipelines.runs import read_runs
     from pipelines.warehouse import WarehouseBusyError, warehouse_writer
+    from sources.configuration import resolve
 
     (tmp_path / "a.pdf").write_bytes(b"%PDF a")
     row = EntryRow(1001, 7002, "a.pdf")
     held, release = threading.Event(), threading.Event()
 
     def other_job() -> None:
-        with warehouse_writer("nightly"):
+        with warehouse_writer("nightly", project=resolve()):
             held.set()
             release.wait(30)
 
@@ -455,7 +458,7 @@ def test_the_bulk_waits_for_the_writer_lock_and_is_logged_as_a_run(
     threading.Timer(1.5, release.set).start()
     started = time.monotonic()
     with caplog.at_level("INFO", logger="pipelines.warehouse"):
-        summary = run_bulk([row], base_dir=tmp_path, client=client)
+        summary = run_bulk([row], base_dir=tmp_path, client=client, project=resolve())
     holder.join()
     assert time.monotonic() - started >= 1.4  # it waited for the other job
     assert "documents: waiting for another job" in caplog.text
@@ -465,8 +468,8 @@ def test_the_bulk_waits_for_the_writer_lock_and_is_logged_as_a_run(
     assert record.details["outcomes"] == {"pendingApproval": 1} and record.details["rows"] == 1
 
     monkeypatch.setenv("WFM_SYNC_WRITER_TIMEOUT", "0.3")
-    with warehouse_writer("nightly"), pytest.raises(WarehouseBusyError):
-        run_bulk([row], base_dir=tmp_path, client=client)
+    with warehouse_writer("nightly", project=resolve()), pytest.raises(WarehouseBusyError):
+        run_bulk([row], base_dir=tmp_path, client=client, project=resolve())
     failed = read_runs(resolve().paths.run_log)[-1]
     assert (failed.job, failed.outcome) == ("documents", "failed")
     assert "another job held the warehouse" in (failed.error or "")
@@ -474,11 +477,13 @@ def test_the_bulk_waits_for_the_writer_lock_and_is_logged_as_a_run(
 
 
 def test_a_bulk_with_failed_rows_is_a_failed_run(server, client, warehouse, tmp_path):
-    from core.project import resolve
     from pipelines.documents import EntryRow, run_bulk
     from pipelines.runs import read_runs
+    from sources.configuration import resolve
 
-    summary = run_bulk([EntryRow(1001, 7001, "missing.pdf")], base_dir=tmp_path, client=client)
+    summary = run_bulk(
+        [EntryRow(1001, 7001, "missing.pdf")], base_dir=tmp_path, client=client, project=resolve()
+    )
     assert len(summary.failures) == 1
     (record,) = read_runs(resolve().paths.run_log)
     assert (record.job, record.outcome) == ("documents", "failed")

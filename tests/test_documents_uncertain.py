@@ -13,6 +13,7 @@ import httpx
 import pytest
 from conftest import API_KEY, WFM_SYNC, cli_env, query
 
+from sources.configuration import resolve
 from sources.connecteam import ConnecteamClient
 from sources.connecteam.documents import put_entry, upload_file
 
@@ -106,7 +107,7 @@ def test_an_interrupted_entry_the_check_cannot_tell_is_resolved_as_sent_without_
     row = EntryRow(1003, 7002, "a.pdf")
     with ConnecteamClient(server.url, api_key=API_KEY, backoff_base=0.01) as client:
         file_id = upload_file(client, tmp_path / "a.pdf")
-        with EntryJournal.open(journal_path(documents_pipeline())) as book:
+        with EntryJournal.open(journal_path(documents_pipeline(project=resolve()))) as book:
             book.write({
                 "entry_key": row.entry_key, "user_id": 1003, "document_id": 7002,
                 "file": "a.pdf", "status": "sending", "file_id": file_id,
@@ -114,7 +115,7 @@ def test_an_interrupted_entry_the_check_cannot_tell_is_resolved_as_sent_without_
             })  # fmt: skip
         put_entry(client, 1003, 7002, file_id)  # it reached the provider
         before = _documents(server)["entry_puts"]
-        summary = run_bulk([row], base_dir=tmp_path, client=client)
+        summary = run_bulk([row], base_dir=tmp_path, client=client, project=resolve())
     assert _documents(server)["entry_puts"] == before  # not sent again
     assert summary.checked == {"untold": 1} and summary.outcomes == {}
     assert [key for _, key, _ in summary.uncertain] == [row.entry_key]
@@ -184,7 +185,7 @@ def test_resend_checks_an_interrupted_entry_first_and_never_sends_it_twice(
         file_id = upload_file(client, tmp_path / "a.pdf")
 
         def interrupted(row: EntryRow) -> None:  # intent written, PUT sent, outcome lost
-            with EntryJournal.open(journal_path(documents_pipeline())) as book:
+            with EntryJournal.open(journal_path(documents_pipeline(project=resolve()))) as book:
                 book.write({
                     "entry_key": row.entry_key, "user_id": row.user_id,
                     "document_id": row.document_id, "file": "a.pdf", "status": "sending",
@@ -194,7 +195,7 @@ def test_resend_checks_an_interrupted_entry_first_and_never_sends_it_twice(
 
         interrupted(first)
         before = _documents(server)["entry_puts"]
-        every = resolve_entries(None, resend=True, client=client)
+        every = resolve_entries(None, resend=True, client=client, project=resolve())
         assert [(r["entry_key"], r["status"]) for r in every.rows] == [
             (first.entry_key, "uncertain")
         ]
@@ -202,11 +203,11 @@ def test_resend_checks_an_interrupted_entry_first_and_never_sends_it_twice(
 
         interrupted(second)
         before = _documents(server)["entry_puts"]
-        named = resolve_entries([second.entry_key], resend=True, client=client)
+        named = resolve_entries([second.entry_key], resend=True, client=client, project=resolve())
         assert [r["status"] for r in named.rows] == ["uncertain"]
         assert _documents(server)["entry_puts"] == before  # named, but checked, not sent
 
-        again = resolve_entries([first.entry_key], resend=True, client=client)
+        again = resolve_entries([first.entry_key], resend=True, client=client, project=resolve())
         assert [r["status"] for r in again.rows] == ["pendingApproval"]
         assert _documents(server)["entry_puts"] == before + 1  # uncertain and named: once
     assert query(warehouse, OUTCOMES) == [

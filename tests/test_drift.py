@@ -16,6 +16,7 @@ from flows.cli import app
 from pipelines import run_sync
 from pipelines.drift import SOURCE_COLUMNS, first_seen, undeclared_columns
 from pipelines.status import collect_status
+from sources.configuration import resolve
 
 
 def test_the_rule_lists_only_columns_nobody_declares():
@@ -45,8 +46,8 @@ def test_a_field_the_emulator_starts_sending_is_listed_by_status(start_emulator,
                                                                  warehouse):  # fmt: skip
     server = start_emulator(users=40, forms=2, schedulers=1, shifts=30)
     point_at(monkeypatch, server)
-    run_sync(["users"])
-    before = collect_status()
+    run_sync(["users"], project=resolve())
+    before = collect_status(project=resolve())
     assert before.drift.error is None
     assert before.drift.fields == []  # smart_groups_ids: the source declares it
     assert before.drift.enum_values == []
@@ -59,10 +60,10 @@ def test_a_field_the_emulator_starts_sending_is_listed_by_status(start_emulator,
     changed = httpx.post(f"{server.url}/_emulator/mutate", json={"users": 5}, timeout=30)
     assert changed.status_code == 200
     started = time.time()
-    summary = run_sync(["users"])
+    summary = run_sync(["users"], project=resolve())
     assert summary.rows["users"] >= 5
 
-    after = collect_status()
+    after = collect_status(project=resolve())
     assert after.drift.error is None
     found = {(f.table, f.field): f for f in after.drift.fields}
     entry = found[("connecteam.users", "favourite_colour")]

@@ -28,10 +28,11 @@ EVENTS_PER_RUN = 20
 WORKER = """
 import json, sys
 from pipelines.fold import run_fold
+from sources.configuration import resolve
 print("ready", flush=True)
 for _ in sys.stdin:
     try:
-        summary = run_fold()
+        summary = run_fold(project=resolve())
         print(json.dumps({"events": summary.events}), flush=True)
     except Exception as exc:
         print(json.dumps({"error": f"{type(exc).__name__}: {exc}"[:2000]}), flush=True)

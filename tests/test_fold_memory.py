@@ -17,6 +17,7 @@ from benchmarks.webhooks_fold import (
     fill_refused,
     fold_in_child,
 )
+from sources.configuration import resolve
 
 BODIES = 200
 SIZE = 2**20
@@ -94,7 +95,9 @@ def test_refused_bodies_arriving_during_a_fold_wait_for_the_next_one(
             arrivals += 1
 
     monkeypatch.setattr(Inbox, "mark_folded", flooded)
-    summary = run_fold(inbox_url, batch_bytes=1000, round_bytes=1000)  # 2 bodies per round
+    summary = run_fold(
+        batch_bytes=1000, round_bytes=1000, project=resolve(inbox_url=inbox_url)
+    )  # 2 bodies per round
 
     assert summary.quarantined == 6  # only what was there when the fold began
     assert 1 <= arrivals < 30  # the fold ended while the flood went on

@@ -17,6 +17,7 @@ from pipelines.fold import run_fold
 from pipelines.models import build_models
 from pipelines.subscriptions import apply, current, plan, receiver_url
 from receiver import PATH, ReceiverConfig, create_app
+from sources.configuration import resolve
 from sources.connecteam.config import client_from_config
 from sources.connecteam.webhook_settings import SUBSCRIPTION_SCOPES
 
@@ -35,16 +36,16 @@ def test_an_edited_submission_is_loaded_again_by_the_next_sync(
 ):
     server = ops_server(start_emulator, form_submissions=40)
     point_at(monkeypatch, server)
-    first = run_sync(("forms", "form_submissions"))
+    first = run_sync(("forms", "form_submissions"), project=resolve())
     assert first.rows["form_submissions"] == 40
     changed = server.control("mutate", {"edit_submissions": 1})
     ((_form_id, submission_id),) = changed["edited_submissions"]
-    second = run_sync(("forms", "form_submissions"))
+    second = run_sync(("forms", "form_submissions"), project=resolve())
     assert second.rows["form_submissions"] == 1  # the edited one, nothing else
     values = [a.get("value") for a in answers_of(warehouse, "connecteam.form_submissions",
                                                  submission_id)]  # fmt: skip
     assert f"edited at {changed['at']}" in values
-    assert run_sync(("forms", "form_submissions")).rows["form_submissions"] == 0
+    assert run_sync(("forms", "form_submissions"), project=resolve()).rows["form_submissions"] == 0
 
 
 def test_an_edit_older_than_the_re_read_span_is_not_seen_by_the_sync(
@@ -54,11 +55,11 @@ def test_an_edit_older_than_the_re_read_span_is_not_seen_by_the_sync(
     monkeypatch.setenv("SOURCES__CONNECTEAM__FORM_SUBMISSIONS_DAYS_BACK", "0")
     server = ops_server(start_emulator, form_submissions=40)
     point_at(monkeypatch, server)
-    run_sync(("forms", "form_submissions"))
+    run_sync(("forms", "form_submissions"), project=resolve())
     changed = server.control("mutate", {"edit_submissions": 3})
     assert len(changed["edited_submissions"]) == 3
     # only the newest, at the cursor instant, is read again
-    assert run_sync(("forms", "form_submissions")).rows["form_submissions"] == 1
+    assert run_sync(("forms", "form_submissions"), project=resolve()).rows["form_submissions"] == 1
 
 
 @pytest.mark.slow
@@ -70,19 +71,19 @@ def test_an_edit_delivered_by_webhook_is_in_fct_form_submissions_after_the_fold(
     point_at(monkeypatch, server)
     inbox_url = f"sqlite:///{tmp_path / 'inbox.sqlite3'}"
     monkeypatch.setenv("WEBHOOKS__INBOX_URL", inbox_url)
-    run_sync(("users", "forms", "form_submissions"))
+    run_sync(("users", "forms", "form_submissions"), project=resolve())
     receiver = create_app(ReceiverConfig(token=TOKEN, inbox_url=inbox_url))
     with BackgroundServer(receiver) as hooks:
         url = receiver_url(hooks.url + PATH, TOKEN)
-        with client_from_config(SUBSCRIPTION_SCOPES) as client:
+        with client_from_config(resolve().source.arguments(), SUBSCRIPTION_SCOPES) as client:
             wanted, registered = current(client, ["forms"], 1)
             apply(client, plan(wanted, registered, url), url, None)
         monkeypatch.setenv("WFM_SYNC_NOW", str(NOW + 3600))  # edited an hour after the sync
         changed = server.control("mutate", {"edit_submissions": 2})
         assert server.state.deliverer.wait(60)
         assert server.state.deliverer.stats["delivered"] == 2
-    run_fold(inbox_url)
-    build_models(warehouse)
+    run_fold(project=resolve(inbox_url=inbox_url))
+    build_models(warehouse, project=resolve())
     for _form_id, submission_id in changed["edited_submissions"]:
         values = [a.get("value") for a in answers_of(warehouse, "marts.fct_form_submissions",
                                                      submission_id)]  # fmt: skip

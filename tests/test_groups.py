@@ -12,6 +12,7 @@ from conftest import NOW, point_at, query
 
 from pipelines import run_sync
 from pipelines.models import build_models
+from sources.configuration import resolve
 
 
 def requests_to(server, path: str) -> int:
@@ -24,7 +25,7 @@ def test_groups_and_segments_load_as_served_in_one_request_each(
 ):
     server = start_emulator(users=5, forms=1, schedulers=1, shifts=0, data=data)
     point_at(monkeypatch, server)
-    run_sync(("smart_groups", "smart_group_segments"))
+    run_sync(("smart_groups", "smart_group_segments"), project=resolve())
     assert requests_to(server, "/users/v1/smart-groups") == 1
     assert requests_to(server, "/users/v1/smart-group-segments") == 1
     operations = server.state.dataset.operations
@@ -38,7 +39,7 @@ def test_groups_and_segments_load_as_served_in_one_request_each(
     )
 
     operations.smart_groups.pop()  # the provider no longer lists the last group
-    run_sync(("smart_groups",))
+    run_sync(("smart_groups",), project=resolve())
     deleted = query(warehouse, "select id from connecteam.smart_groups where is_deleted")
     assert deleted == [(11,)]
 
@@ -56,16 +57,18 @@ def test_a_user_moved_between_groups_across_three_syncs_has_two_bridge_rows(
     users = server.state.dataset.users
     mover = next(iter(users))
     users[mover]["smartGroupsIds"] = [4]
-    run_sync(("users", "smart_groups", "smart_group_segments"))  # sync 1: in group 4
+    run_sync(
+        ("users", "smart_groups", "smart_group_segments"), project=resolve()
+    )  # sync 1: in group 4
 
     monkeypatch.setenv("WFM_SYNC_NOW", str(NOW + 86_400))
     users[mover]["smartGroupsIds"] = [5]  # moved to group 5: a change of the user record
     users[mover]["modifiedAt"] = NOW + 86_400 - 60
-    run_sync(("users",))  # sync 2: in group 5
+    run_sync(("users",), project=resolve())  # sync 2: in group 5
 
     monkeypatch.setenv("WFM_SYNC_NOW", str(NOW + 2 * 86_400))
-    run_sync(("users",))  # sync 3: nothing changed
-    build_models(warehouse)
+    run_sync(("users",), project=resolve())  # sync 3: nothing changed
+    build_models(warehouse, project=resolve())
     rows = query(
         warehouse,
         "select group_id, valid_from, valid_to, is_current from marts.bridge_user_groups "

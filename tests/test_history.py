@@ -16,6 +16,7 @@ from pipelines import run_sync
 from pipelines.fold import run_fold
 from pipelines.models import build_models
 from receiver import PATH, ReceiverConfig, create_app
+from sources.configuration import resolve
 
 DAY = 86_400
 TOKEN = "history-token"
@@ -23,7 +24,7 @@ TOKEN = "history-token"
 
 def sync_at(monkeypatch: pytest.MonkeyPatch, at: int, streams: tuple[str, ...]) -> None:
     monkeypatch.setenv("WFM_SYNC_NOW", str(at))
-    run_sync(streams)
+    run_sync(streams, project=resolve())
 
 
 @pytest.mark.slow
@@ -40,7 +41,7 @@ def test_a_user_edited_twice_between_three_syncs_has_three_versions(
             server.control("mutate", {"user_ids": [user]})
         modified.append(server.state.dataset.users[user]["modifiedAt"])
         sync_at(monkeypatch, at, ("users",))
-    build_models(warehouse)  # raises when a model or test fails
+    build_models(warehouse, project=resolve())  # raises when a model or test fails
     rows = query(
         warehouse,
         "select version_number, last_name, epoch(valid_from), valid_from_source, "
@@ -95,12 +96,12 @@ def test_a_shift_moved_by_webhook_then_deleted_at_the_nightly(
         answer = httpx.post(hooks.url + PATH, content=json.dumps(body),
                             headers={"x-webhook-token": TOKEN}, timeout=30)  # fmt: skip
     assert answer.status_code == 200, answer.text
-    run_fold(inbox_url)
+    run_fold(project=resolve(inbox_url=inbox_url))
 
     rows.remove(row)  # the provider stops returning it: deleted before the next nightly
     deleted_at = NOW + DAY
     sync_at(monkeypatch, deleted_at, ("schedulers", "shifts"))
-    build_models(warehouse)  # raises when a model or test fails
+    build_models(warehouse, project=resolve())  # raises when a model or test fails
 
     key = f"9000/{shift_id}/{user}"
     versions = query(

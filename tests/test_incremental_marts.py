@@ -28,6 +28,7 @@ from emulator.config import OperationsConfig
 from pipelines import run_sync
 from pipelines.fold import run_fold
 from pipelines.models import build_models
+from sources.configuration import resolve
 from sources.webhooks import Inbox, inbox_url_from_config
 
 DAY = 86_400
@@ -130,8 +131,8 @@ def nightly_syncs(server: Any, monkeypatch: pytest.MonkeyPatch, warehouse: Path)
         if day:
             monkeypatch.setenv("WFM_SYNC_NOW", str(NOW + day * DAY))
             change_day(server, day)
-        run_sync()
-        scopes.append(build_models(warehouse).scope)
+        run_sync(project=resolve())
+        scopes.append(build_models(warehouse, project=resolve()).scope)
     return scopes
 
 
@@ -165,7 +166,7 @@ def test_incremental_marts_equal_a_full_build_after_nightly_syncs(
     full = tmp_path / "full" / "warehouse.duckdb"
     full.parent.mkdir()
     shutil.copy(warehouse, full)
-    build_models(full, full_refresh=True)
+    build_models(full, full_refresh=True, project=resolve())
     # the planned builds (only what changed, after the first) left every model's table as a
     # full build of every model makes it
     every = model_tables(full)
@@ -217,8 +218,8 @@ def test_admin_edits_of_any_age_reach_the_incremental_marts(
     server.state.dataset.operations.activities[CLOCK] = [
         {"userId": user, "kind": "shifts", "record": record} for user, record in api
     ]
-    run_sync()
-    build_models(warehouse)
+    run_sync(project=resolve())
+    build_models(warehouse, project=resolve())
     assert [worked(warehouse, *at) for at in ((u1, old), (u2, old), (u3, recent), (u4, old))] == [
         8.0, 8.0, 4.0, 4.0,
     ]  # fmt: skip
@@ -238,8 +239,8 @@ def test_admin_edits_of_any_age_reach_the_incremental_marts(
         webhook_for(u4, "shift", edited("L4", recent, "13:00", "17:00"), event="admin_edit"),
     ])  # fmt: skip
     inbox.close()
-    run_fold()
-    build_models(warehouse)
+    run_fold(project=resolve())
+    build_models(warehouse, project=resolve())
 
     assert worked(warehouse, u1, old) == 3.0  # edited: 09:00-12:00
     assert worked(warehouse, u2, old) == 0.0  # deleted
@@ -254,7 +255,7 @@ def test_admin_edits_of_any_age_reach_the_incremental_marts(
     full = tmp_path / "full" / "warehouse.duckdb"
     full.parent.mkdir()
     shutil.copy(warehouse, full)
-    build_models(full, full_refresh=True)
+    build_models(full, full_refresh=True, project=resolve())
     # the planned builds (only what changed, after the first) left every model's table as a
     # full build of every model makes it
     every = model_tables(full)
@@ -291,7 +292,7 @@ def test_incremental_marts_equal_a_full_build_on_postgresql(
     nightly_syncs(server, monkeypatch, warehouse)
     incremental = postgres_rows(database)
     assert all(incremental.values())  # every model has rows
-    build_models(full_refresh=True)
+    build_models(full_refresh=True, project=resolve())
     full = postgres_rows(database)
     missing = {m: (len(incremental[m] - full[m]), len(full[m] - incremental[m])) for m in full}
     assert {m: d for m, d in missing.items() if d != (0, 0)} == {}

@@ -40,6 +40,7 @@ from emulator.config import OperationsConfig
 from pipelines import run_sync
 from pipelines.dbt_runner import run_dbt, target_dir
 from pipelines.fold import run_fold
+from sources.configuration import resolve
 from sources.webhooks import Inbox, inbox_url_from_config, read_envelope
 from sources.webhooks.inbox import ReceivedEvent
 
@@ -216,11 +217,9 @@ def account(request, start_emulator, monkeypatch, tmp_path) -> Iterator[Account]
         path = tmp_path / "template" / "warehouse.duckdb"
         template = str(path)
         monkeypatch.setenv("DESTINATION__DUCKDB__CREDENTIALS", template)
-    run_sync()
-    run_dbt(["run", *UPSTREAM], path)
-    run_dbt(["compile", "--select", " ".join(MARTS), "--full-refresh"], path)
-    from core.project import resolve
-
+    run_sync(project=resolve())
+    run_dbt(["run", *UPSTREAM], path, project=resolve())
+    run_dbt(["compile", "--select", " ".join(MARTS), "--full-refresh"], path, project=resolve())
     compiled = target_dir(resolve().settings) / "compiled" / "wfm_sync" / "models" / "marts"
     full_sql = {mart: (compiled / f"{mart}.sql").read_text() for mart in MARTS}
     original = list(server.state.dataset.operations.activities[CLOCK])
@@ -329,9 +328,11 @@ def run_sequence(
             clock = NOW + (number + 1) * 3600
             monkeypatch.setenv("WFM_SYNC_NOW", str(clock))
             if apply(account, step, clock - 1800):
-                run_sync(["time_clocks", "time_activities", "timesheets"])
-            run_fold()
-            run_dbt(["run", *(SELECTION if duckdb_file else UPSTREAM)], duckdb_file)
+                run_sync(["time_clocks", "time_activities", "timesheets"], project=resolve())
+            run_fold(project=resolve())
+            run_dbt(
+                ["run", *(SELECTION if duckdb_file else UPSTREAM)], duckdb_file, project=resolve()
+            )
             assert differences(account, warehouse) == {}, f"after step {number + 1}"
     finally:
         activities[CLOCK] = before

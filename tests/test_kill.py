@@ -12,7 +12,12 @@ from pathlib import Path
 import pytest
 from conftest import assert_keys_unique, cli_env, query
 
-RUNNER = [sys.executable, "-c", "from pipelines import run_sync; run_sync()"]
+RUNNER = [
+    sys.executable, "-c",
+    "from pipelines import run_sync\n"
+    "from sources.configuration import resolve\n"
+    "run_sync(project=resolve())",
+]  # fmt: skip
 SIZE = {"users": 6000, "forms": 5, "schedulers": 3, "shifts": 12000}
 
 

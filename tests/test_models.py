@@ -21,6 +21,7 @@ from pipelines.fold import run_fold
 from pipelines.models import ModelsBuildError, build_models
 from pipelines.publish import publish_snapshot
 from receiver import ReceiverConfig, create_app
+from sources.configuration import resolve
 
 READER = Path(__file__).with_name("snapshot_reader.py")
 USERS = list(range(1000, 1300))
@@ -39,8 +40,8 @@ def fill(start_emulator, warehouse, monkeypatch, tmp_path, events=400):
             )
         )
     assert len(report.acknowledged_keys) == events
-    run_sync()
-    run_fold(inbox_url)
+    run_sync(project=resolve())
+    run_fold(project=resolve(inbox_url=inbox_url))
     return server, inbox_url
 
 
@@ -48,7 +49,7 @@ def test_dbt_build_passes_on_emulator_data_with_every_model(
     start_emulator, warehouse, monkeypatch, tmp_path
 ):
     fill(start_emulator, warehouse, monkeypatch, tmp_path)
-    summary = build_models(warehouse)
+    summary = build_models(warehouse, project=resolve())
     assert summary.failed == [] and summary.scope.startswith("every model")
     assert summary.passed_by_kind["model"] == MODELS
     assert "unit_test" not in summary.passed_by_kind  # make test's (tests/test_demo.py)
@@ -114,8 +115,8 @@ def test_duplicate_key_fails_the_build_by_name_with_the_rows(
     start_emulator, warehouse, monkeypatch, tmp_path
 ):
     server, _ = fill(start_emulator, warehouse, monkeypatch, tmp_path, events=50)
-    build_models(warehouse)
-    publish_snapshot(warehouse)
+    build_models(warehouse, project=resolve())
+    publish_snapshot(warehouse, project=resolve())
     snapshot = warehouse.parent / "analytics.duckdb"
     published = snapshot.stat().st_mtime_ns
     with duckdb.connect(str(warehouse)) as con:
@@ -123,7 +124,7 @@ def test_duplicate_key_fails_the_build_by_name_with_the_rows(
             "insert into connecteam.users select * from connecteam.users where user_id = 1005"
         )
     with pytest.raises(ModelsBuildError) as caught:
-        build_models(warehouse)
+        build_models(warehouse, project=resolve())
     message = str(caught.value)
     assert "source_unique_connecteam_users_user_id" in message
     assert "1005" in message  # a sample of the offending rows
@@ -153,7 +154,9 @@ def test_odd_provider_values_warn_and_are_counted_while_our_invariants_fail(
                     "timezone = 'Zoë' where id = ?", [ids[1]])  # fmt: skip
         con.execute("update connecteam.time_off_requests set timezone = 'Mars/Olympus' "
                     "where id = ?", [ids[2]])  # fmt: skip
-    summary = build_models(warehouse)  # a new enum value and odd values warn; nothing fails
+    summary = build_models(
+        warehouse, project=resolve()
+    )  # a new enum value and odd values warn; nothing fails
     assert summary.warned >= 2
     # '' is an absent value (null, not counted); '2026-13-45', 'Zoë' and 'Mars/Olympus' are not
     # typable: two rows hold them
@@ -170,7 +173,7 @@ def test_odd_provider_values_warn_and_are_counted_while_our_invariants_fail(
     with duckdb.connect(str(warehouse)) as con:
         con.execute("insert into connecteam.users select * from connecteam.users limit 1")
     with pytest.raises(ModelsBuildError) as caught:
-        build_models(warehouse)
+        build_models(warehouse, project=resolve())
     assert "source_unique_connecteam_users_user_id" in str(caught.value)
 
 
@@ -180,7 +183,7 @@ def test_a_key_with_a_missing_part_is_null_so_its_not_null_test_can_fail(tmp_pat
     parts = "['1', 'null', \"'x'\"]"
     sql = f"select {{{{ readable_key({parts}) }}}} as missing, "
     sql += "{{ readable_key(['1', \"'a'\"]) }} as whole"
-    result = run_dbt(["show", "--inline", sql], tmp_path / "keys.duckdb")
+    result = run_dbt(["show", "--inline", sql], tmp_path / "keys.duckdb", project=resolve())
     assert result.success
     assert tuple(result.result.results[0].agate_table.rows[0].values()) == (None, "1/a")
 

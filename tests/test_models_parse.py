@@ -11,6 +11,7 @@ import duckdb
 import pytest
 
 from pipelines.dbt_runner import run_dbt
+from sources.configuration import resolve
 
 REPARSE = "Unable to do partial parsing because config vars"
 
@@ -19,7 +20,7 @@ def parse_log(target: Path, warehouse: Path) -> str:
     """dbt's log lines of one ``dbt parse`` of the project on ``warehouse``."""
     log = target / "logs" / "dbt.log"
     before = log.stat().st_size if log.exists() else 0
-    result = run_dbt(["parse"], warehouse)
+    result = run_dbt(["parse"], warehouse, project=resolve())
     assert result.success, result.exception
     with log.open(encoding="utf-8") as handle:
         handle.seek(before)

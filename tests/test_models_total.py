@@ -26,6 +26,7 @@ from pipelines.model_docs import mart_docs
 from pipelines.models import build_models
 from pipelines.staging_declarations import staging_declarations
 from pipelines.status import collect_status
+from sources.configuration import resolve
 from sources.webhooks.events import FAMILIES, UNKNOWN_FAMILY
 
 BIG = "123456789012345678901234567890"  # beyond 64 bits
@@ -240,7 +241,7 @@ def hostile(warehouse: Path) -> Path:
 
 
 def test_dbt_build_is_total_and_counts_exactly_the_untypable_rows(hostile: Path) -> None:
-    summary = build_models(hostile)  # raises on any failed model or test
+    summary = build_models(hostile, project=resolve())  # raises on any failed model or test
     assert summary.failed == [] and summary.warned > 0
     marts = {t for (t,) in query(hostile, "select table_name from information_schema.tables "
                                           "where table_schema = 'marts'")}  # fmt: skip
@@ -291,8 +292,8 @@ def test_dbt_build_is_total_and_counts_exactly_the_untypable_rows(hostile: Path)
 
 
 def test_status_shows_the_untypable_counts_of_the_last_build(hostile: Path) -> None:
-    build_models(hostile)
-    report = collect_status()
+    build_models(hostile, project=resolve())
+    report = collect_status(project=resolve())
     assert report.untypable_rows == UNTYPABLE_ROWS
     assert report.as_dict()["untypable_rows"] == UNTYPABLE_ROWS
     shown = subprocess.run(
@@ -305,7 +306,7 @@ def test_status_shows_the_untypable_counts_of_the_last_build(hostile: Path) -> N
 
 def test_a_warehouse_with_no_raw_table_at_all_builds_every_model(warehouse: Path) -> None:
     write_raw(warehouse, {})
-    summary = build_models(warehouse)
+    summary = build_models(warehouse, project=resolve())
     assert summary.failed == [] and summary.untypable_rows == {}
     assert summary.passed_by_kind["model"] == MODELS
     # every column of every model is described in its YAML

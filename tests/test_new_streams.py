@@ -12,6 +12,7 @@ from conftest import ANCHOR, point_at, query
 
 from emulator.operations_data import OperationsConfig
 from pipelines import run_sync
+from sources.configuration import resolve
 from sources.connecteam.registry import STREAMS
 from sources.connecteam.resources.pay import pay_rate_rows
 
@@ -59,7 +60,7 @@ def test_requests_are_floor_n_over_l_plus_one_and_every_record_loads(
     for n in (0, limit - 1, limit, limit + 1):
         server = server_with(start_emulator, **{size: n})
         point_at(monkeypatch, server)
-        run_sync((stream,))
+        run_sync((stream,), project=resolve())
         pay_leave = server.state.dataset.operations.pay_leave
         if stream == "pay_rates":
             parents = 1
@@ -89,7 +90,7 @@ def test_unpaged_listings_cost_one_request_and_a_second_run_loads_only_the_day_s
     point_at(monkeypatch, server)
     streams = ("scheduler_unavailabilities", "pay_rates", "pay_rule_policies",
                "time_off_policy_types", "time_off_balances")  # fmt: skip
-    first = run_sync(streams)
+    first = run_sync(streams, project=resolve())
     assert requests_to(server, "/pay-rule-policies") == 1
     assert requests_to(server, "/time-off/v1/policy-types") == 4  # the listing + 3 balances
     assert first.rows["pay_rule_policies"] == 3
@@ -99,7 +100,7 @@ def test_unpaged_listings_cost_one_request_and_a_second_run_loads_only_the_day_s
         first.rows["pay_rates"]
         == query(warehouse, "select count(*) from connecteam.pay_rates")[0][0]
     )
-    second = run_sync(streams)
+    second = run_sync(streams, project=resolve())
     assert second.rows == {"scheduler_unavailabilities": 0, "pay_rates": 0, "pay_rule_policies": 0,
                            "time_off_policy_types": 0, "time_off_balances": 12}  # fmt: skip
     # the day's balances were merged in place: still one row per user x policy
@@ -112,11 +113,11 @@ def test_rates_the_provider_stops_returning_are_marked_deleted(
 ):
     server = server_with(start_emulator, pay_rates=6, unavailabilities=4)
     point_at(monkeypatch, server)
-    run_sync(("pay_rates", "scheduler_unavailabilities"))
+    run_sync(("pay_rates", "scheduler_unavailabilities"), project=resolve())
     pay_leave = server.state.dataset.operations.pay_leave
     removed = pay_leave.pay_rates.pop()
     gone_unavailability = pay_leave.unavailabilities[9000].pop()
-    run_sync(("pay_rates", "scheduler_unavailabilities"))
+    run_sync(("pay_rates", "scheduler_unavailabilities"), project=resolve())
     deleted = {
         r[0]
         for r in query(warehouse, "select pay_rate_key from connecteam.pay_rates where is_deleted")

@@ -12,6 +12,7 @@ import pytest
 from conftest import WFM_SYNC, cli_env, query
 
 from pipelines import run_sync
+from sources.configuration import resolve
 from sources.connecteam import ConnecteamAPIError, ConnecteamClient, OAuthScopeError
 from sources.connecteam.registry import OAUTH_SCOPES, STREAMS, oauth_scopes
 
@@ -87,7 +88,7 @@ def test_oauth_sync_of_every_stream_succeeds_where_unknown_scopes_are_refused(
 ):
     server = start_emulator(users=60, forms=2, schedulers=2, shifts=40, oauth_strict_scopes=True)
     use_oauth(monkeypatch, server, "emulator-client", "emulator-secret")
-    summary = run_sync(tuple(STREAMS))
+    summary = run_sync(tuple(STREAMS), project=resolve())
     assert summary.failed_streams == {}
     assert granted(server) == [set(OAUTH_SCOPES)]  # one token, the streams' scopes exactly
     assert summary.rows["users"] == 60 and summary.rows["shifts"] == 40
@@ -98,7 +99,7 @@ def test_oauth_sync_of_every_stream_succeeds_where_unknown_scopes_are_refused(
 def test_a_client_scoped_to_users_read_syncs_users(start_emulator, warehouse, monkeypatch):
     server = start_emulator(users=30, oauth_clients=NARROW, oauth_strict_scopes=True)
     use_oauth(monkeypatch, server, "narrow", NARROW["narrow"]["secret"])
-    summary = run_sync(["users"])
+    summary = run_sync(["users"], project=resolve())
     assert summary.rows == {"users": 30} and summary.failed_streams == {}
     assert granted(server) == [{"users.read"}]
     assert query(warehouse, "select count(*) from connecteam.users") == [(30,)]
@@ -111,7 +112,7 @@ def test_invalid_scope_names_the_scope_and_the_stream_needing_it(
     secret = NARROW["narrow"]["secret"]
     use_oauth(monkeypatch, server, "narrow", secret)
     with pytest.raises(Exception) as caught:
-        run_sync(["users", "forms", "form_submissions"])
+        run_sync(["users", "forms", "form_submissions"], project=resolve())
     errors = list(chain(caught.value))
     refusal = next(e for e in errors if isinstance(e, OAuthScopeError))
     assert refusal.status == 400
@@ -154,7 +155,7 @@ def test_user_documents_alone_asks_for_no_scope(start_emulator, warehouse, monke
     provider grants its default for the app."""
     server = start_emulator(users=40, oauth_strict_scopes=True)
     use_oauth(monkeypatch, server, "emulator-client", "emulator-secret")
-    summary = run_sync(["user_documents"])
+    summary = run_sync(["user_documents"], project=resolve())
     assert summary.rows["user_documents"] == len(server.state.dataset.user_documents) > 0
     configured = set(server.state.options.oauth_clients["emulator-client"]["scopes"])
     assert granted(server) == [configured]

@@ -16,6 +16,7 @@ from pipelines import STREAMS, run_sync
 from pipelines.fold import run_fold
 from pipelines.models import build_models
 from pipelines.status import collect_status
+from sources.configuration import resolve
 from sources.connecteam.registry import STREAMS as REGISTRY
 from sources.connecteam.registry import Incremental
 from sources.connecteam.windows import date_windows
@@ -66,7 +67,7 @@ def test_time_activity_and_timesheet_windows_at_the_provider_minimum(
     server = ops_server(start_emulator, time_clocks=2, time_activities=200, activity_days=100)
     point_at(monkeypatch, server)
     summary = run_sync(("time_clocks", "time_activities", "timesheets"),
-                       activities_days_back=days_back)  # fmt: skip
+                       activities_days_back=days_back, project=resolve())  # fmt: skip
     requests = summary.requests
     assert requests["/time-clock/v1/time-clocks"] == 1
     assert (
@@ -97,7 +98,7 @@ def test_time_activity_and_timesheet_windows_at_the_provider_minimum(
 def test_time_activity_rows_are_flattened_exactly(start_emulator, monkeypatch, warehouse):
     server = ops_server(start_emulator, time_clocks=1, time_activities=300, activity_days=30)
     point_at(monkeypatch, server)
-    run_sync(("time_clocks", "time_activities"))
+    run_sync(("time_clocks", "time_activities"), project=resolve())
     ops = server.state.dataset.operations
     for item in ops.activities[CLOCK]:
         record = item["record"]
@@ -123,10 +124,10 @@ def test_an_activity_deleted_at_the_provider_is_marked_deleted(
 ):
     server = ops_server(start_emulator, time_clocks=1, time_activities=60, activity_days=20)
     point_at(monkeypatch, server)
-    run_sync(("time_clocks", "time_activities"))
+    run_sync(("time_clocks", "time_activities"), project=resolve())
     activities = server.state.dataset.operations.activities[CLOCK]
     gone = activities.pop(len(activities) // 2)["record"]["id"]
-    again = run_sync(("time_clocks", "time_activities"))
+    again = run_sync(("time_clocks", "time_activities"), project=resolve())
     assert again.rows["time_activities"] == 1  # only the tombstone
     flags = dict(query(warehouse, "select id, is_deleted from connecteam.time_activities"))
     assert flags.pop(gone) is True and not any(flags.values())
@@ -141,13 +142,13 @@ def test_an_activity_moved_to_another_time_clock_stays_live_there(
     # one request at a time: the clocks are pulled in their listed order, so with source 0 the
     # old clock's tombstone is made before the new clock's live row
     monkeypatch.setenv("SOURCES__CONNECTEAM__MAX_IN_FLIGHT", "1")
-    run_sync(("time_clocks", "time_activities"))
+    run_sync(("time_clocks", "time_activities"), project=resolve())
     activities = server.state.dataset.operations.activities
     old, new = CLOCK + source, CLOCK + 1 - source
     item = activities[old].pop(len(activities[old]) // 2)
     activities[new].append(item)
     moved = item["record"]["id"]
-    again = run_sync(("time_clocks", "time_activities"))
+    again = run_sync(("time_clocks", "time_activities"), project=resolve())
     row = query(warehouse, "select time_clock_id, is_deleted from connecteam.time_activities "
                            f"where id = '{moved}'")  # fmt: skip
     assert row == [(new, False)]
@@ -179,7 +180,7 @@ def test_paged_streams_cost_the_minimum_per_parent(
     server = ops_server(start_emulator, **{size_field: n})
     point_at(monkeypatch, server)
     parents = {"form_submissions": ("forms",), "tasks": ("task_boards",)}.get(stream, ())
-    summary = run_sync((*parents, stream), **options)
+    summary = run_sync((*parents, stream), **options, project=resolve())
     assert summary.requests[path] == n // limit + 1
     ops = server.state.dataset.operations
     if stream == "jobs":
@@ -215,7 +216,12 @@ def test_time_off_window_splits_at_365_days(
 ):
     server = ops_server(start_emulator, time_off_requests=30)
     point_at(monkeypatch, server)
-    summary = run_sync(("time_off_requests",), time_off_days_back=back, time_off_days_ahead=ahead)
+    summary = run_sync(
+        ("time_off_requests",),
+        time_off_days_back=back,
+        time_off_days_ahead=ahead,
+        project=resolve(),
+    )
     assert summary.requests["/time-off/v1/requests"] == windows  # 30 requests: one page each
     loaded = {r[0] for r in query(warehouse, "select id from connecteam.time_off_requests")}
     assert loaded == {r["id"] for r in server.state.dataset.operations.time_off_requests}
@@ -225,7 +231,7 @@ def test_time_off_window_splits_at_365_days(
 def test_custom_field_definitions_cost_the_minimum(start_emulator, monkeypatch, warehouse, extra):
     server = ops_server(start_emulator, extra_custom_fields=extra)
     point_at(monkeypatch, server)
-    summary = run_sync(("user_custom_field_definitions",))
+    summary = run_sync(("user_custom_field_definitions",), project=resolve())
     assert summary.requests["/users/v1/custom-fields"] == (8 + extra) // 500 + 1
     assert summary.rows["user_custom_field_definitions"] == 8 + extra
 
@@ -233,7 +239,7 @@ def test_custom_field_definitions_cost_the_minimum(start_emulator, monkeypatch, 
 def test_answers_keep_their_question_type(start_emulator, monkeypatch, warehouse):
     server = ops_server(start_emulator, form_submissions=5)
     point_at(monkeypatch, server)
-    run_sync(("forms", "form_submissions"))
+    run_sync(("forms", "form_submissions"), project=resolve())
     answers = query(warehouse, "select answers from connecteam.form_submissions")
     kinds = {a["questionType"] for (raw,) in answers for a in orjson.loads(raw)}
     assert kinds and kinds <= {"openEnded", "number", "datetime", "yesNo", "multipleChoice"}
@@ -245,9 +251,9 @@ def test_rerun_with_nothing_changed_loads_nothing_and_keys_stay_unique(
     server = ops_server(start_emulator, time_clocks=2, time_activities=150, form_submissions=30,
                         jobs=9, time_off_requests=25, tasks=20)  # fmt: skip
     point_at(monkeypatch, server)
-    first = run_sync()
+    first = run_sync(project=resolve())
     assert all(first.rows[s] > 0 for s in STREAMS if s not in ("user_documents",)), first.rows
-    second = run_sync()
+    second = run_sync(project=resolve())
     snapshots = {s for s, stream in REGISTRY.items() if stream.incremental is Incremental.SNAPSHOT}
     assert {s: n for s, n in second.rows.items() if s not in snapshots and n} == {}, second.rows
     # a snapshot stream reloads the day's rows, merged in place (the keys stay unique below)
@@ -337,9 +343,9 @@ def test_reconciliation_names_missed_and_extra_activities_and_hours_follow_the_a
     inbox = Inbox(inbox_url_from_config())
     inbox.insert_events(delivered)
     inbox.close()
-    run_fold()
-    run_sync()
-    build_models(warehouse)
+    run_fold(project=resolve())
+    run_sync(project=resolve())
+    build_models(warehouse, project=resolve())
 
     rows = query(
         warehouse,
@@ -366,14 +372,18 @@ def test_reconciliation_names_missed_and_extra_activities_and_hours_follow_the_a
         (u3, d1, 4.0, 0.0, "api"),
         (u3, d2, 1.5, 8.0, "api"),
     ]
-    assert collect_status().reconciliation == {"api_only": 2, "webhooks_only": 1}
+    assert collect_status(project=resolve()).reconciliation == {"api_only": 2, "webhooks_only": 1}
 
     # a webhook then says A05 was deleted, which the API does not reflect: the sources differ,
     # and the hours keep the API's version
     inbox = Inbox(inbox_url_from_config())
     inbox.insert_events([webhook_for(u2, "shift", api[4][2], event="admin_delete")])
     inbox.close()
-    run_fold()
-    build_models(warehouse)
-    assert collect_status().reconciliation == {"api_only": 2, "differs": 1, "webhooks_only": 1}
+    run_fold(project=resolve())
+    build_models(warehouse, project=resolve())
+    assert collect_status(project=resolve()).reconciliation == {
+        "api_only": 2,
+        "differs": 1,
+        "webhooks_only": 1,
+    }
     assert query(warehouse, hours_sql) == hours

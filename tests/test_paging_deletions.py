@@ -10,6 +10,7 @@ import pytest
 from conftest import NOW, point_at, query
 
 from pipelines import run_sync
+from sources.configuration import resolve
 
 
 def marked(warehouse, table: str, key: str) -> dict[str, int]:
@@ -41,14 +42,14 @@ def test_a_deletion_between_two_pages_marks_nothing_then_the_next_run_marks_it(
     server = start_emulator(**size, paging_total=paging_total)
     point_at(monkeypatch, server)
     streams = (*with_streams, stream)
-    first = run_sync(streams)
+    first = run_sync(streams, project=resolve())
     loaded = first.rows[stream]
     assert loaded > 2 * page  # three pages or more: a later page's offsets can shift
     assert marked(warehouse, stream, key) == {}
 
     before = live_ids(server, stream)
     server.state.options.delete_while_paging[stream] = 1
-    second = run_sync(streams)
+    second = run_sync(streams, project=resolve())
     assert server.state.options.delete_while_paging[stream] == 0  # the deletion happened
     deleted = before - live_ids(server, stream)
     assert len(deleted) == 1
@@ -58,7 +59,7 @@ def test_a_deletion_between_two_pages_marks_nothing_then_the_next_run_marks_it(
 
     # (shifts with paging.total: the run's changes pass, newest first, took the deletion's page;
     # its total still matched, so the run loaded no change and marked nothing either)
-    third = run_sync(streams)  # consistent again: the real deletion, and only it
+    third = run_sync(streams, project=resolve())  # consistent again: the real deletion, and only it
     assert marked(warehouse, stream, key) == dict.fromkeys(deleted, int(NOW))
     assert third.rows[stream] >= 1
     if stream == "shifts":

@@ -8,12 +8,8 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import NOW, query
-from pydantic import SecretStr
+from conftest import NOW, account_project, query
 
-from core.paths import paths_beside
-from core.project import ConnecteamAccount, Project
-from core.settings import Settings
 from sources.connecteam import ConnecteamAPIError
 from sources.connecteam.client import ConnecteamClient
 from sources.connecteam.registry import STREAMS
@@ -105,10 +101,7 @@ def test_an_endless_listing_without_a_total_stops_at_ten_times_the_last_run(tmp_
     monkeypatch.setenv("WFM_SYNC_NOW", str(NOW))
     monkeypatch.setenv("RUNTIME__DLTHUB_TELEMETRY", "false")
     warehouse = tmp_path / "warehouse.duckdb"
-    project = Project(
-        settings=Settings(now=str(NOW)), paths=paths_beside(warehouse),
-        account=ConnecteamAccount(base_url="http://127.0.0.1:9", api_key=SecretStr("k")),
-    )  # fmt: skip
+    project = account_project(warehouse, "http://127.0.0.1:9", "k")
     requests = []
     for answer in (Answer(lambda at: users(1000 + at, max(0, 30 - at))),
                    Answer(lambda at: users(1000 + at, LIMIT))):  # fmt: skip

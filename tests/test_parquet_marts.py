@@ -13,6 +13,7 @@ import pyarrow.parquet as pq
 
 from pipelines.parquet import MANIFEST, VERSIONS
 from pipelines.publish import publish_snapshot
+from sources.configuration import resolve
 
 
 def make_warehouse(path: Path, shifts: int) -> None:
@@ -33,7 +34,7 @@ def test_marts_as_parquet_swapped_under_an_open_reader(tmp_path, monkeypatch):
     monkeypatch.setenv("DESTINATION__DUCKDB__CREDENTIALS", str(warehouse))
     marts = tmp_path / "marts"
     make_warehouse(warehouse, 1000)
-    first = publish_snapshot(warehouse)
+    first = publish_snapshot(warehouse, project=resolve())
     assert first.parquet_dir == str(marts.absolute())
     assert first.parquet_tables == {"dim_users": 1, "fct_shifts": 1000}
     assert sorted(p.name for p in marts.iterdir()) == [MANIFEST, "dim_users.parquet",
@@ -44,7 +45,7 @@ def test_marts_as_parquet_swapped_under_an_open_reader(tmp_path, monkeypatch):
     held = pq.ParquetFile(marts / "fct_shifts.parquet")  # a reader opens it, reads later
     for n, size in enumerate((2000, 3000)):
         make_warehouse(warehouse, size)
-        publish_snapshot(warehouse)
+        publish_snapshot(warehouse, project=resolve())
         # the reader keeps reading the file it opened, whole and without error, even after its
         # folder was pruned (second round)
         old = held.read()
@@ -72,10 +73,12 @@ def test_a_folder_left_where_the_link_goes_is_moved_aside(tmp_path, monkeypatch)
     out.mkdir(parents=True)
     (out / "by_hand.parquet").write_bytes(b"not ours")
     make_warehouse(warehouse, 10)
-    summary = publish_snapshot(warehouse)
+    summary = publish_snapshot(warehouse, project=resolve())
     assert out.is_symlink() and summary.parquet_tables["fct_shifts"] == 10
-    publish_snapshot(warehouse)
-    publish_snapshot(warehouse)  # folders get pruned; what someone put there is never lost
+    publish_snapshot(warehouse, project=resolve())
+    publish_snapshot(
+        warehouse, project=resolve()
+    )  # folders get pruned; what someone put there is never lost
     kept = [p for p in out.parent.iterdir() if (p / "by_hand.parquet").exists()]
     assert [p.name.startswith("marts.before-") for p in kept] == [True]
 
@@ -92,6 +95,6 @@ def test_a_publish_removes_the_temporary_snapshot_a_killed_one_left(tmp_path, mo
     theirs = [tmp_path / ".analytics.duckdb.notes.tmp", tmp_path / ".other.duckdb.ab12.tmp"]
     for path in left + theirs:
         path.write_bytes(b"x" * 1000)
-    summary = publish_snapshot(warehouse)
+    summary = publish_snapshot(warehouse, project=resolve())
     assert summary.snapshot == str(tmp_path / "analytics.duckdb")
     assert [p.exists() for p in left + theirs] == [False, False, True, True]

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from core import settings
 from core.paths import paths_beside, paths_in
-from core.project import resolve
+from sources.configuration import resolve
 
 
 def test_every_default_sits_beside_the_warehouse(tmp_path: Path) -> None:

@@ -11,20 +11,42 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import NOW, WFM_SYNC, cli_env, query
-from pydantic import SecretStr
+from conftest import WFM_SYNC, account_project, cli_env, query
 
-from core.paths import paths_beside
-from core.project import ConnecteamAccount, Project, resolve
-from core.settings import Settings
+from core.project import Project
+from sources.configuration import resolve
 
 ROOT = Path(__file__).resolve().parents[1]
 PRODUCT = ("core", "sources", "pipelines", "flows", "receiver", "dashboard")
 
-READS_SETTINGS = {"core/project.py", "core/clock.py", "flows/cli/terminal.py", "flows/cli/demo.py"}
+READS_SETTINGS = {"sources/configuration.py", "core/clock.py", "flows/cli/terminal.py"}
 """Where ``settings.current()`` may be called: the resolution itself, the clock (``WFM_SYNC_NOW``
-pins "now" for tests and replays, read where "now" is asked), the command line's option
-defaults and the demo's own project (edges both)."""
+for the edges without a project: the dashboard opened by itself) and the command line's option
+defaults."""
+
+RESOLVES = {
+    "resolve": "sources.configuration",
+    "source_config": "sources.configuration",
+    "inbox_url_from_config": "sources.webhooks.config",
+    "configured_inbox_url": "sources.webhooks.config",
+    "webhooks_configuration": "sources.webhooks.config",
+    "resolve_configuration": "dlt",
+    "now": "core.clock",
+}
+"""Calls that resolve configuration or ask the clock, by name and where they come from."""
+
+MAY_RESOLVE = {
+    "sources/configuration.py": "the resolution itself",
+    "sources/webhooks/config.py": "declares the inbox's and the receiver's configuration",
+    "receiver/config.py": "the receiver's own edge (`wfm-sync webhooks serve`, its app factory)",
+    "dashboard/notebook.py": "the notebook opened by itself is its own edge",
+    "pipelines/entry_send.py": "the journal stamps when each write was sent (events, not as-of)",
+    "pipelines/entry_resolve.py": "the journal stamps when an operator settled an entry",
+    "pipelines/warehouse.py": "the PostgreSQL warehouse's credentials stay dlt's destination "
+    "configuration, which dlt's own load reads too",
+}
+"""Below the edge (``flows``), the only modules that resolve configuration or ask the clock, and
+why; every job, resource and the dashboard's report take the resolved project instead."""
 
 SETS_ENVIRONMENT = {
     "flows/cli/__init__.py": "dlt's DLT_PROJECT_DIR from --project-dir, Prefect's quiet defaults",
@@ -36,11 +58,7 @@ SETS_ENVIRONMENT = {
 def project_of(tmp_path: Path, name: str, server_url: str, key: str) -> Project:
     """A project of its own folder ``name`` under ``tmp_path`` and the account at
     ``server_url``: nothing of it in the environment."""
-    return Project(
-        settings=Settings(now=str(NOW)),
-        paths=paths_beside(tmp_path / name / "warehouse.duckdb"),
-        account=ConnecteamAccount(base_url=server_url, api_key=SecretStr(key)),
-    )
+    return account_project(tmp_path / name / "warehouse.duckdb", server_url, key)
 
 
 def test_two_projects_sync_in_one_process_each_into_its_own_warehouse(
@@ -105,12 +123,13 @@ def test_the_warehouse_option_moves_every_file_of_a_command_with_it(
 
 
 def test_the_account_key_never_shows_in_a_dump_or_repr(tmp_path: Path) -> None:
-    project = project_of(tmp_path, "p", "http://127.0.0.1:9", "s3cr3t-key")
-    project = project.model_copy(update={"inbox_url": SecretStr("postgresql://u:pw@h/db")})
+    project = account_project(
+        tmp_path / "warehouse.duckdb", "http://127.0.0.1:9", "s3cr3t-key", "postgresql://u:pw@h/db"
+    )
     for shown in (project.model_dump_json(), repr(project), str(project.model_dump(mode="json"))):
         assert "s3cr3t-key" not in shown and "pw@" not in shown
-    assert project.account is not None
-    assert project.account.source_options()["api_key"] == "s3cr3t-key"
+    assert project.source.arguments()["api_key"] == "s3cr3t-key"
+    assert project.webhooks.url == "postgresql://u:pw@h/db"
 
 
 def test_resolve_takes_options_over_the_environment_and_moves_paths_with_the_warehouse(
@@ -196,3 +215,105 @@ def test_the_tree_check_finds_a_deep_read_and_a_write() -> None:
     assert _calls_settings_current(deep) and _writes_environ(steer)
     assert not _calls_settings_current(ast.parse("x = clock.current_time()\ny = current(c)"))
     assert _calls_settings_current(ast.parse("from .settings import current\nx = current()"))
+
+
+def _resolving_calls(tree: ast.Module) -> set[str]:
+    """Names of :data:`RESOLVES` that ``tree`` imports from where they come from and calls
+    (``name()`` or ``module.name()``)."""
+    imported = {
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+        if RESOLVES.get(alias.name, "-") in (node.module or "")
+        or (node.module or "").endswith(RESOLVES.get(alias.name, "-").rsplit(".", 1)[-1])
+    }
+    found = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        function = node.func
+        if isinstance(function, ast.Name) and function.id in imported:
+            found.add(function.id)
+        elif (
+            isinstance(function, ast.Attribute)
+            and function.attr in RESOLVES
+            and isinstance(function.value, ast.Name)
+            and function.value.id == RESOLVES[function.attr].rsplit(".", 1)[-1]
+        ):
+            found.add(function.attr)
+    return found
+
+
+def _optional_projects(tree: ast.Module) -> list[str]:
+    """Functions of ``tree`` whose parameter ``project`` (a :class:`Project`, not a dbt
+    project's folder) has a default."""
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        arguments = node.args
+        positional = [*arguments.posonlyargs, *arguments.args]
+        defaults = list(zip(positional[::-1], arguments.defaults[::-1], strict=False))
+        defaults += [
+            (a, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True) if d
+        ]
+        if any(
+            a.arg == "project" and (a.annotation is None or "Project" in ast.unparse(a.annotation))
+            for a, _ in defaults
+        ):
+            found.append(node.name)
+    return found
+
+
+def test_every_job_takes_the_project_and_only_the_edges_resolve_configuration() -> None:
+    """Configuration is resolved once, at the edge (``flows``: the command line, the
+    deployments' flows, the demo): below it every function taking a ``project`` requires one,
+    and nothing resolves dlt's configuration, the inbox URL or the clock again."""
+    modules = [(n, t) for n, t in _product_modules() if not n.startswith("flows/")]
+    optional = {f"{n}:{f}" for n, t in modules for f in _optional_projects(t)}
+    resolving = {n: _resolving_calls(t) for n, t in modules}
+    assert optional == set()
+    assert {n for n, calls in resolving.items() if calls} == set(MAY_RESOLVE), {
+        n: sorted(c) for n, c in resolving.items() if c and n not in MAY_RESOLVE
+    }
+
+
+def test_the_configuration_checks_find_a_default_project_and_a_deep_resolution() -> None:
+    lenient = ast.parse("def job(x, project: Project | None = None): ...\n")
+    keyword = ast.parse("def job(*, project=None, y): ...\n")
+    required = ast.parse("def job(x=1, *, project: Project): ...\n")
+    assert _optional_projects(lenient) == ["job"] and _optional_projects(keyword) == ["job"]
+    assert _optional_projects(required) == []
+    deep = ast.parse("from core import clock\ndef f():\n    return clock.now()\n")
+    dlt = ast.parse("from sources.webhooks.config import inbox_url_from_config as u\nu()\n")
+    again = ast.parse("from sources.configuration import resolve\nresolve()\n")
+    assert _resolving_calls(deep) == {"now"} and _resolving_calls(dlt) == {"u"}
+    assert _resolving_calls(again) == {"resolve"}
+    assert _resolving_calls(ast.parse("from pathlib import Path\nPath('.').resolve()\n")) == set()
+
+
+def test_a_job_called_without_a_project_names_what_to_pass() -> None:
+    from pipelines import run_sync
+
+    with pytest.raises(TypeError, match=r"sync takes project=.*sources\.configuration\.resolve"):
+        run_sync(("users",))  # type: ignore[call-arg]
+
+
+def test_one_run_has_one_instant_and_the_inbox_url_is_resolved_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("WFM_SYNC_NOW", "2026-12-20T00:00:00Z")
+    monkeypatch.setenv("WEBHOOKS__INBOX_URL", "sqlite:///relative/inbox.sqlite3")
+    monkeypatch.setenv("SOURCES__CONNECTEAM__API_KEY", "k-3f9a")
+    monkeypatch.setenv("SOURCES__CONNECTEAM__SHIFTS_DAYS_BACK", "12")
+    project = resolve(tmp_path / "warehouse.duckdb")
+    assert project.now == 1_797_724_800.0
+    assert project.webhooks.url.startswith("sqlite:////") and project.webhooks.url.endswith(
+        "/relative/inbox.sqlite3"
+    )  # absolute: from the project's home, never the current folder
+    assert project.source.options["shifts_days_back"] == 12
+    assert project.source.arguments()["api_key"] == "k-3f9a" and "k-3f9a" not in repr(project)
+    monkeypatch.setenv("SOURCES__CONNECTEAM__TIMEOUT", "soon")
+    with pytest.raises(Exception, match="SOURCES__CONNECTEAM__TIMEOUT"):
+        resolve(tmp_path / "warehouse.duckdb")

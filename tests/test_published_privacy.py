@@ -14,6 +14,8 @@ from pathlib import Path
 import duckdb
 from conftest import DemoRun, query
 
+from sources.configuration import resolve
+
 NOT_TEXT = re.compile(
     r"^(BOOLEAN|TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|U\w*INT|FLOAT|DOUBLE|DECIMAL.*|DATE|"
     r"TIME.*|INTERVAL)$"
@@ -105,7 +107,7 @@ def test_the_raw_schemas_are_published_only_when_asked(small_demo: DemoRun, ware
     shutil.copyfile(small_demo.warehouse, warehouse)
     texts, bodies = private_values(warehouse)
 
-    summary = publish_snapshot(warehouse, raw_schemas=True)
+    summary = publish_snapshot(warehouse, raw_schemas=True, project=resolve())
 
     snapshot = Path(summary.snapshot)
     hits = findings(snapshot, Path(summary.parquet_dir), texts | bodies)
@@ -133,7 +135,7 @@ def test_the_health_summary_keeps_only_the_category_of_a_refusal_reason(
         (refused,) = con.execute("select count(*) from webhooks.quarantine").fetchone()
     assert refused > 0
 
-    summary = publish_snapshot(warehouse)
+    summary = publish_snapshot(warehouse, project=resolve())
 
     snapshot = Path(summary.snapshot)
     assert findings(snapshot, Path(summary.parquet_dir), {fragment}) == []
@@ -168,7 +170,7 @@ def test_the_health_summary_counts_quarantined_items_without_their_values(
                 [f"k{n}", "users", reason, f'{{"phone": "{secret}"}}', 1_795_176_000 + n],
             )
 
-    summary = publish_snapshot(warehouse)
+    summary = publish_snapshot(warehouse, project=resolve())
 
     snapshot = Path(summary.snapshot)
     assert findings(snapshot, Path(summary.parquet_dir), {secret, key}) == []

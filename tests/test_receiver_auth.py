@@ -27,6 +27,7 @@ from emulator.server import BackgroundServer
 from emulator.webhooks import signature_headers
 from pipelines import run_sync
 from receiver import PATH, ReceiverConfig, ReceiverConfigError, config_from_dlt, create_app
+from sources.configuration import resolve
 from sources.webhooks import Inbox
 from sources.webhooks.rotation import fingerprint
 
@@ -121,7 +122,7 @@ def test_refused_deliveries_are_counted_never_stored_and_status_fails_until_one_
     warehouse = tmp_path / "wh" / "warehouse.duckdb"
     monkeypatch.setenv("DESTINATION__DUCKDB__CREDENTIALS", str(warehouse))
     point_at(monkeypatch, emulator)
-    run_sync()  # a healthy warehouse: status's only problem will be the refusals
+    run_sync(project=resolve())  # a healthy warehouse: status's only problem will be the refusals
     server = receiver(signing_secret=SECRET)
     inbox_url = server.inbox_url
     body = event(1)

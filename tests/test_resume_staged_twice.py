@@ -14,6 +14,7 @@ import pytest
 from conftest import point_at, query
 
 from pipelines import run_sync
+from sources.configuration import resolve
 
 
 def test_a_job_staged_before_the_interruption_is_not_merged_twice(
@@ -21,7 +22,7 @@ def test_a_job_staged_before_the_interruption_is_not_merged_twice(
 ) -> None:
     server = start_emulator(users=40, forms=1, schedulers=1, shifts=10)
     point_at(monkeypatch, server)
-    run_sync(["users"])  # the tables, staging included, exist
+    run_sync(["users"], project=resolve())  # the tables, staging included, exist
     server.state.dataset.mutate(users=40)  # every user changed: the next package holds them all
 
     def interrupted(self: dlt.Pipeline, *args: object, **kwargs: object) -> None:
@@ -30,7 +31,7 @@ def test_a_job_staged_before_the_interruption_is_not_merged_twice(
     with monkeypatch.context() as patch:
         patch.setattr(dlt.Pipeline, "load", interrupted)
         with pytest.raises(KeyboardInterrupt):
-            run_sync(["users"])
+            run_sync(["users"], project=resolve())
     root = warehouse.parent / "pipelines" / "connecteam" / "load" / "normalized"
     (package,) = [p for p in root.iterdir() if p.is_dir()]
     (job,) = (package / "new_jobs").glob("users.*.parquet")
@@ -43,7 +44,7 @@ def test_a_job_staged_before_the_interruption_is_not_merged_twice(
         )
     shutil.move(job, package / "started_jobs" / job.name)
 
-    summary = run_sync(["users"])
+    summary = run_sync(["users"], project=resolve())
     assert summary.resumed_packages == 1
     assert query(warehouse, "select count(*), count(distinct user_id) from connecteam.users") == [
         (40, 40)

@@ -3,6 +3,7 @@ one-shot sync never imports Prefect, and the Prefect API is found wherever Prefe
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import subprocess
@@ -141,3 +142,6 @@ def test_deployment_entrypoints_load_the_jobs_prefect_flows(
         assert point.endswith(f"flows/prefect_flows.py:{one.fn.__name__}")
         loaded = load_flow_from_entrypoint(point)
         assert isinstance(loaded, Flow) and loaded.name == one.name
+        # a scheduled run carries no project (secrets are no parameters): the flow resolves it
+        assert "project" not in loaded.parameters.properties
+        assert "project" in inspect.signature(one.fn).parameters

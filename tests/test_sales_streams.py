@@ -14,6 +14,7 @@ from conftest import ANCHOR, NOW, point_at, query
 
 from emulator.operations_data import OperationsConfig
 from pipelines import run_sync
+from sources.configuration import resolve
 from sources.connecteam.registry import STREAMS
 
 SMALL = {"time_clocks": 1, "time_activities": 0, "form_submissions": 0, "jobs": 0,
@@ -41,7 +42,7 @@ def test_locations_cost_floor_n_over_l_plus_one_and_every_location_loads(
         server = server_with(start_emulator, data, sales_locations=n, sales_days_back=0,
                              sales_days_ahead=0)  # fmt: skip
         point_at(monkeypatch, server)
-        run_sync(("sales_locations",))
+        run_sync(("sales_locations",), project=resolve())
         assert requests_to(server, "/sales/v1/locations") == n // limit + 1, f"N={n} ({data})"
         served = {loc["id"]: loc for loc in server.state.dataset.operations.sales.locations}
         assert len(served) == n
@@ -67,7 +68,7 @@ def test_daily_sales_load_the_window_in_one_request_keeping_the_providers_nulls(
     server = server_with(start_emulator, sales_locations=3, sales_days_back=50,
                          sales_days_ahead=50)  # fmt: skip
     point_at(monkeypatch, server)
-    summary = run_sync(("daily_sales",))
+    summary = run_sync(("daily_sales",), project=resolve())
     assert requests_to(server, "/sales/v1/daily-sales") == 1
     first, last = window_of_daily_sales()
     served = {f"{e['locationId']}:{e['date']}": e
@@ -91,11 +92,11 @@ def test_daily_sales_load_the_window_in_one_request_keeping_the_providers_nulls(
               and v[2] is None]  # fmt: skip
     assert future and all(v[3] is not None for v in future)
 
-    assert run_sync(("daily_sales",)).rows["daily_sales"] == 0  # nothing changed
+    assert run_sync(("daily_sales",), project=resolve()).rows["daily_sales"] == 0  # nothing changed
     entries = server.state.dataset.operations.sales.daily_sales
     removed = next(e for e in entries if first <= e["date"] <= last)
     entries.remove(removed)  # the provider no longer has that day's aggregation
-    run_sync(("daily_sales",))
+    run_sync(("daily_sales",), project=resolve())
     gone_key = f"{removed['locationId']}:{removed['date']}"
     marked = query(
         warehouse,
@@ -112,7 +113,7 @@ def test_daily_sales_out_of_the_window_are_left_as_they_were(
     server = server_with(start_emulator, sales_locations=1, sales_days_back=80,
                          sales_days_ahead=0)  # fmt: skip
     point_at(monkeypatch, server)
-    run_sync(("daily_sales",))
+    run_sync(("daily_sales",), project=resolve())
     first, _ = window_of_daily_sales()
     ((older,),) = query(
         warehouse, f"select count(*) from connecteam.daily_sales where date < '{first}'"

@@ -148,11 +148,11 @@ from pathlib import Path
 
 from pydantic import SecretStr
 
-from core.project import ConnecteamAccount, resolve
+from sources.configuration import resolve
 from flows.nightly import nightly_sync
 
-account = ConnecteamAccount(base_url=sys.argv[1], api_key=SecretStr(sys.argv[2]))
-project = resolve(Path(sys.argv[3])).model_copy(update={"account": account})
+resolved = resolve(Path(sys.argv[3]))
+project = resolved.model_copy(update={"source": resolved.source.with_account(*sys.argv[1:3])})
 result = nightly_sync(streams=("users",), steps=("sync",), project=project)
 print(result.sync.rows["users"])
 """

@@ -11,10 +11,11 @@ import json
 
 import httpx
 import pytest
-from conftest import ANCHOR, NOW, point_at, query
+from conftest import ANCHOR, NOW, account_project, point_at, query
 
 from emulator.operations_data import OperationsConfig
 from pipelines import run_sync
+from sources.configuration import resolve
 from sources.connecteam.registry import STREAMS
 
 SMALL = {"time_clocks": 0, "time_activities": 0, "form_submissions": 0, "jobs": 0,
@@ -55,7 +56,7 @@ def test_layer_values_cost_floor_n_over_l_plus_one_and_load_as_served(
     for n in (0, limit - 1, limit, limit + 1):
         server = server_with(start_emulator, data, shift_layer_values=n)
         point_at(monkeypatch, server)
-        run_sync(("shift_layers", "shift_layer_values"))
+        run_sync(("shift_layers", "shift_layer_values"), project=resolve())
         settings = server.state.dataset.operations.shift_settings
         (sid,) = settings.layers
         layers = settings.layers[sid]
@@ -88,7 +89,7 @@ def test_shift_custom_fields_and_categories_cost_floor_n_over_l_plus_one(
         server = server_with(start_emulator, data, shift_custom_fields=min(n, 101),
                              custom_field_categories=n)  # fmt: skip
         point_at(monkeypatch, server)
-        run_sync(("shift_custom_fields", "user_custom_field_categories"))
+        run_sync(("shift_custom_fields", "user_custom_field_categories"), project=resolve())
         settings = server.state.dataset.operations.shift_settings
         (sid,) = settings.custom_fields
         fields = settings.custom_fields[sid]
@@ -111,7 +112,7 @@ def test_dropdown_options_cost_floor_n_over_l_plus_one_per_dropdown_field(
     for n in (0, limit - 1, limit, limit + 1):
         server = server_with(start_emulator, data, dropdown_options=n)
         point_at(monkeypatch, server)
-        run_sync(("user_custom_field_definitions", "user_custom_field_options"))
+        run_sync(("user_custom_field_definitions", "user_custom_field_options"), project=resolve())
         fields = server.state.dataset.operations.custom_fields
         dropdowns = sorted(f["id"] for f in fields if f.get("type") == "dropdown")
         assert dropdowns  # the tidy account's Department; spec data draws some too
@@ -129,14 +130,16 @@ def test_a_value_the_provider_stops_listing_is_marked_deleted(
 ):
     server = server_with(start_emulator)
     point_at(monkeypatch, server)
-    run_sync(("shift_layers", "shift_layer_values"))
+    run_sync(("shift_layers", "shift_layer_values"), project=resolve())
     values = server.state.dataset.operations.shift_settings.values["layer-location"]
     gone = values.pop()  # Old Town is no longer a location value
-    run_sync(("shift_layers", "shift_layer_values"))
+    run_sync(("shift_layers", "shift_layer_values"), project=resolve())
     deleted = query(warehouse, "select id, display_name from connecteam.shift_layer_values "
                     "where is_deleted")  # fmt: skip
     assert deleted == [(gone["id"], gone["displayName"])] == [("location-4", "Old Town")]
-    assert run_sync(("shift_layer_values",)).rows.get("shift_layer_values", 0) == 0
+    assert (
+        run_sync(("shift_layer_values",), project=resolve()).rows.get("shift_layer_values", 0) == 0
+    )
 
 
 def test_a_parent_gone_between_listings_keeps_its_rows(start_emulator, warehouse, monkeypatch):
@@ -147,12 +150,12 @@ def test_a_parent_gone_between_listings_keeps_its_rows(start_emulator, warehouse
     server = start_emulator(users=3, forms=1, schedulers=2, shifts=0, anchor=ANCHOR,
                             operations=operations)  # fmt: skip
     point_at(monkeypatch, server)
-    run_sync(("shift_layers", "shift_layer_values"))
+    run_sync(("shift_layers", "shift_layer_values"), project=resolve())
     first, second = sorted(server.state.dataset.schedulers)
     gone = server.state.dataset.operations.shift_settings.values["layer-location"].pop()
     path = f"/scheduler/v1/schedulers/{second}/shift-layers/layer-location/values"
     server.state.options.failing_paths[path] = 404
-    run_sync(("shift_layers", "shift_layer_values"))
+    run_sync(("shift_layers", "shift_layer_values"), project=resolve())
     deleted = query(warehouse, "select shift_layer_value_key from connecteam.shift_layer_values "
                     "where is_deleted")  # fmt: skip
     assert deleted == [(f"{first}:layer-location:{gone['id']}",)]
@@ -172,7 +175,7 @@ def test_v2_shifts_give_the_assignments_v1_gives(start_emulator, tmp_path, monke
         monkeypatch.setenv("SOURCES__CONNECTEAM__SHIFTS_API_VERSION", str(version))
         warehouse = tmp_path / f"v{version}.duckdb"
         monkeypatch.setenv("DESTINATION__DUCKDB__CREDENTIALS", str(warehouse))
-        run_sync(("shifts",))
+        run_sync(("shifts",), project=resolve())
         rows = query(warehouse, "select id, assigned_user_ids from connecteam.shifts")
         assignments[version] = sorted(
             (row_id.split(":")[0], user)
@@ -201,7 +204,7 @@ def test_v2_shifts_cost_floor_n_over_l_plus_one_and_load_one_row_per_shift(
         server = start_emulator(users=1, archived_fraction=0, forms=1, schedulers=1, shifts=n,
                                 anchor=ANCHOR, operations=operations)  # fmt: skip
         point_at(monkeypatch, server)
-        run_sync(("shifts",))
+        run_sync(("shifts",), project=resolve())
         (served,) = server.state.dataset.shifts.values()
         assert len(served) == n
         template = "/scheduler/v2/schedulers/{schedulerId}/shifts"
@@ -217,11 +220,6 @@ def test_a_second_pass_lists_again_only_the_parent_that_lost_a_row(tmp_path, mon
     twice where one request sufficed). Scheduler 9000 has 150 shift custom fields (two pages of
     100, no total), 9001 three (one page: consistent). Losing one of 9000's costs its two pages
     again and nothing of 9001's; losing one of 9001's needs no second pass at all."""
-    from pydantic import SecretStr
-
-    from core.paths import paths_beside
-    from core.project import ConnecteamAccount, Project
-    from core.settings import Settings
 
     monkeypatch.setenv("WFM_SYNC_NOW", str(NOW))
     fields = {9000: [f"f{i}" for i in range(150)], 9001: ["g0", "g1", "g2"]}
@@ -238,10 +236,7 @@ def test_a_second_pass_lists_again_only_the_parent_that_lost_a_row(tmp_path, mon
         return httpx.Response(200, json={"data": {"customFields": page}})
 
     warehouse = tmp_path / "warehouse.duckdb"
-    project = Project(
-        settings=Settings(now=str(NOW)), paths=paths_beside(warehouse),
-        account=ConnecteamAccount(base_url="http://127.0.0.1:9", api_key=SecretStr("k")),
-    )  # fmt: skip
+    project = account_project(warehouse, "http://127.0.0.1:9", "k")
 
     def sync() -> dict[int, int]:
         asked.clear()

@@ -18,6 +18,7 @@ from pipelines.fold import run_fold
 from pipelines.models import build_models
 from pipelines.subscriptions import apply, current, plan, receiver_url
 from receiver import PATH, ReceiverConfig, create_app
+from sources.configuration import resolve
 from sources.connecteam.config import client_from_config
 from sources.connecteam.webhook_settings import SUBSCRIPTION_SCOPES
 
@@ -52,13 +53,13 @@ def test_shift_changes_reach_fct_shifts_before_the_next_sync(
     receiver = create_app(ReceiverConfig(token=TOKEN, inbox_url=inbox_url))
     with BackgroundServer(receiver) as hooks:
         url = receiver_url(hooks.url + PATH, TOKEN)
-        with client_from_config(SUBSCRIPTION_SCOPES) as client:
+        with client_from_config(resolve().source.arguments(), SUBSCRIPTION_SCOPES) as client:
             wanted, registered = current(client, ["shift_scheduler"], 2)
             apply(client, plan(wanted, registered, url), url, None)
         assert len(server.state.webhook_store.webhooks) == 2  # one per scheduler
 
-        run_sync(STREAMS)
-        build_models(warehouse)
+        run_sync(STREAMS, project=resolve())
+        build_models(warehouse, project=resolve())
         before = query(warehouse, LIVE_SQL)
 
         monkeypatch.setenv("WFM_SYNC_NOW", str(NOW + 3600))  # the day goes on
@@ -67,8 +68,8 @@ def test_shift_changes_reach_fct_shifts_before_the_next_sync(
         changed = server.control("mutate", day)
         assert server.state.deliverer.wait(60)
         assert server.state.deliverer.stats["delivered"] == changed["webhook_deliveries"] == 4
-        run_fold(inbox_url)
-        build_models(warehouse)
+        run_fold(project=resolve(inbox_url=inbox_url))
+        build_models(warehouse, project=resolve())
     during = query(warehouse, LIVE_SQL)
     assert during != before
 
@@ -102,9 +103,9 @@ def test_shift_changes_reach_fct_shifts_before_the_next_sync(
 
     # the nightly: the API's rows win again, and say the same
     monkeypatch.setenv("WFM_SYNC_NOW", str(NOW + 7200))
-    run_sync(STREAMS)
-    run_fold(inbox_url)
-    build_models(warehouse)
+    run_sync(STREAMS, project=resolve())
+    run_fold(project=resolve(inbox_url=inbox_url))
+    build_models(warehouse, project=resolve())
     assert query(warehouse, LIVE_SQL) == during
     assert query(
         warehouse, "select count(*) from marts.fct_shifts where data_source = 'webhook'"

@@ -12,6 +12,7 @@ from conftest import ANCHOR, NOW, point_at, query
 from emulator.operations_data import OperationsConfig
 from pipelines import run_sync
 from pipelines.models import build_models
+from sources.configuration import resolve
 from sources.connecteam import connecteam_source
 from sources.connecteam.errors import ConnecteamConfigError
 
@@ -28,7 +29,7 @@ def test_a_user_taken_off_a_v2_shift_ends_that_assignment_only(
     server = start_emulator(users=6, forms=1, schedulers=1, shifts=300, anchor=ANCHOR,
                             operations=OperationsConfig(**SMALL))  # fmt: skip
     point_at(monkeypatch, server)
-    run_sync(("schedulers", "shifts"))
+    run_sync(("schedulers", "shifts"), project=resolve())
 
     dataset = server.state.dataset
     users_of = {row["id"]: row["assignedUserIds"] for rows in dataset.shifts.values()
@@ -42,8 +43,8 @@ def test_a_user_taken_off_a_v2_shift_ends_that_assignment_only(
     kept = {u for s, users in users_of.items() if s.split(":")[0] == base and s != slot
             for u in users}  # fmt: skip
     assert kept and removed not in kept  # a multi-user shift lost one of its users
-    run_sync(("schedulers", "shifts"))
-    build_models(warehouse)
+    run_sync(("schedulers", "shifts"), project=resolve())
+    build_models(warehouse, project=resolve())
 
     versions = query(
         warehouse,
@@ -75,8 +76,11 @@ def test_fct_shifts_has_a_column_per_layer_and_custom_field_of_a_small_account(
     server = start_emulator(users=4, forms=1, schedulers=1, shifts=80, anchor=ANCHOR,
                             operations=OperationsConfig(**SMALL))  # fmt: skip
     point_at(monkeypatch, server)
-    run_sync(("schedulers", "shifts", "shift_layers", "shift_layer_values", "shift_custom_fields"))
-    build_models(warehouse)
+    run_sync(
+        ("schedulers", "shifts", "shift_layers", "shift_layer_values", "shift_custom_fields"),
+        project=resolve(),
+    )
+    build_models(warehouse, project=resolve())
     served = {}
     for rows in server.state.dataset.shifts.values():
         for row in rows:

@@ -35,6 +35,7 @@ from sqlglot import exp
 
 from pipelines.dbt_runner import run_dbt
 from pipelines.staging_declarations import DeclaredColumn, StagingDeclaration, staging_declarations
+from sources.configuration import resolve as resolve_project
 from sources.connecteam.registry import STREAMS as ENDPOINTS
 from sources.connecteam.resources import (
     availability,
@@ -391,7 +392,7 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
             names = sorted(columns | {"untyped_values", "_dlt_load_id", "_dlt_id", DECOY})
             con.execute(f"create table {table} ({', '.join(f'{c} varchar' for c in names)})")
     paths = ["--target-path", str(folder / "target"), "--log-path", str(folder / "logs")]
-    result = run_dbt(["compile", *paths], warehouse)
+    result = run_dbt(["compile", *paths], warehouse, project=resolve_project())
     assert result.success, result.exception
     manifest = json.loads((folder / "target" / "manifest.json").read_text())
     return {

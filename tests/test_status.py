@@ -9,7 +9,6 @@ import time
 from conftest import point_at
 from typer.testing import CliRunner
 
-from core.project import resolve
 from emulator.webhooks import build_burst
 from flows.cli import app
 from flows.cli.terminal import console
@@ -17,6 +16,7 @@ from pipelines import STREAMS, run_sync
 from pipelines.fold import run_fold
 from pipelines.runs import read_runs
 from pipelines.status import collect_status, parse_age
+from sources.configuration import resolve
 from sources.webhooks import Inbox
 from sources.webhooks.envelope import read_envelope
 from sources.webhooks.inbox import ReceivedEvent, inbox_url_from_config
@@ -43,12 +43,12 @@ def test_status_after_a_run_shows_rows_freshness_inbox_and_budget(start_emulator
                                                                   warehouse):  # fmt: skip
     server = start_emulator(users=640, forms=3, schedulers=2, shifts=700, minute_limit=500)
     point_at(monkeypatch, server)
-    summary = run_sync()
+    summary = run_sync(project=resolve())
     inbox = Inbox(inbox_url_from_config())
     events = [ReceivedEvent(read_envelope(json.loads(body), body), body, time.time())
               for body, _key, _family in build_burst(60, seed=2)]  # fmt: skip
     inbox.insert_events(events[:50])
-    run_fold()
+    run_fold(project=resolve())
     inbox.insert_events(events[50:])  # arrived after the fold: the backlog
     inbox.close()
 
@@ -83,10 +83,10 @@ def test_status_after_a_run_shows_rows_freshness_inbox_and_budget(start_emulator
 def test_a_stale_table_makes_status_exit_non_zero(start_emulator, monkeypatch, warehouse):
     server = start_emulator(users=50, forms=2, schedulers=1, shifts=40)
     point_at(monkeypatch, server)
-    run_sync()
+    run_sync(project=resolve())
     time.sleep(4)
     second_started = time.time()
-    run_sync(["users"])  # only users is refreshed now
+    run_sync(["users"], project=resolve())  # only users is refreshed now
     # a threshold between the two refreshes, however long each step took on this machine:
     # users is at most (now - second_started) old, the others at least 4 s older than that
     threshold = math.ceil(time.time() - second_started + 2)
@@ -98,5 +98,5 @@ def test_a_stale_table_makes_status_exit_non_zero(start_emulator, monkeypatch, w
         "connecteam.shifts" in p and f"older than {threshold}s" in p for p in report["problems"]
     )
     # the same warehouse is healthy under the default threshold
-    assert collect_status(max_age=parse_age("26h")).problems == []
+    assert collect_status(max_age=parse_age("26h"), project=resolve()).problems == []
     assert CliRunner().invoke(app, ["status", "--max-age", "soon"]).exit_code == 2

@@ -27,15 +27,11 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import NOW, profile_examples, query
+from conftest import NOW, account_project, profile_examples, query
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from pydantic import SecretStr
 from stream_answers import Answers, enum_fields, integer_fields, item_strategy
 
-from core.paths import paths_beside
-from core.project import ConnecteamAccount, Project
-from core.settings import Settings
 from sources.connecteam import answers
 from sources.connecteam.contract import key_value, malformed
 from sources.connecteam.registry import STREAMS, Stream
@@ -206,10 +202,7 @@ def sync(
     body = (lambda s, offset: variant.body(s)) if variant.body else None
     answers = Answers(hostile, body)
     warehouse = where / "warehouse.duckdb"
-    project = Project(
-        settings=Settings(now=str(NOW)), paths=paths_beside(warehouse),
-        account=ConnecteamAccount(base_url=BASE_URL, api_key=SecretStr("contract-key")),
-    )  # fmt: skip
+    project = account_project(warehouse, BASE_URL, "contract-key")
     try:
         summary = run_sync(streams, project=project, transport=answers.transport(), max_in_flight=1)
     except Exception as exc:  # noqa: BLE001 - the contract says nothing escapes; kept to report

@@ -17,6 +17,7 @@ from conftest import API_KEY, WFM_SYNC, cli_env, point_at, query
 from emulator import EmulatorConfig, ServerOptions, create_app
 from emulator.server import BackgroundServer
 from pipelines import STREAMS, run_sync
+from sources.configuration import resolve
 from sources.connecteam.arrow_rows import dumps
 from sources.connecteam.client import ConnecteamClient
 
@@ -136,7 +137,7 @@ def test_a_scheduler_gone_before_its_shifts_request_is_skipped_and_named(
         replies={f"/scheduler/v1/schedulers/{gone}/shifts": (404, {"detail": "Not found"})}
     )
     point_at(monkeypatch, server)
-    summary = run_sync(STREAMS)
+    summary = run_sync(STREAMS, project=resolve())
     assert summary.failed_streams == {}
     assert summary.skipped_parents == [f"shifts: schedulerId {gone}"]
     expected = {sid: len(rows) for sid, rows in server.state.dataset.shifts.items() if sid != gone}
@@ -190,7 +191,7 @@ def test_fields_whose_type_varies_or_overflows_are_kept_flagged_and_counted(
 
     server = altered(rewrites={"/users/v1/users": vary})
     point_at(monkeypatch, server)
-    summary = run_sync(["users"])
+    summary = run_sync(["users"], project=resolve())
     users = SMALL["users"]
     # badgeNumber: decided by the first record (a string); every odd record's int is kept aside
     odd = users // 2
@@ -223,7 +224,7 @@ def test_fields_whose_type_varies_or_overflows_are_kept_flagged_and_counted(
 
     server.app.rewrites = {re.compile("/users/v1/users"): ints}
     server.state.dataset.mutate(users=users)  # every user modified: all listed again
-    again = run_sync(["users"])
+    again = run_sync(["users"], project=resolve())
     assert again.failed_streams == {} and again.rows == {"users": users}
     (strings,) = query(warehouse, "select count(badge_number) from connecteam.users")[0]
     assert strings == 0  # every badge is an int now: kept in untyped_values, the column stays text

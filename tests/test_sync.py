@@ -6,6 +6,7 @@ import pytest
 from conftest import API_KEY, CORE, assert_keys_unique, point_at, query
 
 from pipelines import run_sync
+from sources.configuration import resolve
 from sources.connecteam import ConnecteamAPIError
 
 SIZE = {"users": 1300, "forms": 7, "schedulers": 3, "shifts": 2600}
@@ -41,7 +42,7 @@ def test_full_then_incremental_then_changes(start_emulator, warehouse, monkeypat
     server = start_emulator(**SIZE)
     point_at(monkeypatch, server)
 
-    first = run_sync(CORE)
+    first = run_sync(CORE, project=resolve())
     documents = len(server.state.dataset.user_documents)
     assert documents > 100
     assert first.rows == {
@@ -51,7 +52,7 @@ def test_full_then_incremental_then_changes(start_emulator, warehouse, monkeypat
     assert live_shift_keys(warehouse) == emulator_shift_keys(server)
     assert_keys_unique(warehouse)
 
-    second = run_sync(CORE)
+    second = run_sync(CORE, project=resolve())
     assert second.rows == {
         "users": 0, "forms": 0, "schedulers": 0, "shifts": 0, "user_documents": 0
     }  # fmt: skip
@@ -64,7 +65,7 @@ def test_full_then_incremental_then_changes(start_emulator, warehouse, monkeypat
     assert_keys_unique(warehouse)
 
     touched = server.control("mutate", {"users": 9, "shifts": 11, "documents": 4})
-    third = run_sync(CORE)
+    third = run_sync(CORE, project=resolve())
     assert third.rows["users"] == 9
     assert third.rows["shifts"] == 11
     assert third.rows["user_documents"] == 4
@@ -87,11 +88,11 @@ def test_full_then_incremental_then_changes(start_emulator, warehouse, monkeypat
 def test_deleted_shift_is_marked_deleted_not_dropped(start_emulator, warehouse, monkeypatch):
     server = start_emulator(**SIZE)
     point_at(monkeypatch, server)
-    run_sync(CORE)
+    run_sync(CORE, project=resolve())
     before = query(warehouse, "select count(*) from connecteam.shifts")[0][0]
 
     touched = server.control("mutate", {"delete_shifts": 4, "new_shifts": 3})
-    summary = run_sync(CORE)
+    summary = run_sync(CORE, project=resolve())
     assert summary.rows["shifts"] == 4 + 3
     deleted = {tuple(k) for k in touched["deleted_shifts"]}
     rows = query(
@@ -105,7 +106,7 @@ def test_deleted_shift_is_marked_deleted_not_dropped(start_emulator, warehouse, 
     assert live_shift_keys(warehouse) == emulator_shift_keys(server)
     assert_keys_unique(warehouse)
 
-    again = run_sync(CORE)  # a deleted row is not re-marked on every run
+    again = run_sync(CORE, project=resolve())  # a deleted row is not re-marked on every run
     assert again.rows["shifts"] == 0
 
 
@@ -116,21 +117,23 @@ def test_a_user_changed_in_the_second_of_the_newest_loaded_change_is_loaded(
     exclusive, and the provider stamps changes in whole seconds."""
     server = start_emulator(users=30, same_second_changes=True)
     point_at(monkeypatch, server)
-    assert run_sync(["users"]).rows["users"] == 30
+    assert run_sync(["users"], project=resolve()).rows["users"] == 30
     server.control("mutate", {"user_ids": [1003]})
-    assert run_sync(["users"]).rows["users"] == 1
+    assert run_sync(["users"], project=resolve()).rows["users"] == 1
     newest = server.state.dataset.users[1003]["modifiedAt"]
 
     server.control("mutate", {"user_ids": [1005, 1003]})  # the same second, after the pull
     assert {server.state.dataset.users[u]["modifiedAt"] for u in (1003, 1005)} == {newest}
-    again = run_sync(["users"])
+    again = run_sync(["users"], project=resolve())
     assert again.rows["users"] == 2  # both, though neither modifiedAt is after the cursor
     assert again.requests["/users/v1/users"] == 1
     assert warehouse_users(warehouse) == emulator_users(server)
     kiosk = dict(query(warehouse, "select user_id, kiosk_code from connecteam.users"))
     assert all(kiosk[u] == server.state.dataset.users[u]["kioskCode"] for u in (1003, 1005))
 
-    quiet = run_sync(["users"])  # the boundary second again: unchanged users are not reloaded
+    quiet = run_sync(
+        ["users"], project=resolve()
+    )  # the boundary second again: unchanged users are not reloaded
     assert quiet.rows["users"] == 0 and quiet.load_ids == []
     assert query(warehouse, "select count(*), count(distinct user_id) from connecteam.users") == [
         (30, 30)
@@ -145,7 +148,7 @@ def test_fault_mode_ends_with_the_same_warehouse(start_emulator, tmp_path, monke
         path = tmp_path / name / "warehouse.duckdb"
         monkeypatch.setenv("DESTINATION__DUCKDB__CREDENTIALS", str(path))
         point_at(monkeypatch, server)
-        summary = run_sync(CORE)
+        summary = run_sync(CORE, project=resolve())
         results[name] = (path, summary)
     faulty_summary = results["faulty"][1]
     assert faulty_summary.retries > 0
@@ -172,7 +175,7 @@ def test_oauth_client_credentials(start_emulator, warehouse, monkeypatch):
     monkeypatch.setenv("SOURCES__CONNECTEAM__BASE_URL", server.url)
     monkeypatch.setenv("SOURCES__CONNECTEAM__CLIENT_ID", "emulator-client")
     monkeypatch.setenv("SOURCES__CONNECTEAM__CLIENT_SECRET", "emulator-secret")
-    summary = run_sync(CORE)
+    summary = run_sync(CORE, project=resolve())
     documents = len(server.state.dataset.user_documents)
     assert summary.rows == {
         "users": 40, "forms": 2, "schedulers": 1, "shifts": 30, "user_documents": documents
@@ -186,7 +189,7 @@ def test_oauth_client_without_a_needed_scope_fails_clearly(start_emulator, wareh
     monkeypatch.setenv("SOURCES__CONNECTEAM__CLIENT_ID", "narrow")
     monkeypatch.setenv("SOURCES__CONNECTEAM__CLIENT_SECRET", "s3cret-narrow")
     with pytest.raises(Exception) as caught:
-        run_sync(CORE)
+        run_sync(CORE, project=resolve())
     text = "".join(str(e) for e in _chain(caught.value))
     assert "/oauth/v1/token" in text and "403" in text
     # the streams beyond users.read are named with their scopes
@@ -202,7 +205,7 @@ def test_pacing_keeps_a_sync_within_the_budget_free_of_429(start_emulator, wareh
         users=2600, forms=2, schedulers=3, shifts=2600, minute_limit=4, window_seconds=1
     )
     point_at(monkeypatch, server)
-    summary = run_sync(CORE)
+    summary = run_sync(CORE, project=resolve())
     stats = server.stats()
     assert summary.total_requests >= 12
     assert stats["statuses"].get("429", 0) == 0
@@ -226,7 +229,7 @@ def test_refused_request_names_endpoint_and_status(start_emulator, warehouse, mo
     server = start_emulator(users=10)
     point_at(monkeypatch, server, key="sk-live-WRONG-0042")
     with pytest.raises(Exception) as caught:
-        run_sync(["users"])
+        run_sync(["users"], project=resolve())
     errors = list(_chain(caught.value))
     api_errors = [e for e in errors if isinstance(e, ConnecteamAPIError)]
     assert api_errors and api_errors[0].status == 401
@@ -245,17 +248,17 @@ def test_with_paging_total_a_quiet_night_costs_one_shift_request_per_scheduler(
 ):
     server = start_emulator(paging_total=True, **SIZE)
     point_at(monkeypatch, server)
-    full = run_sync(["schedulers", "shifts"])
+    full = run_sync(["schedulers", "shifts"], project=resolve())
     shifts_path = "/scheduler/v1/schedulers/{schedulerId}/shifts"
     assert full.requests[shifts_path] == sum(
         -(-len(rows) // 500) for rows in server.state.dataset.shifts.values()
     )  # ceil(N/L) per scheduler with a total
 
-    quiet = run_sync(["schedulers", "shifts"])
+    quiet = run_sync(["schedulers", "shifts"], project=resolve())
     assert quiet.requests[shifts_path] == 3 and quiet.rows["shifts"] == 0
 
     touched = server.control("mutate", {"shifts": 12, "new_shifts": 4})
-    changed = run_sync(["schedulers", "shifts"])
+    changed = run_sync(["schedulers", "shifts"], project=resolve())
     assert changed.requests[shifts_path] == 3  # the changes fit on the first page of each
     assert changed.rows["shifts"] == 16
     titles = dict(
@@ -266,7 +269,7 @@ def test_with_paging_total_a_quiet_night_costs_one_shift_request_per_scheduler(
     assert all(tuple(k) in titles for k in touched["new_shifts"])
 
     gone = server.control("mutate", {"delete_shifts": 2})
-    after = run_sync(["schedulers", "shifts"])
+    after = run_sync(["schedulers", "shifts"], project=resolve())
     assert after.requests[shifts_path] > 3  # paging.total disagreed: full passes found them
     deleted = set(
         query(warehouse, "select scheduler_id, id from connecteam.shifts where is_deleted")

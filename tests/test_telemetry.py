@@ -102,11 +102,11 @@ def test_flow_runs_of_the_work_pool_deployments_have_prefect_analytics_off() -> 
     """``prefect worker start`` is not the ``wfm-sync`` command: the work-pool deployments carry
     the opt-outs as job variable ``env``, which a process worker sets on each flow run's process;
     a process with that environment (and none of the command's defaults) has both off."""
-    from flows.deployments import Schedules, work_pool_definitions
+    from flows.deployments import Schedules, deployed_flow, work_pool_definitions
 
     envs = []
     for job, options in work_pool_definitions(Schedules()):
-        deployment = job.prefect_flow.to_deployment(**options)  # as Prefect builds it
+        deployment = deployed_flow(job).to_deployment(**options)  # as Prefect builds it
         envs.append(deployment.job_variables["env"])
     assert len(envs) == 2 and envs[0] == envs[1]
 

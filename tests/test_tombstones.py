@@ -11,6 +11,7 @@ from conftest import NOW, point_at, query
 from core.clock import now as clock_now
 from emulator.operations_data import TASK_BOARD_BASE, OperationsConfig
 from pipelines import run_sync
+from sources.configuration import resolve
 from sources.connecteam.listing import complete_listing, confirmed_gone
 
 WIDE_TIME_OFF = {"time_off_days_back": 182, "time_off_days_ahead": 182}
@@ -62,14 +63,14 @@ def test_a_job_and_a_task_removed_at_the_emulator_are_marked_deleted(
     server = server_for(start_emulator)
     point_at(monkeypatch, server)
     streams = ("jobs", "task_boards", "tasks")
-    run_sync(streams)
+    run_sync(streams, project=resolve())
     provider_deleted = set(marked(warehouse, "jobs", "job_id"))  # isDeleted at the provider
     assert all(at is None for at in marked(warehouse, "jobs", "job_id").values())
 
     touched = server.control("mutate", {"remove": {"jobs": 1, "tasks": 1}})
     gone_jobs = removed_keys(warehouse, "jobs", touched["removed_jobs"])
     gone_task = removed_keys(warehouse, "tasks", touched["removed_tasks"])
-    summary = run_sync(streams)
+    summary = run_sync(streams, project=resolve())
     assert summary.rows == {"jobs": len(gone_jobs), "task_boards": 0, "tasks": 1}
     jobs = marked(warehouse, "jobs", "job_id")
     assert {k for k, at in jobs.items() if at is not None} == gone_jobs - provider_deleted
@@ -79,7 +80,7 @@ def test_a_job_and_a_task_removed_at_the_emulator_are_marked_deleted(
     (title,) = query(warehouse, f"select title from connecteam.tasks where id = '{min(gone_task)}'")
     assert title[0]  # the row keeps its data
 
-    again = run_sync(streams)  # a marked row is not marked again
+    again = run_sync(streams, project=resolve())  # a marked row is not marked again
     assert set(again.rows.values()) == {0}
     # the run's only write is task_coverage's record of the complete listings
     (load_id,) = again.load_ids
@@ -98,7 +99,7 @@ def test_each_full_list_stream_marks_what_the_provider_stopped_returning(
     server = server_for(start_emulator)
     point_at(monkeypatch, server)
     streams = (*with_streams, stream)
-    first = run_sync(streams, **options)
+    first = run_sync(streams, **options, project=resolve())
     assert first.rows[stream] > 1
     assert marked(warehouse, stream, key) == {} or stream == "jobs"
     before = set(marked(warehouse, stream, key))
@@ -106,7 +107,7 @@ def test_each_full_list_stream_marks_what_the_provider_stopped_returning(
     touched = server.control("mutate", {"remove": {stream: 1}})
     gone = removed_keys(warehouse, stream, touched[f"removed_{stream}"])
     assert len(gone) >= 1
-    summary = run_sync(streams, **options)
+    summary = run_sync(streams, **options, project=resolve())
     assert summary.rows[stream] == len(gone - before)
     now_marked = marked(warehouse, stream, key)
     assert set(now_marked) - before == gone - before
@@ -117,18 +118,18 @@ def test_each_full_list_stream_marks_what_the_provider_stopped_returning(
     )
     assert live == [(first.rows[stream] - len(before | gone),)]
 
-    assert run_sync(streams, **options).rows[stream] == 0
+    assert run_sync(streams, **options, project=resolve()).rows[stream] == 0
 
 
 def test_a_record_that_comes_back_is_live_again(start_emulator, warehouse, monkeypatch):
     server = server_for(start_emulator)
     point_at(monkeypatch, server)
-    run_sync(("schedulers",))
+    run_sync(("schedulers",), project=resolve())
     removed = server.state.dataset.schedulers.pop(9001)
-    assert run_sync(("schedulers",)).rows["schedulers"] == 1
+    assert run_sync(("schedulers",), project=resolve()).rows["schedulers"] == 1
     assert set(marked(warehouse, "schedulers", "scheduler_id")) == {"9001"}
     server.state.dataset.schedulers[9001] = removed
-    assert run_sync(("schedulers",)).rows["schedulers"] == 1
+    assert run_sync(("schedulers",), project=resolve()).rows["schedulers"] == 1
     assert marked(warehouse, "schedulers", "scheduler_id") == {}
     assert query(
         warehouse, "select deleted_at from connecteam.schedulers where scheduler_id = 9001"
@@ -138,19 +139,19 @@ def test_a_record_that_comes_back_is_live_again(start_emulator, warehouse, monke
 def test_a_listing_that_fails_on_a_later_page_marks_nothing(start_emulator, warehouse, monkeypatch):
     server = server_for(start_emulator, jobs=600)  # two pages of at most 500
     point_at(monkeypatch, server)
-    run_sync(("jobs", "task_boards"))
+    run_sync(("jobs", "task_boards"), project=resolve())
     provider_deleted = set(marked(warehouse, "jobs", "job_id"))
     touched = server.control("mutate", {"remove": {"jobs": 3}})
     server.state.options.failing_paths = {"/jobs/v1/jobs?offset=500": 503}
 
-    failed = run_sync(("jobs", "task_boards"))
+    failed = run_sync(("jobs", "task_boards"), project=resolve())
     assert set(failed.failed_streams) == {"jobs"}
     assert "503" in failed.failed_streams["jobs"]
     assert failed.requests["/jobs/v1/jobs"] > 1  # the first page was read
     assert set(marked(warehouse, "jobs", "job_id")) == provider_deleted
 
     server.state.options.failing_paths = {}
-    healed = run_sync(("jobs", "task_boards"))
+    healed = run_sync(("jobs", "task_boards"), project=resolve())
     gone = removed_keys(warehouse, "jobs", touched["removed_jobs"])
     assert healed.failed_streams == {} and healed.rows["jobs"] == len(gone - provider_deleted)
     assert set(marked(warehouse, "jobs", "job_id")) == provider_deleted | gone
@@ -161,7 +162,7 @@ def test_tasks_of_a_board_whose_listing_failed_stay_live_until_the_board_is_gone
 ):
     server = server_for(start_emulator, task_boards=2, tasks=10)
     point_at(monkeypatch, server)
-    run_sync(("task_boards", "tasks"))
+    run_sync(("task_boards", "tasks"), project=resolve())
     ops = server.state.dataset.operations
     a, b = TASK_BOARD_BASE, TASK_BOARD_BASE + 1
     gone_a = ops.tasks[a].pop(0)["id"]
@@ -171,7 +172,7 @@ def test_tasks_of_a_board_whose_listing_failed_stay_live_until_the_board_is_gone
     assert query(warehouse, coverage) == [(a, int(NOW)), (b, int(NOW))]
 
     monkeypatch.setenv("WFM_SYNC_NOW", str(NOW + 3600))  # an hour later
-    summary = run_sync(("task_boards", "tasks"))
+    summary = run_sync(("task_boards", "tasks"), project=resolve())
     assert summary.failed_streams == {}
     assert summary.skipped_parents == [f"tasks: taskBoardId {b}"]
     assert set(marked(warehouse, "tasks", "id")) == {gone_a}  # board b: nothing concluded
@@ -179,7 +180,7 @@ def test_tasks_of_a_board_whose_listing_failed_stay_live_until_the_board_is_gone
     assert query(warehouse, coverage) == [(a, int(NOW) + 3600), (b, int(NOW))]
 
     del ops.task_boards[b]  # the board is gone: its listing is complete, without it
-    closing = run_sync(("task_boards", "tasks"))
+    closing = run_sync(("task_boards", "tasks"), project=resolve())
     assert closing.rows == {"task_boards": 1, "tasks": 10}
     assert set(marked(warehouse, "task_boards", "id")) == {str(b)}
     b_tasks = {
@@ -196,7 +197,9 @@ def test_time_off_requests_outside_the_window_are_not_marked(
     point_at(monkeypatch, server)
     wide = run_sync(("time_off_requests",), **WIDE_TIME_OFF)
     assert wide.rows["time_off_requests"] == 60
-    narrow = run_sync(("time_off_requests",), time_off_days_back=10, time_off_days_ahead=10)
+    narrow = run_sync(
+        ("time_off_requests",), time_off_days_back=10, time_off_days_ahead=10, project=resolve()
+    )
     assert narrow.rows["time_off_requests"] == 0  # unlisted because outside, not deleted
     assert marked(warehouse, "time_off_requests", "id") == {}
 
@@ -239,18 +242,18 @@ def test_staging_shows_the_mark_and_marts_stop_counting_deleted_records(
     server = server_for(start_emulator, tasks=30, time_off_requests=40)
     point_at(monkeypatch, server)
     streams = ("task_boards", "tasks", "time_off_requests")
-    run_sync(streams, **WIDE_TIME_OFF)
+    run_sync(streams, **WIDE_TIME_OFF, project=resolve())
     ops = server.state.dataset.operations
     board = TASK_BOARD_BASE
     counted = next(t for t in ops.tasks[board] if t["status"] != "draft")
     ops.tasks[board].remove(counted)
     approved = next(r for r in ops.time_off_requests if r["status"] == "approved")
     ops.time_off_requests.remove(approved)
-    assert run_sync(streams, **WIDE_TIME_OFF).rows == {
+    assert run_sync(streams, **WIDE_TIME_OFF, project=resolve()).rows == {
         "task_boards": 0, "tasks": 1, "time_off_requests": 1
     }  # fmt: skip
 
-    assert build_models(warehouse).failed == []
+    assert build_models(warehouse, project=resolve()).failed == []
     for model, key, gone in (
         ("stg_connecteam__tasks", "task_id", counted["id"]),
         ("stg_connecteam__time_off_requests", "time_off_request_id", approved["id"]),

@@ -14,6 +14,7 @@ from dlt.common.normalizers.naming.snake_case import NamingConvention as SnakeCa
 from pipelines import run_sync
 from pipelines.sync import STREAMS
 from pipelines.unique_keys import DEDUPLICATED_HINT, guard_unique_keys
+from sources.configuration import resolve
 from sources.connecteam.resources.jobs import _one_row_per_job
 
 COVERAGE = dlt.mark.make_hints(
@@ -94,7 +95,7 @@ def test_a_whole_sync_derives_every_key_once_and_skips_the_merge_ranking(
 ):
     server = start_emulator(users=60, shifts=120)  # the default operations data: jobs, activities
     point_at(monkeypatch, server)
-    summary = run_sync(STREAMS)
+    summary = run_sync(STREAMS, project=resolve())
     assert summary.repeated_keys == {}
     assert not summary.failed_streams
     assert_keys_unique(warehouse)

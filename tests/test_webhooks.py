@@ -25,6 +25,7 @@ from emulator.webhooks import build_burst, make_event, send_burst, signature_hea
 from pipelines.fold import run_fold
 from pipelines.models import build_models
 from receiver import PATH, ReceiverConfig, ReceiverConfigError, create_app
+from sources.configuration import resolve
 from sources.webhooks import CATALOGUE, FAMILIES, Inbox
 
 SPEC = json.loads((Path(__file__).parent / "data" / "connecteam-openapi.json").read_text())
@@ -177,7 +178,7 @@ def test_every_event_type_goes_in_and_comes_out_with_family_type_and_utc_time(re
     assert post(url, orjson.dumps(legacy)).status_code == 200
     sent["legacy-1"] = ("time_activity", "clock_out", 1_700_000_123)
 
-    summary = run_fold(inbox_url)
+    summary = run_fold(project=resolve(inbox_url=inbox_url))
     assert summary.events == len(CATALOGUE) + 1
     rows = query(
         warehouse,
@@ -211,7 +212,7 @@ def test_duplicates_sequential_and_concurrent_are_stored_once(receiver, warehous
 
     assert {r.status_code for r in asyncio.run(burst())} == {200}
     assert inbox_rows(inbox_url, "select count(*) from inbox_events") == [(3,)]
-    run_fold(inbox_url)
+    run_fold(project=resolve(inbox_url=inbox_url))
     assert query(warehouse, "select count(*), count(distinct event_key) from webhooks.events") == [
         (3, 3)
     ]
@@ -259,7 +260,7 @@ def test_refused_bodies_are_quarantined_and_auth_failures_store_nothing(receiver
 
     assert inbox_rows(inbox_url, "select count(*) from inbox_events") == [(2,)]
     assert inbox_rows(inbox_url, "select count(*) from inbox_quarantine") == [(6,)]
-    summary = run_fold(inbox_url)
+    summary = run_fold(project=resolve(inbox_url=inbox_url))
     assert summary.quarantined == 6
     refused = query(
         warehouse,
@@ -309,11 +310,11 @@ def test_fold_twice_and_while_events_keep_arriving(receiver, warehouse):
     sender.start()
     folds = 0
     while not done.is_set():
-        run_fold(inbox_url)
+        run_fold(project=resolve(inbox_url=inbox_url))
         folds += 1
     sender.join()
-    last = run_fold(inbox_url)
-    again = run_fold(inbox_url)
+    last = run_fold(project=resolve(inbox_url=inbox_url))
+    again = run_fold(project=resolve(inbox_url=inbox_url))
     assert folds >= 2, "the folds should have overlapped the sending"
     assert again.events == 0 and last.backlog == 0
     keys = [r[0] for r in query(warehouse, "select event_key from webhooks.events")]
@@ -325,9 +326,9 @@ def test_retention_prunes_folded_inbox_rows_only(receiver, warehouse):
     url, inbox_url = receiver()
     report = asyncio.run(send_burst(url, build_burst(50, seed=2), token=TOKEN))
     assert len(report.acknowledged_keys) == 50
-    kept = run_fold(inbox_url, retention_days=7)
+    kept = run_fold(retention_days=7, project=resolve(inbox_url=inbox_url))
     assert kept.pruned == 0
-    pruned = run_fold(inbox_url, retention_days=0)
+    pruned = run_fold(retention_days=0, project=resolve(inbox_url=inbox_url))
     assert pruned.pruned == 50
     assert inbox_rows(inbox_url, "select count(*) from inbox_events") == [(0,)]
     assert query(warehouse, "select count(*) from webhooks.events") == [(50,)]
@@ -368,7 +369,7 @@ def test_events_sharing_a_request_id_are_all_stored_and_a_changed_body_is_its_ow
     inbox = Inbox(inbox_url)
     assert inbox.counts()["events"] == 3 and inbox.counts()["key_conflicts"] == 1
     inbox.close()
-    summary = run_fold(inbox_url)
+    summary = run_fold(project=resolve(inbox_url=inbox_url))
     assert summary.events == 3 and summary.key_conflicts == 1
     rows = query(warehouse, "select event_key, request_id, conflict_of, event_timestamp "
                  "from webhooks.events order by event_key")  # fmt: skip
@@ -414,7 +415,7 @@ def test_an_inbox_and_warehouse_from_before_identity_keys_keep_working(
         "event_batch",
         lambda rows, nul=True: current(rows, nul).drop_columns(new_columns),
     )
-    assert run_fold(inbox_url).events == 2
+    assert run_fold(project=resolve(inbox_url=inbox_url)).events == 2
     monkeypatch.setattr(sources.webhooks, "event_batch", current)
 
     url, opened_url = receiver()  # opening the inbox adds the new columns
@@ -424,7 +425,7 @@ def test_an_inbox_and_warehouse_from_before_identity_keys_keep_working(
     other = dict(make_event("clock_in", rng), requestId=retried["requestId"])
     assert post(url, orjson.dumps(other)).json()["status"] == "stored"
 
-    assert run_fold(inbox_url).events == 1
+    assert run_fold(project=resolve(inbox_url=inbox_url)).events == 1
     rows = query(warehouse, "select event_key, request_id, event_timestamp, "
                  "is_event_time_implausible from webhooks.events")  # fmt: skip
     assert len(rows) == 3
@@ -434,7 +435,7 @@ def test_an_inbox_and_warehouse_from_before_identity_keys_keep_working(
     (new_key,) = set(by_key) - {retried["requestId"], implausible["requestId"]}
     assert by_key[new_key][0] == retried["requestId"] and by_key[new_key][2] is False
 
-    built = build_models(warehouse, select="stg_webhooks__time_activities")
+    built = build_models(warehouse, select="stg_webhooks__time_activities", project=resolve())
     assert not built.failed
     staged = query(warehouse, "select event_key, is_event_time_implausible, event_at "
                    "from staging.stg_webhooks__time_activities")  # fmt: skip
@@ -488,7 +489,7 @@ def test_the_fold_loads_every_stored_event_whatever_its_values(
         url = fresh_database(request.getfixturevalue("postgres"), "fold_values")
         monkeypatch.setenv("WFM_SYNC_DESTINATION", "postgres")
         monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", url)
-    summary = run_fold(inbox_url)
+    summary = run_fold(project=resolve(inbox_url=inbox_url))
     sql = (
         "select event_key, event_timestamp is null, is_event_time_implausible, "
         "is_payload_unreadable, payload is null, payload_text from webhooks.events"

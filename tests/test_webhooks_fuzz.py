@@ -33,6 +33,7 @@ from emulator.spec_data import spec_webhook_bodies
 from emulator.webhooks import make_event
 from pipelines.fold import run_fold
 from receiver import PATH, GroupCommitWriter, ReceiverConfig, create_app
+from sources.configuration import resolve
 from sources.webhooks import CATALOGUE
 
 TOKEN = "fuzz-token-3b9"
@@ -130,7 +131,7 @@ def test_the_overflowing_event_time_is_stored_flagged_in_one_commit_with_good_ev
     assert all(by_body[b][0] is not None and by_body[b][1] == 0 for b in good)
     assert inbox_rows(inbox_path, "select count(*) from inbox_quarantine") == [(0,)]
 
-    summary = run_fold(f"sqlite:///{inbox_path}")
+    summary = run_fold(project=resolve(inbox_url=f"sqlite:///{inbox_path}"))
     assert summary.events == 7 and summary.implausible_times == 1
     rows = query(
         warehouse,
@@ -486,7 +487,7 @@ def test_fuzz_no_body_gets_a_5xx_each_ends_in_the_inbox_or_quarantine_and_the_fo
         > 0
     )
 
-    summary = run_fold(f"sqlite:///{inbox_path}")
+    summary = run_fold(project=resolve(inbox_url=f"sqlite:///{inbox_path}"))
     assert summary.events == stored and summary.quarantined == quarantined
     assert query(warehouse, "select count(*), count(distinct event_key) from webhooks.events") == [
         (stored, stored)

@@ -19,6 +19,13 @@ from servers import free_port, start_receiver
 from emulator.webhooks import build_burst, send_burst
 from sources.webhooks import Inbox, ReceivedEvent, read_envelope
 
+FOLD = (
+    "from pipelines.fold import run_fold\n"
+    "from sources.configuration import resolve\n"
+    "run_fold(project=resolve())"
+)
+"""A fold in a process of its own, its project resolved from the environment."""
+
 TOKEN = "kill-test-token"
 
 
@@ -98,7 +105,7 @@ def test_fold_killed_mid_load_then_rerun_folds_each_event_once(tmp_path, warehou
     inbox_url = f"sqlite:///{tmp_path / 'inbox.sqlite3'}"
     fill_inbox(inbox_url, 30_000)
     env = dict(os.environ, WEBHOOKS__INBOX_URL=inbox_url)
-    runner = [sys.executable, "-c", "from pipelines.fold import run_fold; run_fold()"]
+    runner = [sys.executable, "-c", FOLD]
     packages = Path(warehouse).parent / "pipelines" / "webhooks" / "load" / "normalized"
     process = subprocess.Popen(runner, env=env, stderr=subprocess.PIPE)
     killed = False
@@ -136,7 +143,7 @@ def test_a_failed_fold_names_the_events_it_was_loading_and_loses_none(tmp_path, 
     )  # fmt: skip
     assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
     env = dict(os.environ, WEBHOOKS__INBOX_URL=inbox_url)
-    fold = [sys.executable, "-c", "from pipelines.fold import run_fold; run_fold()"]
+    fold = [sys.executable, "-c", FOLD]
     try:  # the job itself (the flow would retry it twice, 35 s apart, with the same message)
         failed = subprocess.run(fold, env=env, capture_output=True, text=True, timeout=300)
     finally:
@@ -168,8 +175,7 @@ def test_jobs_take_turns_on_the_duckdb_warehouse(tmp_path, warehouse):
     released = tmp_path / "released"
     env = dict(os.environ, WEBHOOKS__INBOX_URL=inbox_url)
     code = (
-        "import logging, time; logging.basicConfig(level=logging.INFO)\n"
-        "from pipelines.fold import run_fold; run_fold(); print(time.time())"
+        f"import logging, time; logging.basicConfig(level=logging.INFO)\n{FOLD}\nprint(time.time())"
     )
     fold = [sys.executable, "-c", code]
 

@@ -12,6 +12,7 @@ from conftest import point_at
 
 from pipelines import run_sync
 from pipelines.warehouse import write_each_batch
+from sources.configuration import resolve
 
 
 def extracted_row_groups(tmp_path: Path, name: str, each_batch: bool) -> list[int]:
@@ -42,5 +43,5 @@ def test_each_batch_is_written_as_it_comes(tmp_path):
 
 def test_the_sync_writes_each_batch(start_emulator, monkeypatch, warehouse):
     point_at(monkeypatch, start_emulator(users=5))
-    run_sync(("users",))
+    run_sync(("users",), project=resolve())
     assert dlt.config["sources.connecteam.data_writer.buffer_max_items"] == 1

@@ -18,6 +18,7 @@ from servers import fresh_database
 
 from pipelines.warehouse import WarehouseBusyError, WarehouseUnreachableError, warehouse_writer
 from pipelines.writer_lock import advisory_key
+from sources.configuration import resolve
 
 PASSWORD = "wfm-test"
 """The test server's password (tests/servers.py), carried by the database URL."""
@@ -76,7 +77,7 @@ def test_a_second_job_of_the_same_kind_waits_then_gives_up_naming_the_job(
     hold("fold")
     caplog.set_level(logging.INFO, logger="pipelines.warehouse")
     began = time.monotonic()
-    with pytest.raises(WarehouseBusyError) as refused, warehouse_writer("fold"):
+    with pytest.raises(WarehouseBusyError) as refused, warehouse_writer("fold", project=resolve()):
         pytest.fail("the fold's lock was taken twice")
     waited = time.monotonic() - began
     message = str(refused.value)
@@ -96,11 +97,11 @@ def test_jobs_of_other_kinds_are_not_blocked_and_the_same_kind_takes_turns(
     monkeypatch.setenv("WFM_SYNC_WRITER_TIMEOUT", "0")
     hold("fold")
     for other in ("sync", "models", "documents"):
-        with warehouse_writer(other):
+        with warehouse_writer(other, project=resolve()):
             pass
     monkeypatch.setenv("WFM_SYNC_WRITER_TIMEOUT", "120")
     holder = hold("sync", seconds=1)
-    with warehouse_writer("sync"):  # waits for the holder's end, then takes it
+    with warehouse_writer("sync", project=resolve()):  # waits for the holder's end, then takes it
         assert holder.wait(10) == 0
         assert holder.stdout is not None and holder.stdout.read().strip() == "released"
 
@@ -108,12 +109,12 @@ def test_jobs_of_other_kinds_are_not_blocked_and_the_same_kind_takes_turns(
 def test_a_killed_holder_releases_the_lock(on_postgres, hold, monkeypatch):
     monkeypatch.setenv("WFM_SYNC_WRITER_TIMEOUT", "0")
     holder = hold("models")
-    with pytest.raises(WarehouseBusyError), warehouse_writer("models"):
+    with pytest.raises(WarehouseBusyError), warehouse_writer("models", project=resolve()):
         pass
     os.kill(holder.pid, signal.SIGKILL)
     holder.wait(10)
     monkeypatch.setenv("WFM_SYNC_WRITER_TIMEOUT", "30")  # the server ends the dead session
-    with warehouse_writer("models"):
+    with warehouse_writer("models", project=resolve()):
         pass
 
 
@@ -125,10 +126,12 @@ def test_each_job_takes_its_own_kind_of_lock(on_postgres, hold, monkeypatch, tmp
 
     monkeypatch.setenv("WFM_SYNC_WRITER_TIMEOUT", "0")
     jobs = {
-        "fold": lambda: run_fold(f"sqlite:///{tmp_path / 'inbox.sqlite3'}"),
-        "sync": lambda: run_sync(["users"]),
-        "models": lambda: build_models(),
-        "documents": lambda: run_bulk([], journal=tmp_path / "journal.sqlite3"),
+        "fold": lambda: run_fold(
+            project=resolve(inbox_url=f"sqlite:///{tmp_path / 'inbox.sqlite3'}")
+        ),
+        "sync": lambda: run_sync(["users"], project=resolve()),
+        "models": lambda: build_models(project=resolve()),
+        "documents": lambda: run_bulk([], journal=tmp_path / "journal.sqlite3", project=resolve()),
     }
     for kind, job in jobs.items():
         holder = hold(kind)
@@ -145,7 +148,10 @@ def test_an_unreachable_warehouse_names_the_setting_without_the_password(on_post
     monkeypatch.setenv(
         "DESTINATION__POSTGRES__CREDENTIALS", on_postgres.replace(where, f"127.0.0.1:{free_port()}")
     )
-    with pytest.raises(WarehouseUnreachableError) as failed, warehouse_writer("fold"):
+    with (
+        pytest.raises(WarehouseUnreachableError) as failed,
+        warehouse_writer("fold", project=resolve()),
+    ):
         pass
     message = str(failed.value)
     assert "DESTINATION__POSTGRES__CREDENTIALS" in message and "postgresql://wfm:***@" in message
@@ -198,7 +204,7 @@ def test_a_fold_whose_lock_connection_is_killed_mid_job_marks_nothing(
 
     monkeypatch.setattr(fold, "finish_pending_loads", killed_first)
     with pytest.raises(WriterLockLostError) as lost:
-        fold.run_fold(inbox_url)
+        fold.run_fold(project=resolve(inbox_url=inbox_url))
 
     message = str(lost.value)
     assert message.startswith("fold: lost the writer lock (advisory lock ")
@@ -214,13 +220,16 @@ def test_the_lock_connection_takes_the_credentials_query(on_postgres, monkeypatc
         "DESTINATION__POSTGRES__CREDENTIALS",
         f"{on_postgres}?options=-c%20application_name%3Dnightly-lock%20-c%20work_mem%3D8MB",
     )
-    with warehouse_writer("fold"):
+    with warehouse_writer("fold", project=resolve()):
         assert [name for _, name in _lock_backends(on_postgres)] == ["nightly-lock"]
 
 
 def test_sslmode_require_against_a_server_without_ssl_fails_clearly(on_postgres, monkeypatch):
     monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", f"{on_postgres}?sslmode=require")
-    with pytest.raises(WarehouseUnreachableError) as failed, warehouse_writer("fold"):
+    with (
+        pytest.raises(WarehouseUnreachableError) as failed,
+        warehouse_writer("fold", project=resolve()),
+    ):
         pytest.fail("the lock was taken without the SSL the credentials require")
     message = str(failed.value)
     assert "SSL" in message and "DESTINATION__POSTGRES__CREDENTIALS" in message

@@ -122,12 +122,14 @@ def report(
     from dashboard.report import write_report
 
     try:
-        configured = configured_project("report").paths
+        project = configured_project("report")
+        configured = project.paths
         chosen, log = _paths(configured, snapshot, runs)
         summary = write_report(
             chosen,
             output or configured.report,
             runs=log,
+            now=project.now,
             today=date.fromisoformat(today) if today else None,
         )
     except Exception as exc:  # noqa: BLE001

@@ -22,12 +22,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from pydantic import SecretStr
 from rich.console import Console
 
 from core import settings
 from core.paths import paths_beside
-from core.project import ConnecteamAccount, Project
+from core.project import Project
 from emulator.config import DEMO_SHIFTS, DEMO_USERS, demo_config
 
 from .live import live_progress
@@ -168,15 +167,20 @@ def demo_project(warehouse: Path, base_url: str, api_key: str, inbox_url: str) -
 
     Raises:
         pydantic.ValidationError: A ``WFM_SYNC_*`` variable holds a value of the wrong kind.
+        ConnecteamConfigError: A ``SOURCES__CONNECTEAM__*`` value of the wrong kind.
     """
-    configured = settings.current()
+    from sources.configuration import resolve
+
+    resolved = resolve(warehouse, inbox_url=inbox_url)
+    configured = resolved.settings
     if configured.currency is None:
         configured = configured.model_copy(update={"currency": "USD"})
-    return Project(
-        settings=configured,
-        paths=paths_beside(warehouse),
-        account=ConnecteamAccount(base_url=base_url, api_key=SecretStr(api_key)),
-        inbox_url=SecretStr(inbox_url),
+    return resolved.model_copy(
+        update={
+            "settings": configured,
+            "paths": paths_beside(warehouse),
+            "source": resolved.source.with_account(base_url, api_key),
+        }
     )
 
 
@@ -185,7 +189,6 @@ def receive_bursts(
 ) -> None:
     """Send the receiver a drawn burst of webhook events (5% duplicates, 1% malformed), then the
     time-activity events of the last 7 days' punches (every 20th delivery lost on purpose)."""
-    from core.clock import now as clock_now
     from emulator.webhooks import activity_events, build_burst
 
     from .emulator import print_burst, send_counted
@@ -200,7 +203,7 @@ def receive_bursts(
         user_ids=setup.user_ids,
     )
     print_burst(send_counted(hook_url, bodies, token=setup.token, concurrency=16))
-    week_ago = int(clock_now()) - 7 * 86_400
+    week_ago = int(setup.project.now) - 7 * 86_400
     punches = activity_events(emulator.state.dataset.operations, week_ago)
     console.print(
         f"time-activity webhooks for the last 7 days' punches ({len(punches)}; every "
@@ -221,8 +224,8 @@ def subscribe(console: Console, project: Project, hook_url: str, token: str) -> 
 
     console.rule("webhooks subscribe: the receiver registered at the provider")
     subscribed_url = receiver_url(hook_url, token)
-    account = project.account.source_options() if project.account is not None else None
-    with client_from_config(SUBSCRIPTION_SCOPES, account=account) as client:
+    arguments = project.source.arguments()
+    with client_from_config(arguments, SUBSCRIPTION_SCOPES, now=project.now) as client:
         wanted, registered = current(client, list(FEATURE_FAMILIES), 2)
         steps = plan(wanted, registered, subscribed_url)
         apply(client, steps, subscribed_url, None)

@@ -54,17 +54,16 @@ def sync(
     setup_logging(verbose)
     from flows.nightly import STEPS, NothingLoadedError, StreamsFailedError, nightly_sync
     from pipelines import STREAMS
-    from sources.connecteam.config import read_config
+    from sources.connecteam.config import client_config
 
     chosen = names_from(streams, STREAMS, "--streams", all_word="all")
     chosen_steps = names_from(steps, STEPS, "--steps")
     project = configured_project("sync")
     if "sync" in chosen_steps:
         try:  # before any work (no file is made); the client checks again when it is built
-            config = read_config()
+            config = client_config(project.source.arguments())
             config.require_secure(allow_insecure)
-            if project.account is None:
-                config.require_credentials()
+            config.require_credentials()
         except Exception as exc:  # noqa: BLE001 - reported as a clean message and exit code
             fail(exc)
     started = time.monotonic()

@@ -153,9 +153,10 @@ def fail(exc: BaseException, what: str = "sync") -> NoReturn:
 
 
 def configured_project(what: str) -> Project:
-    """The command's configuration, resolved once at its edge (:func:`core.project.resolve`:
-    the option ``--warehouse`` of ``wfm-sync`` when given, then the ``WFM_SYNC_*`` environment,
-    dlt's ``.dlt/``, the defaults) and passed to the jobs it runs.
+    """The command's configuration, resolved once at its edge
+    (:func:`sources.configuration.resolve`: the option ``--warehouse`` of ``wfm-sync`` when
+    given, then the ``WFM_SYNC_*`` environment, dlt's ``.dlt/`` and ``SOURCES__CONNECTEAM__*``,
+    ``WEBHOOKS__INBOX_URL``, the defaults; the run's instant) and passed to the jobs it runs.
 
     Raises:
         typer.Exit: A malformed setting or an unreadable warehouse setting (exit 2, one line
@@ -168,14 +169,14 @@ def configured_project(what: str) -> Project:
 
 
 def _resolve_project() -> Project:
-    """:func:`core.project.resolve` with the ``--warehouse`` option of ``wfm-sync``, if given.
+    """:func:`sources.configuration.resolve` with ``wfm-sync``'s ``--warehouse``, if given.
 
     Raises:
-        Exception: What :func:`core.project.resolve` raises for a malformed setting.
+        Exception: What :func:`sources.configuration.resolve` raises for a malformed setting.
     """
     from typer.main import get_current_context
 
-    from core.project import resolve
+    from sources.configuration import resolve
 
     context = get_current_context(silent=True)
     options = (context.find_root().obj if context is not None else None) or {}

@@ -71,10 +71,14 @@ def _text(value: object) -> str | None:
 
 
 def _subscription_client(allow_insecure: bool) -> Any:
+    """A client of the configured account (resolved here, the command's edge) asking for the
+    webhook scopes."""
+    from sources.configuration import source_config
     from sources.connecteam.config import client_from_config
     from sources.connecteam.webhook_settings import SUBSCRIPTION_SCOPES
 
-    return client_from_config(SUBSCRIPTION_SCOPES, allow_insecure=allow_insecure)
+    arguments = source_config().arguments()
+    return client_from_config(arguments, SUBSCRIPTION_SCOPES, allow_insecure=allow_insecure)
 
 
 @app.command("subscribe")
@@ -325,13 +329,13 @@ def webhooks_fold(
 
     setup_logging(False)
     from flows.fold import fold_webhooks
-    from sources.webhooks.config import inbox_url_from_config
+    from sources.webhooks.config import check_inbox_url
 
+    project = configured_project("fold")
     try:
-        inbox_url_from_config()  # checked before any work: a bad setting exits 2 at once
+        check_inbox_url(project.webhooks.url)  # before any work: a bad setting exits 2 at once
     except Exception as exc:  # noqa: BLE001
         fail(exc, "fold")
-    project = configured_project("fold")
     started = time.monotonic()
     try:
         with live_progress():

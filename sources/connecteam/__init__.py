@@ -58,6 +58,7 @@ _DEFAULTS = ConnecteamSourceConfiguration()
 
 @dlt.source(name="connecteam", max_table_nesting=0, spec=ConnecteamSourceConfiguration)
 def connecteam_source(
+    now: float,
     api_key: TSecretStrValue | None = None,
     base_url: str = DEFAULT_BASE_URL,
     client_id: str | None = None,
@@ -84,10 +85,13 @@ def connecteam_source(
 ) -> list[DltResource]:
     """Every stream of the registry, one resource each, in registry order.
 
-    Arguments are the fields of :class:`~.config.ConnecteamSourceConfiguration`, resolved by dlt
-    from ``sources.connecteam`` and described there (credentials, host, retries, requests in
-    flight, pages per listing; the windows of the windowed streams in days, backfill starts as
-    epoch seconds or an ISO date, UTC), plus three never read from config: ``stats``, an optional
+    ``now`` is the run's instant, epoch seconds (UTC: :attr:`core.project.Project.now`), every
+    window, tombstone and pull stamp of the run is placed by. The other arguments are the fields
+    of :class:`~.config.ConnecteamSourceConfiguration`, described there (credentials, host,
+    retries, requests in flight, pages per listing; the windows of the windowed streams in days,
+    backfill starts as epoch seconds or an ISO date, UTC), as the edge resolved them
+    (:func:`sources.configuration.resolve`; dlt resolves any not given from
+    ``sources.connecteam``), plus three never read from config: ``stats``, an optional
     :class:`ClientStats` the client fills (requests per endpoint, retries), and
     ``allow_insecure`` (the commands' ``--allow-insecure``): accept a plain ``http://``
     ``base_url`` to a host other than this machine (default: refused,
@@ -118,7 +122,7 @@ def connecteam_source(
         max_page_growth=max_page_growth,
     )
     client = config.client(
-        scopes=selected_scopes, allow_insecure=allow_insecure, transport=transport
+        scopes=selected_scopes, allow_insecure=allow_insecure, transport=transport, now=now
     )
     if stats is not None:
         client.stats = stats

@@ -12,6 +12,7 @@ of :mod:`.errors`.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from types import TracebackType
@@ -78,6 +79,11 @@ class ConnecteamClient(Paging, TokenAuth):
             :data:`~sources.connecteam.registry.OAUTH_SCOPES`). A callable is called once per
             token request. No scope at all sends no ``scope`` parameter: the provider then
             issues its default for the app.
+        now: The run's "as of" instant, epoch seconds (UTC): :attr:`core.project.Project.now`,
+            which every resource reading it (windows, tombstones, pull stamps) places its rows
+            by, so one run has one instant; default the real time when the client is made (a
+            client used for single requests). Pacing, back-off and token expiry use the real
+            clock.
 
     Raises:
         ConnecteamConfigError: Neither an API key nor an OAuth client id and secret were given.
@@ -101,8 +107,10 @@ class ConnecteamClient(Paging, TokenAuth):
         max_page_growth: int = 10,
         transport: httpx.BaseTransport | None = None,
         scopes: Scopes = OAUTH_SCOPES,
+        now: float | None = None,
     ) -> None:
         require_credentials(api_key, client_id, client_secret)
+        self.now = time.time() if now is None else now
         if not base_url.startswith(("http://", "https://")):
             raise ConnecteamConfigError(
                 "SOURCES__CONNECTEAM__BASE_URL must start with http:// or https://, "

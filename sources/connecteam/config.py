@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
-from dlt.common.configuration import configspec, resolve_configuration
+from dlt.common.configuration import configspec
 from dlt.common.configuration.specs import BaseConfiguration
 from dlt.common.typing import TSecretStrValue
 
@@ -81,12 +81,14 @@ class ConnecteamClientConfiguration(BaseConfiguration):
         *,
         allow_insecure: bool = False,
         transport: httpx.BaseTransport | None = None,
+        now: float | None = None,
     ) -> ConnecteamClient:
         """A client of the configured account asking OAuth 2.0 for ``scopes``.
 
         ``allow_insecure`` (the commands' ``--allow-insecure``) lets a plain ``http://``
         ``base_url`` name another host than this machine (:func:`require_secure_base_url`);
-        ``transport`` replaces the network (tests: an in-process ``httpx.MockTransport``).
+        ``transport`` replaces the network (tests: an in-process ``httpx.MockTransport``);
+        ``now`` is the run's instant (:class:`~.client.ConnecteamClient`).
 
         Raises:
             ConnecteamConfigError: No credentials, a ``base_url`` that is not http(s), a
@@ -123,6 +125,7 @@ class ConnecteamClientConfiguration(BaseConfiguration):
             max_page_growth=self.max_page_growth,
             scopes=scopes,
             transport=transport,
+            now=now,
         )
 
     def api_url(self) -> str:
@@ -222,30 +225,34 @@ def require_secure_base_url(base_url: str, allow_insecure: bool = False) -> None
     )
 
 
-def read_config() -> ConnecteamClientConfiguration:
-    """The client configuration resolved from ``sources.connecteam`` (unset values keep their
-    defaults; missing credentials are reported when a client is built)."""
-    return resolve_configuration(
-        ConnecteamClientConfiguration(), sections=SECTIONS, accept_partial=True
-    )
-
-
 def client_from_config(
+    arguments: dict[str, Any],
     scopes: Scopes = OAUTH_SCOPES,
     *,
+    now: float | None = None,
     allow_insecure: bool = False,
-    account: dict[str, Any] | None = None,
 ) -> ConnecteamClient:
-    """A client configured like the sync (``SOURCES__CONNECTEAM__*``), asking OAuth 2.0 for
-    ``scopes``; ``allow_insecure`` as in :meth:`ConnecteamClientConfiguration.client`;
-    ``account`` (``base_url`` and ``api_key``, as :meth:`core.project.ConnecteamAccount.
-    source_options` gives them) in place of the configured ones when given.
+    """A client configured like the sync, asking OAuth 2.0 for ``scopes``.
+
+    Args:
+        arguments: The source's configuration, secrets in clear
+            (:meth:`core.project.SourceConfig.arguments`); fields of the windows are ignored.
+        scopes: The OAuth 2.0 scopes to ask for.
+        now: The run's instant (:attr:`core.project.Project.now`).
+        allow_insecure: As in :meth:`ConnecteamClientConfiguration.client`.
 
     Raises:
         ConnecteamConfigError: No credentials, a ``base_url`` that is not http(s), or a plain
             ``http://`` one to another host without ``allow_insecure``.
     """
-    config = read_config()
-    for name, value in (account or {}).items():
-        setattr(config, name, value)
-    return config.client(scopes, allow_insecure=allow_insecure)
+    return client_config(arguments).client(scopes, allow_insecure=allow_insecure, now=now)
+
+
+def client_config(arguments: dict[str, Any]) -> ConnecteamClientConfiguration:
+    """The client part of the source's configuration ``arguments``
+    (:meth:`core.project.SourceConfig.arguments`), for checks before any work
+    (:meth:`ConnecteamClientConfiguration.require_secure`, ``require_credentials``)."""
+    fields = ConnecteamClientConfiguration.get_resolvable_fields()
+    return ConnecteamClientConfiguration(
+        **{name: value for name, value in arguments.items() if name in fields}
+    )

@@ -49,14 +49,13 @@ import duckdb
 import orjson
 import pyarrow as pa
 import pyarrow.compute
-from dlt.common.typing import TSecretStrValue
 from dlt.sources import DltResource
 
 from core.progress import Progress
 
 from ..arrow_hints import quiet_arrow_hint_warnings
 from .batches import DEFAULT_BATCH_BYTES, DEFAULT_ROUND_BYTES, INSERT_ONLY, RoundBudget
-from .config import DEFAULT_INBOX_URL, WebhooksConfiguration, inbox_url_from_config
+from .config import DEFAULT_INBOX_URL, WebhooksConfiguration
 from .envelope import plausible_time, read_envelope
 from .events import CATALOGUE, FAMILIES, UNKNOWN_FAMILY
 from .inbox import Inbox
@@ -78,7 +77,6 @@ __all__ = [
     "StoredEvent",
     "WebhooksConfiguration",
     "caused_by_body",
-    "inbox_url_from_config",
     "max_unfolded_quarantine_id",
     "read_envelope",
     "webhooks_source",
@@ -124,8 +122,7 @@ class FoldLedger:
 
 @dlt.source(name="webhooks", max_table_nesting=0)
 def webhooks_source(
-    inbox: Inbox | None = None,
-    inbox_url: TSecretStrValue | None = None,
+    inbox: Inbox,
     batch_size: int = 100_000,
     upto_id: int | None = None,
     ledger: FoldLedger | None = None,
@@ -143,10 +140,8 @@ def webhooks_source(
     memory follows ``batch_bytes``, not the backlog.
 
     Args:
-        inbox: An open :class:`Inbox`; default one opened on ``inbox_url``.
-        inbox_url: SQLAlchemy URL of the inbox (a secret: it may hold a password, so dlt's
-            traces never keep it); default ``[webhooks] inbox_url`` (``WEBHOOKS__INBOX_URL``,
-            :class:`WebhooksConfiguration`).
+        inbox: The open :class:`Inbox` to read (the fold opens it on the project's
+            ``inbox_url``: :attr:`core.project.Project.webhooks`).
         batch_size: Inbox events per Arrow table.
         upto_id: Read no event with a larger ``inbox_id`` (so a fold ends while events arrive).
         ledger: Filled with the ids read; its ``budget`` limits the bytes of bodies read.
@@ -161,7 +156,7 @@ def webhooks_source(
     Returns:
         The resources ``events`` and ``quarantine``.
     """
-    box = inbox or Inbox(inbox_url or inbox_url_from_config())
+    box = inbox
     book = ledger if ledger is not None else FoldLedger()
     return [
         events(box, batch_size, upto_id, book, json_holds_nul, batch_bytes),

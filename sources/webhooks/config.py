@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import sqlalchemy as sa
 from dlt.common.configuration import configspec, resolve_configuration
@@ -38,14 +39,26 @@ QUARANTINE_MAX_BYTES = 256 * 1024 * 1024
 
 
 @configspec
-class WebhooksConfiguration(BaseConfiguration):
-    """The settings of section ``[webhooks]``.
+class InboxConfiguration(BaseConfiguration):
+    """The setting of section ``[webhooks]`` every job reading the inbox needs (the rest are
+    the receiver's: :class:`WebhooksConfiguration`).
 
     Attributes:
         inbox_url: SQLAlchemy URL of the inbox (``WEBHOOKS__INBOX_URL``, secret: a
             PostgreSQL URL holds a password, so it is read from ``.dlt/secrets.toml`` or the
             environment, never ``config.toml``, and dlt's traces never keep it); SQLite by
             default, a ``postgresql://`` URL works unchanged.
+    """
+
+    inbox_url: TSecretStrValue = DEFAULT_INBOX_URL
+
+
+@configspec
+class WebhooksConfiguration(InboxConfiguration):
+    """The settings of section ``[webhooks]``: :class:`InboxConfiguration`'s and the
+    receiver's.
+
+    Attributes:
         token: The shared token senders must present (``WEBHOOKS__TOKEN``, secret); unset or
             empty means none.
         signing_secret: Standard Webhooks secret, ``whsec_<base64>`` or plain text
@@ -77,7 +90,6 @@ class WebhooksConfiguration(BaseConfiguration):
             the receiver raises to the hard limit); past it, 503 with ``Retry-After``.
     """
 
-    inbox_url: TSecretStrValue = DEFAULT_INBOX_URL
     token: TSecretStrValue | None = None
     signing_secret: TSecretStrValue | None = None
     max_body_bytes: int = MAX_BODY_BYTES
@@ -92,7 +104,8 @@ class WebhooksConfiguration(BaseConfiguration):
 
 
 def webhooks_configuration() -> WebhooksConfiguration:
-    """The ``[webhooks]`` settings as configured now (resolved on every call).
+    """The ``[webhooks]`` settings as configured now (resolved on every call): the receiver's
+    and ``wfm-sync webhooks``' edge.
 
     Raises:
         dlt.common.configuration.exceptions.ConfigValueCannotBeCoercedException: A value has
@@ -100,8 +113,12 @@ def webhooks_configuration() -> WebhooksConfiguration:
         InboxURLError: A setting read only as a secret (``inbox_url``: it may hold a
             password) is in ``.dlt/config.toml``; the message says where to move it.
     """
+    return _resolved(WebhooksConfiguration())
+
+
+def _resolved(spec: InboxConfiguration) -> Any:
     try:
-        return resolve_configuration(WebhooksConfiguration(), sections=(SECTION,))
+        return resolve_configuration(spec, sections=(SECTION,))
     except ValueNotSecretException as exc:
         field = exc.key.rsplit(".", 1)[-1]
         raise InboxURLError(
@@ -109,6 +126,18 @@ def webhooks_configuration() -> WebhooksConfiguration:
             f"hold a password: move it to .dlt/secrets.toml or set {SECTION.upper()}__"
             f"{field.upper()}"
         ) from None
+
+
+def configured_inbox_url() -> str:
+    """``WEBHOOKS__INBOX_URL`` / ``[webhooks] inbox_url``, default
+    ``sqlite:///data/inbox.sqlite3`` (an empty value counts as unset), a relative SQLite path
+    made absolute (:func:`absolute_inbox_url`); not checked for use (:func:`check_inbox_url`).
+    Reads only this setting: a receiver setting of the wrong kind does not stop a job.
+
+    Raises:
+        InboxURLError: It is in ``.dlt/config.toml``, which holds no secrets.
+    """
+    return absolute_inbox_url(_resolved(InboxConfiguration()).inbox_url or DEFAULT_INBOX_URL)
 
 
 def coercion_problem(exc: ConfigValueCannotBeCoercedException) -> str:
@@ -128,14 +157,30 @@ def coercion_problem(exc: ConfigValueCannotBeCoercedException) -> str:
 
 
 def inbox_url_from_config() -> str:
-    """``WEBHOOKS__INBOX_URL`` / ``[webhooks] inbox_url``, default
-    ``sqlite:///data/inbox.sqlite3`` (an empty value counts as unset), checked by
-    :func:`check_inbox_url`.
+    """:func:`configured_inbox_url`, checked by :func:`check_inbox_url`: for an edge (a
+    command, a test) that opens the configured inbox itself.
 
     Raises:
         InboxURLError: The URL is not a usable inbox (the message names the setting).
     """
-    return check_inbox_url(webhooks_configuration().inbox_url or DEFAULT_INBOX_URL)
+    return check_inbox_url(configured_inbox_url())
+
+
+def absolute_inbox_url(url: str) -> str:
+    """``url`` with an SQLite file's relative path made absolute from the project's home
+    (:func:`core.settings.in_project`), never from the current directory; any other URL (or
+    one that does not parse) unchanged."""
+    try:
+        parsed = sa.engine.make_url(url)
+    except sa.exc.ArgumentError:
+        return url
+    if parsed.get_backend_name() != "sqlite" or not parsed.database:
+        return url
+    if parsed.database == ":memory:":
+        return url
+    return parsed.set(database=str(in_project(parsed.database))).render_as_string(
+        hide_password=False
+    )
 
 
 def _can_write(path: Path, folder: Path) -> bool:

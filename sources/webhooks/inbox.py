@@ -33,7 +33,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from .batches import DEFAULT_BATCH_BYTES, DEFAULT_QUARANTINE_ROWS, keyset_batches
-from .config import DEFAULT_INBOX_URL, inbox_url_from_config
+from .config import DEFAULT_INBOX_URL
 from .engines import begin_write, open_engines
 from .quarantine_budget import counters, keep_within_budget, recount
 from .tables import (
@@ -61,7 +61,6 @@ __all__ = [  # the inbox and what its callers hand it or get back
     "StoredEvent",
     "WriteAbandonedError",
     "caused_by_body",
-    "inbox_url_from_config",
     "waited_past_timeout",
 ]
 

@@ -13,7 +13,6 @@ import dlt
 import pyarrow as pa
 from dlt.sources import DltResource
 
-from core.clock import now as clock_now
 from core.progress import Progress
 
 from ..arrow_rows import BIGINT, BOOL, TEXT, ArrowRows, hints
@@ -90,7 +89,7 @@ def scheduler_unavailabilities(
     def _unavailabilities() -> Iterator[pa.Table]:
         state = dlt.current.resource_state()
         pulled: dict[str, bool] = state.setdefault("backfilled", {})
-        now = clock_now()
+        now = client.now
         arrow = ArrowRows(
             "scheduler_unavailabilities", UNAVAILABILITY_COLUMNS, client.stats.untyped_values
         )

@@ -13,7 +13,6 @@ import dlt
 import pyarrow as pa
 from dlt.sources import DltResource
 
-from core.clock import now as clock_now
 from core.progress import Progress
 
 from ..arrow_rows import hints
@@ -119,7 +118,7 @@ def child_listing(
             kept = {k for k in seen if not k.startswith(prefixes)}
             return kept | {str(row[key]) for row in collect(relist).rows}
 
-        now = int(clock_now())
+        now = int(client.now)
         consistent = deletions_allowed(client.stats.quarantine, name, first.consistent)
         skipped = tuple(first.skipped)
         gone = vanished(name, key, seen, consistent, now, where, skipped, reread=again)

@@ -21,7 +21,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from dlt.sources import DltResource
 
-from core.clock import now as clock_now
 from core.progress import Progress
 
 from ..arrow_rows import BIGINT, BOOL, TEXT, ArrowRows, hints
@@ -75,7 +74,7 @@ def diff_listing(
     changed = [mark(r) for r in only_changed(rows, field)]
     seen = {str(r.get(field)) for r in rows}
     complete = deletions_allowed(client.stats.quarantine, table, complete)
-    return changed, vanished(table, key, seen, complete, int(clock_now()), reread=reread)
+    return changed, vanished(table, key, seen, complete, int(client.now), reread=reread)
 
 
 def listing_tables(

@@ -13,7 +13,6 @@ import dlt
 import pyarrow as pa
 from dlt.sources import DltResource
 
-from core.clock import now as clock_now
 from core.progress import Progress
 
 from ..arrow_rows import BIGINT, JSON, ArrowRows, hints
@@ -91,7 +90,7 @@ def form_submissions(
         cursors: dict[str, dict[str, Any]] = dlt.current.resource_state().setdefault("cursors", {})
         arrow = ArrowRows("form_submissions", SUBMISSION_COLUMNS, client.stats.untyped_values)
         span = max(0, days_back) * DAY
-        synced_at = int(clock_now())
+        synced_at = int(client.now)
         listed, complete = form_list()
         if complete:  # forms the provider no longer lists take their digests with them
             for gone in set(cursors) - {str(f["formId"]) for f in listed}:

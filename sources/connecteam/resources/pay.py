@@ -14,7 +14,6 @@ import dlt
 import pyarrow as pa
 from dlt.sources import DltResource
 
-from core.clock import now as clock_now
 from core.progress import Progress
 
 from ..arrow_rows import BIGINT, BOOL, DOUBLE, JSON, TEXT, hints
@@ -123,7 +122,7 @@ def pay_rates(
     )
     def _pay_rates() -> Iterator[pa.Table]:
         state = dlt.current.resource_state()
-        now = clock_now()
+        now = client.now
         first, _ = trailing_dates(
             now, days_back, None if state.get("backfilled") else backfill_start
         )

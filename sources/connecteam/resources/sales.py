@@ -19,7 +19,6 @@ import dlt
 import pyarrow as pa
 from dlt.sources import DltResource
 
-from core.clock import now as clock_now
 from core.progress import Progress
 
 from ..arrow_rows import BIGINT, BOOL, DOUBLE, TEXT, hints
@@ -70,7 +69,7 @@ def daily_sales(client: ConnecteamClient, days_back: int, days_ahead: int) -> Dl
         columns=hints(DAILY_SALES_COLUMNS),
     )
     def _daily_sales() -> Iterator[pa.Table]:
-        now = clock_now()
+        now = client.now
         first = utc_date(now) - timedelta(days=days_back)
         last = utc_date(now) + timedelta(days=days_ahead)
         window = STREAMS["daily_sales"].window

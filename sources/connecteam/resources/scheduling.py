@@ -15,7 +15,6 @@ import dlt
 import pyarrow as pa
 from dlt.sources import DltResource
 
-from core.clock import now as clock_now
 from core.progress import Progress
 
 from ..arrow_rows import BIGINT, BOOL, JSON, TEXT, ArrowRows, hints
@@ -140,7 +139,7 @@ def shifts(
         columns=hints(SHIFT_COLUMNS),
     )
     def _shifts() -> Iterator[Any]:
-        now = int(clock_now())
+        now = int(client.now)
         run = ShiftRun.of_state(client, days_back, days_ahead, backfill_start)
         run.endpoint = endpoint
         for batch in shift_tables(run, scheduler_list):
@@ -200,7 +199,7 @@ class ShiftRun:
         pulled = state.setdefault("backfilled", {})
         newest = state.setdefault("newest_update", {})
         totals = state.setdefault("has_total", {})
-        now = clock_now()
+        now = client.now
         arrow = ArrowRows("shifts", SHIFT_COLUMNS, client.stats.untyped_values)
         return cls(
             client, days_back, days_ahead, backfill_start, now, arrow, pulled, newest, totals

@@ -11,7 +11,6 @@ from typing import Any
 import dlt
 from dlt.sources import DltResource
 
-from core.clock import now as clock_now
 from core.progress import Progress
 
 from ..arrow_rows import BIGINT, JSON, hints
@@ -64,7 +63,7 @@ def tasks(client: ConnecteamClient, board_list: Callable[[], list[dict[str, Any]
         columns=hints(TASK_COLUMNS),
     )
     def _tasks() -> Iterator[Any]:
-        pulled_at = int(clock_now())
+        pulled_at = int(client.now)
         rows = []
         covered: list[dict[str, Any]] = []  # boards whose tasks were listed completely
         unlisted: list[int] = []  # boards whose tasks were not (completely) listed
@@ -78,7 +77,7 @@ def tasks(client: ConnecteamClient, board_list: Callable[[], list[dict[str, Any]
         where, args = outside_boards(unlisted)
         seen = {r["id"] for r in rows}
         whole = deletions_allowed(client.stats.quarantine, "tasks", True)
-        gone = vanished("tasks", "id", seen, whole, int(clock_now()), where, args)
+        gone = vanished("tasks", "id", seen, whole, int(client.now), where, args)
         yield from listing_tables(client, "tasks", TASK_COLUMNS, changed, gone)
         if covered:
             yield dlt.mark.with_hints(covered, TASK_COVERAGE_HINTS, create_table_variant=True)

@@ -25,7 +25,6 @@ import dlt
 import pyarrow as pa
 from dlt.sources import DltResource
 
-from core.clock import now as clock_now
 from core.progress import Progress
 
 from ..arrow_rows import BATCH_ROWS, BIGINT, BOOL, DOUBLE, JSON, TEXT, ArrowRows, hints
@@ -207,7 +206,7 @@ def time_activities(
         state = dlt.current.resource_state()
         pulled: dict[str, bool] = state.setdefault("backfilled", {})
         coverage: dict[str, int] = state.setdefault("covered_from", {})
-        now = clock_now()
+        now = client.now
         arrow = ArrowRows("time_activities", ACTIVITY_COLUMNS, client.stats.untyped_values)
         listed = time_clock_list()
         run = ActivityRun(
@@ -342,7 +341,7 @@ def timesheets(
     )
     def _timesheets() -> Iterator[pa.Table]:
         pulled: dict[str, bool] = dlt.current.resource_state().setdefault("backfilled", {})
-        now = clock_now()
+        now = client.now
         arrow = ArrowRows("timesheets", TIMESHEET_COLUMNS, client.stats.untyped_values)
 
         def one(clock: dict[str, Any]) -> Iterator[pa.Table]:

@@ -17,7 +17,6 @@ import dlt
 import pyarrow as pa
 from dlt.sources import DltResource
 
-from core.clock import now as clock_now
 from core.progress import Progress
 
 from ..arrow_rows import BIGINT, DOUBLE, JSON, TEXT, ArrowRows, hints
@@ -64,7 +63,7 @@ def time_off_requests(
     )
     def _time_off_requests() -> Iterator[pa.Table]:
         state = dlt.current.resource_state()
-        now = clock_now()
+        now = client.now
         first, _ = trailing_dates(
             now, days_back, None if state.get("backfilled") else backfill_start
         )
@@ -200,7 +199,7 @@ def time_off_balances(client: ConnecteamClient, policy_type_list: Listing) -> Dl
         columns=hints(BALANCE_COLUMNS),
     )
     def _balances() -> Iterator[pa.Table]:
-        now = int(clock_now())
+        now = int(client.now)
         as_of = utc_date(now).isoformat()
         arrow = ArrowRows("time_off_balances", BALANCE_COLUMNS, client.stats.untyped_values)
 

@@ -11,7 +11,6 @@ import dlt
 import pyarrow as pa
 from dlt.sources import DltResource
 
-from core.clock import now as clock_now
 from core.progress import Progress
 
 from ..arrow_rows import JSON, ArrowRows, hints
@@ -47,7 +46,7 @@ def users(client: ConnecteamClient) -> DltResource:
         columns=hints(USER_COLUMNS),
     )
     def _users() -> Iterator[Any]:
-        now = int(clock_now())
+        now = int(client.now)
         for batch in user_tables(client, user_cursor(dlt.current.resource_state())):
             yield batch
             yield versions(batch, "users", ("userId",), USER_COLUMNS, now)
