@@ -70,8 +70,9 @@ for step in ("extract", "normalize", "load"):
     setattr(Pipeline, step, measured(step, getattr(Pipeline, step)))
 
 from pipelines import run_sync
+from sources.configuration import resolve
 started = time.perf_counter()
-summary = run_sync(sys.argv[1].split(","))
+summary = run_sync(sys.argv[1].split(","), project=resolve())
 print(json.dumps({"seconds": time.perf_counter() - started, "rows": summary.rows,
                   "requests": summary.total_requests, "peaks": peaks,
                   "step_seconds": step_seconds,

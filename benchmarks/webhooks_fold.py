@@ -47,8 +47,9 @@ FOLD_CHILD = """
 import json, sys, time
 from pathlib import Path
 from pipelines.fold import run_fold
+from sources.configuration import resolve
 started = time.perf_counter()
-summary = run_fold(sys.argv[1])
+summary = run_fold(project=resolve(inbox_url=sys.argv[1]))
 status = Path("/proc/self/status").read_text().splitlines()
 peak = int(next(l for l in status if l.startswith("VmHWM:")).split()[1]) / 1024
 print(json.dumps({"seconds": time.perf_counter() - started, "events": summary.events,

@@ -29,7 +29,8 @@ from pipelines import run_sync
 from pipelines.fold import run_fold
 from pipelines.models import build_models
 from sources.configuration import resolve
-from sources.webhooks import Inbox, inbox_url_from_config
+from sources.webhooks import Inbox
+from sources.webhooks.config import inbox_url_from_config
 
 DAY = 86_400
 INCREMENTAL = {"marts": ("fct_daily_hours", "fct_labour_cost_daily")}

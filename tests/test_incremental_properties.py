@@ -41,7 +41,8 @@ from pipelines import run_sync
 from pipelines.dbt_runner import run_dbt, target_dir
 from pipelines.fold import run_fold
 from sources.configuration import resolve
-from sources.webhooks import Inbox, inbox_url_from_config, read_envelope
+from sources.webhooks import Inbox, read_envelope
+from sources.webhooks.config import inbox_url_from_config
 from sources.webhooks.inbox import ReceivedEvent
 
 DAY = 86_400

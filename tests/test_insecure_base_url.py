@@ -107,8 +107,8 @@ def test_the_flag_reaches_the_client_that_the_sync_and_other_commands_build() ->
     with config.client(allow_insecure=True) as client:
         assert client.base_url == REMOTE
     with pytest.raises(ConnecteamConfigError, match="--allow-insecure"):
-        connecteam_source(api_key=API_KEY, base_url=REMOTE)
-    source = connecteam_source(api_key=API_KEY, base_url=REMOTE, allow_insecure=True)
+        connecteam_source(0.0, api_key=API_KEY, base_url=REMOTE)
+    source = connecteam_source(0.0, api_key=API_KEY, base_url=REMOTE, allow_insecure=True)
     assert "users" in source.resources
 
 

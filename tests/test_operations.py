@@ -20,7 +20,8 @@ from sources.configuration import resolve
 from sources.connecteam.registry import STREAMS as REGISTRY
 from sources.connecteam.registry import Incremental
 from sources.connecteam.windows import date_windows
-from sources.webhooks import Inbox, inbox_url_from_config, read_envelope
+from sources.webhooks import Inbox, read_envelope
+from sources.webhooks.config import inbox_url_from_config
 from sources.webhooks.inbox import ReceivedEvent
 
 CLOCK = TIME_CLOCK_BASE

@@ -23,7 +23,7 @@ SPEC = json.loads((ROOT / "tests" / "data" / "connecteam-openapi.json").read_tex
 
 
 def test_every_stream_has_exactly_one_resource() -> None:
-    source = connecteam_source(api_key="registry-test", base_url="http://127.0.0.1:9")
+    source = connecteam_source(0.0, api_key="registry-test", base_url="http://127.0.0.1:9")
     assert list(source.resources) == list(STREAMS)
     for name, resource in source.resources.items():
         key = resource.compute_table_schema()["columns"]

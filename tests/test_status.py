@@ -18,8 +18,9 @@ from pipelines.runs import read_runs
 from pipelines.status import collect_status, parse_age
 from sources.configuration import resolve
 from sources.webhooks import Inbox
+from sources.webhooks.config import inbox_url_from_config
 from sources.webhooks.envelope import read_envelope
-from sources.webhooks.inbox import ReceivedEvent, inbox_url_from_config
+from sources.webhooks.inbox import ReceivedEvent
 
 
 def status_json(*args: str) -> tuple[int, dict]:

@@ -195,7 +195,7 @@ def test_time_off_requests_outside_the_window_are_not_marked(
 ):
     server = server_for(start_emulator, time_off_requests=60)
     point_at(monkeypatch, server)
-    wide = run_sync(("time_off_requests",), **WIDE_TIME_OFF)
+    wide = run_sync(("time_off_requests",), **WIDE_TIME_OFF, project=resolve())
     assert wide.rows["time_off_requests"] == 60
     narrow = run_sync(
         ("time_off_requests",), time_off_days_back=10, time_off_days_ahead=10, project=resolve()
