@@ -8,7 +8,7 @@ while another process floods it with deliveries refused for a wrong token and fo
 signature, ``--flood`` connections each, as fast as they are answered. Printed: the events'
 p50/p99 answer times and acknowledged count in each run, the refusals answered per second and
 counted in the inbox; then the cost of counting itself (:class:`RefusalRecorder.count
-<sources.webhooks.refusals.RefusalRecorder>` per call, and one flush of a second's counts).
+<inbox.refusals.RefusalRecorder>` per call, and one flush of a second's counts).
 """
 
 from __future__ import annotations
@@ -89,11 +89,11 @@ def _flood(url: str, connections: int, stop_at: float, answered: multiprocessing
 
 def _counting_cost() -> tuple[float, float]:
     """µs per :meth:`RefusalRecorder.count`, and ms for one flush of 6 reasons' counts."""
-    from sources.webhooks.refusals import RefusalRecorder
+    from inbox.refusals import RefusalRecorder
 
     folder = Path(tempfile.mkdtemp(prefix="wfm-bench-count-"))
     engine = sa.create_engine(f"sqlite:///{folder / 'inbox.sqlite3'}")
-    from sources.webhooks.tables import metadata
+    from inbox.tables import metadata
 
     metadata.create_all(engine)
     recorder = RefusalRecorder(engine)

@@ -74,7 +74,7 @@ def fold_in_child(inbox_url: str, env: dict[str, str]) -> dict[str, float]:
 def fill_refused(inbox_url: str, count: int, size: int) -> None:
     """Quarantine ``count`` refused bodies of ``size`` bytes each (413, truncated at the size
     limit as the receiver keeps them; distinct JSON-like text) in the inbox at ``inbox_url``."""
-    from sources.webhooks import Inbox, RefusedBody
+    from inbox import Inbox, RefusedBody
 
     inbox = Inbox(inbox_url)
     for number in range(count):
@@ -104,7 +104,7 @@ def refused_burst(workdir: Path, count: int, size: int) -> None:
 
 def fill(inbox_url: str, events: int) -> float:
     from emulator.webhooks import build_burst
-    from sources.webhooks import Inbox, ReceivedEvent, read_envelope
+    from inbox import Inbox, ReceivedEvent, read_envelope
 
     inbox = Inbox(inbox_url)
     size = 0
@@ -121,7 +121,7 @@ def fill(inbox_url: str, events: int) -> float:
 
 
 def raw_copy(inbox_url: str, target: Path) -> float:
-    from sources.webhooks import Inbox
+    from inbox import Inbox
 
     inbox = Inbox(inbox_url)
     started = time.perf_counter()

@@ -194,7 +194,7 @@ def main() -> None:
             process.terminate()
             process.wait(30)
 
-    from sources.webhooks import Inbox
+    from inbox import Inbox
 
     inbox = Inbox(inbox_url)
     stored = inbox.counts()["events"]

@@ -41,8 +41,8 @@ def _known_scopes() -> frozenset[str]:
 
 KNOWN_SCOPES = _known_scopes()
 """The scopes the provider defines: the spec's OAuth2 scheme, plus ``documents.write``, which
-``tests/data/service-interface.md`` names for the beta document-entry PUT (absent from the spec
-file)."""
+``sources/connecteam/spec/service-interface.md`` names for the beta document-entry PUT (absent
+from the spec file)."""
 
 
 def identify(state: EmulatorState, scope_name: str | None) -> Callable[[Request], str]:

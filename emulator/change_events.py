@@ -7,7 +7,7 @@
   (``shift_created`` / ``shift_updated`` / ``shift_deleted`` naming the slot id); in version 2
   one event per shift with every ``assignedUserIds`` and the base shift id, where adding or
   taking off a user is a ``shift_updated`` and ``shift_deleted`` fires only when the whole shift
-  is gone (``tests/data/service-interface.md``, "Shift event versions");
+  is gone (``sources/connecteam/spec/service-interface.md``, "Shift event versions");
 * form submissions edited: ``form_submission_edited`` with the submission (feature ``forms``).
 
 Every event of one change carries the change's time as ``eventTimestamp``.

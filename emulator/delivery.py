@@ -1,8 +1,8 @@
 """The emulator's webhook delivery: POSTs each event to every subscription that asks for it, as
 the provider does, on a background thread.
 
-The provider's rule (``tests/data/provider-notes.md``): an answer within 30 s, else or on a
-non-2xx answer up to 3 retries 60 s apart; both figures come from
+The provider's rule (``sources/connecteam/spec/provider-notes.md``): an answer within 30 s,
+else or on a non-2xx answer up to 3 retries 60 s apart; both figures come from
 :class:`~emulator.state.ServerOptions` (``webhook_timeout``, ``webhook_retries``,
 ``webhook_retry_seconds``) so tests need not wait minutes. A subscription with a ``secretKey``
 gets Standard Webhooks signature headers (:func:`~emulator.webhook_sender.signature_headers`).

@@ -1,6 +1,6 @@
 """The emulator's write path: file attachments and document entries.
 
-Follows ``tests/data/service-interface.md`` (document entry) and the spec's attachments
+Follows ``sources/connecteam/spec/service-interface.md`` (document entry) and the spec's attachments
 endpoints. Where the interface says "not shown", the emulator's choices are:
 
 * ``POST /attachments/v1/files/generate-upload-url`` (scope ``attachments.write``): body

@@ -1,5 +1,5 @@
 """The emulator's core listings, as the provider's OpenAPI spec
-(``tests/data/connecteam-openapi.json``) describes them:
+(``sources/connecteam/spec/connecteam-openapi.json``) describes them:
 
 * ``GET /users/v1/users`` (limit 1..500, offset, ``userStatus`` active|archived|all, default active;
   ``modifiedAt`` / ``createdAt`` = modified / created strictly after that epoch second;

@@ -3,7 +3,7 @@
 * ``GET /time-clock/v1/time-clocks`` (not paged)
 * ``GET /time-clock/v1/time-clocks/{timeClockId}/time-activities`` (not paged; ``startDate`` and
   ``endDate`` required, ``YYYY-MM-DD``, at most 92 days inclusive, per
-  ``tests/data/provider-notes.md``)
+  ``sources/connecteam/spec/provider-notes.md``)
 * ``GET /time-clock/v1/time-clocks/{timeClockId}/timesheet`` (not paged; at most 45 days)
 * ``GET /time-clock/v1/time-clocks/{timeClockId}/manual-breaks`` (not paged)
 * ``GET /forms/v1/forms/{formId}/form-submissions`` (limit <= 100; ``submittingStartTimestamp``

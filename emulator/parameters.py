@@ -1,7 +1,7 @@
 """The query and path parameters of every GET the spec declares, checked as the provider checks
 them: the emulator refuses what the spec refuses.
 
-The rules come from the spec itself (``tests/data/connecteam-openapi.json``), read once
+The rules come from the spec itself (``sources/connecteam/spec/connecteam-openapi.json``), read once
 (:func:`rules`): for each GET path template, each declared parameter's location (``query`` or
 ``path``), whether it is required, and its schema with ``$ref``s and one-element ``allOf``s
 inlined. A schema holds ``type`` (``integer``, ``number``, ``boolean``, ``string`` or ``array``,

@@ -3,7 +3,7 @@
 Our tidy generated data (:mod:`emulator.data`) is our reading of the spec; the provider may send
 anything the spec allows. In this mode (``EmulatorConfig(data="spec")``, ``wfm-sync emulator
 --data spec``) every record of every endpoint the sync reads, and every webhook body, comes from
-its schema in ``tests/data/connecteam-openapi.json`` through hypothesis-jsonschema
+its schema in ``sources/connecteam/spec/connecteam-openapi.json`` through hypothesis-jsonschema
 (:mod:`emulator.spec_schemas`): optional fields absent, nullable fields null, empty and non-ASCII
 strings, any integer or float the schema allows. On top of that a seeded share of values is made
 wilder than the spec (:class:`~emulator.spec_records.SpecData`): unknown enum values, strings

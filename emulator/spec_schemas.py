@@ -1,10 +1,11 @@
 """The provider's JSON schemas as hypothesis strategies, and seeded pools of values drawn from them.
 
-The spec (``tests/data/connecteam-openapi.json``, OpenAPI 3.1) describes every record and webhook
-payload with JSON Schema. :func:`resolved` inlines its ``$ref``s into self-contained schemas;
-:func:`strategy` turns one into a hypothesis strategy: objects, arrays and ``anyOf``/``oneOf`` are
-composed here (``st.fixed_dictionaries``, ``st.lists``, ``st.one_of``: built once, cheap to draw),
-every other schema (strings, numbers, enums, booleans, nulls, maps) goes to hypothesis-jsonschema's
+The spec (``sources/connecteam/spec/connecteam-openapi.json``, OpenAPI 3.1) describes every record
+and webhook payload with JSON Schema. :func:`resolved` inlines its ``$ref``s into self-contained
+schemas; :func:`strategy` turns one into a hypothesis strategy: objects, arrays and
+``anyOf``/``oneOf`` are composed here (``st.fixed_dictionaries``, ``st.lists``, ``st.one_of``:
+built once, cheap to draw), every other schema (strings, numbers, enums, booleans, nulls, maps)
+goes to hypothesis-jsonschema's
 ``from_schema``. Leaves whose value the spec data mode alters (dates, timezones, enums) come
 wrapped in :class:`Leaf` so the caller knows what each value was drawn for.
 
@@ -27,7 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SPEC_PATH = (Path(__file__).parent / "spec" / "connecteam-openapi.json").resolve()
+SPEC_DIR = Path(__file__).resolve().parent.parent / "sources" / "connecteam" / "spec"
+"""The provider's reference (spec, interface description, notes): the product's data folder beside
+this package, in the repository and in an installed wheel alike; read as files, never imported."""
+SPEC_PATH = SPEC_DIR / "connecteam-openapi.json"
 _DROP = {"discriminator", "format", "example", "examples", "title", "description", "default",
          "deprecated", "readOnly", "writeOnly", "pattern", "allOf", "$ref"}  # fmt: skip
 """Keywords :func:`resolved` leaves out: documentation, and formats and patterns (the spec data

@@ -1,5 +1,5 @@
 """The provider's webhook events as the emulator knows them: read from the provider's documents
-(``emulator/spec``, a link to ``tests/data``), never from the product's own catalogue, so a wrong
+(``sources/connecteam/spec``, read as files), never from the product's own catalogue, so a wrong
 event name in the product is not echoed back by the emulator.
 
 * The spec's ``webhooks`` section (41 webhooks): each webhook's title and payload schema; 22 of

@@ -2,9 +2,9 @@
 (:func:`emulator.spec_webhooks.catalogue`).
 
 Payloads of the 41 events in the spec's ``webhooks`` section validate against their schemas
-(tests check this). The newer events follow ``tests/data/provider-notes.md``: they carry only
-``eventTimestamp`` (no ``evnetTimestamp``). Where the provider's documents show no payload, the
-emulator's choice is:
+(tests check this). The newer events follow ``sources/connecteam/spec/provider-notes.md``: they
+carry only ``eventTimestamp`` (no ``evnetTimestamp``). Where the provider's documents show no
+payload, the emulator's choice is:
 
 * timesheet-period events: ``userId``, ``timeClockId`` and ``data`` =
   ``{"periodStart": "YYYY-MM-DD", "periodEnd": "YYYY-MM-DD", "date": "YYYY-MM-DD"}`` (``date`` only

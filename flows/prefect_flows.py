@@ -17,10 +17,10 @@ from typing import Any
 from prefect import flow
 
 from core.settings import FOLD_RETENTION_DAYS
-from flows.fold import FoldSummary
 from flows.fold import fold_webhooks as fold_job
 from flows.nightly import STEPS, STREAMS, NightlyResult
 from flows.nightly import nightly_sync as nightly_job
+from pipelines.fold import FoldSummary
 from sources.configuration import resolve
 
 

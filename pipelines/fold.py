@@ -10,7 +10,7 @@ batch out before the next is read, and a backlog of more than ``round_bytes`` is
 (each one load, then its rows marked folded). A fold is safe to kill: a re-run re-reads what
 was not marked and the insert-only load skips keys already in the warehouse. No value of a
 stored event fails it: an implausible event time or a body the warehouse cannot hold as JSON
-loads as NULL with a flag (:func:`sources.webhooks.event_batch`).
+loads as NULL with a flag (:func:`sources.webhooks.source.event_batch`).
 """
 
 from __future__ import annotations
@@ -24,16 +24,9 @@ import dlt
 
 from core.project import Project
 from core.settings import FOLD_RETENTION_DAYS
-from sources.webhooks import (
-    DEFAULT_BATCH_BYTES,
-    DEFAULT_ROUND_BYTES,
-    FoldLedger,
-    Inbox,
-    RoundBudget,
-    max_unfolded_quarantine_id,
-    webhooks_source,
-)
-from sources.webhooks.config import check_inbox_url
+from inbox import DEFAULT_BATCH_BYTES, DEFAULT_ROUND_BYTES, Inbox, RoundBudget
+from inbox.url import check_inbox_url
+from sources.webhooks.source import FoldLedger, max_unfolded_quarantine_id, webhooks_source
 
 from .runs import records_run
 from .warehouse import (

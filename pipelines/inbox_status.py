@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sources.webhooks.config import check_inbox_url
-from sources.webhooks.inbox import Inbox
-from sources.webhooks.refusals import RefusalSummary, refusal_summary
+from inbox.refusals import RefusalSummary, refusal_summary
+from inbox.store import Inbox
+from inbox.url import check_inbox_url
 
 
 def inbox_status(now: float, inbox_url: str) -> tuple[dict[str, Any], RefusalSummary | None]:
@@ -24,7 +24,7 @@ def inbox_status(now: float, inbox_url: str) -> tuple[dict[str, Any], RefusalSum
         an SQLite inbox's disk is too full to store events: :meth:`Inbox.space_problem`), or
         ``error`` (a
         setting to fix, an inbox that cannot be read: reported, never raised); ``refusals`` is
-        the :class:`~sources.webhooks.refusals.RefusalSummary`, or ``None`` without an inbox.
+        the :class:`~inbox.refusals.RefusalSummary`, or ``None`` without an inbox.
         A missing SQLite inbox is not created.
     """
     try:

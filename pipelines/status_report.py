@@ -146,7 +146,7 @@ class Status:
     inbox: dict[str, Any] = field(default_factory=dict)
     refusals: dict[str, Any] = field(default_factory=dict)
     """Deliveries the receiver refused (401, nothing stored), from the inbox
-    (:meth:`sources.webhooks.refusals.RefusalSummary.as_dict`); one since the last stored event
+    (:meth:`inbox.refusals.RefusalSummary.as_dict`); one since the last stored event
     is a problem."""
     pending_load_packages: dict[str, int] = field(default_factory=dict)
     rate_limit: dict[str, Any] = field(default_factory=dict)

@@ -1,9 +1,9 @@
 """The webhook subscriptions wfm-sync keeps at the provider: which are needed, how they differ
 from what is registered, and the writes that close the gap.
 
-One subscription per feature type (:data:`sources.webhooks.events.FEATURE_FAMILIES`), and per
+One subscription per feature type (:data:`inbox.events.FEATURE_FAMILIES`), and per
 entity where the provider scopes the feature (each time clock, each scheduler:
-:data:`~sources.webhooks.events.ENTITY_SCOPED`), asking for every catalogued event type of that
+:data:`~inbox.events.ENTITY_SCOPED`), asking for every catalogued event type of that
 feature. wfm-sync recognises its own by name: ``wfm-sync:<featureType>`` or
 ``wfm-sync:<featureType>:<entityId>`` (:data:`NAME_PREFIX`); it never changes or removes another.
 
@@ -23,6 +23,7 @@ from functools import partial
 from typing import Any, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from inbox.events import ENTITY_SCOPED, FEATURE_FAMILIES, feature_event_types
 from sources.connecteam.client import ConnecteamClient
 from sources.connecteam.errors import ConnecteamAPIError
 from sources.connecteam.webhook_settings import (
@@ -32,7 +33,6 @@ from sources.connecteam.webhook_settings import (
     list_webhooks,
     update_webhook,
 )
-from sources.webhooks.events import ENTITY_SCOPED, FEATURE_FAMILIES, feature_event_types
 
 NAME_PREFIX = "wfm-sync:"
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})

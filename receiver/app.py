@@ -1,5 +1,5 @@
 """The receiver's FastAPI application: accepts the provider's event POSTs and stores each durably
-in the inbox (:class:`sources.webhooks.Inbox`) before answering 200.
+in the inbox (:class:`inbox.Inbox`) before answering 200.
 
 Routes:
 
@@ -30,7 +30,7 @@ Routes:
 ``GET /healthz``
     200 ``{"status": "ok", "inbox": <dialect>}`` when the writer is alive and making progress,
     fewer connections are open than the cap, and a real write to the inbox
-    (:meth:`sources.webhooks.Inbox.probe`) succeeds within :data:`PROBE_TIMEOUT`; else 503
+    (:meth:`inbox.Inbox.probe`) succeeds within :data:`PROBE_TIMEOUT`; else 503
     ``{"status": "error", "reason": ...}``.
 
 Writes from concurrent requests are committed together by one writer thread
@@ -52,8 +52,8 @@ from fastapi import FastAPI, Request
 from fastapi.responses import Response
 from starlette.requests import ClientDisconnect
 
-from sources.webhooks import Inbox, ReceivedEvent, RefusedBody, StoredEvent
-from sources.webhooks.envelope import Envelope, read_envelope
+from inbox import Inbox, ReceivedEvent, RefusedBody, StoredEvent
+from inbox.envelope import Envelope, read_envelope
 
 from .auth import Gate
 from .config import ReceiverConfig

@@ -1,5 +1,5 @@
 """Who may deliver: the token(s) and signature of each request, checked before its body is
-stored, every refusal counted in the inbox (:mod:`sources.webhooks.refusals`), and the previous
+stored, every refusal counted in the inbox (:mod:`inbox.refusals`), and the previous
 token and secret of a rotation retired once the new ones have been seen and the previous ones
 have gone quiet.
 
@@ -21,7 +21,7 @@ Order of the checks, each refusal answered 401 with nothing stored:
 
 Rotation: while ``previous_token`` or ``previous_signing_secret`` is set, the first delivery
 made with the current credentials only and the last one made with a previous token or secret are
-recorded in the inbox (:mod:`sources.webhooks.rotation`, shared by every receiver on it); the
+recorded in the inbox (:mod:`inbox.rotation`, shared by every receiver on it); the
 previous ones are refused once the new ones have been seen and ``rotation_grace_seconds`` have
 passed since both that sighting and the last use of the previous ones.
 """
@@ -38,8 +38,8 @@ from sqlalchemy.engine import Engine
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 
-from sources.webhooks.refusals import WOULD_REFUSE, RefusalRecorder
-from sources.webhooks.rotation import Rotation, fingerprint
+from inbox.refusals import WOULD_REFUSE, RefusalRecorder
+from inbox.rotation import Rotation, fingerprint
 
 from .config import ReceiverConfig
 from .signature import (

@@ -1,33 +1,26 @@
 """What the receiver needs to start: its token, signing secret, inbox, body limit, answer
 deadline, queue size and quarantine budget, and the previous token and secret of a rotation.
 
-Read from the ``[webhooks]`` configuration (:class:`sources.webhooks.WebhooksConfiguration`:
+Read from the ``[webhooks]`` configuration (:class:`sources.webhooks.config.WebhooksConfiguration`:
 ``WEBHOOKS__TOKEN``, ``WEBHOOKS__SIGNING_SECRET``, ``WEBHOOKS__INBOX_URL``,
 ``WEBHOOKS__MAX_BODY_BYTES``, ``WEBHOOKS__DEADLINE_SECONDS``, ``WEBHOOKS__QUEUE_SIZE``,
 ``WEBHOOKS__QUARANTINE_MAX_BYTES``, ``WEBHOOKS__PREVIOUS_TOKEN``,
 ``WEBHOOKS__PREVIOUS_SIGNING_SECRET``, ``WEBHOOKS__SIGNATURE_MODE``,
-``WEBHOOKS__ROTATION_GRACE_SECONDS``) by :func:`config_from_dlt`, or built directly by tests
-and the demo.
+``WEBHOOKS__ROTATION_GRACE_SECONDS``) by the ``serve`` command's edge
+(:func:`flows.cli.receiving.receiver_config_from_dlt`), or built directly by tests and the demo.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dlt.common.configuration.exceptions import ConfigValueCannotBeCoercedException
-
-from sources.webhooks.config import (
+from inbox.defaults import (
     DEADLINE_SECONDS,
-    DEFAULT_INBOX_URL,
     MAX_BODY_BYTES,
     QUARANTINE_MAX_BYTES,
     QUEUE_SIZE,
     ROTATION_GRACE_SECONDS,
     SIGNATURE_MODES,
-    InboxURLError,
-    check_inbox_url,
-    coercion_problem,
-    webhooks_configuration,
 )
 
 from .signature import verifier
@@ -162,52 +155,3 @@ class ReceiverConfig:
                     f"{old_name} equals {new_name}: set {old_name} to the value being replaced, "
                     "or unset it when no rotation is under way"
                 )
-
-
-def config_from_dlt(
-    inbox_url: str | None = None,
-    allow_open: bool = False,
-    deadline_seconds: float | None = None,
-    queue_size: int | None = None,
-) -> ReceiverConfig:
-    """The receiver's configuration from dlt's ``[webhooks]`` section (empty values count as
-    unset; ``inbox_url`` and ``max_body_bytes`` then take their defaults,
-    ``sqlite:///data/inbox.sqlite3`` and 1 MiB).
-
-    Args:
-        inbox_url: Overrides ``WEBHOOKS__INBOX_URL`` when given.
-        allow_open: Accept requests without a token.
-        deadline_seconds: Overrides ``WEBHOOKS__DEADLINE_SECONDS`` when given.
-        queue_size: Overrides ``WEBHOOKS__QUEUE_SIZE`` when given.
-
-    Raises:
-        ReceiverConfigError: As :class:`ReceiverConfig`, a setting of the wrong kind (e.g.
-            ``WEBHOOKS__QUEUE_SIZE=lots``; the message names it), or the inbox URL is not usable
-            (:func:`sources.webhooks.config.check_inbox_url`).
-    """
-    try:
-        config = webhooks_configuration()
-    except ConfigValueCannotBeCoercedException as exc:
-        raise ReceiverConfigError(coercion_problem(exc)) from None
-    except InboxURLError as exc:
-        raise ReceiverConfigError(str(exc)) from None
-    url = inbox_url or config.inbox_url or DEFAULT_INBOX_URL
-    try:
-        url = check_inbox_url(url, "--inbox-url" if inbox_url else "WEBHOOKS__INBOX_URL")
-    except InboxURLError as exc:
-        raise ReceiverConfigError(str(exc)) from None
-    return ReceiverConfig(
-        token=config.token or None,
-        signing_secret=config.signing_secret or None,
-        inbox_url=url,
-        max_body_bytes=config.max_body_bytes or MAX_BODY_BYTES,
-        allow_open=allow_open,
-        previous_token=config.previous_token or None,
-        previous_signing_secret=config.previous_signing_secret or None,
-        signature_mode=(config.signature_mode or "enforce").strip().lower(),
-        rotation_grace_seconds=config.rotation_grace_seconds,
-        deadline_seconds=config.deadline_seconds if deadline_seconds is None else deadline_seconds,
-        queue_size=config.queue_size if queue_size is None else queue_size,
-        quarantine_max_bytes=config.quarantine_max_bytes,
-        max_connections=config.max_connections,
-    )

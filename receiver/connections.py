@@ -32,7 +32,7 @@ from typing import Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from sources.webhooks.refusals import CONNECTION
+from inbox.refusals import CONNECTION
 
 logger = logging.getLogger("receiver.connections")
 

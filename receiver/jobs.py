@@ -9,7 +9,7 @@ import contextlib
 import time
 from collections.abc import Sequence
 
-from sources.webhooks import ReceivedEvent, RefusedBody, StoredEvent
+from inbox import ReceivedEvent, RefusedBody, StoredEvent
 
 Outcome = StoredEvent | RefusedBody | None
 """What a write came to: where an event was stored, the refusal an unstorable event became

@@ -39,8 +39,8 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import cast
 
-from sources.webhooks import Inbox, ReceivedEvent, RefusedBody, caused_by_body
-from sources.webhooks.inbox import WriteAbandonedError, waited_past_timeout
+from inbox import Inbox, ReceivedEvent, RefusedBody, caused_by_body
+from inbox.store import WriteAbandonedError, waited_past_timeout
 
 from .jobs import (
     ABANDONED,
@@ -302,7 +302,7 @@ class GroupCommitWriter:
 
     def _store(self, jobs: Sequence[Job]) -> list[tuple[Job, Outcome]]:
         """Store ``jobs`` in one transaction that waits until the earliest deadline; returns each
-        job's outcome. Raises what :meth:`sources.webhooks.Inbox.store` raised."""
+        job's outcome. Raises what :meth:`inbox.Inbox.store` raised."""
         events = [j for j in jobs if isinstance(j.item, ReceivedEvent)]
         refused = [j for j in jobs if isinstance(j.item, RefusedBody)]
         stored = self.inbox.store(

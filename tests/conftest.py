@@ -26,6 +26,10 @@ DBT_TARGETS = Path(__file__).resolve().parent.parent / "sql" / "target" / "tests
 cache)."""
 MODELS = len(list((Path(__file__).resolve().parent.parent / "sql" / "models").rglob("*.sql")))
 """How many models the dbt project has: one per SQL file under ``sql/models/``."""
+SPEC_DIR = Path(__file__).resolve().parent.parent / "sources" / "connecteam" / "spec"
+"""The provider's reference (spec, interface description, notes): the product's data folder."""
+SPEC_FILE = SPEC_DIR / "connecteam-openapi.json"
+"""The provider's OpenAPI spec."""
 API_KEY = "test-key-5f1c9e"
 CORE = tuple(STREAMS)[:5]
 """The streams of the first issue (the registry's first five: users, forms, schedulers, shifts,

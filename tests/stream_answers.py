@@ -14,17 +14,17 @@ import functools
 import json
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
 import httpx
+from conftest import SPEC_FILE
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
 from sources.connecteam.registry import SHIFTS_V2_PATH, STREAMS, Stream
 
-SPEC = json.loads((Path(__file__).with_name("data") / "connecteam-openapi.json").read_text())
+SPEC = json.loads(SPEC_FILE.read_text())
 SCHEMAS = SPEC["components"]["schemas"]
 MAX_ITEMS = 2
 """Items of any list inside a generated item, at most."""

@@ -1,7 +1,7 @@
 """An emulator that can disagree with the product: its webhook events come from the provider's
-documents (``tests/data``), read here by the test itself, it imports nothing of the product, and
-the product's catalogue is held against it, so a wrong event name in either fails a test instead
-of being echoed back."""
+documents (``sources/connecteam/spec``), read here by the test itself, it imports nothing of the
+product, and the product's catalogue is held against it, so a wrong event name in either fails a
+test instead of being echoed back."""
 
 from __future__ import annotations
 
@@ -13,17 +13,18 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from conftest import SPEC_DIR
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from core import clock
 from emulator import config as emulator_config
 from emulator.spec_webhooks import catalogue, feature_event_types, feature_families
-from sources.webhooks.events import CATALOGUE, FEATURE_FAMILIES
-from sources.webhooks.events import feature_event_types as product_event_types
+from inbox.events import CATALOGUE, FEATURE_FAMILIES
+from inbox.events import feature_event_types as product_event_types
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / "tests" / "data"
+DATA = SPEC_DIR
 PRODUCT = ("sources", "pipelines", "flows", "receiver", "dashboard")
 
 
@@ -114,7 +115,7 @@ def test_the_emulators_event_types_are_exactly_those_of_the_documents() -> None:
 
 
 def test_the_products_catalogue_agrees_with_the_emulators() -> None:
-    """The product reads the same documents on its own (:mod:`sources.webhooks.events`): names,
+    """The product reads the same documents on its own (:mod:`inbox.events`): names,
     families, payload schemas and titles must agree with the emulator's reading."""
     ours, theirs = catalogue(), CATALOGUE
     assert sorted(theirs) == sorted(ours), (

@@ -18,13 +18,12 @@ control endpoints are not in the spec, and are not checked).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 import schemathesis
-from conftest import API_KEY
+from conftest import API_KEY, SPEC_FILE
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.core.failures import FailureGroup
@@ -34,7 +33,7 @@ from schemathesis.specs.openapi.checks import negative_data_rejection
 
 from emulator import create_app
 
-SPEC = Path(__file__).with_name("data") / "connecteam-openapi.json"
+SPEC = SPEC_FILE
 HEADERS = {"X-API-KEY": API_KEY}
 
 

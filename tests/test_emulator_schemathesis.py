@@ -8,11 +8,10 @@ attachments, ``/_emulator`` control endpoints) have nothing to be checked agains
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import schemathesis
-from conftest import API_KEY
+from conftest import API_KEY, SPEC_FILE
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
@@ -23,7 +22,7 @@ from schemathesis.specs.openapi.checks import (
 
 from emulator import create_app
 
-SPEC = Path(__file__).with_name("data") / "connecteam-openapi.json"
+SPEC = SPEC_FILE
 
 
 @schemathesis.check

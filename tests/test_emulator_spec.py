@@ -4,18 +4,17 @@ authentication and scopes, rate-limit headers and 429s."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import httpx
 import pytest
-from conftest import API_KEY
+from conftest import API_KEY, SPEC_FILE
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from sources.connecteam.registry import STREAMS as ENDPOINTS
 
-SPEC = json.loads((Path(__file__).parent / "data" / "connecteam-openapi.json").read_text())
+SPEC = json.loads(SPEC_FILE.read_text())
 REGISTRY = Registry().with_resource(
     "spec", Resource.from_contents(SPEC, default_specification=DRAFT202012)
 )

@@ -70,7 +70,7 @@ def fold_workers(
 
 
 def test_two_folds_at_once_fold_every_event_exactly_once_50_times(fold_workers):
-    from sources.webhooks import Inbox, ReceivedEvent, read_envelope
+    from inbox import Inbox, ReceivedEvent, read_envelope
 
     inbox_url, warehouse, workers = fold_workers
     inbox = Inbox(inbox_url)

@@ -24,7 +24,7 @@ SIZE = 2**20
 
 
 def test_the_inbox_is_read_in_batches_bounded_by_rows_and_bytes(tmp_path: Path) -> None:
-    from sources.webhooks import Inbox, RefusedBody
+    from inbox import Inbox, RefusedBody
 
     inbox = Inbox(f"sqlite:///{tmp_path / 'inbox.sqlite3'}")
     sizes = [10, 700, 300, 1500, 5, 5, 5, 400, 600, 2]  # one body beyond the cap on its own
@@ -46,7 +46,7 @@ def test_the_inbox_is_read_in_batches_bounded_by_rows_and_bytes(tmp_path: Path) 
 
 @pytest.mark.slow
 def test_200_quarantined_bodies_of_1_mib_fold_within_the_memory_target(tmp_path: Path) -> None:
-    from sources.webhooks import Inbox
+    from inbox import Inbox
 
     inbox_url = f"sqlite:///{tmp_path / 'inbox.sqlite3'}"
     fill_refused(inbox_url, BODIES, SIZE)
@@ -73,8 +73,8 @@ def test_200_quarantined_bodies_of_1_mib_fold_within_the_memory_target(tmp_path:
 def test_refused_bodies_arriving_during_a_fold_wait_for_the_next_one(
     tmp_path: Path, warehouse: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from inbox import Inbox, RefusedBody
     from pipelines.fold import run_fold
-    from sources.webhooks import Inbox, RefusedBody
 
     inbox_url = f"sqlite:///{tmp_path / 'inbox.sqlite3'}"
     inbox = Inbox(inbox_url)

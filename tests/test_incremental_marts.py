@@ -25,11 +25,11 @@ from test_operations import CLOCK, punch, today, webhook_for
 
 from core.clock import now as clock_now
 from emulator.config import OperationsConfig
+from inbox import Inbox
 from pipelines import run_sync
 from pipelines.fold import run_fold
 from pipelines.models import build_models
 from sources.configuration import resolve
-from sources.webhooks import Inbox
 from sources.webhooks.config import inbox_url_from_config
 
 DAY = 86_400

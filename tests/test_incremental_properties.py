@@ -37,13 +37,13 @@ from hypothesis import strategies as st
 from test_operations import CLOCK
 
 from emulator.config import OperationsConfig
+from inbox import Inbox, read_envelope
+from inbox.store import ReceivedEvent
 from pipelines import run_sync
 from pipelines.dbt_runner import run_dbt, target_dir
 from pipelines.fold import run_fold
 from sources.configuration import resolve
-from sources.webhooks import Inbox, read_envelope
 from sources.webhooks.config import inbox_url_from_config
-from sources.webhooks.inbox import ReceivedEvent
 
 DAY = 86_400
 MARTS = ("fct_daily_hours", "fct_labour_cost_daily")

@@ -21,13 +21,13 @@ import pytest
 import yaml  # type: ignore[import-untyped, unused-ignore]
 from conftest import MODELS, WFM_SYNC, query
 
+from inbox.events import FAMILIES, UNKNOWN_FAMILY
 from pipelines.dbt_runner import project_dir
 from pipelines.model_docs import mart_docs
 from pipelines.models import build_models
 from pipelines.staging_declarations import staging_declarations
 from pipelines.status import collect_status
 from sources.configuration import resolve
-from sources.webhooks.events import FAMILIES, UNKNOWN_FAMILY
 
 BIG = "123456789012345678901234567890"  # beyond 64 bits
 EPOCH = 1772359200  # 2026-03-01 10:00 UTC

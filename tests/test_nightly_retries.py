@@ -11,6 +11,8 @@ import pytest
 from dlt.common.configuration.exceptions import ConfigurationValueError
 
 from flows import fold, nightly
+from inbox.url import InboxURLError
+from inbox.writes import InboxRaceError
 from pipelines.warehouse import WarehouseConfigError
 from pipelines.writer_lock import WarehouseUnreachableError
 from sources.connecteam import (
@@ -20,8 +22,6 @@ from sources.connecteam import (
     RateLimitExhaustedError,
 )
 from sources.connecteam.transient import is_transient
-from sources.webhooks.config import InboxURLError
-from sources.webhooks.writes import InboxRaceError
 
 
 def wrapped(inner: BaseException) -> BaseException:

@@ -12,6 +12,8 @@ from conftest import point_at, query
 
 from core.clock import now as clock_now
 from emulator.operations_data import TIME_CLOCK_BASE, OperationsConfig
+from inbox import Inbox, read_envelope
+from inbox.store import ReceivedEvent
 from pipelines import STREAMS, run_sync
 from pipelines.fold import run_fold
 from pipelines.models import build_models
@@ -20,9 +22,7 @@ from sources.configuration import resolve
 from sources.connecteam.registry import STREAMS as REGISTRY
 from sources.connecteam.registry import Incremental
 from sources.connecteam.windows import date_windows
-from sources.webhooks import Inbox, read_envelope
 from sources.webhooks.config import inbox_url_from_config
-from sources.webhooks.inbox import ReceivedEvent
 
 CLOCK = TIME_CLOCK_BASE
 KEYS = {name: ", ".join(s.key) for name, s in REGISTRY.items() if name != "user_documents"}

@@ -38,7 +38,6 @@ RESOLVES = {
 MAY_RESOLVE = {
     "sources/configuration.py": "the resolution itself",
     "sources/webhooks/config.py": "declares the inbox's and the receiver's configuration",
-    "receiver/config.py": "the receiver's own edge (`wfm-sync webhooks serve`, its app factory)",
     "dashboard/notebook.py": "the notebook opened by itself is its own edge",
     "pipelines/entry_send.py": "the journal stamps when each write was sent (events, not as-of)",
     "pipelines/entry_resolve.py": "the journal stamps when an operator settled an entry",

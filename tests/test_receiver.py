@@ -15,8 +15,9 @@ import pytest
 from core.settings import in_project
 from emulator.server import BackgroundServer
 from emulator.webhooks import signature_headers
-from receiver import PATH, ReceiverConfig, ReceiverConfigError, config_from_dlt, create_app
-from sources.webhooks import Inbox
+from flows.cli.receiving import receiver_config_from_dlt as config_from_dlt
+from inbox import Inbox
+from receiver import PATH, ReceiverConfig, ReceiverConfigError, create_app
 
 TOKEN = "wh-token-7c1e"
 SECRET = "whsec_" + "c2VjcmV0LWtleS1mb3ItdGVzdHM="  # base64 of "secret-key-for-tests"

@@ -25,11 +25,12 @@ from conftest import WFM_SYNC, cli_env, point_at
 
 from emulator.server import BackgroundServer
 from emulator.webhooks import signature_headers
+from flows.cli.receiving import receiver_config_from_dlt as config_from_dlt
+from inbox import Inbox
+from inbox.rotation import fingerprint
 from pipelines import run_sync
-from receiver import PATH, ReceiverConfig, ReceiverConfigError, config_from_dlt, create_app
+from receiver import PATH, ReceiverConfig, ReceiverConfigError, create_app
 from sources.configuration import resolve
-from sources.webhooks import Inbox
-from sources.webhooks.rotation import fingerprint
 
 TOKEN = "tok-new-4f2a9c"
 OLD_TOKEN = "tok-old-81d3e0"

@@ -18,9 +18,9 @@ from pathlib import Path
 import sqlalchemy as sa
 from test_receiver_stall import DEADLINE, SLACK, TOKEN, event, receiver
 
+from inbox import Inbox
 from receiver import PATH
 from receiver.connections import DISCONNECTED, HEAD_TIMEOUT, IDLE, OVER_CAP, SLOW_BODY
-from sources.webhooks import Inbox
 
 CAP = 60
 """``WEBHOOKS__MAX_CONNECTIONS`` of these tests: small, so a few sockets reach it."""

@@ -16,9 +16,9 @@ import orjson
 import pytest
 
 from emulator.server import BackgroundServer
+from inbox import Inbox, ReceivedEvent
+from inbox.envelope import read_envelope
 from receiver import PATH, ReceiverConfig, create_app
-from sources.webhooks import Inbox, ReceivedEvent
-from sources.webhooks.envelope import read_envelope
 
 TOKEN = "deadline-token-51c0"
 DEADLINE = 4.0

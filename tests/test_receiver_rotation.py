@@ -1,6 +1,6 @@
 """A rotation retires the previous token only once it has gone quiet, and a signed body too large
 to verify is refused unkept: the receiver as a real HTTP server on 127.0.0.1 with a real SQLite
-inbox (:mod:`receiver.auth`, :mod:`sources.webhooks.rotation`)."""
+inbox (:mod:`receiver.auth`, :mod:`inbox.rotation`)."""
 
 from __future__ import annotations
 

@@ -29,9 +29,9 @@ from typer.testing import CliRunner
 
 from benchmarks.webhooks_fold import BURST_DUCKDB_LIMIT, FOLD_PEAK_MIB, fold_in_child
 from flows.cli import app
+from inbox import Inbox, ReceivedEvent
+from inbox.envelope import read_envelope
 from receiver import PATH
-from sources.webhooks import Inbox, ReceivedEvent
-from sources.webhooks.envelope import read_envelope
 
 TOKEN = "stall-token-3b9d"
 DEADLINE = 2.0

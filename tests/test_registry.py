@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from conftest import SPEC_FILE
+
 from flows.nightly import TASK_GROUPS as FLOW_GROUPS
 from pipelines.sync import STREAMS as SYNC_STREAMS
 from sources.connecteam import connecteam_source
@@ -19,7 +21,7 @@ from sources.connecteam.registry import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-SPEC = json.loads((ROOT / "tests" / "data" / "connecteam-openapi.json").read_text())
+SPEC = json.loads(SPEC_FILE.read_text())
 
 
 def test_every_stream_has_exactly_one_resource() -> None:

@@ -98,4 +98,6 @@ def test_fct_shifts_has_a_column_per_layer_and_custom_field_of_a_small_account(
 @pytest.mark.parametrize("version", [0, 3, -1])
 def test_a_version_the_provider_has_not_is_a_setting_to_fix(version):
     with pytest.raises(ConnecteamConfigError, match="SOURCES__CONNECTEAM__SHIFTS_API_VERSION"):
-        connecteam_source(0.0, api_key="k", base_url="http://127.0.0.1:9", shifts_api_version=version)
+        connecteam_source(
+            0.0, api_key="k", base_url="http://127.0.0.1:9", shifts_api_version=version
+        )

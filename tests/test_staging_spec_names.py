@@ -30,6 +30,7 @@ import duckdb
 import pytest
 import sqlglot
 import yaml  # type: ignore[import-untyped, unused-ignore]
+from conftest import SPEC_FILE
 from dlt.common.normalizers.naming.snake_case import NamingConvention
 from sqlglot import exp
 
@@ -50,7 +51,7 @@ from sources.connecteam.resources import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-SPEC = json.loads((ROOT / "tests" / "data" / "connecteam-openapi.json").read_text())
+SPEC = json.loads(SPEC_FILE.read_text())
 STAGING = ROOT / "sql" / "models" / "staging"
 SNAKE = NamingConvention()
 

@@ -12,15 +12,15 @@ from typer.testing import CliRunner
 from emulator.webhooks import build_burst
 from flows.cli import app
 from flows.cli.terminal import console
+from inbox import Inbox
+from inbox.envelope import read_envelope
+from inbox.store import ReceivedEvent
 from pipelines import STREAMS, run_sync
 from pipelines.fold import run_fold
 from pipelines.runs import read_runs
 from pipelines.status import collect_status, parse_age
 from sources.configuration import resolve
-from sources.webhooks import Inbox
 from sources.webhooks.config import inbox_url_from_config
-from sources.webhooks.envelope import read_envelope
-from sources.webhooks.inbox import ReceivedEvent
 
 
 def status_json(*args: str) -> tuple[int, dict]:

@@ -20,8 +20,8 @@ from hypothesis_jsonschema import from_schema
 from servers import free_port, start_receiver
 
 from emulator.spec_schemas import resolved
+from inbox.events import FEATURE_FAMILIES, feature_event_types
 from pipelines.subscriptions import is_ours, plan, wanted_subscriptions
-from sources.webhooks.events import FEATURE_FAMILIES, feature_event_types
 
 TOKEN = "tok-7Hq2-secret-Zx9"
 SECRET = "signing-secret-for-tests-only"

@@ -9,26 +9,25 @@ import random
 import threading
 import time
 from datetime import UTC, datetime
-from pathlib import Path
 
 import httpx
 import orjson
 import psycopg2
 import pytest
-from conftest import query
+from conftest import SPEC_FILE, query
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from emulator.server import BackgroundServer
 from emulator.webhooks import build_burst, make_event, send_burst, signature_headers
+from inbox import CATALOGUE, FAMILIES, Inbox
 from pipelines.fold import run_fold
 from pipelines.models import build_models
 from receiver import PATH, ReceiverConfig, ReceiverConfigError, create_app
 from sources.configuration import resolve
-from sources.webhooks import CATALOGUE, FAMILIES, Inbox
 
-SPEC = json.loads((Path(__file__).parent / "data" / "connecteam-openapi.json").read_text())
+SPEC = json.loads(SPEC_FILE.read_text())
 REGISTRY = Registry().with_resource(
     "spec", Resource.from_contents(SPEC, default_specification=DRAFT202012)
 )
@@ -124,8 +123,8 @@ def test_sender_payloads_validate_against_the_spec(version):
 
 
 def test_key_fields_sit_where_the_catalogue_says():
-    from sources.webhooks.envelope import key_fields
-    from sources.webhooks.events import KEY_FIELDS
+    from inbox.envelope import key_fields
+    from inbox.events import KEY_FIELDS
 
     rng = random.Random(2)
     optional = {  # key fields some events of a family do not carry
@@ -386,7 +385,7 @@ def test_an_inbox_and_warehouse_from_before_identity_keys_keep_working(
     """Rows stored under the old keys (requestId alone), without the new inbox columns, folded
     into a warehouse without the new columns: their retries are recognised, the new columns
     are added, and the models flag the old rows from their payload."""
-    import sources.webhooks
+    import sources.webhooks.source
 
     inbox_url = f"sqlite:///{tmp_path / 'inbox0.sqlite3'}"  # where receiver() puts its first
     old = Inbox(inbox_url)  # the inbox as it was: no request_id, flag or conflict_of columns
@@ -409,14 +408,14 @@ def test_an_inbox_and_warehouse_from_before_identity_keys_keep_working(
     # ... and folded by the old fold: a warehouse table without the new columns
     new_columns = ["request_id", "is_event_time_implausible", "conflict_of",
                    "is_payload_unreadable", "payload_text"]  # fmt: skip
-    current = sources.webhooks.event_batch
+    current = sources.webhooks.source.event_batch
     monkeypatch.setattr(
-        sources.webhooks,
+        sources.webhooks.source,
         "event_batch",
         lambda rows, nul=True: current(rows, nul).drop_columns(new_columns),
     )
     assert run_fold(project=resolve(inbox_url=inbox_url)).events == 2
-    monkeypatch.setattr(sources.webhooks, "event_batch", current)
+    monkeypatch.setattr(sources.webhooks.source, "event_batch", current)
 
     url, opened_url = receiver()  # opening the inbox adds the new columns
     assert opened_url == inbox_url
@@ -473,7 +472,7 @@ def test_the_fold_loads_every_stored_event_whatever_its_values(
     PostgreSQL's jsonb) load as NULL with a flag, the body's text kept."""
     from servers import fresh_database
 
-    from sources.webhooks.tables import events_table
+    from inbox.tables import events_table
 
     inbox_url = f"sqlite:///{tmp_path / 'inbox.sqlite3'}"
     inbox = Inbox(inbox_url)

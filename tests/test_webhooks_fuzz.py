@@ -31,10 +31,10 @@ from hypothesis import strategies as st
 from emulator.server import BackgroundServer
 from emulator.spec_data import spec_webhook_bodies
 from emulator.webhooks import make_event
+from inbox import CATALOGUE
 from pipelines.fold import run_fold
 from receiver import PATH, GroupCommitWriter, ReceiverConfig, create_app
 from sources.configuration import resolve
-from sources.webhooks import CATALOGUE
 
 TOKEN = "fuzz-token-3b9"
 LIMIT = 64 * 1024

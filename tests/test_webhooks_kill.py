@@ -17,7 +17,7 @@ from conftest import WFM_SYNC, query
 from servers import free_port, start_receiver
 
 from emulator.webhooks import build_burst, send_burst
-from sources.webhooks import Inbox, ReceivedEvent, read_envelope
+from inbox import Inbox, ReceivedEvent, read_envelope
 
 FOLD = (
     "from pipelines.fold import run_fold\n"

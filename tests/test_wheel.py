@@ -8,6 +8,7 @@ import site
 import subprocess
 import sys
 import venv
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,7 @@ def test_the_wheel_installed_outside_the_repository_syncs_and_builds(start_emula
     )  # fmt: skip
 
     def ignored(folder: str, names: list[str]) -> set[str]:
-        top = {"data"} if Path(folder) == REPO else set()  # the demo's data/, not tests/data/
+        top = {"data"} if Path(folder) == REPO else set()  # the demo's data/ at the top only
         return set(generated(folder, names)) | (top & set(names))
 
     shutil.copytree(REPO, source, symlinks=True, ignore=ignored)
@@ -37,6 +38,9 @@ def test_the_wheel_installed_outside_the_repository_syncs_and_builds(start_emula
     )  # fmt: skip
     assert built.returncode == 0, built.stderr[-3000:]
     (wheel,) = (tmp_path / "dist").glob("wfm_sync-*.whl")
+    carried = zipfile.ZipFile(wheel).namelist()
+    assert "sources/connecteam/spec/connecteam-openapi.json" in carried  # the provider's spec, once
+    assert not [name for name in carried if name.startswith(("tests/", "emulator/spec/"))]
 
     # a fresh environment; its dependencies are this one's (a path line, so this environment's
     # own editable wfm-sync is not picked up), wfm-sync itself only from the wheel

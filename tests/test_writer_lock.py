@@ -182,9 +182,9 @@ def test_a_fold_whose_lock_connection_is_killed_mid_job_marks_nothing(
     import psycopg2
 
     from emulator.webhooks import build_burst
+    from inbox import Inbox, ReceivedEvent, read_envelope
     from pipelines import fold
     from pipelines.warehouse import WriterLockLostError
-    from sources.webhooks import Inbox, ReceivedEvent, read_envelope
 
     inbox_url = f"sqlite:///{tmp_path / 'inbox.sqlite3'}"
     inbox = Inbox(inbox_url)

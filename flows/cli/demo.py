@@ -215,10 +215,10 @@ def receive_bursts(
 def subscribe(console: Console, project: Project, hook_url: str, token: str) -> None:
     """Register the receiver at the emulator (``project``'s account) for every feature family
     (``webhooks subscribe``, version 2 shift webhooks) and print the steps taken."""
+    from inbox.events import FEATURE_FAMILIES
     from pipelines.subscriptions import apply, current, plan, receiver_url
     from sources.connecteam.config import client_from_config
     from sources.connecteam.webhook_settings import SUBSCRIPTION_SCOPES
-    from sources.webhooks.events import FEATURE_FAMILIES
 
     from .webhooks import print_steps
 

@@ -93,15 +93,71 @@ def _cannot_start(problem: str) -> NoReturn:
     raise typer.Exit(code=EXIT_CONFIGURATION)
 
 
+def receiver_config_from_dlt(
+    inbox_url: str | None = None,
+    allow_open: bool = False,
+    deadline_seconds: float | None = None,
+    queue_size: int | None = None,
+) -> Any:
+    """The receiver's configuration from dlt's ``[webhooks]`` section (empty values count as
+    unset; ``inbox_url`` and ``max_body_bytes`` then take their defaults,
+    ``sqlite:///data/inbox.sqlite3`` and 1 MiB).
+
+    Args:
+        inbox_url: Overrides ``WEBHOOKS__INBOX_URL`` when given.
+        allow_open: Accept requests without a token.
+        deadline_seconds: Overrides ``WEBHOOKS__DEADLINE_SECONDS`` when given.
+        queue_size: Overrides ``WEBHOOKS__QUEUE_SIZE`` when given.
+
+    Raises:
+        ReceiverConfigError: As :class:`ReceiverConfig`, a setting of the wrong kind (e.g.
+            ``WEBHOOKS__QUEUE_SIZE=lots``; the message names it), or the inbox URL is not usable
+            (:func:`inbox.url.check_inbox_url`).
+    """
+    from dlt.common.configuration.exceptions import ConfigValueCannotBeCoercedException
+
+    from inbox.defaults import DEFAULT_INBOX_URL, MAX_BODY_BYTES
+    from inbox.url import InboxURLError, check_inbox_url
+    from receiver import ReceiverConfig, ReceiverConfigError
+    from sources.webhooks.config import coercion_problem, webhooks_configuration
+
+    try:
+        config = webhooks_configuration()
+    except ConfigValueCannotBeCoercedException as exc:
+        raise ReceiverConfigError(coercion_problem(exc)) from None
+    except InboxURLError as exc:
+        raise ReceiverConfigError(str(exc)) from None
+    url = inbox_url or config.inbox_url or DEFAULT_INBOX_URL
+    try:
+        url = check_inbox_url(url, "--inbox-url" if inbox_url else "WEBHOOKS__INBOX_URL")
+    except InboxURLError as exc:
+        raise ReceiverConfigError(str(exc)) from None
+    return ReceiverConfig(
+        token=config.token or None,
+        signing_secret=config.signing_secret or None,
+        inbox_url=url,
+        max_body_bytes=config.max_body_bytes or MAX_BODY_BYTES,
+        allow_open=allow_open,
+        previous_token=config.previous_token or None,
+        previous_signing_secret=config.previous_signing_secret or None,
+        signature_mode=(config.signature_mode or "enforce").strip().lower(),
+        rotation_grace_seconds=config.rotation_grace_seconds,
+        deadline_seconds=config.deadline_seconds if deadline_seconds is None else deadline_seconds,
+        queue_size=config.queue_size if queue_size is None else queue_size,
+        quarantine_max_bytes=config.quarantine_max_bytes,
+        max_connections=config.max_connections,
+    )
+
+
 def _receiver_settings(
     inbox_url: str, open_: bool, deadline: float | None, queue_size: int | None
 ) -> Any:
-    """The receiver's configuration (:func:`receiver.config_from_dlt`); exits 2 with one line
+    """The receiver's configuration (:func:`receiver_config_from_dlt`); exits 2 with one line
     naming the setting when one is wrong (a value of the wrong kind included)."""
-    from receiver import ReceiverConfigError, config_from_dlt
+    from receiver import ReceiverConfigError
 
     try:
-        return config_from_dlt(
+        return receiver_config_from_dlt(
             inbox_url or None, allow_open=open_, deadline_seconds=deadline, queue_size=queue_size
         )
     except ReceiverConfigError as exc:

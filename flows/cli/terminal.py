@@ -89,11 +89,11 @@ def configuration_error(exc: BaseException) -> BaseException | None:
 
     from flows.deployments import SchedulerConfigError
     from flows.runner import cause_chain
+    from inbox.url import InboxURLError
     from pipelines.warehouse import WarehouseConfigError
     from receiver import ReceiverConfigError
     from sources.connecteam.errors import ConnecteamAPIError, ConnecteamConfigError
     from sources.connecteam.registry import OAUTH_TOKEN_PATH
-    from sources.webhooks.config import InboxURLError
 
     kinds = (
         ConnecteamConfigError,

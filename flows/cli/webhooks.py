@@ -28,7 +28,7 @@ FEATURES_HELP = (
 
 
 def _features(value: str) -> list[str]:
-    from sources.webhooks.events import FEATURE_FAMILIES
+    from inbox.events import FEATURE_FAMILIES
 
     return [f.strip() for f in value.split(",") if f.strip()] or list(FEATURE_FAMILIES)
 
@@ -149,7 +149,8 @@ def _subscribe_configuration() -> Any:
     wrong kind or ``WEBHOOKS__TOKEN`` is unset."""
     from dlt.common.configuration.exceptions import ConfigValueCannotBeCoercedException
 
-    from sources.webhooks.config import InboxURLError, coercion_problem, webhooks_configuration
+    from inbox.url import InboxURLError
+    from sources.webhooks.config import coercion_problem, webhooks_configuration
 
     try:
         config = webhooks_configuration()
@@ -329,7 +330,7 @@ def webhooks_fold(
 
     setup_logging(False)
     from flows.fold import fold_webhooks
-    from sources.webhooks.config import check_inbox_url
+    from inbox.url import check_inbox_url
 
     project = configured_project("fold")
     try:

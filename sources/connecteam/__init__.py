@@ -4,7 +4,7 @@
 The streams, their endpoints, keys and incremental rules are declared once in
 :mod:`.registry`; their resources live by domain in :mod:`.resources`; the HTTP client
 (:mod:`.client` with :mod:`.paging`, :mod:`.auth`, :mod:`.pacing`, :mod:`.errors`) follows the
-provider's spec (``tests/data/connecteam-openapi.json``). With OAuth 2.0 the token asks only for
+provider's spec (``spec/connecteam-openapi.json``). With OAuth 2.0 the token asks only for
 the scopes of the streams selected (:func:`selected_scopes`).
 
 Configuration, the dlt way (:mod:`.config`; ``.dlt/config.toml``, ``.dlt/secrets.toml`` or

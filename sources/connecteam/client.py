@@ -3,7 +3,7 @@ client's paging (:mod:`.paging`), authentication (:mod:`.auth`), rate-limit paci
 (:mod:`.pacing`).
 
 Follows the provider's rules as published in its OpenAPI spec
-(``tests/data/connecteam-openapi.json``) and documentation (``tests/data/provider-notes.md``).
+(``spec/connecteam-openapi.json``) and documentation (``spec/provider-notes.md``).
 Up to ``max_in_flight`` requests are in flight at once (the next pages of a listing whose total
 is known, parallel fan-outs: :mod:`.fanout`), each within the rate-limit budget. Errors are those
 of :mod:`.errors`.

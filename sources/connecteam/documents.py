@@ -1,7 +1,7 @@
 """The provider's write path for user documents: upload a file, record a document entry, and
 find out afterwards whether an entry was recorded.
 
-Follows ``tests/data/service-interface.md`` (``PUT /documents/v1/users/{userId}/documents/
+Follows ``spec/service-interface.md`` (``PUT /documents/v1/users/{userId}/documents/
 {documentId}/entry``: ``userId`` integer ≥ 1, ``documentId`` integer, 422 answered with
 ``HTTPValidationError``) and the spec's attachments endpoints (``POST /attachments/v1/files/
 generate-upload-url``, the pre-signed upload, ``PUT /attachments/v1/files/complete-upload/

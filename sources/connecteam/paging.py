@@ -2,7 +2,7 @@
 :class:`~sources.connecteam.client.ConnecteamClient`).
 
 Follows the provider's rules as published in its OpenAPI spec
-(``tests/data/connecteam-openapi.json``) and documentation (``tests/data/provider-notes.md``):
+(``spec/connecteam-openapi.json``) and documentation (``spec/provider-notes.md``):
 paged lists take ``limit``/``offset``; a page shorter than ``limit`` is the last one, and when the
 answer carries ``paging.total`` no page past it is asked for. A listing that does not end (a page
 repeating the one before, a page of ids already listed, more pages than a bound) fails its

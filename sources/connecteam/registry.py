@@ -8,8 +8,8 @@ the freshness columns ``status`` and the dbt sources read, the stream table of d
 (:func:`markdown_table`) and the tests' expectations.
 
 Paths, data keys, page maxima, id fields and scopes come from the provider's published OpenAPI
-spec (``tests/data/connecteam-openapi.json``); the beta ``user_documents`` listing is not in it
-(its shape follows ``tests/data/provider-notes.md`` and the emulator's documented choices).
+spec (``spec/connecteam-openapi.json``); the beta ``user_documents`` listing is not in it
+(its shape follows ``spec/provider-notes.md`` and the emulator's documented choices).
 
 What a stream declares is :class:`~.stream.Stream` (:mod:`sources.connecteam.stream`).
 Adding a stream: one :class:`Stream` below, plus its resource and row mapping in the domain

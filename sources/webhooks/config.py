@@ -1,5 +1,5 @@
-"""The ``[webhooks]`` configuration, the dlt way: one typed spec read by the receiver, the fold and
-the ``webhooks`` source.
+"""The ``[webhooks]`` configuration, the dlt way: one typed spec resolved at the edges (the
+project's :func:`sources.configuration.resolve`, the receiver's ``wfm-sync webhooks serve``).
 
 Each field is found where dlt looks for a setting of section ``webhooks``: the environment
 (``WEBHOOKS__<FIELD>``, e.g. ``WEBHOOKS__INBOX_URL``), then ``[webhooks]`` in
@@ -8,11 +8,8 @@ Each field is found where dlt looks for a setting of section ``webhooks``: the e
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
 from typing import Any
 
-import sqlalchemy as sa
 from dlt.common.configuration import configspec, resolve_configuration
 from dlt.common.configuration.exceptions import (
     ConfigValueCannotBeCoercedException,
@@ -21,21 +18,17 @@ from dlt.common.configuration.exceptions import (
 from dlt.common.configuration.specs import BaseConfiguration
 from dlt.common.typing import TSecretStrValue
 
-from core.settings import in_project
+from inbox.defaults import (
+    DEADLINE_SECONDS,
+    DEFAULT_INBOX_URL,
+    MAX_BODY_BYTES,
+    QUARANTINE_MAX_BYTES,
+    QUEUE_SIZE,
+    ROTATION_GRACE_SECONDS,
+)
+from inbox.url import InboxURLError, absolute_inbox_url, check_inbox_url
 
 SECTION = "webhooks"
-DEFAULT_INBOX_URL = "sqlite:///data/inbox.sqlite3"
-MAX_BODY_BYTES = 1024 * 1024
-SIGNATURE_MODES = ("enforce", "report")
-ROTATION_GRACE_SECONDS = 300.0
-"""Default seconds the old token must go unused, once the new one has been seen, before it is
-refused: the provider retries a delivery 3 times, 60 s apart, so a delivery first sent with the
-old token can arrive up to 180 s later."""
-DEADLINE_SECONDS = 10.0
-"""How long the receiver may take to answer a delivery, by default (the provider waits 30 s)."""
-QUEUE_SIZE = 1000
-"""Deliveries that may wait for the receiver's writer, by default."""
-QUARANTINE_MAX_BYTES = 256 * 1024 * 1024
 
 
 @configspec
@@ -164,90 +157,3 @@ def inbox_url_from_config() -> str:
         InboxURLError: The URL is not a usable inbox (the message names the setting).
     """
     return check_inbox_url(configured_inbox_url())
-
-
-def absolute_inbox_url(url: str) -> str:
-    """``url`` with an SQLite file's relative path made absolute from the project's home
-    (:func:`core.settings.in_project`), never from the current directory; any other URL (or
-    one that does not parse) unchanged."""
-    try:
-        parsed = sa.engine.make_url(url)
-    except sa.exc.ArgumentError:
-        return url
-    if parsed.get_backend_name() != "sqlite" or not parsed.database:
-        return url
-    if parsed.database == ":memory:":
-        return url
-    return parsed.set(database=str(in_project(parsed.database))).render_as_string(
-        hide_password=False
-    )
-
-
-def _can_write(path: Path, folder: Path) -> bool:
-    """Whether ``path`` (if it exists) can be opened for writing and ``folder`` can take a new
-    file: tried, not inferred from permission bits (root, read-only file systems)."""
-    try:
-        if path.exists():
-            with path.open("ab"):
-                pass
-        elif not folder.is_dir():
-            return False
-        else:
-            with tempfile.TemporaryFile(dir=folder):
-                pass
-    except OSError:
-        return False
-    return True
-
-
-class InboxURLError(ValueError):
-    """The inbox URL is not usable: not an SQLAlchemy URL of SQLite or PostgreSQL, or an SQLite
-    file that cannot be written. A setting to fix; retrying cannot help."""
-
-    transient = False
-    """For :func:`sources.connecteam.transient.is_transient`."""
-
-
-def check_inbox_url(url: str, setting: str = "WEBHOOKS__INBOX_URL") -> str:
-    """``url`` when it names an inbox the receiver and the fold can use, before any work; a
-    relative SQLite path is made absolute from the project's home
-    (:func:`core.settings.in_project`), never from the current directory.
-
-    Args:
-        url: An SQLAlchemy URL (``sqlite:///path`` or ``postgresql://user:password@host/db``).
-        setting: What the user set it with, named in the message (``--inbox-url``).
-
-    Returns:
-        ``url``, with an SQLite file's relative path made absolute.
-
-    Raises:
-        InboxURLError: Not a database URL, not SQLite or PostgreSQL, or an SQLite file whose
-            folder (or the file itself) cannot be written. The message names ``setting`` and
-            never shows a password.
-    """
-    shown = repr(url) if "@" not in url else "(a value holding credentials, not shown)"
-    try:
-        parsed = sa.engine.make_url(url)
-    except sa.exc.ArgumentError:
-        raise InboxURLError(
-            f"{setting}={shown} is not a database URL; use sqlite:///data/inbox.sqlite3 or "
-            "postgresql://user:password@host:5432/database"
-        ) from None
-    backend = parsed.get_backend_name()
-    if backend not in ("sqlite", "postgresql", "postgres"):
-        raise InboxURLError(
-            f"{setting} names a {backend!r} database; the inbox is SQLite (sqlite:///path) or "
-            "PostgreSQL (postgresql://...)"
-        )
-    if backend == "sqlite" and parsed.database and parsed.database != ":memory:":
-        path = in_project(parsed.database)
-        url = parsed.set(database=str(path)).render_as_string(hide_password=False)
-        folder = path.parent
-        while not folder.exists() and folder != folder.parent:
-            folder = folder.parent  # the folder the inbox's folders would be made in
-        if not _can_write(path, folder):
-            raise InboxURLError(
-                f"{setting}: the inbox {path} cannot be written ({folder} is not a folder "
-                "this user can write); choose a path it can write, or fix the permissions"
-            )
-    return url

@@ -9,17 +9,20 @@ from datetime import UTC, datetime
 from typing import Any
 
 import dlt
+from dlt.common.schema.typing import TMergeDispositionDict
 from dlt.sources import DltResource
 
-from .batches import (
+from inbox.batches import (
     DEFAULT_BATCH_BYTES,
     DEFAULT_QUARANTINE_ROWS,
-    INSERT_ONLY,
     RoundBudget,
     max_unfolded_key,
 )
-from .inbox import Inbox
-from .tables import quarantine_table
+from inbox.store import Inbox
+from inbox.tables import quarantine_table
+
+INSERT_ONLY: TMergeDispositionDict = {"disposition": "merge", "strategy": "insert-only"}
+"""The write disposition of the fold's tables: a key already in the warehouse is skipped."""
 
 
 def max_unfolded_quarantine_id(inbox: Inbox) -> int:

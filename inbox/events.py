@@ -1,17 +1,18 @@
 """The provider's webhook event catalogue: every documented ``eventType``, its family, and where
 its key fields sit.
 
-Sources: the ``webhooks`` section of ``tests/data/connecteam-openapi.json`` (41 events, named
-by payload schema), ``tests/data/service-interface.md`` (Events) and the newer events listed
-in ``tests/data/provider-notes.md`` (user add/edit/delete requests, admin declined
-add/edit/delete requests, and the ``timesheet_period`` family), which carry only
+Sources: the ``webhooks`` section of ``sources/connecteam/spec/connecteam-openapi.json`` (41
+events, named by payload schema), ``sources/connecteam/spec/service-interface.md`` (Events) and
+the newer events listed in ``sources/connecteam/spec/provider-notes.md`` (user add/edit/delete
+requests, admin declined add/edit/delete requests, and the ``timesheet_period`` family), which
+carry only
 ``eventTimestamp``. The ``eventType`` strings of the user, task, form and chat events are the
 provider's published names (developer.connecteam.com webhook guides); the spec leaves them open.
 
 Every payload shares the envelope ``requestId, company, eventType, eventTimestamp,
 evnetTimestamp (deprecated, may be absent), activityType``; the event fields follow at the top
 level or under ``data``. Reading one payload's envelope (its family, key and event time) is
-:mod:`sources.webhooks.envelope`.
+:mod:`inbox.envelope`.
 """
 
 from __future__ import annotations

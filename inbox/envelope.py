@@ -1,11 +1,11 @@
 """Reading one webhook payload's envelope: its event type and family (the catalogue,
-:mod:`sources.webhooks.events`), its key in the inbox and the warehouse (:func:`event_key`), its
+:mod:`inbox.events`), its key in the inbox and the warehouse (:func:`event_key`), its
 event time (UTC epoch seconds, :func:`event_time`) and text fields made storable in any inbox
 database (:func:`read_envelope`).
 
 Every payload shares the envelope ``requestId, company, eventType, eventTimestamp,
 evnetTimestamp (deprecated, may be absent), activityType``; the event fields follow at the top
-level or under ``data`` (where the key fields sit: :data:`~sources.webhooks.events.KEY_FIELDS`).
+level or under ``data`` (where the key fields sit: :data:`~inbox.events.KEY_FIELDS`).
 """
 
 from __future__ import annotations

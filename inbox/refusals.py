@@ -1,5 +1,5 @@
 """Deliveries the receiver refused, counted by reason in the inbox (no body kept), written with
-the times of a rotation (:mod:`sources.webhooks.rotation`).
+the times of a rotation (:mod:`inbox.rotation`).
 
 ``inbox_refusals``
     One row per reason and minute: ``reason`` (a fixed phrase such as ``wrong token`` or
@@ -10,7 +10,7 @@ the times of a rotation (:mod:`sources.webhooks.rotation`).
     :data:`RETENTION_SECONDS` are deleted by the receiver.
 ``inbox_rotations``
     When the new credentials of a rotation were first accepted and the previous ones last
-    accepted (:mod:`sources.webhooks.rotation`). Shared by every receiver on one inbox.
+    accepted (:mod:`inbox.rotation`). Shared by every receiver on one inbox.
 
 The receiver counts in memory (:class:`RefusalRecorder`, a lock and a dict per refusal) and a
 thread of its own writes the counts (and the rotation's times) every second on its own
@@ -35,7 +35,7 @@ from .rotation import Rotation
 from .rotation import metadata as rotation_metadata
 from .tables import dialect_insert, events_table
 
-logger = logging.getLogger("sources.webhooks.refusals")
+logger = logging.getLogger("inbox.refusals")
 
 WOULD_REFUSE = "would-refuse: "
 """Prefix of the reasons counted in report mode: the delivery was stored."""

@@ -2,11 +2,11 @@
 ``quarantine_max_bytes`` (``WEBHOOKS__QUARANTINE_MAX_BYTES``) for long.
 
 Each transaction that quarantines bodies adds their bytes to the ``quarantine_bytes`` counter
-(:data:`sources.webhooks.tables.COUNTERS`; its row lock makes concurrent receivers on one
+(:data:`inbox.tables.COUNTERS`; its row lock makes concurrent receivers on one
 PostgreSQL inbox take turns) and, when the total passes the budget, deletes bodies in the same
 transaction until it fits again: first those the fold already loaded (the warehouse has them),
 then the oldest not yet folded, which are lost and counted (``quarantine_dropped``,
-``quarantine_dropped_bytes``; :meth:`sources.webhooks.Inbox.counts`). The bodies just stored are
+``quarantine_dropped_bytes``; :meth:`inbox.Inbox.counts`). The bodies just stored are
 the newest, so they go last. Disk use therefore stays within the budget plus one group commit's
 bodies (SQLite reuses the freed pages; its file does not shrink without ``VACUUM``).
 """
@@ -20,7 +20,7 @@ import sqlalchemy as sa
 
 from .tables import counters_table, held_bytes, quarantine_table
 
-logger = logging.getLogger("sources.webhooks.inbox")
+logger = logging.getLogger("inbox")
 
 _SCAN = 500
 """Rows looked at per query when choosing what to drop."""

@@ -1,6 +1,6 @@
 """What the receiver writes to the inbox, and how events are keyed and inserted in one transaction.
 
-:func:`store_events` runs inside the transaction :meth:`sources.webhooks.inbox.Inbox.store`
+:func:`store_events` runs inside the transaction :meth:`inbox.store.Inbox.store`
 opens: an event whose key is new is inserted under it; one whose key (or ``legacy_key``) is
 stored with the same body is a re-delivery (nothing written); one whose key is stored with a
 different body is inserted under :func:`conflict_key` with ``conflict_of`` = the key.
@@ -35,7 +35,7 @@ class ReceivedEvent:
 
 @dataclass(frozen=True)
 class StoredEvent:
-    """Where one event of :meth:`~sources.webhooks.inbox.Inbox.store` went.
+    """Where one event of :meth:`~inbox.store.Inbox.store` went.
 
     Attributes:
         event_key: The key it is stored under (its envelope's key, or ``<key>#<16 hex>`` for a

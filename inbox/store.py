@@ -1,8 +1,8 @@
 """The durable webhook inbox: SQLAlchemy Core over SQLite by default, PostgreSQL unchanged.
 
-:class:`Inbox` opens the database and creates its tables (:mod:`sources.webhooks.tables`),
+:class:`Inbox` opens the database and creates its tables (:mod:`inbox.tables`),
 stores what the receiver accepted or refused in one durable transaction per group
-(:mod:`sources.webhooks.writes` keys and inserts the events), and hands the fold its unfolded
+(:mod:`inbox.writes` keys and inserts the events), and hands the fold its unfolded
 rows, marks them folded and prunes folded rows older than the retention.
 
 SQLite runs in WAL mode with ``synchronous=FULL``: a commit is on disk before the receiver answers.
@@ -11,9 +11,9 @@ writer up to the busy timeout (30 s, or the URL's ``?timeout=<seconds>``), or le
 is given a shorter ``timeout``; on PostgreSQL such a write runs with that ``statement_timeout``
 and ``lock_timeout``. How the database is opened (the receiver's writes on an engine of their
 own, connection and statement timeouts, parameters hidden from messages):
-:mod:`sources.webhooks.engines`.
+:mod:`inbox.engines`.
 
-Quarantined bodies are kept within a byte budget (:mod:`sources.webhooks.quarantine_budget`).
+Quarantined bodies are kept within a byte budget (:mod:`inbox.quarantine_budget`).
 
 Rows stored before ``inbox_events`` had its newer columns keep their keys (the ``requestId``
 alone), and a re-delivery of such an event is recognised by that key (``Envelope.legacy_key``).
@@ -33,7 +33,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from .batches import DEFAULT_BATCH_BYTES, DEFAULT_QUARANTINE_ROWS, keyset_batches
-from .config import DEFAULT_INBOX_URL
+from .defaults import DEFAULT_INBOX_URL
 from .engines import begin_write, open_engines
 from .quarantine_budget import counters, keep_within_budget, recount
 from .tables import (
@@ -64,7 +64,7 @@ __all__ = [  # the inbox and what its callers hand it or get back
     "waited_past_timeout",
 ]
 
-logger = logging.getLogger("sources.webhooks.inbox")
+logger = logging.getLogger("inbox")
 
 FREE_SPACE_FLOOR = 64 * 1024 * 1024
 """Bytes that must stay free beside an SQLite inbox for it to count as able to store events:
@@ -153,7 +153,7 @@ class Inbox:
         An event whose key is new is stored under it. One whose key is stored with the same
         body (or whose ``legacy_key`` is) is a re-delivery: nothing is written. One whose key
         is stored with a different body is stored under ``<key>#<16 hex of its body>`` with
-        ``conflict_of`` = the key, and logged (:func:`sources.webhooks.writes.store_events`).
+        ``conflict_of`` = the key, and logged (:func:`inbox.writes.store_events`).
         Quarantined bodies are kept within ``quarantine_max_bytes``.
 
         Args:
@@ -178,7 +178,7 @@ class Inbox:
                 storable: refuse the body).
             InboxRaceError: Other writers kept taking the batch's keys (transient: retry).
             Exception: What the driver raised for a value it cannot store
-                (:func:`~sources.webhooks.writes.caused_by_body` tells which).
+                (:func:`~inbox.writes.caused_by_body` tells which).
         """
         if not events and not refused:
             return []
@@ -260,7 +260,7 @@ class Inbox:
     ) -> Iterator[list[tuple[Any, ...]]]:
         """Batches of rows not yet folded, in ``inbox_id`` order, each at most ``batch_size``
         rows and ``max_bytes`` bytes of bodies (one larger body is a batch of its own):
-        :func:`sources.webhooks.batches.keyset_batches`.
+        :func:`inbox.batches.keyset_batches`.
 
         Each row: ``(inbox_id, event_key, event_type, family, is_known_type, event_timestamp,
         activity_type, company, webhook_version, received_at, body, request_id,

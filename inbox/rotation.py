@@ -13,7 +13,7 @@ on it: when the new credentials were first accepted and when the previous ones w
 The previous credentials are retired once the new ones have been seen and the previous ones have
 not been used for the grace, counted from the later of the two times (:meth:`Rotation.retired`).
 :class:`Rotation` keeps both times in memory (no I/O per request); the refusal recorder
-(:class:`sources.webhooks.refusals.RefusalRecorder`) writes and re-reads them with its counts,
+(:class:`inbox.refusals.RefusalRecorder`) writes and re-reads them with its counts,
 about once a second.
 """
 

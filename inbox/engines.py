@@ -1,7 +1,7 @@
 """How the inbox's database is opened: its engines, and the wait of a write for a busy writer.
 
 The inbox has two engines over one URL. The *write* engine serves only the receiver's writes
-(:meth:`sources.webhooks.Inbox.store` and its health probe), each of which states how long it may
+(:meth:`inbox.Inbox.store` and its health probe), each of which states how long it may
 wait for a lock (:func:`begin_write`); every other use (the fold, counts, refusals) goes through
 the *shared* engine, whose connections keep the inbox's own wait. So a short wait set for one
 write never stays on a connection someone else gets, without a statement at every checkout.

@@ -1,7 +1,7 @@
 """The inbox's tables (SQLAlchemy Core, the same on SQLite and PostgreSQL) and how they are opened.
 
 ``inbox_events``
-    One row per distinct event: its key (:func:`sources.webhooks.envelope.event_key`: the
+    One row per distinct event: its key (:func:`inbox.envelope.event_key`: the
     ``requestId`` with the event's type and identity, else a hash of the body), the raw body and
     the envelope fields read at receipt. ``conflict_of`` names the key a different body already
     held (the event is then stored under ``<key>#<16 hex of its body>``). ``folded_at`` (epoch
@@ -9,7 +9,7 @@
 ``inbox_quarantine``
     Every body the receiver refused as malformed, oversized or unstorable (the raw bytes, up to
     the size limit, and the reason), within a byte budget
-    (:mod:`sources.webhooks.quarantine_budget`).
+    (:mod:`inbox.quarantine_budget`).
 ``inbox_counters``
     Named running counts (:data:`COUNTERS`): the bytes of quarantined bodies held, the bodies the
     budget dropped before the fold read them, and the time of the receiver's last write probe.
@@ -27,7 +27,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 
-logger = logging.getLogger("sources.webhooks.inbox")
+logger = logging.getLogger("inbox")
 
 metadata = sa.MetaData()
 
@@ -158,7 +158,7 @@ def add_missing_columns(engine: Engine) -> None:
 def sqlite_pragmas() -> Any:
     """A connect hook: WAL with a full fsync on every commit and the WAL file cut back to 64 MiB
     after each checkpoint (so a burst of large bodies does not keep its disk space). How long a
-    connection waits for a busy writer: :mod:`sources.webhooks.engines`."""
+    connection waits for a busy writer: :mod:`inbox.engines`."""
 
     def on_connect(dbapi_connection: Any, _record: Any) -> None:
         cursor = dbapi_connection.cursor()

@@ -15,11 +15,8 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 import sqlalchemy as sa
-from dlt.common.schema.typing import TMergeDispositionDict
 from sqlalchemy.engine import Engine
 
-INSERT_ONLY: TMergeDispositionDict = {"disposition": "merge", "strategy": "insert-only"}
-"""The write disposition of the fold's tables: a key already in the warehouse is skipped."""
 DEFAULT_BATCH_BYTES = 32 * 2**20
 """Bytes of bodies per batch a fold reads from the inbox (32 MiB)."""
 DEFAULT_ROUND_BYTES = 64 * 2**20
