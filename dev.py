@@ -3,10 +3,11 @@
 
     python3 dev.py demo      # create .venv if missing, install, run `wfm-sync demo`
     python3 dev.py test      # create .venv if missing, install, run linters, type checks and tests
+    python3 dev.py test-fast # the same checks, then only the unit tier (tests/unit: no server)
     python3 dev.py install   # create .venv if missing, install
     python3 dev.py lock      # write requirements.lock again from pyproject.toml, then install
 
-`make demo`, `make test`, `make install` and `make lock` call this script. The install takes
+`make demo`, `make test`, `make test-fast`, `make install` and `make lock` call this script. The install takes
 every package from requirements.lock, each pinned with its hashes (`pip install
 --require-hashes`), then the project itself without dependencies and without build isolation
 (its build backend, setuptools, comes from the lock too, so nothing is installed unchecked); it
@@ -15,7 +16,8 @@ with `pip check` (a lock that misses a dependency of pyproject.toml fails there)
 pip-compile (pip-tools, a dev dependency) keeping the pins it can; `python3 dev.py lock
 --upgrade` (or `--upgrade-package NAME`) moves them to the newest versions allowed. `test` runs,
 in order: ruff (lint and format), mypy, sqlfluff, lint-imports (the import contracts in
-pyproject.toml), pytest.
+pyproject.toml), pytest; `test-fast` runs the same linters, then pytest on `tests/unit` only
+(no server, no subprocess: a couple of minutes, for the edit-test loop).
 
 `WFM_SYNC_VENV` moves the virtual environment (default `.venv`). This script runs before the
 project is installed, so it reads that one variable itself instead of through
@@ -64,6 +66,8 @@ CHECKS = [
     ["lint-imports"],
     ["pytest", "-n", "2"],  # two workers (pytest-xdist): most tests wait on one core each
 ]
+FAST_CHECKS = [*CHECKS[:-1], ["pytest", "-n", "2", "tests/unit"]]
+"""``test-fast``: the linters and type checks, then the unit tier only."""
 
 
 def run(*command: str) -> None:
@@ -202,7 +206,7 @@ def lock(options: list[str]) -> None:
 
 def main(argv: list[str]) -> int:
     target = argv[1] if len(argv) > 1 else "help"
-    if target not in {"demo", "test", "install", "lock"}:
+    if target not in {"demo", "test", "test-fast", "install", "lock"}:
         print(__doc__)
         return 2
     try:
@@ -212,8 +216,8 @@ def main(argv: list[str]) -> int:
         ensure_environment()
         if target == "demo":
             run(str(BIN / "wfm-sync"), "demo", *argv[2:])
-        elif target == "test":
-            for check in CHECKS:
+        elif target in ("test", "test-fast"):
+            for check in CHECKS if target == "test" else FAST_CHECKS:
                 run(str(BIN / check[0]), *check[1:], *(argv[2:] if check[0] == "pytest" else []))
     except subprocess.CalledProcessError as exc:
         return exc.returncode or 1

@@ -17,6 +17,8 @@ from core.project import Project
 from emulator import EmulatorConfig, EmulatorServer, ServerOptions
 from sources.connecteam.registry import STREAMS
 
+ROOT = Path(__file__).resolve().parent.parent
+"""The repository's root."""
 ANCHOR = 1_795_132_800  # 2026-11-20 00:00 UTC: pins generated data across test runs
 NOW = ANCHOR + 12 * 3600
 """The project's "now" in every test (``WFM_SYNC_NOW``): the sync's windows and the emulator's

@@ -14,7 +14,6 @@ from __future__ import annotations
 import ast
 import inspect
 from datetime import date
-from pathlib import Path
 
 import altair as alt
 import duckdb
@@ -22,11 +21,11 @@ import pandas as pd
 import pytest
 import sqlglot
 import yaml
+from conftest import ROOT
 from sqlglot import exp
 
 from dashboard import queries, views
 
-ROOT = Path(__file__).resolve().parent.parent
 EXPOSURES = ROOT / "sql" / "models" / "marts" / "_marts__exposures.yml"
 FILTERED = views.Filters(
     start=date(2026, 11, 1),

@@ -4,14 +4,11 @@ table."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import yaml
+from conftest import ROOT
 
 from pipelines.model_docs import MartDocError, mart_docs, marts_table
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_the_docs_hold_the_generated_marts_table():

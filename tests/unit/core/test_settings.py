@@ -5,11 +5,11 @@
 from __future__ import annotations
 
 import ast
-from pathlib import Path
+
+from conftest import ROOT
 
 from core import settings
 
-ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("sources", "pipelines", "flows", "emulator", "receiver", "benchmarks")
 
 

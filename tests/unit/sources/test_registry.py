@@ -5,9 +5,8 @@ page maxima are the spec's."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-from conftest import SPEC_FILE
+from conftest import ROOT, SPEC_FILE
 
 from flows.nightly import TASK_GROUPS as FLOW_GROUPS
 from pipelines.sync import STREAMS as SYNC_STREAMS
@@ -20,7 +19,6 @@ from sources.connecteam.registry import (
     markdown_table,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
 SPEC = json.loads(SPEC_FILE.read_text())
 
 
