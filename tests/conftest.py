@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any
 import duckdb
 import pytest
 from hypothesis import settings
+from support.cli import WFM_SYNC
 
 from core.project import Project
 from emulator import EmulatorConfig, EmulatorServer, ServerOptions
@@ -151,17 +151,12 @@ def cli_env(server: EmulatorServer, warehouse: Path, key: str = API_KEY) -> dict
     return env
 
 
-_SCRIPT = Path(sys.executable).with_name("wfm-sync")
-WFM_SYNC = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "flows.cli"]
-"""The installed ``wfm-sync`` console script of this environment."""
-
-
 @pytest.fixture(scope="session")
 def postgres_cluster() -> Iterator[str]:
     """One throw-away PostgreSQL server per test session (per pytest-xdist worker:
     :func:`servers.postgres_server`); its URL, ``postgresql://wfm:wfm-test@127.0.0.1:<port>/wfm``.
     Tests take :func:`postgres`, a database of their module's own."""
-    from servers import postgres_server
+    from support.servers import postgres_server
 
     with postgres_server() as url:
         yield url
@@ -172,7 +167,7 @@ def postgres(postgres_cluster: str, request: pytest.FixtureRequest) -> str:
     """A fresh, empty database on the session's PostgreSQL server for the test module
     (:func:`servers.fresh_database`, named after the module); its URL. Further databases of
     the module's: ``fresh_database(postgres, name)``."""
-    from servers import fresh_database
+    from support.servers import fresh_database
 
     return fresh_database(postgres_cluster, request.module.__name__.rsplit(".", 1)[-1])
 

@@ -8,14 +8,9 @@ import subprocess
 from typing import Any
 
 from conftest import WFM_SYNC, assert_keys_unique, cli_env, query
+from support.cli import run_cli
 
 from emulator.server import BackgroundServer
-
-
-def run_cli(*args: str, env: dict[str, str], timeout: float = 600) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [*WFM_SYNC, *args], env=env, capture_output=True, text=True, timeout=timeout
-    )
 
 
 def test_sync_runs_the_flow_and_prints_rows_requests_and_time(start_emulator, tmp_path):

@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 from conftest import TABLE_KEYS, WFM_SYNC, cli_env, query
-from servers import fill, small_disk
+from support.servers import fill, small_disk
 
 pytestmark = pytest.mark.slow
 

@@ -4,12 +4,12 @@ with exit codes that mean one thing (0 done, 1 the run failed, 2 usage or config
 from __future__ import annotations
 
 import json
-import subprocess
 import time
 from pathlib import Path
 
 import pytest
-from conftest import API_KEY, WFM_SYNC, cli_env, query
+from conftest import API_KEY, cli_env, query
+from support.cli import run_cli
 
 from sources.connecteam.client import ConnecteamClient
 from sources.connecteam.errors import ConnecteamAPIError, HostUnreachableError
@@ -19,12 +19,6 @@ class Nowhere:
     """A base URL where nothing listens (the discard port on loopback)."""
 
     url = "http://127.0.0.1:9"
-
-
-def run_cli(*args: str, env: dict[str, str], cwd: Path | None = None, timeout: float = 300):
-    return subprocess.run(
-        [*WFM_SYNC, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout
-    )
 
 
 def test_version_and_short_help_everywhere(tmp_path: Path) -> None:

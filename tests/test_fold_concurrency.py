@@ -17,7 +17,7 @@ from pathlib import Path
 import orjson
 import psycopg2
 import pytest
-from servers import fresh_database
+from support.servers import fresh_database
 
 from emulator.webhooks import build_burst
 

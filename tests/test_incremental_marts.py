@@ -282,7 +282,7 @@ def postgres_rows(url: str) -> dict[str, Counter[tuple[Any, ...]]]:
 def test_incremental_marts_equal_a_full_build_on_postgresql(
     postgres, start_emulator, monkeypatch, warehouse
 ):
-    from servers import fresh_database
+    from support.servers import fresh_database
 
     database = fresh_database(postgres, "incremental")
     monkeypatch.setenv("WFM_SYNC_DESTINATION", "postgres")

@@ -206,7 +206,7 @@ def account(request, start_emulator, monkeypatch, tmp_path) -> Iterator[Account]
     users = seed_account(server)
     postgres = None
     if request.param == "postgres":
-        from servers import fresh_database
+        from support.servers import fresh_database
 
         postgres = request.getfixturevalue("postgres")
         template = "incremental_template"

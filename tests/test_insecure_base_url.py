@@ -5,11 +5,11 @@ any host through."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import API_KEY, WFM_SYNC, cli_env, query
+from conftest import API_KEY, cli_env, query
+from support.cli import run_cli
 
 from sources.connecteam import ConnecteamConfigError, connecteam_source
 from sources.connecteam.config import (
@@ -30,12 +30,6 @@ REFUSED = (
 
 class Remote:
     url = REMOTE
-
-
-def run_cli(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*WFM_SYNC, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=300
-    )
 
 
 def test_sync_refuses_plain_http_to_another_host_before_any_work(tmp_path: Path) -> None:

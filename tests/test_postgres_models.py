@@ -23,7 +23,7 @@ import psycopg2
 import pytest
 import yaml  # type: ignore[import-untyped]
 from conftest import NOW, WFM_SYNC, cli_env
-from servers import free_port, fresh_database, start_receiver
+from support.servers import free_port, fresh_database, start_receiver
 
 from emulator.config import demo_config
 from emulator.webhooks import build_burst, send_burst

@@ -14,7 +14,7 @@ from typing import Any
 import psycopg2
 import pytest
 from conftest import WFM_SYNC, cli_env
-from servers import free_port, fresh_database
+from support.servers import free_port, fresh_database
 
 pytestmark = pytest.mark.slow
 

@@ -11,13 +11,14 @@ import time
 import httpx
 import orjson
 import pytest
+from support.webhooks import deliver, hook_url
 
 from core.settings import in_project
 from emulator.server import BackgroundServer
 from emulator.webhooks import signature_headers
 from flows.cli.receiving import receiver_config_from_dlt as config_from_dlt
 from inbox import Inbox
-from receiver import PATH, ReceiverConfig, ReceiverConfigError, create_app
+from receiver import ReceiverConfig, ReceiverConfigError, create_app
 
 TOKEN = "wh-token-7c1e"
 SECRET = "whsec_" + "c2VjcmV0LWtleS1mb3ItdGVzdHM="  # base64 of "secret-key-for-tests"
@@ -31,8 +32,8 @@ def serve(tmp_path, secret: str) -> tuple[BackgroundServer, str]:
 
 
 def post(server: BackgroundServer, body: bytes, headers: dict[str, str]) -> httpx.Response:
-    headers = {"x-webhook-token": TOKEN, **headers}
-    return httpx.post(server.url + PATH, content=body, headers=headers, timeout=30)
+    """:func:`support.webhooks.deliver` to ``server``'s webhook URL, with :data:`TOKEN`."""
+    return deliver(hook_url(server), body, TOKEN, **headers)
 
 
 def stored(inbox_url: str) -> tuple[int, int]:

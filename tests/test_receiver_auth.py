@@ -22,6 +22,7 @@ import orjson
 import pytest
 import sqlalchemy as sa
 from conftest import WFM_SYNC, cli_env, point_at
+from support.webhooks import deliver, hook_url, receivers
 
 from emulator.server import BackgroundServer
 from emulator.webhooks import signature_headers
@@ -55,26 +56,13 @@ def signed(secret: str, body: bytes, msg: str = "msg") -> dict[str, str]:
 def receiver(tmp_path: Path) -> Iterator:
     """``receiver(**settings)`` starts one on the test's inbox (``tmp_path/inbox.sqlite3``); each
     is stopped (its counts written) at teardown, or by ``stop()`` on it."""
-    inbox_url = f"sqlite:///{tmp_path / 'inbox.sqlite3'}"
-    running: list[BackgroundServer] = []
-
-    def start(**settings: object) -> BackgroundServer:
-        options = {"token": TOKEN, "inbox_url": inbox_url, **settings}
-        server = BackgroundServer(create_app(ReceiverConfig(**options))).start()  # type: ignore[arg-type]
-        server.inbox_url = inbox_url  # type: ignore[attr-defined]
-        running.append(server)
-        return server
-
-    yield start
-    for server in running:
-        server.stop()
+    with receivers(tmp_path, TOKEN, shared_inbox=True) as start:
+        yield start
 
 
-def post(server: BackgroundServer, body: bytes, token: str | None = TOKEN,
-         **headers: str) -> httpx.Response:  # fmt: skip
-    if token is not None:
-        headers["x-webhook-token"] = token
-    return httpx.post(server.url + PATH, content=body, headers=headers, timeout=30)
+def post(server: BackgroundServer, body: bytes, token: str | None = TOKEN, **headers: str):
+    """:func:`support.webhooks.deliver` to ``server``'s webhook URL, with :data:`TOKEN`."""
+    return deliver(hook_url(server), body, token, **headers)
 
 
 def query(inbox_url: str, sql: str) -> list[tuple]:
@@ -343,7 +331,7 @@ def test_subscribe_rotate_secret_needs_the_previous_token_and_loses_no_delivery(
 def test_two_receivers_on_one_postgresql_inbox_share_counts_and_the_rotation(postgres):
     """Two receivers on one PostgreSQL inbox: their refusals add up in one table, and the new
     token seen by one retires the old one at the other once the grace has passed."""
-    from servers import fresh_database
+    from support.servers import fresh_database
 
     inbox_url = fresh_database(postgres, "auth_rotation")
     rotating = {"token": TOKEN, "inbox_url": inbox_url, "previous_token": OLD_TOKEN,

@@ -132,7 +132,7 @@ def test_healthz_and_status_say_so_when_the_inbox_disk_is_nearly_full(tmp_path: 
     answers 503 naming the free space (before: 200 ``ok`` between deliveries answered 503,
     its one-row probe still fitting in the WAL), and ``wfm-sync status`` says the inbox cannot
     store events; with the space back, both are well again."""
-    from servers import fill, small_disk
+    from support.servers import fill, small_disk
 
     with small_disk(96) as disk:
         inbox_url = f"sqlite:///{disk / 'inbox.sqlite3'}"

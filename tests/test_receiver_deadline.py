@@ -14,11 +14,12 @@ from typing import Any
 import httpx
 import orjson
 import pytest
+from support.webhooks import deliver, hook_url
 
 from emulator.server import BackgroundServer
 from inbox import Inbox, ReceivedEvent
 from inbox.envelope import read_envelope
-from receiver import PATH, ReceiverConfig, create_app
+from receiver import ReceiverConfig, create_app
 
 TOKEN = "deadline-token-51c0"
 DEADLINE = 4.0
@@ -31,8 +32,8 @@ def event(i: int) -> bytes:
 
 
 def post(server: BackgroundServer, body: bytes) -> httpx.Response:
-    return httpx.post(server.url + PATH, content=body, timeout=60,
-                      headers={"x-webhook-token": TOKEN})  # fmt: skip
+    """:func:`support.webhooks.deliver` to ``server``'s webhook URL, with :data:`TOKEN`."""
+    return deliver(hook_url(server), body, TOKEN, timeout=60)
 
 
 def wait_until(condition: Callable[[], bool], what: str, seconds: float = 30) -> None:

@@ -24,7 +24,7 @@ import orjson
 import pytest
 import sqlalchemy as sa
 from conftest import WFM_SYNC
-from servers import free_port
+from support.servers import free_port
 from typer.testing import CliRunner
 
 from benchmarks.webhooks_fold import BURST_DUCKDB_LIMIT, FOLD_PEAK_MIB, fold_in_child

@@ -17,7 +17,7 @@ import httpx
 import psycopg2
 import pytest
 from conftest import WFM_SYNC, cli_env, query
-from servers import free_port, fresh_database, prefect_server, start_receiver
+from support.servers import free_port, fresh_database, prefect_server, start_receiver
 
 from emulator.webhooks import build_burst, send_burst
 

@@ -20,7 +20,7 @@ import httpx
 import orjson
 import pytest
 from conftest import NOW, WFM_SYNC, DemoRun
-from servers import free_port
+from support.servers import free_port
 
 from emulator.webhooks import signature_headers
 from receiver import PATH

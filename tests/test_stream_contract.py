@@ -30,7 +30,7 @@ import pytest
 from conftest import NOW, account_project, profile_examples, query
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from stream_answers import Answers, enum_fields, integer_fields, item_strategy
+from support.stream_answers import Answers, enum_fields, integer_fields, item_strategy
 
 from sources.connecteam import answers
 from sources.connecteam.contract import key_value, malformed

@@ -15,7 +15,7 @@ import json
 
 import pytest
 from conftest import cli_env, query
-from stream_answers import Answers, asgi_app
+from support.stream_answers import Answers, asgi_app
 from test_first_run import run_cli
 from test_stream_contract import VARIANTS, Variant, base_items
 

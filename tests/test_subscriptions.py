@@ -17,7 +17,7 @@ from conftest import WFM_SYNC, cli_env
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
-from servers import free_port, start_receiver
+from support.servers import free_port, start_receiver
 
 from emulator.spec_schemas import resolved
 from inbox.events import FEATURE_FAMILIES, feature_event_types

@@ -4,6 +4,7 @@ the fold into a real DuckDB warehouse."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import random
 import threading
@@ -18,6 +19,7 @@ from conftest import SPEC_FILE, query
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
+from support.webhooks import deliver, hook_url, receivers
 
 from emulator.server import BackgroundServer
 from emulator.webhooks import build_burst, make_event, send_burst, signature_headers
@@ -54,24 +56,11 @@ def errors_against(payload: dict, schema: str) -> list[str]:
 @pytest.fixture
 def receiver(tmp_path):
     """Start receivers: ``receiver(**settings) -> (url, inbox_url)``; all stop at teardown."""
-    running = []
-
-    def start(**overrides):
-        inbox_url = f"sqlite:///{tmp_path / f'inbox{len(running)}.sqlite3'}"
-        settings = {"token": TOKEN, "inbox_url": inbox_url, **overrides}
-        server = BackgroundServer(create_app(ReceiverConfig(**settings))).start()
-        running.append(server)
-        return server.url + PATH, settings["inbox_url"]
-
-    yield start
-    for server in running:
-        server.stop()
+    with receivers(tmp_path, TOKEN) as start:
+        yield lambda **settings: (lambda s: (hook_url(s), s.inbox_url))(start(**settings))
 
 
-def post(url: str, body: bytes, token: str | None = TOKEN, **headers: str) -> httpx.Response:
-    if token is not None:
-        headers["x-webhook-token"] = token
-    return httpx.post(url, content=body, headers=headers, timeout=30)
+post = functools.partial(deliver, token=TOKEN)
 
 
 def inbox_rows(inbox_url: str, sql: str) -> list[tuple]:
@@ -470,7 +459,7 @@ def test_the_fold_loads_every_stored_event_whatever_its_values(
     """Huge integers, NUL characters and deep nesting load as sent; an event time that is not
     plausible and a body the warehouse cannot hold as JSON (not UTF-8 JSON; U+0000 in
     PostgreSQL's jsonb) load as NULL with a flag, the body's text kept."""
-    from servers import fresh_database
+    from support.servers import fresh_database
 
     from inbox.tables import events_table
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import orjson
 from conftest import WFM_SYNC, query
-from servers import free_port, start_receiver
+from support.servers import free_port, start_receiver
 
 from emulator.webhooks import build_burst, send_burst
 from inbox import Inbox, ReceivedEvent, read_envelope

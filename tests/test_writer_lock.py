@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from servers import fresh_database
+from support.servers import fresh_database
 
 from pipelines.warehouse import WarehouseBusyError, WarehouseUnreachableError, warehouse_writer
 from pipelines.writer_lock import advisory_key
@@ -143,7 +143,7 @@ def test_each_job_takes_its_own_kind_of_lock(on_postgres, hold, monkeypatch, tmp
 
 def test_an_unreachable_warehouse_names_the_setting_without_the_password(on_postgres, monkeypatch):
     where = on_postgres.split("@", 1)[1].split("/", 1)[0]
-    from servers import free_port
+    from support.servers import free_port
 
     monkeypatch.setenv(
         "DESTINATION__POSTGRES__CREDENTIALS", on_postgres.replace(where, f"127.0.0.1:{free_port()}")

@@ -85,7 +85,7 @@ def test_item_keys_are_the_specs_required_fields_of_the_declared_type() -> None:
     """Each stream's ``item_key`` (what the contract checks on every listed item) names
     required fields of the spec's item schema, of the type the spec declares (a union's every
     member agrees); the beta ``user_documents`` is not in the spec."""
-    from stream_answers import item_schema
+    from support.stream_answers import item_schema
 
     kinds = {"integer": int, "string": str}
     for stream in STREAMS.values():
