@@ -1,6 +1,6 @@
 """What each staging model reads from its raw table and casts, as its YAML declares it.
 
-The ``config.meta`` of every model in ``sql/models/staging/<source>/_<source>__models.yml``
+The ``config.meta`` of every model in ``sql/models/staging/<source>/stg_<source>__<entity>.yml``
 (``raw_table``, ``raw_columns``, ``json_fields``) drives the ``typed_source`` macro, so reading
 it here gives exactly what the models read and cast: the tests check it against the provider's
 spec, and the spec-data tests ask which models cast a field (:func:`models_casting`).
@@ -14,13 +14,13 @@ from pathlib import Path
 from .dbt_runner import project_dir
 from .dbt_yaml import read_yaml
 
-STAGING_MODELS_YAML = "models/staging/*/_*__models.yml"
+STAGING_MODELS_YAML = "models/staging/*/stg_*.yml"
 """Where the staging models' YAML is, relative to the project: one file per source folder."""
 
 
 @dataclass(frozen=True)
 class DeclaredColumn:
-    """One provider value a staging model reads (``config.meta`` in ``_<source>__models.yml``).
+    """One provider value a staging model reads (``config.meta`` in its ``stg_<source>__<entity>.yml``).
 
     Attributes:
         name: The raw column, or for a value inside a JSON raw column the name the model gives it.
@@ -71,7 +71,7 @@ class StagingDeclaration:
 
 def staging_declarations(project: Path | None = None) -> dict[str, StagingDeclaration]:
     """Every staging model's declaration, by model name, from the YAML of each source's staging
-    folder (``models/staging/<source>/_<source>__models.yml``).
+    folder (``models/staging/<source>/stg_<source>__<entity>.yml``).
 
     The same ``meta`` drives the ``typed_source`` macro, so this is exactly what the models read
     and cast.

@@ -2,7 +2,7 @@
 
 Every ``stg_connecteam__*`` model reads its raw table through the ``typed_source`` macro, which
 reads exactly the raw columns the model declares in its YAML ``meta``
-(``staging/<source>/_<source>__models.yml``;
+(``staging/<source>/stg_<source>__<entity>.yml``;
 :func:`pipelines.staging_declarations.staging_declarations`). Two checks:
 
 * the **declarations**: each declared raw column holds a provider field the spec's schema of
@@ -459,10 +459,8 @@ class Reads(dict[str, Any]):
 
 
 def test_the_unpublished_endpoint_s_model_says_so() -> None:
-    models = yaml.safe_load((STAGING / "connecteam" / "_connecteam__models.yml").read_text())[
-        "models"
-    ]
-    (documents,) = [m for m in models if m["name"] == "stg_connecteam__user_documents"]
+    path = STAGING / "connecteam" / "stg_connecteam__user_documents.yml"
+    (documents,) = yaml.safe_load(path.read_text())["models"]
     assert "unpublished" in documents["description"]
     assert not ENDPOINTS["user_documents"].in_spec
 

@@ -1,7 +1,7 @@
 {#- A provider table as a staging model reads it: exactly the raw columns the model declares,
     typed, whatever the provider sent, and per row how many of its values could not be typed.
 
-    The declaration is the model's YAML `meta` (models/staging/<source>/_<source>__models.yml),
+    The declaration is the model's YAML `meta` (models/staging/<source>/stg_<source>__<entity>.yml),
     read here and by tests and tools (pipelines/models.py: staging_declarations):
 
       meta:
