@@ -1,4 +1,6 @@
-"""The ``connecteam`` source's resources, one module per domain, in registry order.
+"""The ``connecteam`` source's resources, one module per domain, each with its table of
+streams (``RESOURCES``: stream name -> how to build its resource for a :class:`~.run.Run`);
+:func:`build_resources` builds them in registry order.
 
 ===================== ==========================================================================
 module                streams
@@ -56,7 +58,7 @@ from . import (
     time_off,
     users,
 )
-from .common import named_listing
+from .run import Builders, Run, Windows
 
 # JSON columns travel as JSON text in Arrow, declared ``json`` in the hints: intentional
 quiet_arrow_hint_warnings(*STREAMS)
@@ -70,8 +72,10 @@ def build_resources(
     submissions_days_back: int = FORM_SUBMISSIONS_DAYS_BACK,
     shifts_api_version: int = 1,
 ) -> list[DltResource]:
-    """One resource per stream of :data:`~sources.connecteam.registry.STREAMS`, in its order;
-    parent listings (schedulers, forms, time clocks, task boards) fetched once per run, shared.
+    """One resource per stream of :data:`~sources.connecteam.registry.STREAMS`, in its order,
+    each built by its domain module's table (:data:`RESOURCES`); parent listings (schedulers,
+    forms, time clocks, task boards, policy types, custom fields, shift layers) fetched once per
+    run, shared.
 
     Args:
         client: The client every resource requests through.
@@ -83,58 +87,26 @@ def build_resources(
         shifts_api_version: ``1`` (one row per assigned user) or ``2`` (one row per shift,
             ``GET /scheduler/v2/schedulers/{schedulerId}/shifts``) for ``shifts``.
     """
-    scheduler_list = once(lambda: complete_listing(client.pages(STREAMS["schedulers"])))
-    form_list = once(lambda: complete_listing(client.pages(STREAMS["forms"])))
-    time_clock_list = _records_once(client, "time_clocks")
-    board_list = _records_once(client, "task_boards")
-    policy_type_list = once(
-        lambda: complete_listing(client.pages(STREAMS["time_off_policy_types"]))
-    )
-    definitions = once(
-        lambda: complete_listing(client.pages(STREAMS["user_custom_field_definitions"]))
-    )
-    layers = shift_layers.layers_by_scheduler(client, scheduler_list)
-    rates, sales_window = STREAMS["pay_rates"].window, STREAMS["daily_sales"].window
-    assert rates is not None and sales_window is not None
-    days_back, days_ahead, backfill = shifts_window
-    activities_back, activities_backfill = activities_window
-    built = [
-        users.users(client),
-        forms.forms(client, form_list),
-        scheduling.schedulers(client, scheduler_list),
-        scheduling.shifts(
-            client, scheduler_list, days_back, days_ahead, backfill, shifts_api_version
+    schedulers = once(lambda: complete_listing(client.pages(STREAMS["schedulers"])))
+    run = Run(
+        client=client,
+        windows=Windows(
+            shifts_window, activities_window, time_off_window, submissions_days_back,
+            shifts_api_version,
         ),
-        documents.user_documents(client),
-        named_listing(client, "time_clocks", time_clock_list),
-        time_clock.time_activities(client, time_clock_list, activities_back, activities_backfill),
-        time_clock.timesheets(client, time_clock_list, activities_back, activities_backfill),
-        manual_breaks.manual_breaks(client, time_clock_list),
-        forms.form_submissions(client, form_list, submissions_days_back),
-        jobs.jobs(client),
-        time_off.time_off_requests(client, *time_off_window, activities_backfill),
-        named_listing(client, "task_boards", board_list),
-        tasks.tasks(client, board_list),
-        users.user_custom_field_definitions(client, definitions),
-        groups.smart_groups(client),
-        groups.smart_group_segments(client),
-        users.user_custom_field_categories(client),
-        shift_layers.user_custom_field_options(client, definitions),
-        shift_layers.shift_layers(client, layers),
-        shift_layers.shift_layer_values(client, layers),
-        shift_layers.shift_custom_fields(client, scheduler_list),
-        availability.scheduler_unavailabilities(
-            client, scheduler_list, days_back, days_ahead, backfill
+        schedulers=schedulers,
+        forms=once(lambda: complete_listing(client.pages(STREAMS["forms"]))),
+        time_clocks=_records_once(client, "time_clocks"),
+        task_boards=_records_once(client, "task_boards"),
+        policy_types=once(
+            lambda: complete_listing(client.pages(STREAMS["time_off_policy_types"]))
         ),
-        pay.pay_rates(client, rates.days_back, rates.days_ahead, activities_backfill),
-        pay.pay_rule_policies(client),
-        time_off.time_off_policy_types(client, policy_type_list),
-        time_off.time_off_balances(client, policy_type_list),
-        sales.sales_locations(client),
-        sales.daily_sales(client, sales_window.days_back, sales_window.days_ahead),
-    ]
-    assert [r.name for r in built] == list(STREAMS), "a stream without its resource"
-    return built
+        definitions=once(
+            lambda: complete_listing(client.pages(STREAMS["user_custom_field_definitions"]))
+        ),
+        layers=shift_layers.layers_by_scheduler(client, schedulers),
+    )  # fmt: skip
+    return [RESOURCES[name](run) for name in STREAMS]
 
 
 def _records_once(client: ConnecteamClient, stream: str) -> Callable[[], list[dict[str, Any]]]:
@@ -142,4 +114,30 @@ def _records_once(client: ConnecteamClient, stream: str) -> Callable[[], list[di
     return once(lambda: [r for page in client.paginate(STREAMS[stream]) for r in page])
 
 
-__all__ = ["COVERAGE_TABLE", "build_resources"]
+def _collect(*tables: Builders) -> Builders:
+    """The domain modules' tables as one, each stream in exactly one of them.
+
+    Raises:
+        AssertionError: A stream of the registry without its resource, a resource without its
+            stream, or a stream in two domains (the message names them).
+    """
+    merged: Builders = {}
+    for table in tables:
+        twice = sorted(set(merged) & set(table))
+        assert not twice, f"streams built by two domains: {twice}"
+        merged.update(table)
+    missing, unknown = sorted(set(STREAMS) - set(merged)), sorted(set(merged) - set(STREAMS))
+    assert not missing and not unknown, f"no resource for {missing}; no stream for {unknown}"
+    return merged
+
+
+RESOURCES = _collect(
+    users.RESOURCES, groups.RESOURCES, forms.RESOURCES, scheduling.RESOURCES,
+    time_clock.RESOURCES, manual_breaks.RESOURCES, jobs.RESOURCES, time_off.RESOURCES,
+    tasks.RESOURCES, documents.RESOURCES, availability.RESOURCES, pay.RESOURCES, sales.RESOURCES,
+    shift_layers.RESOURCES,
+)  # fmt: skip
+"""Every stream's resource builder, from the domain modules' tables (:data:`.run.Builders`)."""
+
+
+__all__ = ["COVERAGE_TABLE", "RESOURCES", "build_resources"]

@@ -24,6 +24,7 @@ from ..listing import PageCheck, checked_pages, content_hash, second_pass
 from ..registry import STREAMS
 from ..windows import WindowDiff, shift_window, utc_date
 from .common import Listing
+from .run import Builders
 
 logger = logging.getLogger("sources.connecteam")
 
@@ -151,3 +152,11 @@ def unavailability_tables(
         yield arrow.to_arrow(diff.tombstones(gone, set(), int(now)))
     progress.done(f" in {window}: {len(gone)} deleted")
     pulled[str(sid)] = True
+
+
+RESOURCES: Builders = {
+    "scheduler_unavailabilities": lambda run: scheduler_unavailabilities(
+        run.client, run.schedulers, *run.windows.shifts
+    ),
+}
+"""This domain's streams and how each one's resource is built for a run."""

@@ -18,6 +18,7 @@ from ..client import ConnecteamClient
 from ..listing import complete_listing, second_pass
 from ..registry import STREAMS
 from .common import DELETION_MARK, diff_listing, listing_tables
+from .run import Builders
 
 logger = logging.getLogger("sources.connecteam")
 
@@ -44,3 +45,7 @@ def user_documents(client: ConnecteamClient) -> DltResource:
         progress.done(f", {len(changed)} new or changed, {len(gone)} deleted")
 
     return _user_documents
+
+
+RESOURCES: Builders = {"user_documents": lambda run: user_documents(run.client)}
+"""This domain's streams and how each one's resource is built for a run."""

@@ -22,6 +22,7 @@ from ..fanout import in_parallel
 from ..listing import content_hash, second_pass
 from ..registry import FORM_SUBMISSIONS_DAYS_BACK, STREAMS
 from .common import DELETION_MARK, Listing, diff_listing, listing_tables
+from .run import Builders
 
 logger = logging.getLogger("sources.connecteam")
 
@@ -221,3 +222,12 @@ def submission_row(record: dict[str, Any]) -> dict[str, Any]:
         "manager_fields": record.get("managerFields") or [],
         "answers": record.get("answers") or [],
     }
+
+
+RESOURCES: Builders = {
+    "forms": lambda run: forms(run.client, run.forms),
+    "form_submissions": lambda run: form_submissions(
+        run.client, run.forms, run.windows.submissions_days_back
+    ),
+}
+"""This domain's streams and how each one's resource is built for a run."""

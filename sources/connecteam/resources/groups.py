@@ -13,6 +13,7 @@ from dlt.sources import DltResource
 from ..arrow_rows import BIGINT, BOOL, JSON, TEXT
 from ..client import ConnecteamClient
 from .common import DELETION_MARK, record_listing
+from .run import Builders
 
 GROUP_COLUMNS: dict[str, str] = {
     "id": BIGINT, "name": TEXT, "description": TEXT, "group_segment_id": BIGINT,
@@ -50,3 +51,10 @@ def segment_row(record: dict[str, Any]) -> dict[str, Any]:
     """One ``SmartGroupSegment`` as a warehouse row."""
     return {"id": record.get("id"), "name": record.get("name"), "color": record.get("color"),
             "sort_order": record.get("sortOrder")}  # fmt: skip
+
+
+RESOURCES: Builders = {
+    "smart_groups": lambda run: smart_groups(run.client),
+    "smart_group_segments": lambda run: smart_group_segments(run.client),
+}
+"""This domain's streams and how each one's resource is built for a run."""

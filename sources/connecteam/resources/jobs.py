@@ -19,6 +19,7 @@ from ..client import ConnecteamClient
 from ..listing import complete_listing
 from ..registry import STREAMS
 from .common import DELETION_MARK, diff_listing, listing_tables
+from .run import Builders
 
 logger = logging.getLogger("sources.connecteam")
 
@@ -109,3 +110,7 @@ def _one_row_per_job(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _undeleted(row: dict[str, Any]) -> dict[str, Any]:
     return {**row, "deleted_at": None}
+
+
+RESOURCES: Builders = {"jobs": lambda run: jobs(run.client)}
+"""This domain's streams and how each one's resource is built for a run."""

@@ -13,6 +13,7 @@ from ..arrow_rows import BIGINT, BOOL
 from ..client import ConnecteamClient
 from .children import Parent, child_listing
 from .common import DELETION_MARK
+from .run import Builders
 
 MANUAL_BREAK_COLUMNS: dict[str, str] = {
     "time_clock_id": "bigint!",
@@ -57,3 +58,7 @@ def manual_breaks(
 
     key = "manual_break_key"
     return child_listing(client, "manual_breaks", key, MANUAL_BREAK_COLUMNS, parents)
+
+
+RESOURCES: Builders = {"manual_breaks": lambda run: manual_breaks(run.client, run.time_clocks)}
+"""This domain's streams and how each one's resource is built for a run."""

@@ -24,6 +24,7 @@ from ..loaded import only_changed, vanished
 from ..registry import STREAMS
 from ..windows import date_windows, trailing_dates, utc_date
 from .common import DELETION_MARK, diff_listing, listing_tables
+from .run import Builders, window_days
 
 logger = logging.getLogger("sources.connecteam")
 
@@ -178,3 +179,12 @@ def pay_rule_policies(client: ConnecteamClient) -> DltResource:
         yield from listing_tables(client, "pay_rule_policies", POLICY_COLUMNS, changed, gone)
 
     return _policies
+
+
+RESOURCES: Builders = {
+    "pay_rates": lambda run: pay_rates(
+        run.client, *window_days("pay_rates"), run.windows.activities[1]
+    ),
+    "pay_rule_policies": lambda run: pay_rule_policies(run.client),
+}
+"""This domain's streams and how each one's resource is built for a run."""

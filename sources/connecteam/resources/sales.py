@@ -29,6 +29,7 @@ from ..loaded import only_changed, vanished
 from ..registry import STREAMS
 from ..windows import date_windows, utc_date
 from .common import DELETION_MARK, listing_tables, record_listing
+from .run import Builders, window_days
 
 logger = logging.getLogger("sources.connecteam")
 
@@ -101,3 +102,10 @@ def daily_sales_row(entry: dict[str, Any]) -> dict[str, Any]:
         "total_sales": entry.get("totalSales"),
         "projected_sales": entry.get("projectedSales"),
     }
+
+
+RESOURCES: Builders = {
+    "sales_locations": lambda run: sales_locations(run.client),
+    "daily_sales": lambda run: daily_sales(run.client, *window_days("daily_sales")),
+}
+"""This domain's streams and how each one's resource is built for a run."""

@@ -26,6 +26,7 @@ from ..listing import PageCheck, content_hash, second_pass
 from ..registry import SHIFT_COVERAGE_TABLE, SHIFTS_V2_PATH, STREAMS, Stream
 from ..windows import Window, WindowDiff, shift_window
 from .common import DELETION_MARK, Listing, diff_listing, listing_tables, versions
+from .run import Builders
 
 logger = logging.getLogger("sources.connecteam")
 
@@ -390,3 +391,12 @@ def shift_row(scheduler_id: int, record: dict[str, Any]) -> dict[str, Any]:
     row["is_deleted"] = False
     row["deleted_at"] = None
     return row
+
+
+RESOURCES: Builders = {
+    "schedulers": lambda run: schedulers(run.client, run.schedulers),
+    "shifts": lambda run: shifts(
+        run.client, run.schedulers, *run.windows.shifts, run.windows.shifts_api_version
+    ),
+}
+"""This domain's streams and how each one's resource is built for a run."""

@@ -28,6 +28,7 @@ from ..listing import once
 from ..registry import STREAMS
 from .children import Parent, child_listing
 from .common import DELETION_MARK, Listing
+from .run import Builders
 
 LAYER_COLUMNS = {"scheduler_id": "bigint!", **DELETION_MARK}
 CUSTOM_FIELD_COLUMNS = {"scheduler_id": "bigint!", "dropdown_options": JSON, **DELETION_MARK}
@@ -148,3 +149,12 @@ def user_custom_field_options(client: ConnecteamClient, definitions: Listing) ->
 
     key = "user_custom_field_option_key"
     return child_listing(client, "user_custom_field_options", key, OPTION_COLUMNS, parents)
+
+
+RESOURCES: Builders = {
+    "user_custom_field_options": lambda run: user_custom_field_options(run.client, run.definitions),
+    "shift_layers": lambda run: shift_layers(run.client, run.layers),
+    "shift_layer_values": lambda run: shift_layer_values(run.client, run.layers),
+    "shift_custom_fields": lambda run: shift_custom_fields(run.client, run.schedulers),
+}
+"""This domain's streams and how each one's resource is built for a run."""

@@ -21,7 +21,8 @@ from ..fanout import in_parallel
 from ..listing import complete_listing, confirmed_gone, live, second_pass
 from ..loaded import live_keys, only_changed, vanished
 from ..registry import STREAMS, TASK_COVERAGE_TABLE
-from .common import DELETION_MARK, listing_tables
+from .common import DELETION_MARK, listing_tables, named_listing
+from .run import Builders
 
 logger = logging.getLogger("sources.connecteam")
 
@@ -160,3 +161,10 @@ def task_row(board_id: int, task: dict[str, Any]) -> dict[str, Any]:
         "sub_tasks": task.get("subTasks") or [],
         "description": task.get("description") or [],
     }
+
+
+RESOURCES: Builders = {
+    "task_boards": lambda run: named_listing(run.client, "task_boards", run.task_boards),
+    "tasks": lambda run: tasks(run.client, run.task_boards),
+}
+"""This domain's streams and how each one's resource is built for a run."""

@@ -35,7 +35,8 @@ from ..fanout import in_parallel
 from ..listing import content_hash
 from ..registry import STREAMS
 from ..windows import DAY_SECONDS, WindowDiff, date_windows, day_start, trailing_dates
-from .common import DELETION_MARK
+from .common import DELETION_MARK, named_listing
+from .run import Builders
 
 logger = logging.getLogger("sources.connecteam")
 
@@ -404,3 +405,13 @@ def window_pages(
 
     tasks = [partial(one, lo, hi) for lo, hi in windows]
     return in_parallel(tasks, max(1, client.max_in_flight // max(1, parents)))
+
+
+RESOURCES: Builders = {
+    "time_clocks": lambda run: named_listing(run.client, "time_clocks", run.time_clocks),
+    "time_activities": lambda run: time_activities(
+        run.client, run.time_clocks, *run.windows.activities
+    ),
+    "timesheets": lambda run: timesheets(run.client, run.time_clocks, *run.windows.activities),
+}
+"""This domain's streams and how each one's resource is built for a run."""

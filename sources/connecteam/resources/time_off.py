@@ -29,6 +29,7 @@ from ..loaded import only_changed, vanished
 from ..registry import STREAMS
 from ..windows import date_windows, trailing_dates, utc_date
 from .common import DELETION_MARK, Listing, diff_listing, listing_tables
+from .run import Builders
 
 logger = logging.getLogger("sources.connecteam")
 
@@ -223,3 +224,13 @@ def time_off_balances(client: ConnecteamClient, policy_type_list: Listing) -> Dl
         yield from in_parallel(tasks, client.max_in_flight)
 
     return _balances
+
+
+RESOURCES: Builders = {
+    "time_off_requests": lambda run: time_off_requests(
+        run.client, *run.windows.time_off, run.windows.activities[1]
+    ),
+    "time_off_policy_types": lambda run: time_off_policy_types(run.client, run.policy_types),
+    "time_off_balances": lambda run: time_off_balances(run.client, run.policy_types),
+}
+"""This domain's streams and how each one's resource is built for a run."""

@@ -18,6 +18,7 @@ from ..client import ConnecteamClient
 from ..listing import content_hash
 from ..registry import STREAMS
 from .common import DELETION_MARK, Listing, record_listing, versions
+from .run import Builders
 
 logger = logging.getLogger("sources.connecteam")
 
@@ -156,3 +157,13 @@ def user_custom_field_categories(client: ConnecteamClient) -> DltResource:
     """``user_custom_field_categories``: the categories a definition's ``category_id`` names,
     merged on ``id``; only changed ones load; one no longer listed is marked deleted."""
     return record_listing(client, "user_custom_field_categories", DELETION_MARK, category_row)
+
+
+RESOURCES: Builders = {
+    "users": lambda run: users(run.client),
+    "user_custom_field_definitions": lambda run: user_custom_field_definitions(
+        run.client, run.definitions
+    ),
+    "user_custom_field_categories": lambda run: user_custom_field_categories(run.client),
+}
+"""This domain's streams and how each one's resource is built for a run."""

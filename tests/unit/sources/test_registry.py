@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from conftest import ROOT, SPEC_FILE
 
 from flows.nightly import TASK_GROUPS as FLOW_GROUPS
@@ -103,3 +104,15 @@ def test_item_keys_are_the_specs_required_fields_of_the_declared_type() -> None:
                     member = member["allOf"][0] if "allOf" in member else member
                 assert field in member.get("required", []), (stream.name, name)
                 assert kinds[member["properties"][field]["type"]] is kind, (stream.name, name)
+
+
+def test_every_stream_is_built_by_exactly_one_domain_table() -> None:
+    from sources.connecteam.registry import STREAMS
+    from sources.connecteam.resources import RESOURCES, _collect
+    from sources.connecteam.resources import users as users_domain
+
+    assert set(RESOURCES) == set(STREAMS)
+    with pytest.raises(AssertionError, match=r"two domains: \['users'"):
+        _collect(users_domain.RESOURCES, {"users": users_domain.RESOURCES["users"]})
+    with pytest.raises(AssertionError, match=r"no resource for .*'forms'"):
+        _collect(users_domain.RESOURCES)
