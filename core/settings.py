@@ -140,6 +140,14 @@ class Settings(BaseSettings):
     def _from_the_project(cls, value: Path | None) -> Path | None:
         return None if value is None else in_project(value)
 
+    @field_validator("now")
+    @classmethod
+    def _an_instant(cls, value: str | None) -> str | None:
+        from core.clock import instant  # the clock reads these settings: imported when checked
+
+        instant(value)  # raises naming WFM_SYNC_NOW and the value
+        return value
+
     @field_validator("currency")
     @classmethod
     def _currency_code(cls, value: str | None) -> str | None:

@@ -133,6 +133,27 @@ def test_fold_with_a_malformed_inbox_url_exits_2_at_once_naming_the_variable(tmp
     assert "retry" not in done.stderr and time.monotonic() - started < 30  # never retried
 
 
+@pytest.mark.parametrize(
+    ("variable", "value", "command"),
+    [
+        ("WFM_SYNC_NOW", "tomorrow", ["sync"]),
+        ("SOURCES__CONNECTEAM__TIMEOUT", "soon", ["status"]),
+        ("WEBHOOKS__INBOX_URL", "mysql://h/db", ["webhooks", "fold"]),
+    ],
+)
+def test_a_wrong_setting_exits_2_naming_it_when_the_project_is_resolved(
+    tmp_path: Path, variable: str, value: str, command: list[str]
+) -> None:
+    """The project is resolved once, before any work: a setting of the wrong kind, of any of the
+    three it carries (the instant, the source's, the inbox's), is one line naming it, exit 2."""
+    warehouse = tmp_path / "data" / "warehouse.duckdb"
+    env = dict(cli_env(Nowhere(), warehouse), **{variable: value})
+    done = run_cli(*command, env=env, cwd=tmp_path, timeout=120)
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert variable in done.stderr and "Traceback" not in done.stderr
+    assert not warehouse.parent.exists()
+
+
 @pytest.mark.parametrize("inbox", ["notaurl", "sqlite:///{blocked}/inbox.sqlite3"])
 def test_serve_refuses_an_unusable_inbox_before_it_says_receiving(tmp_path: Path, inbox: str):
     blocked = tmp_path / "a-file"  # a file where the inbox's folder would be
