@@ -7,8 +7,8 @@
     python3 dev.py install   # create .venv if missing, install
     python3 dev.py lock      # write requirements.lock again from pyproject.toml, then install
 
-`make demo`, `make test`, `make test-fast`, `make install` and `make lock` call this script. The install takes
-every package from requirements.lock, each pinned with its hashes (`pip install
+`make demo`, `make test`, `make test-fast`, `make install` and `make lock` call this script.
+The install takes every package from requirements.lock, each pinned with its hashes (`pip install
 --require-hashes`), then the project itself without dependencies and without build isolation
 (its build backend, setuptools, comes from the lock too, so nothing is installed unchecked); it
 is repeated only when pyproject.toml or requirements.lock changed since the last one, and ends

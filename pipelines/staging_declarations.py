@@ -20,7 +20,8 @@ STAGING_MODELS_YAML = "models/staging/*/stg_*.yml"
 
 @dataclass(frozen=True)
 class DeclaredColumn:
-    """One provider value a staging model reads (``config.meta`` in its ``stg_<source>__<entity>.yml``).
+    """One provider value a staging model reads (``config.meta`` in its
+    ``stg_<source>__<entity>.yml``).
 
     Attributes:
         name: The raw column, or for a value inside a JSON raw column the name the model gives it.
