@@ -9,11 +9,8 @@ pacing, token expiry and timeouts always use the real clock.
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
 
 from core import settings
-
-NOW_VARIABLE = "WFM_SYNC_NOW"
 
 
 def now() -> float:
@@ -29,26 +26,12 @@ def now() -> float:
 
 
 def instant(raw: str | None) -> float:
-    """Epoch seconds (UTC) of ``raw`` (epoch seconds, or an ISO 8601 date or datetime, UTC when
-    it names no zone); the real time when ``raw`` is empty or ``None``.
+    """Epoch seconds (UTC) of ``raw`` (:func:`core.settings.instant_of`); the real time when
+    ``raw`` is empty or ``None``.
 
     Raises:
-        ValueError: ``raw`` is neither (the message names ``WFM_SYNC_NOW`` and the value).
+        ValueError: ``raw`` is neither epoch seconds nor an ISO date or datetime (the message
+            names ``WFM_SYNC_NOW`` and the value).
     """
     raw = (raw or "").strip()
-    if not raw:
-        return time.time()
-    try:
-        return float(raw)
-    except ValueError:
-        pass
-    try:
-        moment = datetime.fromisoformat(raw.replace("Z", "+00:00"))
-    except ValueError:
-        raise ValueError(
-            f"{NOW_VARIABLE}={raw!r} is not epoch seconds or an ISO date/datetime such as "
-            "2026-12-20T00:00:00Z; unset it to use the real clock"
-        ) from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.timestamp()
+    return settings.instant_of(raw) if raw else time.time()

@@ -16,6 +16,7 @@ import functools
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import Field, field_validator
@@ -143,9 +144,8 @@ class Settings(BaseSettings):
     @field_validator("now")
     @classmethod
     def _an_instant(cls, value: str | None) -> str | None:
-        from core.clock import instant  # the clock reads these settings: imported when checked
-
-        instant(value)  # raises naming WFM_SYNC_NOW and the value
+        if value and value.strip():
+            instant_of(value.strip())  # raises naming WFM_SYNC_NOW and the value
         return value
 
     @field_validator("currency")
@@ -243,3 +243,26 @@ def environment(values: dict[str, str]) -> Iterator[None]:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
+
+
+def instant_of(raw: str) -> float:
+    """Epoch seconds (UTC) of ``raw``, the value of ``WFM_SYNC_NOW``: epoch seconds, or an ISO
+    8601 date or datetime (UTC when it names no zone).
+
+    Raises:
+        ValueError: ``raw`` is neither (the message names ``WFM_SYNC_NOW`` and the value).
+    """
+    try:
+        return float(raw)
+    except ValueError:
+        pass
+    try:
+        moment = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(
+            f"{ENV_PREFIX}NOW={raw!r} is not epoch seconds or an ISO date/datetime such as "
+            "2026-12-20T00:00:00Z; unset it to use the real clock"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()
