@@ -69,9 +69,9 @@ def config(Path, UTC, clock, date, datetime, mo, paths_in):
     if _args.get("snapshot"):
         snapshot_file = Path(str(_args["snapshot"]))
     else:
-        from sources.configuration import resolve
+        from sources.configuration import resolve as _resolve  # cell-local: `_`
 
-        snapshot_file = resolve().paths.snapshot
+        snapshot_file = _resolve().paths.snapshot
     runs_file = (
         Path(str(_args["runs"])) if _args.get("runs") else paths_in(snapshot_file.parent).run_log
     )
