@@ -177,9 +177,10 @@ def test_a_handed_in_account_reaches_the_run_and_prefect_keeps_its_key_masked(
     assert done.stdout.strip().splitlines()[-1] == "5"
     assert query(warehouse, "select count(*) from connecteam.users") == [(5,)]
     runs = httpx.post(f"{prefect_api}/flow_runs/filter", json={}, timeout=10).json()
-    (nightly,) = [r for r in runs if r["parameters"].get("project", {}).get("account")]
+    (nightly,) = [r for r in runs if r["parameters"].get("project", {}).get("source")]
     stored = nightly["parameters"]["project"]
-    assert stored["account"] == {"base_url": server.url, "api_key": "**********"}
+    assert stored["source"]["options"]["base_url"] == server.url
+    assert stored["source"]["secrets"] == {"api_key": "**********"}
     assert stored["paths"]["warehouse"] == str(warehouse)
     for kind in ("flow_runs", "task_runs", "logs"):
         answer = httpx.post(f"{prefect_api}/{kind}/filter", json={}, timeout=10)

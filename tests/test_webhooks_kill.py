@@ -168,7 +168,8 @@ def test_jobs_take_turns_on_the_duckdb_warehouse(tmp_path, warehouse):
     # the holder keeps the lock until told (a line on its stdin), however slow the machine is
     holder_code = (
         "import sys, time; from pipelines.warehouse import warehouse_writer\n"
-        "with warehouse_writer('nightly'):\n"
+        "from sources.configuration import resolve\n"
+        "with warehouse_writer('nightly', resolve()):\n"
         "    print('holding', flush=True); sys.stdin.readline()\n"
         "    open(sys.argv[1], 'w').write(str(time.time()))\n"
     )

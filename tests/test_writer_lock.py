@@ -25,7 +25,8 @@ PASSWORD = "wfm-test"
 HOLDER = """
 import sys, time
 from pipelines.warehouse import warehouse_writer
-with warehouse_writer(sys.argv[1]):
+from sources.configuration import resolve
+with warehouse_writer(sys.argv[1], resolve()):
     print("held", flush=True)
     time.sleep(float(sys.argv[2]))
 print("released", flush=True)
