@@ -14,6 +14,7 @@ A row the provider stopped returning is never dropped: it is merged again with
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 from typing import Any
@@ -161,7 +162,26 @@ def forget_digests(keys: set[str]) -> None:
     """Drop ``keys`` from this resource's digests (see :func:`only_changed`)."""
     digests: dict[str, str] = dlt.current.resource_state().setdefault("digests", {})
     for key in keys:
-        digests.pop(key, None)
+        digests.pop(digest_slot(key), None)
+        digests.pop(key, None)  # a state written before long keys had slots
+
+
+DIGEST_SLOT_MAX = 40
+"""Keys up to this many characters are their own slot in a resource's ``digests``."""
+
+
+def digest_slot(key: str) -> str:
+    """Where ``key``'s digest is kept in a resource's ``digests``: the key itself when it has at
+    most :data:`DIGEST_SLOT_MAX` characters, else ``#`` and 24 hex digits of its BLAKE2b digest.
+
+    The state is written, compressed and hashed whole at each step of a load, so its size is
+    paid many times a sync: composite keys built from the provider's text (a pay rate's user,
+    date and type) can run to hundreds of characters. Two keys sharing a slot (odds about
+    1 in 2**96) only make each other load again, never hide a change.
+    """
+    if len(key) <= DIGEST_SLOT_MAX:
+        return key
+    return "#" + hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 
 
 def _json_columns(table: str) -> set[str]:
@@ -183,14 +203,17 @@ def only_changed(records: list[dict[str, Any]], key: str) -> list[dict[str, Any]
     """The records whose digest differs from the one this resource loaded last.
 
     For endpoints without a modified-since filter or timestamp: the digests of loaded records are
-    kept in the resource's dlt state, which commits with the load (an interrupted load leaves
-    them unchanged).
+    kept in the resource's dlt state under ``digests``, by :func:`digest_slot` of the key, and
+    commit with the load (an interrupted load leaves them unchanged).
     """
     digests: dict[str, str] = dlt.current.resource_state().setdefault("digests", {})
     changed = []
     for record in records:
-        digest = content_hash(record)
-        if digests.get(str(record[key])) != digest:
-            digests[str(record[key])] = digest
+        digest, raw = content_hash(record), str(record[key])
+        slot = digest_slot(raw)
+        if slot != raw:
+            digests.pop(raw, None)  # a state written before long keys had slots
+        if digests.get(slot) != digest:
+            digests[slot] = digest
             changed.append(record)
     return changed
