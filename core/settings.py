@@ -4,7 +4,7 @@ This is the one module that reads the project's environment variables (pydantic-
 ``WFM_SYNC_``); every other module asks :func:`current`. Settings that belong to dlt keep dlt's
 own names and providers (``.dlt/config.toml``, ``.dlt/secrets.toml``, ``SOURCES__CONNECTEAM__*``,
 ``DESTINATION__*``, ``WEBHOOKS__*``). The settings table of docs/configuration.md is
-:func:`markdown_table` (``tests/test_settings.py`` compares them).
+:func:`markdown_table` (``tests/unit/core/test_settings.py`` compares them).
 
 It lives at the bottom of the import layers (``flows → pipelines → sources``) because the
 source's clock reads :attr:`Settings.now`.

@@ -6,8 +6,8 @@ with ``mo.sql``. They read the ``marts`` schema only (the snapshot's ``health`` 
 ``dim_schedulers.scheduler_label``, ``dim_users.user_label``), rules such as "on the schedule"
 from mart columns (``fct_shifts.is_scheduled``, ``fct_attendance.has_ended``), so the dbt
 project defines each figure once and its ``exposures`` list what the dashboard reads.
-``tests/test_dashboard_queries.py`` parses every query and fails on any staging, intermediate
-or raw reference.
+``tests/unit/dashboard/test_dashboard_queries.py`` parses every query and fails on any staging,
+intermediate or raw reference.
 
 Filters arrive as a :class:`dashboard.filtering.Filters`; its values are quoted by
 :func:`dashboard.filtering.sql_literal`; its conditions read ``bridge_user_groups`` (the group

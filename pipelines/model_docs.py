@@ -3,8 +3,8 @@
 
 Each mart's YAML declares its grain (``config.meta.grain``: what one row is), its key (the column
 whose ``data_tests`` include ``unique``) and its description (or a shorter
-``config.meta.summary``); :func:`marts_table` renders them, and ``tests/test_model_docs.py``
-checks that docs/models.md holds exactly that table.
+``config.meta.summary``); :func:`marts_table` renders them, and
+``tests/unit/pipelines/test_model_docs.py`` checks that docs/models.md holds exactly that table.
 """
 
 from __future__ import annotations

@@ -41,8 +41,8 @@ if TYPE_CHECKING:
 
 AS_OF_TAG = "as_of"
 """dbt tag of the models that read the build's now (the ``as_of_time()`` macro): built on every
-planned build (``tests/test_model_plan.py`` checks the tag against the models' SQL and the
-macros that call it)."""
+planned build (``tests/unit/pipelines/test_model_plan.py`` checks the tag against the models' SQL
+and the macros that call it)."""
 INPUTS = "inputs"
 """Key of a ``models`` run record's details: raw table -> signature at the build's start."""
 FINGERPRINT = "fingerprint"

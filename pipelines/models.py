@@ -8,7 +8,7 @@ Rows holding provider values a staging model could not type are counted per mode
 ``untypable_values`` warn tests) in :attr:`ModelsSummary.untypable_rows`, the run log and
 ``wfm-sync status``; what each staging model reads and casts is its YAML declaration
 (:mod:`pipelines.staging_declarations`). Unit tests are not run here: ``make test`` runs them
-(``tests/test_demo.py``).
+(``tests/e2e/test_demo.py``).
 
 A build holds the warehouse's writer lock (:func:`pipelines.warehouse.writes_warehouse`): on
 DuckDB the file lock every job takes turns through; on PostgreSQL the advisory lock of job

@@ -3,7 +3,7 @@ instant, and dlt's configuration of the ``connecteam`` source and the webhook in
 
 Called by the command line, the Prefect flows a deployment starts, the demo, benchmarks and
 tests; never by a job (``pipelines``), the dashboard or a resource: they take the
-:class:`~core.project.Project` they are given (``tests/test_project.py`` and the import
+:class:`~core.project.Project` they are given (``tests/e2e/test_project.py`` and the import
 contracts keep it so).
 """
 

@@ -196,7 +196,8 @@ class DemoRun:
 @pytest.fixture(scope="session")
 def small_demo(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
     """``wfm-sync demo`` at 400 users and 3,000 shift rows, run once per test run for the tests
-    that read it (tests/test_demo.py, tests/test_dashboard.py): the first pytest-xdist worker
+    that read it (tests/e2e/test_demo.py, tests/e2e/test_dashboard.py, ...): they run on one
+    pytest-xdist worker (:func:`pytest_collection_modifyitems`); should another ask, the first
     to ask runs it under a file lock in the run's shared temporary folder, the other reads what
     it left. The environment is the one :func:`_isolated_env` gives a test, with the project's
     clock at :data:`NOW` and a dbt target folder of its own."""

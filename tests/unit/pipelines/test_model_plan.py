@@ -2,7 +2,7 @@
 records, the ``as_of`` tag against the models' SQL, and, as a property over generated sequences
 of loads into a real DuckDB file, that a table's signature changes whenever its rows do and stays
 the same when nothing happened. No server, no dbt: a few seconds
-(``tests/test_incremental_marts.py`` compares planned builds with a full build end to end)."""
+(``tests/e2e/test_incremental_marts.py`` compares planned builds with a full build end to end)."""
 
 from __future__ import annotations
 

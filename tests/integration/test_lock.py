@@ -22,7 +22,7 @@ from packaging.version import Version
 
 import dev
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LOCK = ROOT / "requirements.lock"
 
 

@@ -186,7 +186,7 @@ def test_sync_and_status_from_any_directory_find_the_same_warehouse(start_emulat
     home = tmp_path / "project"
     (home / ".dlt").mkdir(parents=True)
     # the repository's own .dlt/config.toml (the warehouse at its default, data/warehouse.duckdb)
-    config = (Path(__file__).parents[1] / ".dlt" / "config.toml").read_text()
+    config = (Path(__file__).parents[2] / ".dlt" / "config.toml").read_text()
     (home / ".dlt" / "config.toml").write_text(config.replace(
         'base_url = "https://api.connecteam.com"', f'base_url = "{server.url}"'))  # fmt: skip
     (home / ".dlt" / "secrets.toml").write_text(f'[sources.connecteam]\napi_key = "{API_KEY}"\n')
@@ -242,7 +242,7 @@ def test_a_group_whose_every_stream_failed_reports_the_streams_own_errors(
 def test_an_unedited_copy_of_the_example_secrets_says_no_credentials(tmp_path: Path) -> None:
     home = tmp_path / "project"
     (home / ".dlt").mkdir(parents=True)
-    example = Path(__file__).parents[1] / ".dlt" / "example.secrets.toml"
+    example = Path(__file__).parents[2] / ".dlt" / "example.secrets.toml"
     (home / ".dlt" / "secrets.toml").write_text(example.read_text())
     env = {k: v for k, v in cli_env(Nowhere(), tmp_path / "w.duckdb").items()
            if k not in ("SOURCES__CONNECTEAM__API_KEY", "DLT_PROJECT_DIR")}  # fmt: skip

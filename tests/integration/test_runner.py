@@ -14,9 +14,9 @@ import pytest
 
 from flows.runner import job, step
 from tests.conftest import cli_env
-from tests.test_cli_imports import imported
+from tests.e2e.test_cli_imports import imported
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class TransientError(RuntimeError):

@@ -119,7 +119,7 @@ def test_flow_runs_of_the_work_pool_deployments_have_prefect_analytics_off() -> 
     }
 
 
-GUARD = Path(__file__).parent / "outside_guard"
+GUARD = Path(__file__).parents[1] / "outside_guard"
 """A folder whose ``sitecustomize`` logs and refuses connections outside loopback."""
 
 

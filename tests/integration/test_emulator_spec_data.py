@@ -71,7 +71,7 @@ def config(seed: int, **overrides: Any) -> EmulatorConfig:
 
 DIGEST_SCRIPT = """
 import sys
-sys.path.insert(0, sys.argv[2])
+sys.path[:0] = sys.argv[2:4]  # this test's folder, then tests/ (conftest)
 from test_emulator_spec_data import Dataset, config, dataset_digest
 print(dataset_digest(Dataset.generate(config(int(sys.argv[1])))))
 """
@@ -83,9 +83,9 @@ def test_the_same_seed_gives_the_same_records_in_any_process() -> None:
     assert dataset_digest(Dataset.generate(config(SEEDS[1]))) != first
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
     here = Path(__file__).resolve().parent
-    other = subprocess.run([sys.executable, "-c", DIGEST_SCRIPT, str(SEEDS[0]), str(here)],
-                           env=env, cwd=here.parent, capture_output=True, text=True, timeout=120,
-                           check=True)  # fmt: skip
+    script = [sys.executable, "-c", DIGEST_SCRIPT, str(SEEDS[0]), str(here), str(here.parent)]
+    other = subprocess.run(script, env=env, cwd=here.parents[1], capture_output=True, text=True,
+                           timeout=120, check=True)  # fmt: skip
     assert other.stdout.strip() == first
 
 

@@ -23,7 +23,7 @@ from pipelines.publish import publish_snapshot
 from receiver import ReceiverConfig, create_app
 from sources.configuration import resolve
 
-READER = Path(__file__).with_name("snapshot_reader.py")
+READER = Path(__file__).parents[1] / "snapshot_reader.py"
 USERS = list(range(1000, 1300))
 
 
@@ -52,7 +52,7 @@ def test_dbt_build_passes_on_emulator_data_with_every_model(
     summary = build_models(warehouse, project=resolve())
     assert summary.failed == [] and summary.scope.startswith("every model")
     assert summary.passed_by_kind["model"] == MODELS
-    assert "unit_test" not in summary.passed_by_kind  # make test's (tests/test_demo.py)
+    assert "unit_test" not in summary.passed_by_kind  # make test's (tests/e2e/test_demo.py)
     assert summary.passed_by_kind["test"] >= 60
     # marts agree with the raw data they are built from
     live = query(

@@ -15,7 +15,7 @@ that same warehouse. A failing example is shrunk; keep it as a regular test besi
 
 Cost: one sync and one build of the account per run, then per step a fold and one dbt run
 (about 5 s on an idle machine). ``make test`` runs :data:`SUITE_EXAMPLES` examples (derandomized,
-the same every run); ``pytest tests/test_incremental_properties.py --hypothesis-profile
+the same every run); ``pytest tests/e2e/test_incremental_properties.py --hypothesis-profile
 thorough`` runs the ``thorough`` profile (tests/conftest.py: 500 examples, random)."""
 
 from __future__ import annotations

@@ -56,7 +56,8 @@ def test_demo_syncs_twice_and_shows_counts_and_queries(small_demo: DemoRun):
     assert [name for name, _ in shares] == ["Airport", "Downtown", "Harbour"]
     assert all(0 < share < 100 for _, share in shares), shares
     # the webhook burst's shift events add assignments between the syncs (the suite pins the
-    # clock, so both syncs share one second: changes only a sync saw are tests/test_history.py's)
+    # clock, so both syncs share one second: changes only a sync saw are
+    # tests/e2e/test_history.py's)
     by_webhook = "select count(*) from marts.fct_schedule_changes where detected_by = 'webhook'"
     assert query(warehouse.parent / "analytics.duckdb", by_webhook)[0][0] > 0
     assert "marts as Parquet" in out

@@ -59,9 +59,9 @@ KPIS = (
     "hours_without_rate",
     "salaried_hours",
 )
-SCREENSHOT = Path(__file__).resolve().parent.parent / "docs" / "report.png"
+SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "report.png"
 """docs/dashboard.md's picture of the report; `UPDATE_SCREENSHOTS=1 pytest
-tests/test_dashboard.py -k report` writes it anew."""
+tests/e2e/test_dashboard.py -k report` writes it anew."""
 
 TODAY = datetime.fromtimestamp(NOW, UTC).date()
 DEFAULT_RANGE = (TODAY - timedelta(days=13), TODAY)

@@ -30,7 +30,7 @@ from emulator.webhooks import build_burst, send_burst
 
 pytestmark = pytest.mark.slow
 
-MARTS = Path(__file__).resolve().parent.parent / "sql" / "models" / "marts"
+MARTS = Path(__file__).resolve().parents[2] / "sql" / "models" / "marts"
 TOKEN = "compare-token"
 TOLERANCE = 1e-9
 USERS, SHIFTS = 600, 6000
@@ -199,7 +199,7 @@ def test_every_mart_is_the_same_on_duckdb_and_postgresql(
     for side, env in (("duckdb", duck_env), ("postgres", pg_env)):
         done = run(env, "sync")  # sync, fold, models (and their data tests), publish
         outputs[side] = done.stdout + done.stderr
-        if side == "postgres":  # every unit test on PostgreSQL (DuckDB: tests/test_demo.py)
+        if side == "postgres":  # every unit test on PostgreSQL (DuckDB: tests/e2e/test_demo.py)
             tested = run(env, "models", "build", "--no-publish", "--unit-tests")
             assert passed_unit_tests() == declared_unit_tests, side
             outputs[side] += tested.stdout + tested.stderr

@@ -17,7 +17,7 @@ import duckdb
 import pytest
 from conftest import NOW, DemoRun
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 TODAY = datetime.fromtimestamp(NOW, UTC).date()
 

@@ -18,7 +18,7 @@ from support.servers import free_port, fresh_database
 
 pytestmark = pytest.mark.slow
 
-MARTS_DIR = Path(__file__).resolve().parent.parent / "sql" / "models" / "marts"
+MARTS_DIR = Path(__file__).resolve().parents[2] / "sql" / "models" / "marts"
 MARTS = sorted(p.stem for p in MARTS_DIR.glob("*.sql"))
 """Every mart, by its model file's name (sql/models/marts/*.sql)."""
 PASSWORD = "wfm-test"

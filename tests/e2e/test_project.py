@@ -16,7 +16,7 @@ from conftest import WFM_SYNC, account_project, cli_env, query
 from core.project import Project
 from sources.configuration import resolve
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PRODUCT = ("core", "sources", "pipelines", "flows", "receiver", "dashboard")
 
 READS_SETTINGS = {"sources/configuration.py", "core/clock.py", "flows/cli/terminal.py"}

@@ -23,7 +23,7 @@ from emulator.spec_webhooks import catalogue, feature_event_types, feature_famil
 from inbox.events import CATALOGUE, FEATURE_FAMILIES
 from inbox.events import feature_event_types as product_event_types
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DATA = SPEC_DIR
 PRODUCT = ("sources", "pipelines", "flows", "receiver", "dashboard")
 

@@ -50,7 +50,7 @@ from sources.connecteam.resources import (
     time_off,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SPEC = json.loads(SPEC_FILE.read_text())
 STAGING = ROOT / "sql" / "models" / "staging"
 SNAKE = NamingConvention()

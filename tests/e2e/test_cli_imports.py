@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("prefect", "dbt", "pandas", "dlt", "duckdb", "pyarrow", "sqlalchemy", "httpx",
          "fastapi", "uvicorn", "marimo", "altair", "emulator.app", "emulator.data")  # fmt: skip
 PROBE = """

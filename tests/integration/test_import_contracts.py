@@ -10,7 +10,7 @@ from pathlib import Path
 
 import grimp
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("sources", "pipelines", "flows", "emulator", "receiver", "benchmarks")
 
 

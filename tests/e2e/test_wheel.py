@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import API_KEY, query
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.slow
