@@ -64,9 +64,7 @@ CHECKS = [
     ["mypy"],
     ["sqlfluff", "lint", "sql"],
     ["lint-imports"],
-    # two workers (pytest-xdist): most tests wait on one core each; tests sharing a costly
-    # fixture run on one worker (tests/conftest.py's pytest_collection_modifyitems)
-    ["pytest", "-n", "2", "--dist", "loadgroup"],
+    ["pytest", "-n", "2"],  # two workers (pytest-xdist): most tests wait on one core each
 ]
 FAST_CHECKS = [*CHECKS[:-1], ["pytest", "-n", "2", "tests/unit"]]
 """``test-fast``: the linters and type checks, then the unit tier only."""

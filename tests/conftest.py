@@ -196,11 +196,10 @@ class DemoRun:
 @pytest.fixture(scope="session")
 def small_demo(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
     """``wfm-sync demo`` at 400 users and 3,000 shift rows, run once per test run for the tests
-    that read it (tests/e2e/test_demo.py, tests/e2e/test_dashboard.py, ...): they run on one
-    pytest-xdist worker (:func:`pytest_collection_modifyitems`); should another ask, the first
-    to ask runs it under a file lock in the run's shared temporary folder, the other reads what
-    it left. The environment is the one :func:`_isolated_env` gives a test, with the project's
-    clock at :data:`NOW` and a dbt target folder of its own."""
+    that read it (tests/e2e/test_demo.py, tests/e2e/test_dashboard.py, ...): the first
+    pytest-xdist worker to ask runs it under a file lock in the run's shared temporary folder,
+    the other reads what it left. The environment is the one :func:`_isolated_env` gives a
+    test, with the project's clock at :data:`NOW` and a dbt target folder of its own."""
     import json
     import subprocess
 
@@ -257,26 +256,3 @@ def profile_examples(suite: int) -> int:
     ``suite`` (what ``make test`` can afford)."""
     thorough = settings.get_profile("thorough")
     return thorough.max_examples if settings.default == thorough else suite
-
-
-SHARED_ACROSS_MODULES = ("small_demo",)
-"""Session fixtures worth building once: every test that reads one runs on one pytest-xdist
-worker, so the other worker goes on with other tests instead of waiting on its file lock."""
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Put tests that share a costly fixture on one pytest-xdist worker (``--dist loadgroup``,
-    the README's ``make test``): a test reading a fixture of :data:`SHARED_ACROSS_MODULES` joins
-    that fixture's group; otherwise a test reading a module-scoped fixture (a server, a dbt
-    build, a database) joins its module's group, so the fixture is built once, not once per
-    worker. Other tests are spread one by one."""
-    for item in items:
-        defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
-        shared = [name for name in SHARED_ACROSS_MODULES if name in defs]
-        if shared:
-            group = shared[0]
-        elif any(fixture[-1].scope == "module" for fixture in defs.values()):
-            group = item.nodeid.split("::", 1)[0]
-        else:
-            continue
-        item.add_marker(pytest.mark.xdist_group(group))
