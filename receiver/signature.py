@@ -147,18 +147,24 @@ class StreamedSignature:
 
     def matching_key(self) -> int | None:
         """The index of the first key whose signature is among the presented ``v1`` entries, or
-        ``None`` (also when an entry is not ``<version>,<base64>``, as the package decides)."""
+        ``None``.
+
+        Entries are read in order, as the package reads them: one that is not
+        ``<version>,<value>`` (or a ``v1`` value that is not base64) ends the reading, so a
+        match before it counts and one after it does not.
+        """
         wanted: list[bytes] = []
         for entry in self._presented.split():
-            version, _, value = entry.partition(",")
-            if not value:
-                return None
+            parts = entry.split(",")
+            if len(parts) != 2:
+                break
+            version, value = parts
             if version != "v1":
                 continue
             try:
                 wanted.append(base64.b64decode(value))
             except binascii.Error:
-                return None
+                break
         for index, mac in enumerate(self._macs):
             digest = mac.digest()
             if any(hmac.compare_digest(digest, w) for w in wanted):
