@@ -12,8 +12,9 @@ spec (``spec/connecteam-openapi.json``); the beta ``user_documents`` listing is 
 (its shape follows ``spec/provider-notes.md`` and the emulator's documented choices).
 
 What a stream declares is :class:`~.stream.Stream` (:mod:`sources.connecteam.stream`).
-Adding a stream: one :class:`Stream` below, plus its resource and row mapping in the domain
-module of :mod:`sources.connecteam.resources` (a test fails until both exist).
+Adding a stream: one :class:`Stream` below, plus its resource and row mapping in a domain
+module of :mod:`sources.connecteam.resources` (a new domain is a new module there, found without
+being listed; a test fails until both exist).
 """
 
 from __future__ import annotations

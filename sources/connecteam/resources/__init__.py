@@ -1,27 +1,8 @@
 """The ``connecteam`` source's resources, one module per domain, each with its table of
 streams (``RESOURCES``: stream name -> how to build its resource for a :class:`~.run.Run`);
-:func:`build_resources` builds them in registry order.
-
-===================== ==========================================================================
-module                streams
-===================== ==========================================================================
-:mod:`.users`         ``users``, ``user_custom_field_definitions``,
-                      ``user_custom_field_categories``
-:mod:`.groups`        ``smart_groups``, ``smart_group_segments``
-:mod:`.forms`         ``forms``, ``form_submissions``
-:mod:`.scheduling`    ``schedulers``, ``shifts``
-:mod:`.time_clock`    ``time_clocks``, ``time_activities`` (+ ``time_activity_coverage``),
-                      ``timesheets``, ``manual_breaks``
-:mod:`.jobs`          ``jobs``
-:mod:`.time_off`      ``time_off_requests``, ``time_off_policy_types``, ``time_off_balances``
-:mod:`.tasks`         ``task_boards``, ``tasks``
-:mod:`.documents`     ``user_documents``
-:mod:`.availability`  ``scheduler_unavailabilities``
-:mod:`.pay`           ``pay_rates``, ``pay_rule_policies``
-:mod:`.sales`         ``sales_locations``, ``daily_sales``
-:mod:`.shift_layers`  ``shift_layers``, ``shift_layer_values``, ``shift_custom_fields``,
-                      ``user_custom_field_options``
-===================== ==========================================================================
+:func:`build_resources` builds them in registry order. The domain modules are found, not listed:
+every module of this package that defines ``RESOURCES`` is one (its docstring names its
+streams and endpoints). Adding a domain is adding its module.
 
 Every table is merged on the provider's own id (balances: on policy type, policy, user and the
 sync's day), so re-running never duplicates a row. Nested
@@ -33,6 +14,8 @@ seconds, UTC), its data kept, and only after a complete listing (or window).
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections.abc import Callable
 from typing import Any
 
@@ -42,22 +25,7 @@ from ...arrow_hints import quiet_arrow_hint_warnings
 from ..client import ConnecteamClient
 from ..listing import complete_listing, once
 from ..registry import COVERAGE_TABLE, FORM_SUBMISSIONS_DAYS_BACK, STREAMS
-from . import (
-    availability,
-    documents,
-    forms,
-    groups,
-    jobs,
-    manual_breaks,
-    pay,
-    sales,
-    scheduling,
-    shift_layers,
-    tasks,
-    time_clock,
-    time_off,
-    users,
-)
+from . import shift_layers
 from .run import Builders, Run, Windows
 
 # JSON columns travel as JSON text in Arrow, declared ``json`` in the hints: intentional
@@ -131,12 +99,14 @@ def _collect(*tables: Builders) -> Builders:
     return merged
 
 
-RESOURCES = _collect(
-    users.RESOURCES, groups.RESOURCES, forms.RESOURCES, scheduling.RESOURCES,
-    time_clock.RESOURCES, manual_breaks.RESOURCES, jobs.RESOURCES, time_off.RESOURCES,
-    tasks.RESOURCES, documents.RESOURCES, availability.RESOURCES, pay.RESOURCES, sales.RESOURCES,
-    shift_layers.RESOURCES,
-)  # fmt: skip
+def _domain_tables() -> list[Builders]:
+    """The ``RESOURCES`` table of every module of this package that has one, by module name."""
+    names = sorted(info.name for info in pkgutil.iter_modules(__path__))
+    modules = (importlib.import_module(f"{__name__}.{name}") for name in names)
+    return [module.RESOURCES for module in modules if hasattr(module, "RESOURCES")]
+
+
+RESOURCES = _collect(*_domain_tables())
 """Every stream's resource builder, from the domain modules' tables (:data:`.run.Builders`)."""
 
 
