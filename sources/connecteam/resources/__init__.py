@@ -16,16 +16,12 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable
-from typing import Any
 
 from dlt.sources import DltResource
 
 from ...arrow_hints import quiet_arrow_hint_warnings
 from ..client import ConnecteamClient
-from ..listing import complete_listing, once
 from ..registry import COVERAGE_TABLE, FORM_SUBMISSIONS_DAYS_BACK, STREAMS
-from . import shift_layers
 from .run import Builders, Run, Windows
 
 # JSON columns travel as JSON text in Arrow, declared ``json`` in the hints: intentional
@@ -41,9 +37,8 @@ def build_resources(
     shifts_api_version: int = 1,
 ) -> list[DltResource]:
     """One resource per stream of :data:`~sources.connecteam.registry.STREAMS`, in its order,
-    each built by its domain module's table (:data:`RESOURCES`); parent listings (schedulers,
-    forms, time clocks, task boards, policy types, custom fields, shift layers) fetched once per
-    run, shared.
+    each built by its domain module's table (:data:`RESOURCES`) for one :class:`~.run.Run`,
+    whose parent listings (schedulers, forms, time clocks, ...) are fetched once and shared.
 
     Args:
         client: The client every resource requests through.
@@ -55,31 +50,12 @@ def build_resources(
         shifts_api_version: ``1`` (one row per assigned user) or ``2`` (one row per shift,
             ``GET /scheduler/v2/schedulers/{schedulerId}/shifts``) for ``shifts``.
     """
-    schedulers = once(lambda: complete_listing(client.pages(STREAMS["schedulers"])))
-    run = Run(
-        client=client,
-        windows=Windows(
-            shifts_window, activities_window, time_off_window, submissions_days_back,
-            shifts_api_version,
-        ),
-        schedulers=schedulers,
-        forms=once(lambda: complete_listing(client.pages(STREAMS["forms"]))),
-        time_clocks=_records_once(client, "time_clocks"),
-        task_boards=_records_once(client, "task_boards"),
-        policy_types=once(
-            lambda: complete_listing(client.pages(STREAMS["time_off_policy_types"]))
-        ),
-        definitions=once(
-            lambda: complete_listing(client.pages(STREAMS["user_custom_field_definitions"]))
-        ),
-        layers=shift_layers.layers_by_scheduler(client, schedulers),
+    windows = Windows(
+        shifts_window, activities_window, time_off_window, submissions_days_back,
+        shifts_api_version,
     )  # fmt: skip
+    run = Run(client, windows)
     return [RESOURCES[name](run) for name in STREAMS]
-
-
-def _records_once(client: ConnecteamClient, stream: str) -> Callable[[], list[dict[str, Any]]]:
-    """The records of an unpaged parent listing, fetched once per run."""
-    return once(lambda: [r for page in client.paginate(STREAMS[stream]) for r in page])
 
 
 def _collect(*tables: Builders) -> Builders:

@@ -4,14 +4,17 @@ module's table of resources (:data:`Builders`)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from dlt.sources import DltResource
 
 from ..client import ConnecteamClient
+from ..listing import complete_listing, once
 from ..registry import STREAMS
 from .common import Listing
+
+T = TypeVar("T")
 
 Records = Callable[[], list[dict[str, Any]]]
 """An unpaged parent listing's records, fetched once per run."""
@@ -41,29 +44,65 @@ class Windows:
 @dataclass(frozen=True)
 class Run:
     """One source run: the client every resource requests through, the windows, and the parent
-    listings several streams share (each fetched at most once per run, when first asked).
+    listings several streams share (each fetched at most once per run, when first asked; a fetch
+    that raised is tried again by the next stream that asks).
 
     Attributes:
         client: The client (its ``now`` is the run's instant).
         windows: The source's windows.
-        schedulers: ``GET /scheduler/v1/schedulers``, complete or not.
-        forms: ``GET /forms/v1/forms``, complete or not.
-        time_clocks: ``GET /time-clock/v1/time-clocks`` (unpaged).
-        task_boards: ``GET /tasks/v1/taskboards`` (unpaged).
-        policy_types: ``GET /time-off/v1/policy-types``, complete or not.
-        definitions: ``GET /users/v1/custom-fields``, complete or not.
-        layers: Each scheduler's shift layers (:func:`.shift_layers.layers_by_scheduler`).
     """
 
     client: ConnecteamClient
     windows: Windows
-    schedulers: Listing
-    forms: Listing
-    time_clocks: Records
-    task_boards: Records
-    policy_types: Listing
-    definitions: Listing
-    layers: Callable[[], Any]
+    _shared: dict[str, Callable[[], Any]] = field(default_factory=dict, compare=False, repr=False)
+
+    def shared(self, name: str, fetch: Callable[[], T]) -> Callable[[], T]:
+        """``fetch``, run at most once per run by the first stream that calls the result (those
+        arriving meanwhile wait for it); every later ``shared(name, ...)`` gets that result."""
+        return self._shared.setdefault(name, once(fetch))
+
+    def listing(self, stream: str) -> Listing:
+        """``stream``'s listing read to its end: ``(records, consistent)``, as
+        :func:`~sources.connecteam.listing.complete_listing` gives it; the parents of another
+        stream, fetched once per run."""
+        return self.shared(stream, lambda: complete_listing(self.client.pages(STREAMS[stream])))
+
+    def records(self, stream: str) -> Records:
+        """The records of ``stream``'s unpaged listing (every page's), fetched once per run."""
+        endpoint = STREAMS[stream]
+        return self.shared(
+            stream, lambda: [r for page in self.client.paginate(endpoint) for r in page]
+        )
+
+    @property
+    def schedulers(self) -> Listing:
+        """``GET /scheduler/v1/schedulers``, complete or not."""
+        return self.listing("schedulers")
+
+    @property
+    def forms(self) -> Listing:
+        """``GET /forms/v1/forms``, complete or not."""
+        return self.listing("forms")
+
+    @property
+    def policy_types(self) -> Listing:
+        """``GET /time-off/v1/policy-types``, complete or not."""
+        return self.listing("time_off_policy_types")
+
+    @property
+    def definitions(self) -> Listing:
+        """``GET /users/v1/custom-fields``, complete or not."""
+        return self.listing("user_custom_field_definitions")
+
+    @property
+    def time_clocks(self) -> Records:
+        """``GET /time-clock/v1/time-clocks`` (unpaged)."""
+        return self.records("time_clocks")
+
+    @property
+    def task_boards(self) -> Records:
+        """``GET /tasks/v1/taskboards`` (unpaged)."""
+        return self.records("task_boards")
 
 
 Builders = dict[str, Callable[[Run], DltResource]]

@@ -24,11 +24,10 @@ from dlt.sources import DltResource
 from ..arrow_rows import BIGINT, BOOL, JSON
 from ..client import ConnecteamClient
 from ..errors import ParentNotFoundError
-from ..listing import once
 from ..registry import STREAMS
 from .children import Parent, child_listing
 from .common import DELETION_MARK, Listing
-from .run import Builders
+from .run import Builders, Run
 
 LAYER_COLUMNS = {"scheduler_id": "bigint!", **DELETION_MARK}
 CUSTOM_FIELD_COLUMNS = {"scheduler_id": "bigint!", "dropdown_options": JSON, **DELETION_MARK}
@@ -70,8 +69,8 @@ def option_row(field_id: int, record: dict[str, Any]) -> dict[str, Any]:
 
 
 def layers_by_scheduler(client: ConnecteamClient, scheduler_list: Listing) -> LayersBySchedulers:
-    """Each listed scheduler's shift layers, fetched once per run (shared by ``shift_layers``
-    and ``shift_layer_values``)."""
+    """How to fetch each listed scheduler's shift layers (:func:`_layers` runs it once per run
+    for ``shift_layers`` and ``shift_layer_values``)."""
 
     def fetch() -> dict[int, list[dict[str, Any]] | ParentNotFoundError]:
         out: dict[int, list[dict[str, Any]] | ParentNotFoundError] = {}
@@ -85,7 +84,7 @@ def layers_by_scheduler(client: ConnecteamClient, scheduler_list: Listing) -> La
                 out[sid] = exc
         return out
 
-    return once(fetch)
+    return fetch
 
 
 def shift_layers(client: ConnecteamClient, layers: LayersBySchedulers) -> DltResource:
@@ -151,10 +150,15 @@ def user_custom_field_options(client: ConnecteamClient, definitions: Listing) ->
     return child_listing(client, "user_custom_field_options", key, OPTION_COLUMNS, parents)
 
 
+def _layers(run: Run) -> LayersBySchedulers:
+    """Each scheduler's layers, listed once per run for both layer streams."""
+    return run.shared("layers_by_scheduler", layers_by_scheduler(run.client, run.schedulers))
+
+
 RESOURCES: Builders = {
     "user_custom_field_options": lambda run: user_custom_field_options(run.client, run.definitions),
-    "shift_layers": lambda run: shift_layers(run.client, run.layers),
-    "shift_layer_values": lambda run: shift_layer_values(run.client, run.layers),
+    "shift_layers": lambda run: shift_layers(run.client, _layers(run)),
+    "shift_layer_values": lambda run: shift_layer_values(run.client, _layers(run)),
     "shift_custom_fields": lambda run: shift_custom_fields(run.client, run.schedulers),
 }
 """This domain's streams and how each one's resource is built for a run."""
