@@ -76,10 +76,14 @@ def decode_json(content: bytes) -> Any:
     more digits is therefore decoded by the standard library instead.
 
     Raises:
-        ValueError: The content is not JSON.
+        ValueError: The content is not JSON, or nests deeper than the decoder goes (orjson stops
+            at 1,024 levels; the standard library's recursion ends sooner).
     """
     if _LONG_DIGITS.search(content):
-        return json.loads(content)
+        try:
+            return json.loads(content)
+        except RecursionError as exc:
+            raise ValueError("the answer nests too deep to decode") from exc
     return orjson.loads(content)
 
 

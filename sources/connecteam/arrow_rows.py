@@ -324,7 +324,7 @@ def _text_without_nul(text: str | None) -> tuple[str | None, int]:
     if _NUL_ESCAPE in text:
         try:
             decoded = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             decoded = None
         else:
             cleaned, n = _value_without_nul(decoded)

@@ -183,10 +183,10 @@ def validation_detail(content: bytes, most: int = 20) -> str | None:
     """The fields of an ``HTTPValidationError`` body (the spec's 422 answer,
     ``{"detail": [{loc, msg, type}, ...]}``), one ``loc: msg`` each, ``loc`` joined by dots
     (``body.fileId: field required; path.userId: ...``); at most ``most`` fields, each message
-    cut at 200 characters. ``None`` for any other body."""
+    cut at 200 characters. ``None`` for any other body (also one nested too deep to decode)."""
     try:
         body = json.loads(content)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     items = body.get("detail") if isinstance(body, dict) else None
     if not isinstance(items, list) or not items:

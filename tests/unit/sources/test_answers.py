@@ -197,3 +197,14 @@ def test_an_answer_without_its_list_fails_the_same_either_way(
     with body_of(content) as body, pytest.raises(ConnecteamAPIError, match=reason) as raised:
         list(body_records(body, ACTIVITIES))
     assert "time-activities" in str(raised.value)
+
+
+@pytest.mark.parametrize("long_integer", [False, True], ids=["orjson", "standard library"])
+def test_an_answer_nested_too_deep_is_not_json_either_decoder(long_integer: bool) -> None:
+    """Past the decoders' depth (orjson's 1,024 levels; the standard library's recursion), the
+    answer is refused as not JSON (``ValueError``), whichever decoder reads it: a run of 19
+    digits sends it to the standard library, whose ``RecursionError`` must not escape."""
+    digits = b"1234567890123456789," if long_integer else b""
+    content = b"[" + digits + b"[" * 100_000 + b"]" * 100_001
+    with pytest.raises(ValueError):
+        answers.decode_json(content)
