@@ -196,51 +196,43 @@ class DemoRun:
 @pytest.fixture(scope="session")
 def small_demo(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
     """``wfm-sync demo`` at 400 users and 3,000 shift rows, run once per test run for the tests
-    that read it (tests/e2e/test_demo.py, tests/e2e/test_dashboard.py, ...): the first
-    pytest-xdist worker to ask runs it under a file lock in the run's shared temporary folder,
-    the other reads what it left. The environment is the one :func:`_isolated_env` gives a
-    test, with the project's clock at :data:`NOW` and a dbt target folder of its own."""
-    import json
+    that read it (tests/e2e/test_demo.py, tests/e2e/test_dashboard.py, ...) by the first
+    pytest-xdist worker to ask (:func:`support.shared.once_per_run`)."""
+    from support.shared import once_per_run
+
+    return once_per_run(tmp_path_factory, "small-demo", _run_small_demo)
+
+
+def _run_small_demo(base: Path) -> DemoRun:
+    """The demo into ``base``, in the environment :func:`_isolated_env` gives a test, with the
+    project's clock at :data:`NOW` and a dbt target folder of its own."""
     import subprocess
 
-    from filelock import FileLock
-
-    shared = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        shared = shared.parent  # the run's folder, above each worker's own
-    base = shared / "small-demo"
-    record = base / "run.json"
-    with FileLock(str(shared / "small-demo.lock")):
-        if not record.exists():
-            base.mkdir(exist_ok=True)
-            warehouse = base / "demo" / "warehouse.duckdb"
-            env = {
-                k: v
-                for k, v in os.environ.items()
-                if not k.startswith(("SOURCES__", "DESTINATION__", "WFM_SYNC_", "WEBHOOKS__"))
-            }
-            env.update(
-                PREFECT_HOME=str(base / "prefect"),
-                PREFECT_SERVER_ANALYTICS_ENABLED="false",
-                RUNTIME__DLTHUB_TELEMETRY="false",
-                WFM_SYNC_NOW=str(NOW),
-                WFM_SYNC_DBT_TARGET_DIR=str(base / "dbt-target"),
-                WEBHOOKS__INBOX_URL=f"sqlite:///{base / 'default-inbox.sqlite3'}",
-            )
-            command = [*WFM_SYNC, "demo", "--users", "400", "--shifts", "3000"]
-            result = subprocess.run(
-                [*command, "--webhook-events", "300", "--warehouse", str(warehouse)],
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=900,  # a busy 2-core machine: the demo ran 4.5 min beside the suite
-            )
-            assert result.returncode == 0, result.stderr[-3000:]
-            env["DESTINATION__DUCKDB__CREDENTIALS"] = str(warehouse)
-            run = DemoRun(warehouse, result.stdout, result.stderr, env)
-            record.write_text(json.dumps({**run.__dict__, "warehouse": str(warehouse)}))
-    data = json.loads(record.read_text())
-    return DemoRun(Path(data["warehouse"]), data["stdout"], data["stderr"], data["env"])
+    warehouse = base / "demo" / "warehouse.duckdb"
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("SOURCES__", "DESTINATION__", "WFM_SYNC_", "WEBHOOKS__"))
+    }
+    env.update(
+        PREFECT_HOME=str(base / "prefect"),
+        PREFECT_SERVER_ANALYTICS_ENABLED="false",
+        RUNTIME__DLTHUB_TELEMETRY="false",
+        WFM_SYNC_NOW=str(NOW),
+        WFM_SYNC_DBT_TARGET_DIR=str(base / "dbt-target"),
+        WEBHOOKS__INBOX_URL=f"sqlite:///{base / 'default-inbox.sqlite3'}",
+    )
+    command = [*WFM_SYNC, "demo", "--users", "400", "--shifts", "3000"]
+    result = subprocess.run(
+        [*command, "--webhook-events", "300", "--warehouse", str(warehouse)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,  # a busy 2-core machine: the demo ran 4.5 min beside the suite
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    env["DESTINATION__DUCKDB__CREDENTIALS"] = str(warehouse)
+    return DemoRun(warehouse, result.stdout, result.stderr, env)
 
 
 # Hypothesis's `thorough` profile (`pytest --hypothesis-profile thorough`): the long runs of the

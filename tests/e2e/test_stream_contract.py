@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,7 @@ import pytest
 from conftest import NOW, account_project, profile_examples, query
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from support.shared import once_per_run
 from support.stream_answers import Answers, enum_fields, integer_fields, item_strategy
 
 from sources.connecteam import answers
@@ -188,7 +189,7 @@ class Outcome:
     failed: dict[str, str]
     warehouse: Path
     paths: dict[str, set[str]]
-    raised: BaseException | None = None
+    raised: str | None = None
 
 
 def sync(
@@ -206,22 +207,26 @@ def sync(
     try:
         summary = run_sync(streams, project=project, transport=answers.transport(), max_in_flight=1)
     except Exception as exc:  # noqa: BLE001 - the contract says nothing escapes; kept to report
-        return Outcome({}, {}, {}, warehouse, answers.paths, exc)
+        return Outcome({}, {}, {}, warehouse, answers.paths, repr(exc))
     return Outcome(
         summary.rows, summary.quarantined, summary.failed_streams, warehouse, answers.paths
     )
 
 
-@pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Outcome]]:
-    """Every variant's run (and a baseline's), each into a warehouse of its own."""
+def _every_variant(root: Path) -> dict[str, Outcome]:
+    """Every variant's run (and a baseline's), each into a warehouse of its own under ``root``."""
     with pytest.MonkeyPatch.context() as env:
         env.setenv("WFM_SYNC_NOW", str(NOW))
         env.setenv("RUNTIME__DLTHUB_TELEMETRY", "false")
         env.setenv("SOURCES__CONNECTEAM__BACKOFF_BASE", "0.02")
         items = base_items()
-        root = tmp_path_factory.mktemp("contract")
-        yield {v.name: sync(items, v, root / v.name) for v in [BASELINE, *VARIANTS]}
+        return {v.name: sync(items, v, root / v.name) for v in [BASELINE, *VARIANTS]}
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Outcome]:
+    """Every variant's run (and a baseline's), once per test run (:func:`once_per_run`)."""
+    return once_per_run(tmp_path_factory, "stream-contract", _every_variant)
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=[v.name for v in VARIANTS])
@@ -262,10 +267,7 @@ UNPAGED = [name for name, stream in STREAMS.items() if stream.max_limit is None]
 to be decoded as a stream (:func:`sources.connecteam.answers.body_records`)."""
 
 
-@pytest.fixture(scope="module")
-def streamed(
-    outcomes: dict[str, Outcome], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[dict[str, Outcome]]:
+def _every_variant_streamed(root: Path) -> dict[str, Outcome]:
     """Every variant's run again with every answer of the unpaged streams decoded as a stream
     (:mod:`sources.connecteam.json_stream`) in batches of two items, each batch a page to the
     contract."""
@@ -276,9 +278,14 @@ def streamed(
         env.setattr(answers, "STREAM_FROM_BYTES", 0)
         env.setattr(answers, "BATCH_ITEMS", 2)
         items = base_items()
-        root = tmp_path_factory.mktemp("streamed")
         names = sorted({above for name in UNPAGED for above in lineage(name)}, key=NAMES.index)
-        yield {v.name: sync(items, v, root / v.name, names) for v in [BASELINE, *VARIANTS]}
+        return {v.name: sync(items, v, root / v.name, names) for v in [BASELINE, *VARIANTS]}
+
+
+@pytest.fixture(scope="module")
+def streamed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Outcome]:
+    """:func:`_every_variant_streamed`, once per test run (:func:`once_per_run`)."""
+    return once_per_run(tmp_path_factory, "stream-contract-streamed", _every_variant_streamed)
 
 
 @pytest.mark.parametrize("variant", [BASELINE, *VARIANTS], ids=lambda v: v.name)
