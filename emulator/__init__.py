@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .app import create_app
     from .data import Dataset, EmulatorConfig
+    from .options import ServerOptions
     from .server import EmulatorServer
-    from .state import ServerOptions
 
 __all__ = ["Dataset", "EmulatorConfig", "EmulatorServer", "ServerOptions", "create_app"]
 
@@ -26,7 +26,7 @@ _HOMES = {
     "Dataset": ".data",
     "EmulatorConfig": ".data",
     "EmulatorServer": ".server",
-    "ServerOptions": ".state",
+    "ServerOptions": ".options",
 }
 
 

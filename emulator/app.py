@@ -27,10 +27,11 @@ from .groups import add_group_routes
 from .listings import add_listing_routes
 from .middleware import ProviderBehaviour
 from .operations import add_operations_routes
+from .options import ServerOptions
 from .pay_leave import add_pay_leave_routes
 from .sales import add_sales_routes
 from .shift_layers import add_shift_layer_routes
-from .state import EmulatorState, ServerOptions
+from .state import EmulatorState
 from .subscriptions import add_subscription_routes
 
 __all__ = ["ServerOptions", "create_app"]

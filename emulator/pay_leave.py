@@ -24,9 +24,8 @@ from fastapi import FastAPI, Path, Query
 from fastapi.responses import Response
 
 from .auth import requirement
-from .operations import parse_window
 from .pay_leave_data import PayLeave, unavailability_epochs
-from .responses import envelope, json_response, paged
+from .responses import envelope, json_response, paged, parse_window
 from .state import EmulatorState
 
 PAY_RATES_MAX_DAYS = 365

@@ -17,8 +17,7 @@ from fastapi import FastAPI, Query
 from fastapi.responses import Response
 
 from .auth import requirement
-from .operations import parse_window
-from .responses import envelope, json_response, paged
+from .responses import envelope, json_response, paged, parse_window
 from .sales_data import Sales, daily_sales_in
 from .state import EmulatorState
 

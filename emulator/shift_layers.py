@@ -25,9 +25,10 @@ from fastapi import FastAPI, Path, Query
 from fastapi.responses import Response
 
 from .auth import requirement
+from .options import ShiftSort, SortOrder
 from .responses import envelope, json_response, paged
 from .shift_layers_data import dropdown_options
-from .state import EmulatorState, ShiftSort, SortOrder
+from .state import EmulatorState
 
 Limit500 = Annotated[int, Query(ge=1, le=500)]
 Limit100 = Annotated[int, Query(ge=1, le=100)]
