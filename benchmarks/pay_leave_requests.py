@@ -42,6 +42,7 @@ def main() -> None:
     parser.add_argument("--schedulers", type=int, default=4)
     args = parser.parse_args()
 
+    from emulator.domains.pay_leave.data import pay_leave_of
     from emulator.operations_data import OperationsConfig
     from pipelines import build_pipeline, run_sync
 
@@ -56,7 +57,7 @@ def main() -> None:
             SOURCES__CONNECTEAM__BASE_URL=server.url, SOURCES__CONNECTEAM__API_KEY="bench",
             DESTINATION__DUCKDB__CREDENTIALS=str(Path(tmp) / "w.duckdb"),
         )  # fmt: skip
-        pay_leave = server.state.dataset.operations.pay_leave
+        pay_leave = pay_leave_of(server.state.dataset)
         pipeline = build_pipeline(project=resolve())
         server.control("stats/reset")
         started = time.perf_counter()

@@ -4,8 +4,9 @@ Never imported by production code paths (``sources``, ``pipelines``); the CLI im
 its ``emulator`` and ``demo`` commands. It imports nothing of the product either (an import
 contract in ``pyproject.toml``): what it serves and sends comes from the provider's documents
 (its webhook events: :mod:`emulator.spec_webhooks`), so where the product misreads them a test
-can tell. The names below are imported on first use, so reading :mod:`emulator.config` (the
-demo's sizes, for ``--help``) costs no web framework.
+can tell. Its stream domains are one package each under :mod:`emulator.domains`. The names below
+are imported on first use, so reading :mod:`emulator.config` (the demo's sizes, for ``--help``)
+costs no web framework.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .app import create_app
     from .data import Dataset, EmulatorConfig
+    from .options import ServerOptions
     from .server import EmulatorServer
-    from .state import ServerOptions
 
 __all__ = ["Dataset", "EmulatorConfig", "EmulatorServer", "ServerOptions", "create_app"]
 
@@ -26,7 +27,7 @@ _HOMES = {
     "Dataset": ".data",
     "EmulatorConfig": ".data",
     "EmulatorServer": ".server",
-    "ServerOptions": ".state",
+    "ServerOptions": ".options",
 }
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from .config import DAY, EmulatorConfig
-from .shift_layers_data import shift_custom_values, shift_details
+from .domains.shift_layers.data import shift_custom_values, shift_details
 from .vocabulary import (
     COLORS,
     CUSTOM_FIELDS,

@@ -5,7 +5,9 @@ parts.
 * :mod:`emulator.listings`: users, forms, schedulers, shifts, user documents;
 * :mod:`emulator.operations`: time clocks, time activities, timesheets, form submissions, jobs,
   time off, tasks, custom fields;
-* :mod:`emulator.documents`: attachments and document entries (the write path);
+* :mod:`emulator.domains`: the stream domains, each registering its own routes (pay and
+  leave, sales, smart groups, shift layers, and documents: attachments and document entries,
+  the write path);
 * :mod:`emulator.subscriptions`: the webhook settings API (``/settings/v1/webhooks``), whose
   subscribers :mod:`emulator.delivery` sends the events of changes to;
 * :mod:`emulator.control`: the ``/_emulator/`` control endpoints;
@@ -22,15 +24,12 @@ from fastapi import FastAPI
 from .auth import add_token_route
 from .control import add_control_routes
 from .data import EmulatorConfig
-from .documents import add_document_routes
-from .groups import add_group_routes
+from .domains import DOMAINS
 from .listings import add_listing_routes
 from .middleware import ProviderBehaviour
 from .operations import add_operations_routes
-from .pay_leave import add_pay_leave_routes
-from .sales import add_sales_routes
-from .shift_layers import add_shift_layer_routes
-from .state import EmulatorState, ServerOptions
+from .options import ServerOptions
+from .state import EmulatorState
 from .subscriptions import add_subscription_routes
 
 __all__ = ["ServerOptions", "create_app"]
@@ -55,12 +54,9 @@ def create_app(
     add_token_route(app, state)
     add_listing_routes(app, state)
     add_control_routes(app, state)
-    add_document_routes(app, state)
     add_operations_routes(app, state)
-    add_pay_leave_routes(app, state)
-    add_sales_routes(app, state)
-    add_group_routes(app, state)
-    add_shift_layer_routes(app, state)
+    for domain in DOMAINS:
+        domain.add_routes(app, state)
     add_subscription_routes(app, state)
     app.add_middleware(ProviderBehaviour, state=state)
     return app

@@ -26,9 +26,9 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 
 from . import parameters
+from .protocols import Server
 from .responses import json_response
 from .spec_schemas import spec
-from .state import EmulatorState
 
 TOKEN_PATH = "/oauth/v1/token"
 TOKEN_SECONDS = 86_400
@@ -45,7 +45,7 @@ KNOWN_SCOPES = _known_scopes()
 from the spec file)."""
 
 
-def identify(state: EmulatorState, scope_name: str | None) -> Callable[[Request], str]:
+def identify(state: Server, scope_name: str | None) -> Callable[[Request], str]:
     """A FastAPI dependency that authenticates the request and returns the caller's identity:
     ``"api-key"`` or the OAuth client id.
 
@@ -73,7 +73,7 @@ def identify(state: EmulatorState, scope_name: str | None) -> Callable[[Request]
     return check
 
 
-def requirement(state: EmulatorState, scope_name: str | None) -> Any:
+def requirement(state: Server, scope_name: str | None) -> Any:
     """For a route's ``dependencies``: the credential check (:func:`identify`), then, on a GET
     the spec declares, the check of its query and path parameters against the spec
     (:mod:`emulator.parameters`).
@@ -100,7 +100,7 @@ def requirement(state: EmulatorState, scope_name: str | None) -> Any:
     return Depends(check)
 
 
-def add_token_route(app: FastAPI, state: EmulatorState) -> None:
+def add_token_route(app: FastAPI, state: Server) -> None:
     """Register ``POST /oauth/v1/token`` on ``app`` (see the module docstring)."""
 
     @app.post(TOKEN_PATH)

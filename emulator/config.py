@@ -64,7 +64,7 @@ class OperationsConfig:
         sales_days_back: Days before the anchor's day with daily sales (actuals).
         sales_days_ahead: Days after it with daily sales (projections only).
         shift_layer_values: Values of each scheduler's Location shift layer (the first four
-            named as the sales locations; :mod:`emulator.shift_layers_data`).
+            named as the sales locations; :mod:`emulator.domains.shift_layers.data`).
         shift_custom_fields: Shift custom fields of each scheduler (a dropdown, then text).
         custom_field_categories: User custom-field categories.
         dropdown_options: Options each user dropdown field lists; ``None``: its own.

@@ -25,7 +25,7 @@ authentication, no rate limit, not counted), for tests, demos and benchmarks:
   forgets them. Added in the answer's body only (:class:`ExtraFields`, an ASGI middleware),
   never to the account itself.
 
-The document write path has control endpoints of its own (:mod:`emulator.documents`).
+The document write path has control endpoints of its own (:mod:`emulator.domains.documents.routes`).
 """
 
 from __future__ import annotations

@@ -3,9 +3,10 @@
 All records follow the provider's OpenAPI schemas (``User``, ``FormResponse``, ``SchedulerResponse``
 and the V1 ``ShiftResponse``). Timestamps are UTC epoch seconds. Generation is deterministic for a
 given ``seed`` and ``anchor`` (the emulator's notion of "now" at start-up, floored to the day).
-The records come from :mod:`emulator.account_data` and :mod:`emulator.operations_data`, the
-changes from :mod:`emulator.account_changes`; with ``data="spec"`` every record is drawn from the
-spec's schemas instead (:mod:`emulator.spec_account`).
+The records come from :mod:`emulator.account_data` and :mod:`emulator.operations_data`, each
+stream domain's from its ``tidy`` step (:data:`emulator.domains.DOMAINS`), the changes from
+:mod:`emulator.account_changes`; with ``data="spec"`` every record is drawn from the spec's
+schemas instead (:mod:`emulator.spec_account`).
 """
 
 from __future__ import annotations
@@ -20,11 +21,8 @@ from .account_changes import Changes
 from .attendance import tie_punches_to_shifts
 from .config import DAY, EmulatorConfig
 from .config import now as clock_now
-from .groups_data import tidy_groups
+from .domains import DOMAINS
 from .operations_data import REMOVABLE_OPERATIONS, Operations
-from .pay_leave_data import tidy_pay_leave
-from .sales_data import tidy_sales
-from .shift_layers_data import tidy_shift_settings
 from .spec_account import spec_account
 from .spec_records import SpecData
 from .vocabulary import CUSTOM_FIELDS
@@ -44,6 +42,7 @@ class Dataset:
         forms: By ``formId``.
         schedulers: By ``schedulerId``.
         shifts: By ``schedulerId``: V1 shift rows in creation order.
+        domains: By domain name (:data:`emulator.domains.DOMAINS`): that domain's records.
         version: Increases with every change (cache key of filtered listings).
     """
 
@@ -54,6 +53,7 @@ class Dataset:
     schedulers: dict[int, dict[str, Any]] = field(default_factory=dict)
     shifts: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     operations: Operations = field(default_factory=Operations)
+    domains: dict[str, Any] = field(default_factory=dict)
     version: int = 0
     spec_manifest: list[dict[str, Any]] = field(default_factory=list)
     """With ``data="spec"``: one ``{"stream", "key", "path", "kind"}`` per value the generator
@@ -115,6 +115,7 @@ class Dataset:
             schedulers=drawn.schedulers,
             shifts=drawn.shifts,
             operations=drawn.operations,
+            domains=drawn.domains,
             spec_manifest=drawn.generator.manifest,
             spec=drawn.generator,
             _clock=config.resolved_anchor(),
@@ -122,8 +123,9 @@ class Dataset:
         )
 
     def _add_operations(self, active: list[int], anchor: int) -> None:
-        """The operations records over the ``active`` users, punches tied to the shifts, pay and
-        leave."""
+        """The operations records over the ``active`` users, punches tied to the shifts, then
+        each domain's records (its ``tidy`` step, in :data:`~emulator.domains.DOMAINS`
+        order)."""
         config = self.config
         self.operations = ops = Operations.generate(
             config.operations, config.seed, anchor, active, self.forms, CUSTOM_FIELDS
@@ -133,15 +135,9 @@ class Dataset:
         ended_by = anchor if config.anchor is not None else max(anchor, int(clock_now()))
         tie_punches_to_shifts(ops, self.shifts, ended_by, config.operations.attendance_share,
                               config.seed)  # fmt: skip
-        ops.pay_leave = tidy_pay_leave(config.operations, config.seed, anchor, active, ops.jobs,
-                                       ops.policy_types, list(self.schedulers))  # fmt: skip
-        ops.sales = tidy_sales(config.operations, config.seed, anchor, len(active))
-        ops.smart_groups, ops.smart_group_segments = tidy_groups()
-        sizes = config.operations
-        ops.shift_settings = tidy_shift_settings(
-            list(self.schedulers), sizes.shift_layer_values, sizes.shift_custom_fields,
-            sizes.custom_field_categories, sizes.dropdown_options,
-        )  # fmt: skip
+        for domain in DOMAINS:
+            if domain.tidy is not None:
+                self.domains[domain.name] = domain.tidy(self, anchor)
 
     def active_users(self) -> list[int]:
         """The ids of the users not archived, in id order."""

@@ -37,8 +37,9 @@ from fastapi import FastAPI, Path, Query
 from fastapi.responses import Response
 
 from .auth import requirement
+from .options import ShiftSort, SortOrder
 from .responses import envelope, json_response, paged
-from .state import EmulatorState, ShiftSort, SortOrder
+from .state import EmulatorState
 
 
 class UserStatus(StrEnum):

@@ -22,7 +22,6 @@ window is ``startDate`` .. ``startDate + 91 days``.
 
 from __future__ import annotations
 
-import re
 from datetime import date
 from enum import StrEnum
 from typing import Annotated, Any
@@ -32,7 +31,7 @@ from fastapi.responses import Response
 
 from .auth import requirement
 from .operations_data import Operations
-from .responses import envelope, invalid, json_response, paged
+from .responses import envelope, json_response, paged, parse_window
 from .state import EmulatorState
 
 WINDOW_DAYS = {"time-activities": 92, "timesheet": 45, "time-off": 365}
@@ -49,22 +48,6 @@ class TaskStatusFilter(StrEnum):
     published = "published"
     completed = "completed"
     all = "all"
-
-
-def parse_window(start: str, end: str, max_days: int) -> tuple[date, date] | Response:
-    """``(first, last)`` dates of a ``YYYY-MM-DD`` window, or the 422 the provider answers."""
-    for name, value in (("startDate", start), ("endDate", end)):
-        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
-            return invalid(["query", name], "dates must be YYYY-MM-DD")
-    try:
-        first, last = date.fromisoformat(start), date.fromisoformat(end)
-    except ValueError:
-        return invalid(["query", "startDate"], "dates must be YYYY-MM-DD")
-    if last < first:
-        return invalid(["query", "endDate"], "endDate must not be before startDate")
-    if (last - first).days + 1 > max_days:
-        return invalid(["query", "endDate"], f"the date range may not exceed {max_days} days")
-    return first, last
 
 
 def add_operations_routes(app: FastAPI, state: EmulatorState) -> None:

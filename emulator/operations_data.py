@@ -33,9 +33,6 @@ from .operations_records import (
     task_record,
     time_off_request,
 )
-from .pay_leave_data import PayLeave
-from .sales_data import Sales
-from .shift_layers_data import ShiftSettings
 from .timesheet import daily_records, hourly_rate_of, near_window
 
 __all__ = ["REMOVABLE_OPERATIONS", "TASK_BOARD_BASE", "TIME_CLOCK_BASE", "Operations",
@@ -48,7 +45,8 @@ REMOVABLE_OPERATIONS = ("jobs", "time_off_requests", "time_clocks", "task_boards
 
 @dataclass
 class Operations:
-    """The operations records, by parent where the API lists them per parent."""
+    """The operations records, by parent where the API lists them per parent (the records of
+    the stream domains are the dataset's: :mod:`emulator.domains`)."""
 
     time_clocks: dict[int, dict[str, Any]] = field(default_factory=dict)
     activities: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
@@ -73,16 +71,10 @@ class Operations:
     task_boards: dict[int, dict[str, Any]] = field(default_factory=dict)
     tasks: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     custom_fields: list[dict[str, Any]] = field(default_factory=list)
-    pay_leave: PayLeave = field(default_factory=PayLeave)
-    """Pay rates, pay rule policies, time-off balances, scheduler unavailabilities."""
-    sales: Sales = field(default_factory=Sales)
-    smart_groups: list[dict[str, Any]] = field(default_factory=list)
-    smart_group_segments: list[dict[str, Any]] = field(default_factory=list)
-    shift_settings: ShiftSettings = field(default_factory=ShiftSettings)
-    """Shift layers and their values, shift custom fields, user custom-field categories."""
-    groups_tidy: bool = True
-    """Whether the groups' ``numberOfUsers`` is counted from the users when served (the tidy
-    account; spec data keeps the drawn value)."""
+    pay_rates: list[dict[str, Any]] = field(default_factory=list)
+    """``PayRateByUserResponse`` items the timesheets price their pay items with: the pay and
+    leave domain's own list (:mod:`emulator.domains.pay_leave`), set by its data step; empty
+    without it."""
     spec_timesheets: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     """Spec data mode: per time clock, timesheet answers drawn from the spec (served filtered
     by date instead of derived from the activities)."""
@@ -343,7 +335,7 @@ class Operations:
                 for user in self.spec_timesheets[clock_id]
             ]
         paid = {str(p["id"]): bool(p.get("isPaid")) for p in self.manual_breaks.get(clock_id, [])}
-        rate_of = hourly_rate_of(self.pay_leave.pay_rates)
+        rate_of = hourly_rate_of(self.pay_rates)
         items = self.activities.get(clock_id, [])
         # the day totals from the activities near the window; the planned shifts of every
         # punch (an open one too), as a planned shift's day need not be its punch's

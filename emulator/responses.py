@@ -1,10 +1,13 @@
 """The JSON answers every route of the emulator builds: plain, 422 validation errors, the
-provider's ``{requestId, data}`` envelope and its paged variant."""
+provider's ``{requestId, data}`` envelope and its paged variant; and the check of a date window's
+query parameters (:func:`parse_window`)."""
 
 from __future__ import annotations
 
 import json
+import re
 import uuid
+from datetime import date
 from typing import Any
 
 import orjson
@@ -50,3 +53,19 @@ def paged(
     if with_total:
         paging["total"] = len(items)
     return json_response({"requestId": str(uuid.uuid4()), "data": {key: page}, "paging": paging})
+
+
+def parse_window(start: str, end: str, max_days: int) -> tuple[date, date] | Response:
+    """``(first, last)`` dates of a ``YYYY-MM-DD`` window, or the 422 the provider answers."""
+    for name, value in (("startDate", start), ("endDate", end)):
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+            return invalid(["query", name], "dates must be YYYY-MM-DD")
+    try:
+        first, last = date.fromisoformat(start), date.fromisoformat(end)
+    except ValueError:
+        return invalid(["query", "startDate"], "dates must be YYYY-MM-DD")
+    if last < first:
+        return invalid(["query", "endDate"], "endDate must not be before startDate")
+    if (last - first).days + 1 > max_days:
+        return invalid(["query", "endDate"], f"the date range may not exceed {max_days} days")
+    return first, last

@@ -14,7 +14,8 @@ import uvicorn
 
 from .app import create_app
 from .data import EmulatorConfig
-from .state import EmulatorState, ServerOptions
+from .options import ServerOptions
+from .state import EmulatorState
 
 START_TIMEOUT = 120.0
 """Seconds a server may take to start (its app's startup included) before :meth:`start` gives

@@ -6,16 +6,14 @@ parents' ids, the times the endpoints filter on) are set here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
 from .config import DAY, EmulatorConfig, OperationsConfig
+from .domains import DOMAINS
 from .operations_data import TASK_BOARD_BASE, TIME_CLOCK_BASE, Operations
-from .spec_pay_leave import spec_pay_leave
 from .spec_records import SpecData
-from .spec_sales import spec_sales
-from .spec_shift_layers import spec_shift_settings
 from .timesheet import daily_records
 from .vocabulary import DOCUMENT_STATUSES, DOCUMENTS
 
@@ -29,16 +27,19 @@ class SpecAccount:
     """The records of one spec-data account, as :class:`~emulator.data.Dataset` holds them.
 
     Attributes:
+        config: The account's size and seed.
         users: By ``userId``.
         forms: By ``formId``.
         schedulers: By ``schedulerId``.
         shifts: By ``schedulerId``: V1 shift rows.
         user_documents: By ``id``.
         operations: The operations records.
+        domains: By domain name (:data:`emulator.domains.DOMAINS`): that domain's records.
         generator: The :class:`~emulator.spec_records.SpecData` that drew them; its ``manifest``
             lists the values made unfit on purpose.
     """
 
+    config: EmulatorConfig
     users: dict[int, dict[str, Any]]
     forms: dict[int, dict[str, Any]]
     schedulers: dict[int, dict[str, Any]]
@@ -46,6 +47,11 @@ class SpecAccount:
     user_documents: dict[int, dict[str, Any]]
     operations: Operations
     generator: SpecData
+    domains: dict[str, Any] = field(default_factory=dict)
+
+    def active_users(self) -> list[int]:
+        """The ids of the users not archived, in id order."""
+        return [u for u, rec in self.users.items() if not rec["isArchived"]]
 
 
 def spec_account(config: EmulatorConfig) -> SpecAccount:
@@ -58,7 +64,9 @@ def spec_account(config: EmulatorConfig) -> SpecAccount:
       ``startTime`` in ``[anchor - shift_days_back days, anchor + shift_days_ahead days)``,
       ``endTime`` 1..12 h later, ``creationTime``/``updateTime`` in the 60 days before;
     * user documents (beta, no schema): unique ``id`` 880000.. (:func:`_user_document`);
-    * operations: :func:`_spec_operations`; sales, smart groups 1..11 and segments 1..3.
+    * operations: :func:`_spec_operations`;
+    * each domain's records: its ``spec`` step, in :data:`~emulator.domains.DOMAINS` order
+      (they draw from one random stream).
     """
     anchor = config.resolved_anchor()
     gen = SpecData(config.seed, anchor, wide=config.spec_width == "wide")
@@ -94,21 +102,11 @@ def spec_account(config: EmulatorConfig) -> SpecAccount:
         doc = _user_document(gen, 880_000 + n, user_ids, documents)
         user_documents[doc["id"]] = doc
     operations = _spec_operations(gen, config.operations, user_ids, list(forms))
-    operations.pay_leave = spec_pay_leave(
-        gen, config.operations, user_ids, operations.policy_types, list(schedulers)
-    )
-    operations.sales = spec_sales(gen, config.operations)
-    operations.smart_group_segments = [
-        gen.record("smart_group_segments", "smart_group_segments", k, {"id": k}, 3)
-        for k in (1, 2, 3)
-    ]
-    operations.smart_groups = [
-        gen.record("smart_groups", "smart_groups", k, {"id": k, "groupSegmentId": 1 + k % 3}, 11)
-        for k in range(1, 12)
-    ]
-    operations.groups_tidy = False
-    operations.shift_settings = spec_shift_settings(gen, config.operations, list(schedulers))
-    return SpecAccount(users, forms, schedulers, shifts, user_documents, operations, gen)
+    account = SpecAccount(config, users, forms, schedulers, shifts, user_documents, operations, gen)
+    for domain in DOMAINS:
+        if domain.spec is not None:
+            account.domains[domain.name] = domain.spec(gen, account)
+    return account
 
 
 def _user_document(gen: SpecData, doc_id: int, users: list[int], needed: int) -> dict[str, Any]:

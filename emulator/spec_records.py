@@ -60,22 +60,11 @@ RECORDS = {
     "task_boards": "TasksBoard",
     "tasks": "ResponseTask",
     "user_custom_field_definitions": "CustomFieldSettingsResponse",
-    "pay_rates": "PayRateResponse",
-    "pay_rule_policies": "PayRulePolicy",
-    "balances": "TimeOffUserBalance",
-    "unavailabilities": "SchedulerUnavailabilityResponse",
-    "locations": "Location",
-    "daily_sales": "DailySalesEntry",
-    "smart_groups": "SmartGroup",
-    "smart_group_segments": "SmartGroupSegment",
-    "shift_layers": "SchedulerShiftLayerOutput",
-    "shift_layer_values": "SchedulerShiftLayerValueOutput",
-    "shift_custom_fields": "ShiftCustomFieldSettingsResponse",
-    "custom_field_categories": "CustomFieldCategory",
 }
-"""Record kind to the spec component its records follow (a timesheet answer's ``users[]`` item
-is ``UserHoursSummaryResponse`` = ``{userId, dailyRecords: [DailyRecordResponse]}``; its days
-are drawn, the summary is assembled)."""
+"""Record kind to the spec component its records follow, for the core streams (a timesheet
+answer's ``users[]`` item is ``UserHoursSummaryResponse`` = ``{userId, dailyRecords:
+[DailyRecordResponse]}``; its days are drawn, the summary is assembled). The stream domains
+(:mod:`emulator.domains`) name their components as the kind instead."""
 
 
 def pool_size(needed: int, wide: bool) -> int:

@@ -6,8 +6,9 @@ Follows ``spec/service-interface.md`` (``PUT /documents/v1/users/{userId}/docume
 ``HTTPValidationError``) and the spec's attachments endpoints (``POST /attachments/v1/files/
 generate-upload-url``, the pre-signed upload, ``PUT /attachments/v1/files/complete-upload/
 {fileId}``). The entry's request body is "not shown" in the interface; this client sends
-``{fileId, fields?, note?}`` (see ``emulator/documents.py``). Whether an entry was recorded is
-checked with ``GET /documents/v1/user-documents`` (beta; the emulator's documented shape).
+``{fileId, fields?, note?}`` (see ``emulator/domains/documents/routes.py``). Whether an entry
+was recorded is checked with ``GET /documents/v1/user-documents`` (beta; the emulator's
+documented shape).
 """
 
 from __future__ import annotations

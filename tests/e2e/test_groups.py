@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 import pytest
 from conftest import NOW, point_at, query
 
+from emulator.domains.groups.data import groups_of
 from pipelines import run_sync
 from pipelines.models import build_models
 from sources.configuration import resolve
@@ -28,17 +29,15 @@ def test_groups_and_segments_load_as_served_in_one_request_each(
     run_sync(("smart_groups", "smart_group_segments"), project=resolve())
     assert requests_to(server, "/users/v1/smart-groups") == 1
     assert requests_to(server, "/users/v1/smart-group-segments") == 1
-    operations = server.state.dataset.operations
+    records = groups_of(server.state.dataset)
     groups = query(warehouse, "select id, name, group_segment_id from connecteam.smart_groups")
     assert sorted(groups) == sorted(
-        (g["id"], g.get("name"), g.get("groupSegmentId")) for g in operations.smart_groups
+        (g["id"], g.get("name"), g.get("groupSegmentId")) for g in records.groups
     )
     segments = query(warehouse, "select id, name from connecteam.smart_group_segments")
-    assert sorted(segments) == sorted(
-        (s["id"], s.get("name")) for s in operations.smart_group_segments
-    )
+    assert sorted(segments) == sorted((s["id"], s.get("name")) for s in records.segments)
 
-    operations.smart_groups.pop()  # the provider no longer lists the last group
+    records.groups.pop()  # the provider no longer lists the last group
     run_sync(("smart_groups",), project=resolve())
     deleted = query(warehouse, "select id from connecteam.smart_groups where is_deleted")
     assert deleted == [(11,)]

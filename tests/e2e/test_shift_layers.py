@@ -13,6 +13,7 @@ import httpx
 import pytest
 from conftest import ANCHOR, NOW, account_project, point_at, query
 
+from emulator.domains.shift_layers.data import shift_settings_of
 from emulator.operations_data import OperationsConfig
 from pipelines import run_sync
 from sources.configuration import resolve
@@ -57,7 +58,7 @@ def test_layer_values_cost_floor_n_over_l_plus_one_and_load_as_served(
         server = server_with(start_emulator, data, shift_layer_values=n)
         point_at(monkeypatch, server)
         run_sync(("shift_layers", "shift_layer_values"), project=resolve())
-        settings = server.state.dataset.operations.shift_settings
+        settings = shift_settings_of(server.state.dataset)
         (sid,) = settings.layers
         layers = settings.layers[sid]
         assert requests_to(server, "/shift-layers") == 1, f"N={n} ({data})"
@@ -90,7 +91,7 @@ def test_shift_custom_fields_and_categories_cost_floor_n_over_l_plus_one(
                              custom_field_categories=n)  # fmt: skip
         point_at(monkeypatch, server)
         run_sync(("shift_custom_fields", "user_custom_field_categories"), project=resolve())
-        settings = server.state.dataset.operations.shift_settings
+        settings = shift_settings_of(server.state.dataset)
         (sid,) = settings.custom_fields
         fields = settings.custom_fields[sid]
         assert requests_to(server, "{schedulerId}/custom-fields") == min(n, 101) // fields_limit + 1
@@ -131,7 +132,7 @@ def test_a_value_the_provider_stops_listing_is_marked_deleted(
     server = server_with(start_emulator)
     point_at(monkeypatch, server)
     run_sync(("shift_layers", "shift_layer_values"), project=resolve())
-    values = server.state.dataset.operations.shift_settings.values["layer-location"]
+    values = shift_settings_of(server.state.dataset).values["layer-location"]
     gone = values.pop()  # Old Town is no longer a location value
     run_sync(("shift_layers", "shift_layer_values"), project=resolve())
     deleted = query(warehouse, "select id, display_name from connecteam.shift_layer_values "
@@ -152,7 +153,7 @@ def test_a_parent_gone_between_listings_keeps_its_rows(start_emulator, warehouse
     point_at(monkeypatch, server)
     run_sync(("shift_layers", "shift_layer_values"), project=resolve())
     first, second = sorted(server.state.dataset.schedulers)
-    gone = server.state.dataset.operations.shift_settings.values["layer-location"].pop()
+    gone = shift_settings_of(server.state.dataset).values["layer-location"].pop()
     path = f"/scheduler/v1/schedulers/{second}/shift-layers/layer-location/values"
     server.state.options.failing_paths[path] = 404
     run_sync(("shift_layers", "shift_layer_values"), project=resolve())

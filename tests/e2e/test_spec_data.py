@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from conftest import WFM_SYNC, cli_env, query
 
+from emulator.domains.pay_leave.data import pay_leave_of
 from emulator.operations_data import OperationsConfig
 from emulator.server import BackgroundServer
 from emulator.spec_data import spec_webhook_bodies
@@ -47,9 +48,9 @@ KEYS = {
     "time_activities": ("id", "time_activity_id", lambda ds: [
         a["record"]["id"] for items in ds.operations.activities.values() for a in items]),
     "scheduler_unavailabilities": ("id", "unavailability_id", lambda ds: [
-        u["id"] for rows in ds.operations.pay_leave.unavailabilities.values() for u in rows]),
+        u["id"] for rows in pay_leave_of(ds).unavailabilities.values() for u in rows]),
     "pay_rule_policies": ("id", "pay_rule_policy_id",
-                          lambda ds: [p["id"] for p in ds.operations.pay_leave.pay_rule_policies]),
+                          lambda ds: [p["id"] for p in pay_leave_of(ds).pay_rule_policies]),
 }  # fmt: skip
 WINDOWED = ("shifts", "time_activities", "scheduler_unavailabilities")
 """Streams whose re-pulled window may mark a served record deleted (none is, here)."""
@@ -144,9 +145,9 @@ RECORDS = {
         str(a["record"]["id"]): a["record"] for items in ds.operations.activities.values()
         for a in items},
     "scheduler_unavailabilities": lambda ds: {
-        u["id"]: u for rows in ds.operations.pay_leave.unavailabilities.values() for u in rows},
+        u["id"]: u for rows in pay_leave_of(ds).unavailabilities.values() for u in rows},
     "pay_rule_policies": lambda ds: {
-        str(p["id"]): p for p in ds.operations.pay_leave.pay_rule_policies},
+        str(p["id"]): p for p in pay_leave_of(ds).pay_rule_policies},
 }  # fmt: skip
 
 

@@ -41,6 +41,8 @@ def test_the_wheel_installed_outside_the_repository_syncs_and_builds(start_emula
     carried = zipfile.ZipFile(wheel).namelist()
     assert "sources/connecteam/spec/connecteam-openapi.json" in carried  # the provider's spec, once
     assert not [name for name in carried if name.startswith(("tests/", "emulator/spec/"))]
+    domains = {str(p.relative_to(REPO)) for p in (REPO / "emulator" / "domains").glob("*/*.py")}
+    assert domains and domains <= set(carried)  # the emulator's domain packages, every module
 
     # a fresh environment; its dependencies are this one's (a path line, so this environment's
     # own editable wfm-sync is not picked up), wfm-sync itself only from the wheel

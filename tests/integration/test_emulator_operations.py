@@ -190,7 +190,7 @@ def test_a_timesheet_window_reads_only_the_activities_near_it_and_answers_the_sa
             "id": "inside", "manualBreakId": "x", "start": point(long_start + timedelta(days=9), 3),
             "end": point(long_start + timedelta(days=9), 4)}},
     ]  # fmt: skip
-    rate_of = hourly_rate_of(ops.pay_leave.pay_rates)
+    rate_of = hourly_rate_of(ops.pay_rates)
     windows = [(long_start + timedelta(days=9), 1), (long_start + timedelta(days=8), 3)]
     windows += [(today - timedelta(days=back), length)
                 for back in range(0, 380, 37) for length in (1, 7, 45)]  # fmt: skip

@@ -35,6 +35,10 @@ from conftest import ANCHOR, API_KEY
 from jsonschema import Draft202012Validator
 
 from emulator.data import Dataset, EmulatorConfig
+from emulator.domains.groups.data import groups_of
+from emulator.domains.pay_leave.data import pay_leave_of
+from emulator.domains.sales.data import sales_of
+from emulator.domains.shift_layers.data import shift_settings_of
 from emulator.operations_data import OperationsConfig
 from emulator.spec_data import spec_webhooks, webhook_components
 from emulator.spec_records import EPOCHS, INT64, ODD_VALUES
@@ -243,6 +247,8 @@ def served(account: Account, ds: Dataset) -> dict[str, dict[Any, Any]]:
 def held(ds: Dataset) -> dict[str, set[Any]]:
     """The warehouse keys of every record the account holds, by stream."""
     ops = ds.operations
+    pay_leave, sales = pay_leave_of(ds), sales_of(ds)
+    groups, settings = groups_of(ds), shift_settings_of(ds)
     return {
         "users": set(ds.users), "forms": set(ds.forms), "schedulers": set(ds.schedulers),
         "shifts": {r["id"] for rows in ds.shifts.values() for r in rows},
@@ -260,25 +266,25 @@ def held(ds: Dataset) -> dict[str, set[Any]]:
         "task_boards": set(ops.task_boards),
         "tasks": {t["id"] for tasks in ops.tasks.values() for t in tasks},
         "user_custom_field_definitions": {f["id"] for f in ops.custom_fields},
-        "scheduler_unavailabilities": {u["id"] for rows in ops.pay_leave.unavailabilities.values()
+        "scheduler_unavailabilities": {u["id"] for rows in pay_leave.unavailabilities.values()
                                        for u in rows},
         "pay_rates": {f"{r['userId']}:{r['payRate']['effectiveDate']}"
-                      for r in ops.pay_leave.pay_rates},
-        "pay_rule_policies": {p["id"] for p in ops.pay_leave.pay_rule_policies},
+                      for r in pay_leave.pay_rates},
+        "pay_rule_policies": {p["id"] for p in pay_leave.pay_rule_policies},
         "time_off_balances": {f"{b['policyId']}:{b['userId']}"
-                              for rows in ops.pay_leave.balances.values() for b in rows},
-        "sales_locations": {loc["id"] for loc in ops.sales.locations},
-        "daily_sales": {f"{e['locationId']}:{e['date']}" for e in ops.sales.daily_sales},
-        "smart_groups": {g["id"] for g in ops.smart_groups},
-        "smart_group_segments": {s["id"] for s in ops.smart_group_segments},
-        "user_custom_field_categories": {c["id"] for c in ops.shift_settings.categories},
-        "shift_layers": {f"{sid}:{x['id']}" for sid, layers in ops.shift_settings.layers.items()
+                              for rows in pay_leave.balances.values() for b in rows},
+        "sales_locations": {loc["id"] for loc in sales.locations},
+        "daily_sales": {f"{e['locationId']}:{e['date']}" for e in sales.daily_sales},
+        "smart_groups": {g["id"] for g in groups.groups},
+        "smart_group_segments": {s["id"] for s in groups.segments},
+        "user_custom_field_categories": {c["id"] for c in settings.categories},
+        "shift_layers": {f"{sid}:{x['id']}" for sid, layers in settings.layers.items()
                          for x in layers},
         "shift_layer_values": {f"{sid}:{x['id']}:{v['id']}"
-                               for sid, layers in ops.shift_settings.layers.items()
-                               for x in layers for v in ops.shift_settings.values[x["id"]]},
+                               for sid, layers in settings.layers.items()
+                               for x in layers for v in settings.values[x["id"]]},
         "shift_custom_fields": {f"{sid}:{f['id']}"
-                                for sid, fields in ops.shift_settings.custom_fields.items()
+                                for sid, fields in settings.custom_fields.items()
                                 for f in fields},
     }  # fmt: skip
 

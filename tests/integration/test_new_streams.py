@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 from conftest import ANCHOR, point_at, query
 
+from emulator.domains.pay_leave.data import pay_leave_of
 from emulator.operations_data import OperationsConfig
 from pipelines import run_sync
 from sources.configuration import resolve
@@ -61,7 +62,7 @@ def test_requests_are_floor_n_over_l_plus_one_and_every_record_loads(
         server = server_with(start_emulator, **{size: n})
         point_at(monkeypatch, server)
         run_sync((stream,), project=resolve())
-        pay_leave = server.state.dataset.operations.pay_leave
+        pay_leave = pay_leave_of(server.state.dataset)
         if stream == "pay_rates":
             parents = 1
             expected = {r["pay_rate_key"] for item in pay_leave.pay_rates
@@ -114,7 +115,7 @@ def test_rates_the_provider_stops_returning_are_marked_deleted(
     server = server_with(start_emulator, pay_rates=6, unavailabilities=4)
     point_at(monkeypatch, server)
     run_sync(("pay_rates", "scheduler_unavailabilities"), project=resolve())
-    pay_leave = server.state.dataset.operations.pay_leave
+    pay_leave = pay_leave_of(server.state.dataset)
     removed = pay_leave.pay_rates.pop()
     gone_unavailability = pay_leave.unavailabilities[9000].pop()
     run_sync(("pay_rates", "scheduler_unavailabilities"), project=resolve())

@@ -12,6 +12,7 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 from conftest import ANCHOR, NOW, point_at, query
 
+from emulator.domains.sales.data import sales_of
 from emulator.operations_data import OperationsConfig
 from pipelines import run_sync
 from sources.configuration import resolve
@@ -44,7 +45,7 @@ def test_locations_cost_floor_n_over_l_plus_one_and_every_location_loads(
         point_at(monkeypatch, server)
         run_sync(("sales_locations",), project=resolve())
         assert requests_to(server, "/sales/v1/locations") == n // limit + 1, f"N={n} ({data})"
-        served = {loc["id"]: loc for loc in server.state.dataset.operations.sales.locations}
+        served = {loc["id"]: loc for loc in sales_of(server.state.dataset).locations}
         assert len(served) == n
         loaded = query(warehouse, "select id, name, is_active from connecteam.sales_locations "
                        "where not coalesce(is_deleted, false)") if n else []  # fmt: skip
@@ -72,7 +73,7 @@ def test_daily_sales_load_the_window_in_one_request_keeping_the_providers_nulls(
     assert requests_to(server, "/sales/v1/daily-sales") == 1
     first, last = window_of_daily_sales()
     served = {f"{e['locationId']}:{e['date']}": e
-              for e in server.state.dataset.operations.sales.daily_sales
+              for e in sales_of(server.state.dataset).daily_sales
               if first <= e["date"] <= last}  # fmt: skip
     assert summary.rows["daily_sales"] == len(served) > 0
     loaded = {
@@ -93,7 +94,7 @@ def test_daily_sales_load_the_window_in_one_request_keeping_the_providers_nulls(
     assert future and all(v[3] is not None for v in future)
 
     assert run_sync(("daily_sales",), project=resolve()).rows["daily_sales"] == 0  # nothing changed
-    entries = server.state.dataset.operations.sales.daily_sales
+    entries = sales_of(server.state.dataset).daily_sales
     removed = next(e for e in entries if first <= e["date"] <= last)
     entries.remove(removed)  # the provider no longer has that day's aggregation
     run_sync(("daily_sales",), project=resolve())

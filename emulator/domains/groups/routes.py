@@ -1,5 +1,5 @@
-"""The emulator's smart groups (``GET /users/v1/smart-groups``) and their segments (``GET
-/users/v1/smart-group-segments``), scope ``users.read``, not paged.
+"""The groups domain's routes: smart groups (``GET /users/v1/smart-groups``) and their segments
+(``GET /users/v1/smart-group-segments``), scope ``users.read``, not paged.
 
 The tidy account has the segments Departments, Locations and Teams and eleven groups, ids 1..11
 (the ids its users' ``smartGroupsIds`` name); a group's ``numberOfUsers`` is counted from the
@@ -14,12 +14,13 @@ from typing import Annotated, Any
 from fastapi import FastAPI, Query
 from fastapi.responses import Response
 
-from .auth import requirement
-from .responses import envelope
-from .state import EmulatorState
+from ...auth import requirement
+from ...protocols import Server
+from ...responses import envelope
+from .data import groups_of
 
 
-def add_group_routes(app: FastAPI, state: EmulatorState) -> None:
+def add_routes(app: FastAPI, state: Server) -> None:
     """Register the smart group endpoints on ``app`` (see the module docstring)."""
 
     @app.get("/users/v1/smart-groups", dependencies=[requirement(state, "users.read")])
@@ -32,10 +33,10 @@ def add_group_routes(app: FastAPI, state: EmulatorState) -> None:
             if user.get("userType") != "admin":
                 for group in user.get("smartGroupsIds") or []:
                     members[group] = members.get(group, 0) + 1
-        operations = state.dataset.operations
+        records = groups_of(state.dataset)
         rows = [
-            {**g, "numberOfUsers": members.get(g.get("id"), 0)} if operations.groups_tidy else g
-            for g in operations.smart_groups
+            {**g, "numberOfUsers": members.get(g.get("id"), 0)} if records.tidy else g
+            for g in records.groups
             if (not id or g.get("id") in set(id)) and (not name or g.get("name") in set(name))
         ]
         return envelope({"groups": rows})
@@ -47,7 +48,7 @@ def add_group_routes(app: FastAPI, state: EmulatorState) -> None:
     ) -> Response:
         rows = [
             s
-            for s in state.dataset.operations.smart_group_segments
+            for s in groups_of(state.dataset).segments
             if (not segmentIds or s.get("id") in set(segmentIds))
             and (not names or s.get("name") in set(names))
         ]

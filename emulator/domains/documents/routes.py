@@ -1,4 +1,6 @@
-"""The emulator's write path: file attachments and document entries.
+"""The documents domain's routes: the emulator's write path, file attachments and document
+entries. (The user documents these entries change are the account's core records, listed by
+:mod:`emulator.listings`.)
 
 Follows ``sources/connecteam/spec/service-interface.md`` (document entry) and the spec's attachments
 endpoints. Where the interface says "not shown", the emulator's choices are:
@@ -53,10 +55,10 @@ from fastapi import Body, Depends, FastAPI, HTTPException, Path, Request
 from fastapi.responses import Response
 from starlette.requests import ClientDisconnect
 
-from .auth import identify, requirement
-from .responses import CONTROL_PREFIX, envelope, invalid, json_response
-from .state import EmulatorState
-from .vocabulary import DOCUMENTS
+from ...auth import identify, requirement
+from ...protocols import Server
+from ...responses import CONTROL_PREFIX, envelope, invalid, json_response
+from ...vocabulary import DOCUMENTS
 
 FEATURE_TYPES = {"chat", "shiftscheduler", "users", "quicktasks", "documents"}
 ENTRY_PATH = re.compile(r"^/documents/v1/users/[^/]+/documents/[^/]+/entry$")
@@ -90,7 +92,7 @@ class DocumentControls:
     fail_after_recording: int = 0
 
 
-def add_document_routes(app: FastAPI, state: EmulatorState) -> DocumentControls:
+def add_routes(app: FastAPI, state: Server) -> DocumentControls:
     """Register the attachment and document-entry routes and their control endpoints on
     ``app``; return the controls (also at ``app.state.documents``)."""
     controls = DocumentControls()
@@ -120,7 +122,7 @@ def add_document_routes(app: FastAPI, state: EmulatorState) -> DocumentControls:
     return controls
 
 
-def _add_control_routes(app: FastAPI, state: EmulatorState, controls: DocumentControls) -> None:
+def _add_control_routes(app: FastAPI, state: Server, controls: DocumentControls) -> None:
     """``GET`` and ``POST /_emulator/documents`` (see the module docstring)."""
 
     @app.get(CONTROL_PREFIX + "/documents")
@@ -132,7 +134,7 @@ def _add_control_routes(app: FastAPI, state: EmulatorState, controls: DocumentCo
         return set_controls(controls, orjson.loads(await request.body() or b"{}"))
 
 
-def documents_stats_answer(state: EmulatorState, controls: DocumentControls) -> dict[str, Any]:
+def documents_stats_answer(state: Server, controls: DocumentControls) -> dict[str, Any]:
     """``GET /_emulator/documents``: ``{entry_puts, accepted, upload_slots, uploads, held}``."""
     with state.lock:
         puts = sum(n for path, n in state.requests.items() if ENTRY_PATH.match(path))
@@ -165,7 +167,7 @@ def set_controls(controls: DocumentControls, body: dict[str, Any]) -> Response:
     return json_response({"ok": True})
 
 
-def _add_attachment_routes(app: FastAPI, state: EmulatorState, controls: DocumentControls) -> None:
+def _add_attachment_routes(app: FastAPI, state: Server, controls: DocumentControls) -> None:
     """The attachments endpoints and the upload URLs' storage (see the module docstring)."""
 
     @app.post(GENERATE_UPLOAD_URL, dependencies=[requirement(state, "attachments.write")])
@@ -215,7 +217,7 @@ def _add_attachment_routes(app: FastAPI, state: EmulatorState, controls: Documen
         )  # fmt: skip
 
 
-def new_upload(state: EmulatorState, body: Any, base_url: str) -> Response:
+def new_upload(state: Server, body: Any, base_url: str) -> Response:
     """``POST generate-upload-url`` with the decoded ``body``: a new file slot and its upload
     URL under ``base_url`` (this server), or 422 for a missing ``fileName`` or an unknown
     ``featureType``."""
@@ -236,7 +238,7 @@ def new_upload(state: EmulatorState, body: Any, base_url: str) -> Response:
 
 
 def enter_document(
-    state: EmulatorState,
+    state: Server,
     controls: DocumentControls,
     user_id: int,
     document_id: int,
@@ -281,7 +283,7 @@ def enter_document(
     return answer, hold
 
 
-def entry_status(state: EmulatorState, caller: str, pack: int) -> str:
+def entry_status(state: Server, caller: str, pack: int) -> str:
     """The status an entry of document pack ``pack`` by ``caller`` gets: ``approved`` with the
     approve permission, ``pendingApproval`` with the upload one.
 
@@ -300,7 +302,7 @@ def entry_status(state: EmulatorState, caller: str, pack: int) -> str:
 
 
 def record_entry(
-    state: EmulatorState,
+    state: Server,
     user_id: int,
     document: tuple[int, str, str, int],
     status: str,

@@ -1,5 +1,5 @@
-"""The emulator's shift layers, shift custom fields, V2 shift listing and user custom-field
-labels, as the provider's OpenAPI spec describes them:
+"""The shift layers domain's routes: shift layers, shift custom fields, the V2 shift listing and
+user custom-field labels, as the provider's OpenAPI spec describes them:
 
 * ``GET /scheduler/v1/schedulers/{schedulerId}/shift-layers`` (not paged; ``shiftLayers``),
 * ``GET /scheduler/v1/schedulers/{schedulerId}/shift-layers/{layerId}/values`` (limit 1..500;
@@ -14,7 +14,8 @@ labels, as the provider's OpenAPI spec describes them:
   field that is not a dropdown of the account),
   with scope ``users.read``.
 
-The records are :mod:`emulator.shift_layers_data`'s (tidy) or drawn from the spec's schemas.
+The records are :mod:`emulator.domains.shift_layers.data`'s (tidy) or drawn from the spec's
+schemas (:mod:`emulator.domains.shift_layers.spec`).
 """
 
 from __future__ import annotations
@@ -24,17 +25,18 @@ from typing import Annotated, Any
 from fastapi import FastAPI, Path, Query
 from fastapi.responses import Response
 
-from .auth import requirement
-from .responses import envelope, json_response, paged
-from .shift_layers_data import dropdown_options
-from .state import EmulatorState, ShiftSort, SortOrder
+from ...auth import requirement
+from ...options import ShiftSort, SortOrder
+from ...protocols import Server
+from ...responses import envelope, json_response, paged
+from .data import dropdown_options, shift_settings_of
 
 Limit500 = Annotated[int, Query(ge=1, le=500)]
 Limit100 = Annotated[int, Query(ge=1, le=100)]
 Offset = Annotated[int, Query(ge=0)]
 
 
-def _no_scheduler(state: EmulatorState, scheduler_id: int) -> Response | None:
+def _no_scheduler(state: Server, scheduler_id: int) -> Response | None:
     if scheduler_id in state.dataset.schedulers:
         return None
     return json_response({"detail": f"Scheduler {scheduler_id} not found"}, 404)
@@ -53,7 +55,7 @@ def v2_rows(v1_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return list(merged.values())
 
 
-def add_shift_layer_routes(app: FastAPI, state: EmulatorState) -> None:
+def add_routes(app: FastAPI, state: Server) -> None:
     """Register the endpoints of the module docstring on ``app``."""
     schedule = [requirement(state, "schedule.read")]
     base = "/scheduler/v1/schedulers/{schedulerId}"
@@ -61,7 +63,7 @@ def add_shift_layer_routes(app: FastAPI, state: EmulatorState) -> None:
     @app.get(f"{base}/shift-layers", dependencies=schedule)
     async def get_shift_layers(schedulerId: Annotated[int, Path()]) -> Response:  # noqa: N803
         missing = _no_scheduler(state, schedulerId)
-        layers = state.dataset.operations.shift_settings.layers.get(schedulerId, [])
+        layers = shift_settings_of(state.dataset).layers.get(schedulerId, [])
         return missing or envelope({"shiftLayers": layers})
 
     @app.get(f"{base}/shift-layers/{{layerId}}/values", dependencies=schedule)
@@ -71,7 +73,7 @@ def add_shift_layer_routes(app: FastAPI, state: EmulatorState) -> None:
         limit: Limit500 = 10,
         offset: Offset = 0,
     ) -> Response:
-        settings = state.dataset.operations.shift_settings
+        settings = shift_settings_of(state.dataset)
         missing = _no_scheduler(state, schedulerId)
         if missing is None and layerId not in {x["id"] for x in settings.layers[schedulerId]}:
             missing = json_response({"detail": f"Shift layer {layerId} not found"}, 404)
@@ -84,7 +86,7 @@ def add_shift_layer_routes(app: FastAPI, state: EmulatorState) -> None:
         limit: Limit100 = 10,
         offset: Offset = 0,
     ) -> Response:
-        fields = state.dataset.operations.shift_settings.custom_fields.get(schedulerId, [])
+        fields = shift_settings_of(state.dataset).custom_fields.get(schedulerId, [])
         total = state.options.paging_total
         return _no_scheduler(state, schedulerId) or paged(
             "customFields", fields, offset, limit, total
@@ -109,12 +111,12 @@ def add_shift_layer_routes(app: FastAPI, state: EmulatorState) -> None:
     _add_user_field_routes(app, state)
 
 
-def _add_user_field_routes(app: FastAPI, state: EmulatorState) -> None:
+def _add_user_field_routes(app: FastAPI, state: Server) -> None:
     users = [requirement(state, "users.read")]
 
     @app.get("/users/v1/custom-field-categories", dependencies=users)
     async def get_custom_field_categories(limit: Limit500 = 10, offset: Offset = 0) -> Response:
-        categories = state.dataset.operations.shift_settings.categories
+        categories = shift_settings_of(state.dataset).categories
         return paged("categories", categories, offset, limit, state.options.paging_total)
 
     @app.get("/users/v1/custom-fields/{customFieldId}/options", dependencies=users)
@@ -123,10 +125,10 @@ def _add_user_field_routes(app: FastAPI, state: EmulatorState) -> None:
         limit: Limit100 = 10,
         offset: Offset = 0,
     ) -> Response:
-        operations = state.dataset.operations
-        field = next((f for f in operations.custom_fields if f.get("id") == customFieldId), None)
+        fields = state.dataset.operations.custom_fields
+        field = next((f for f in fields if f.get("id") == customFieldId), None)
         if field is None or field.get("type") != "dropdown":
             detail = f"Custom field {customFieldId} is not a dropdown field of the account"
             return json_response({"detail": detail}, 404)
-        options = dropdown_options(field, operations.shift_settings.options_count)
+        options = dropdown_options(field, shift_settings_of(state.dataset).options_count)
         return paged("options", options, offset, limit, state.options.paging_total)

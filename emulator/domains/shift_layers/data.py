@@ -1,5 +1,7 @@
-"""The tidy account's shift layers, shift custom fields and user custom-field labels (served by
-:mod:`emulator.shift_layers`).
+"""The shift layers domain's records (:class:`ShiftSettings`: shift layers, shift custom fields
+and user custom-field labels, served by :mod:`emulator.domains.shift_layers.routes`) and the
+tidy account's (:func:`tidy`); the tidy shifts' layer and custom-field values
+(:func:`shift_details`, :func:`shift_custom_values`, which :mod:`emulator.account_data` sets).
 
 Every scheduler has the same two shift layers (``SchedulerShiftLayerOutput``): *Position*, whose
 values are the shift titles (:data:`~emulator.vocabulary.SHIFT_TITLES`), and *Location*, whose
@@ -22,8 +24,11 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from .vocabulary import SHIFT_TITLES
+from ...protocols import Account
+from ...vocabulary import SHIFT_TITLES
+from ..domain import records_of
 
+NAME = "shift_layers"
 POSITION_LAYER = "layer-position"
 LOCATION_LAYER = "layer-location"
 LOCATION_VALUES = ["Downtown", "Harbour", "Airport", "Old Town"]
@@ -50,6 +55,11 @@ class ShiftSettings:
     custom_fields: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     categories: list[dict[str, Any]] = field(default_factory=list)
     options_count: int | None = None
+
+
+def shift_settings_of(account: Account) -> ShiftSettings:
+    """The account's shift settings (see :func:`~emulator.domains.domain.records_of`)."""
+    return records_of(account, NAME, ShiftSettings)
 
 
 def position_value(title: str) -> dict[str, str]:
@@ -112,6 +122,16 @@ def tidy_shift_settings(
         for k in range(categories)
     ]
     return out
+
+
+def tidy(account: Account, anchor: int) -> ShiftSettings:
+    """The tidy account's settings over its schedulers, sized by its
+    :class:`~emulator.config.OperationsConfig` (the same for every ``anchor``)."""
+    sizes = account.config.operations
+    return tidy_shift_settings(
+        list(account.schedulers), sizes.shift_layer_values, sizes.shift_custom_fields,
+        sizes.custom_field_categories, sizes.dropdown_options,
+    )  # fmt: skip
 
 
 def dropdown_options(definition: dict[str, Any], count: int | None) -> list[dict[str, Any]]:

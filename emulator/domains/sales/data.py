@@ -1,6 +1,6 @@
-"""The emulator's sales records: the account's locations and their daily sales; tidy
-(:func:`tidy_sales`) or drawn from the spec's schemas (:func:`spec_sales`). Served by
-:mod:`emulator.sales`.
+"""The sales domain's records: the account's locations and their daily sales (:class:`Sales`);
+tidy (:func:`tidy`, :func:`tidy_sales`) or drawn from the spec's schemas
+(:mod:`emulator.domains.sales.spec`). Served by :mod:`emulator.domains.sales.routes`.
 
 Records follow the spec's components: ``Location`` (``{id, name, isActive}``) and
 ``DailySalesEntry`` (``{date, locationId, totalSales, projectedSales}``). The spec says of daily
@@ -17,8 +17,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from .config import OperationsConfig
+from ...config import OperationsConfig
+from ...protocols import Account
+from ..domain import records_of
 
+NAME = "sales"
 LOCATION_NAMES = ["Downtown", "Harbour", "Airport", "Old Town", "Station", "Mall", "Campus"]
 
 
@@ -33,6 +36,11 @@ class Sales:
 
     locations: list[dict[str, Any]] = field(default_factory=list)
     daily_sales: list[dict[str, Any]] = field(default_factory=list)
+
+
+def sales_of(account: Account) -> Sales:
+    """The account's sales records (see :func:`~emulator.domains.domain.records_of`)."""
+    return records_of(account, NAME, Sales)
 
 
 def location_ids(config: OperationsConfig) -> list[int]:
@@ -77,6 +85,13 @@ def tidy_sales(config: OperationsConfig, seed: int, anchor: int, users: int = 0)
             out.daily_sales.append({"date": day.isoformat(), "locationId": location,
                                     "totalSales": total, "projectedSales": projected})  # fmt: skip
     return out
+
+
+def tidy(account: Account, anchor: int) -> Sales:
+    """The tidy account's sales (:func:`tidy_sales`) for its seed and ``anchor`` (UTC epoch
+    seconds), sized by its active users."""
+    config = account.config
+    return tidy_sales(config.operations, config.seed, anchor, len(account.active_users()))
 
 
 def daily_sales_in(

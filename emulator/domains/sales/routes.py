@@ -1,4 +1,4 @@
-"""The emulator's sales endpoints (spec paths, parameters, maxima and 422s):
+"""The sales domain's routes (spec paths, parameters, maxima and 422s):
 
 * ``GET /sales/v1/locations`` (limit <= 1000, default 100; ``locationIds``, ``locationNames``,
   ``isActive`` filters)
@@ -6,7 +6,7 @@
   ``YYYY-MM-DD``, inclusive, ``endDate`` on or after ``startDate``; ``locationIds`` optional,
   every location when omitted, "If any ID is invalid, the request fails": a 404 naming it)
 
-Both need scope ``sales_data.read``. Records: :mod:`emulator.sales_data`.
+Both need scope ``sales_data.read``. Records: :mod:`emulator.domains.sales.data`.
 """
 
 from __future__ import annotations
@@ -16,21 +16,20 @@ from typing import Annotated
 from fastapi import FastAPI, Query
 from fastapi.responses import Response
 
-from .auth import requirement
-from .operations import parse_window
-from .responses import envelope, json_response, paged
-from .sales_data import Sales, daily_sales_in
-from .state import EmulatorState
+from ...auth import requirement
+from ...protocols import Server
+from ...responses import envelope, json_response, paged, parse_window
+from .data import Sales, daily_sales_in, sales_of
 
 DAILY_SALES_MAX_DAYS = 100_000
 """The spec bounds no daily-sales range; a window past this is surely a mistake."""
 
 
-def add_sales_routes(app: FastAPI, state: EmulatorState) -> None:
+def add_routes(app: FastAPI, state: Server) -> None:
     """Register the sales endpoints on ``app`` (see the module docstring)."""
 
     def records() -> Sales:
-        return state.dataset.operations.sales
+        return sales_of(state.dataset)
 
     @app.get("/sales/v1/locations", dependencies=[requirement(state, "sales_data.read")])
     async def get_locations(

@@ -1,6 +1,9 @@
-"""The emulator's pay and leave records: pay rates (with their history), pay rule policies, time-off
-balances per policy type and scheduler unavailabilities; tidy (:func:`tidy_pay_leave`) or drawn
-from the spec's schemas (:func:`spec_pay_leave`). Served by :mod:`emulator.pay_leave`.
+"""The pay and leave domain's records (:class:`PayLeave`): pay rates (with their history), pay
+rule policies, time-off balances per policy type and scheduler unavailabilities; tidy
+(:func:`tidy`, :func:`tidy_pay_leave`) or drawn from the spec's schemas
+(:mod:`emulator.domains.pay_leave.spec`). Served by :mod:`emulator.domains.pay_leave.routes`.
+The pay rates also price the timesheets' pay items (:attr:`Operations.pay_rates
+<emulator.operations_data.Operations.pay_rates>`).
 
 Records follow the spec's components: ``PayRateByUserResponse`` (``{userId, payRate}``; one item
 per user x effective date), ``PayRulePolicy``, ``TimeOffUserBalance`` and
@@ -14,8 +17,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from .config import DAY, OperationsConfig
+from ...config import DAY, OperationsConfig
+from ...protocols import Account
+from ..domain import records_of
 
+NAME = "pay_leave"
 PAY_RULE_POLICY_NAMES = ["Standard overtime", "Weekend premium", "Night differential"]
 NOTES = ["Doctor's appointment", "Classes", None, "Childcare"]
 
@@ -35,6 +41,22 @@ class PayLeave:
     pay_rule_policies: list[dict[str, Any]] = field(default_factory=list)
     balances: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     unavailabilities: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+
+
+def pay_leave_of(account: Account) -> PayLeave:
+    """The account's pay and leave records (see :func:`~emulator.domains.domain.records_of`)."""
+    return records_of(account, NAME, PayLeave)
+
+
+def tidy(account: Account, anchor: int) -> PayLeave:
+    """The tidy account's pay and leave records (:func:`tidy_pay_leave` over its active users,
+    jobs, policy types and schedulers, for its seed and ``anchor``, UTC epoch seconds); its
+    pay rates become the ones the timesheets price with (``account.operations.pay_rates``)."""
+    config, ops = account.config, account.operations
+    out = tidy_pay_leave(config.operations, config.seed, anchor, account.active_users(), ops.jobs,
+                         ops.policy_types, list(account.schedulers))  # fmt: skip
+    ops.pay_rates = out.pay_rates
+    return out
 
 
 def _iso(epoch: int) -> str:

@@ -1,7 +1,7 @@
-"""The emulator's spec data mode for shift layers and custom-field labels: each scheduler's
-layers (``SchedulerShiftLayerOutput``), each layer's values (``SchedulerShiftLayerValueOutput``),
-each scheduler's shift custom fields (``ShiftCustomFieldSettingsResponse``) and the user
-custom-field categories (``CustomFieldCategory``), drawn from their schemas by
+"""The spec data mode for the shift layers domain: each scheduler's layers
+(``SchedulerShiftLayerOutput``), each layer's values (``SchedulerShiftLayerValueOutput``), each
+scheduler's shift custom fields (``ShiftCustomFieldSettingsResponse``) and the user custom-field
+categories (``CustomFieldCategory``), drawn from their schemas by
 :class:`~emulator.spec_records.SpecData`. Only the structural fields are set here: ids, unique
 within their listing (their manifest keys are the warehouse keys, e.g.
 ``scheduler:layer:value``), and the counts of :class:`~emulator.config.OperationsConfig` (two
@@ -9,26 +9,30 @@ layers per scheduler, ``shift_layer_values`` values on each)."""
 
 from __future__ import annotations
 
-from .config import OperationsConfig
-from .shift_layers_data import ShiftSettings
-from .spec_records import SpecData
+from ...protocols import Account
+from ...spec_records import SpecData
+from .data import ShiftSettings
+
+LAYER = "SchedulerShiftLayerOutput"
+LAYER_VALUE = "SchedulerShiftLayerValueOutput"
+SHIFT_CUSTOM_FIELD = "ShiftCustomFieldSettingsResponse"
+CATEGORY = "CustomFieldCategory"
 
 
-def spec_shift_settings(
-    gen: SpecData, config: OperationsConfig, scheduler_ids: list[int]
-) -> ShiftSettings:
-    """Shift settings of a spec-data account (see the module docstring)."""
+def spec(gen: SpecData, account: Account) -> ShiftSettings:
+    """Shift settings of a spec-data account over its schedulers (see the module docstring)."""
+    config = account.config.operations
     out = ShiftSettings(options_count=config.dropdown_options)
-    for scheduler in scheduler_ids:
+    for scheduler in account.schedulers:
         layers = []
         for k in range(2):
             layer_id = f"{scheduler}-layer-{k + 1}"
             key = f"{scheduler}:{layer_id}"
-            layers.append(gen.record("shift_layers", "shift_layers", key, {"id": layer_id}))
+            layers.append(gen.record(LAYER, "shift_layers", key, {"id": layer_id}))
             values = config.shift_layer_values
             out.values[layer_id] = [
                 gen.record(
-                    "shift_layer_values",
+                    LAYER_VALUE,
                     "shift_layer_values",
                     f"{scheduler}:{layer_id}:value-{n + 1}",
                     {"id": f"value-{n + 1}"},
@@ -40,7 +44,7 @@ def spec_shift_settings(
         count = config.shift_custom_fields
         out.custom_fields[scheduler] = [
             gen.record(
-                "shift_custom_fields",
+                SHIFT_CUSTOM_FIELD,
                 "shift_custom_fields",
                 f"{scheduler}:{n + 1}",
                 {"id": str(n + 1)},
@@ -50,7 +54,7 @@ def spec_shift_settings(
         ]
     count = config.custom_field_categories
     out.categories = [
-        gen.record("custom_field_categories", "user_custom_field_categories", n, {"id": n}, count)
+        gen.record(CATEGORY, "user_custom_field_categories", n, {"id": n}, count)
         for n in range(1, count + 1)
     ]
     return out

@@ -1,4 +1,4 @@
-"""The emulator's pay and leave endpoints (spec paths, parameters, maxima and 422s):
+"""The pay and leave domain's routes (spec paths, parameters, maxima and 422s):
 
 * ``GET /pay-rates/v1/pay-rates`` (limit <= 500; ``startDate``/``endDate`` required,
   ``YYYY-MM-DD``, at most 365 days inclusive; the rates in effect during the range, including
@@ -11,7 +11,7 @@
   ``endTime`` epoch seconds required: the unavailabilities whose UTC day overlaps them; 404 for an
   unknown scheduler)
 
-Records: :mod:`emulator.pay_leave_data`.
+Records: :mod:`emulator.domains.pay_leave.data`.
 """
 
 from __future__ import annotations
@@ -23,11 +23,10 @@ from typing import Annotated, Any
 from fastapi import FastAPI, Path, Query
 from fastapi.responses import Response
 
-from .auth import requirement
-from .operations import parse_window
-from .pay_leave_data import PayLeave, unavailability_epochs
-from .responses import envelope, json_response, paged
-from .state import EmulatorState
+from ...auth import requirement
+from ...protocols import Server
+from ...responses import envelope, json_response, paged, parse_window
+from .data import PayLeave, pay_leave_of, unavailability_epochs
 
 PAY_RATES_MAX_DAYS = 365
 """The spec: "Date range cannot exceed 365 days"."""
@@ -95,17 +94,17 @@ def unavailabilities(records: PayLeave, scheduler_id: int, start: int, end: int)
     return rows
 
 
-def add_pay_leave_routes(app: FastAPI, state: EmulatorState) -> None:
+def add_routes(app: FastAPI, state: Server) -> None:
     """Register the pay and leave endpoints on ``app`` (see the module docstring)."""
     _add_pay_routes(app, state)
     _add_leave_routes(app, state)
 
 
-def _add_pay_routes(app: FastAPI, state: EmulatorState) -> None:
+def _add_pay_routes(app: FastAPI, state: Server) -> None:
     """Pay rates and pay rule policies."""
 
     def records() -> PayLeave:
-        return state.dataset.operations.pay_leave
+        return pay_leave_of(state.dataset)
 
     @app.get("/pay-rates/v1/pay-rates", dependencies=[requirement(state, "pay_rates.read")])
     async def get_pay_rates(
@@ -131,11 +130,11 @@ def _add_pay_routes(app: FastAPI, state: EmulatorState) -> None:
         return envelope({"payRulesPolicies": records().pay_rule_policies})
 
 
-def _add_leave_routes(app: FastAPI, state: EmulatorState) -> None:
+def _add_leave_routes(app: FastAPI, state: Server) -> None:
     """Time-off balances and scheduler unavailabilities."""
 
     def records() -> PayLeave:
-        return state.dataset.operations.pay_leave
+        return pay_leave_of(state.dataset)
 
     def page(key: str, rows: list[Any], offset: int, limit: int) -> Response:
         return paged(key, rows, offset, limit, state.options.paging_total)

@@ -1,0 +1,11 @@
+"""The sales domain: locations and daily sales (records: :mod:`.data`, routes: :mod:`.routes`,
+spec data: :mod:`.spec`)."""
+
+from __future__ import annotations
+
+from ..domain import Domain
+from .data import NAME, tidy
+from .routes import add_routes
+from .spec import spec
+
+DOMAIN = Domain(name=NAME, order=2, add_routes=add_routes, tidy=tidy, spec=spec)
