@@ -248,6 +248,20 @@ _STREAMS = (
         item_key="policyId:str,userId:int",
     ),
     Stream(
+        "onboarding_packs", "/onboarding/v1/packs", "packs", None, ("id",), ("id",), DIGEST,
+        "onboarding", "onboarding.read", loads="packs whose record changed (digest)",
+        item_key="id:int",
+    ),
+    Stream(
+        "onboarding_pack_assignments", "/onboarding/v1/packs/{packId}/assignments",
+        "assignments", None, ("packId", "id"), ("onboarding_assignment_key",), DIGEST,
+        "onboarding", "onboarding.read", parent="onboarding_packs",
+        key_note=" = pack:assignment",
+        loads="each pack's assignments (user, `status`, `isWaitingApproval`) whose record "
+        "changed (digest)",
+        item_key="id:int",
+    ),
+    Stream(
         "sales_locations", "/sales/v1/locations", "locations", 1000, ("id",), ("id",), DIGEST,
         "sales", "sales_data.read", loads="locations whose record changed (digest)",
         item_key="id:int",
