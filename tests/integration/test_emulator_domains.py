@@ -22,9 +22,10 @@ def test_every_package_is_a_domain_in_order() -> None:
     packages = sorted(p.name for p in folder.iterdir() if (p / "__init__.py").is_file())
     assert sorted(d.name for d in DOMAINS) == packages
     assert [d.order for d in DOMAINS] == sorted(d.order for d in DOMAINS)
-    # the spec steps share one random stream: this order is part of every seed's spec data
+    # the spec steps share one random stream: this order is part of every seed's spec data, so
+    # a new domain draws after these (its order number above theirs)
     drawn = [d.name for d in DOMAINS if d.spec is not None]
-    assert drawn == ["pay_leave", "sales", "groups", "shift_layers"]
+    assert drawn[:4] == ["pay_leave", "sales", "groups", "shift_layers"]
 
 
 @pytest.mark.parametrize("data", ["emulator", "spec"])
