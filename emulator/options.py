@@ -62,6 +62,7 @@ class ServerOptions:
                     "pay_rates.read",
                     "company_policies.read",
                     "sales_data.read",
+                    "onboarding.read",
                     "settings.read",
                     "settings.write",
                     "settings.delete",

@@ -163,7 +163,7 @@ def test_invalid_parameters_are_422_validation_errors(server, path, params):
 
 PARENTS = {"{schedulerId}": "9000", "{timeClockId}": "7100", "{formId}": "500",
            "{taskBoardId}": "3100", "{policyTypeId}": "pt-vacation", "{customFieldId}": "102",
-           "{layerId}": "layer-location"}  # fmt: skip
+           "{layerId}": "layer-location", "{packId}": "5100"}  # fmt: skip
 DATES = {"startDate": "2026-11-01", "endDate": "2026-11-20"}
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -36,6 +37,7 @@ from jsonschema import Draft202012Validator
 
 from emulator.data import Dataset, EmulatorConfig
 from emulator.domains.groups.data import groups_of
+from emulator.domains.onboarding import onboarding_of
 from emulator.domains.pay_leave.data import pay_leave_of
 from emulator.domains.sales.data import sales_of
 from emulator.domains.shift_layers.data import shift_settings_of
@@ -127,18 +129,15 @@ class Account:
 
 
 def template(path: str) -> str:
-    """The spec's path of a concrete one (``/forms/v1/forms/{formId}/form-submissions``)."""
-    names = {"schedulers": "{schedulerId}", "time-clocks": "{timeClockId}", "forms": "{formId}",
-             "taskboards": "{taskBoardId}"}  # fmt: skip
-    parts = path.split("/")
-    for i in range(1, len(parts) - 1):
-        if parts[i - 1] == "policy-types":
-            parts[i] = "{policyTypeId}"
-        elif parts[i - 1] == "shift-layers":
-            parts[i] = "{layerId}"
-        elif parts[i].isdigit():
-            parts[i] = names[parts[i - 1]]
-    return "/".join(parts)
+    """The spec's path of a concrete one (``/forms/v1/forms/{formId}/form-submissions``): the
+    first of the spec's paths, fewest placeholders first, whose pattern it matches; the path
+    itself when none does (the beta user documents)."""
+    templates = sorted(spec()["paths"], key=lambda t: t.count("{"))
+    for candidate in templates:
+        pattern = re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(candidate))
+        if re.fullmatch(pattern, path):
+            return candidate
+    return path
 
 
 def validator(path: str) -> Draft202012Validator:
@@ -232,6 +231,11 @@ def served(account: Account, ds: Dataset) -> dict[str, dict[Any, Any]]:
         add("smart_group_segments", segment["id"], segment)
     for category in account.listing("/users/v1/custom-field-categories", "categories"):
         add("user_custom_field_categories", category["id"], category)
+    for pack in account.get("/onboarding/v1/packs")["data"]["packs"]:
+        add("onboarding_packs", pack["id"], pack)
+        path = f"/onboarding/v1/packs/{pack['id']}/assignments"
+        for item in account.get(path)["data"]["assignments"]:
+            add("onboarding_pack_assignments", f"{pack['id']}:{item['id']}", item)
     for scheduler in out["schedulers"]:
         base = f"/scheduler/v1/schedulers/{scheduler}"
         for layer in account.get(f"{base}/shift-layers")["data"]["shiftLayers"]:
@@ -276,6 +280,9 @@ def held(ds: Dataset) -> dict[str, set[Any]]:
         "sales_locations": {loc["id"] for loc in sales.locations},
         "daily_sales": {f"{e['locationId']}:{e['date']}" for e in sales.daily_sales},
         "smart_groups": {g["id"] for g in groups.groups},
+        "onboarding_packs": {p["id"] for p in onboarding_of(ds).packs},
+        "onboarding_pack_assignments": {f"{pid}:{a['id']}" for pid, rows
+                                        in onboarding_of(ds).assignments.items() for a in rows},
         "smart_group_segments": {s["id"] for s in groups.segments},
         "user_custom_field_categories": {c["id"] for c in settings.categories},
         "shift_layers": {f"{sid}:{x['id']}" for sid, layers in settings.layers.items()
@@ -300,7 +307,7 @@ RECORD_LISTS = {
     "payRulesPolicies": (1, "pay_rule_policies"), "manualBreaks": (1, "manual_breaks"),
     "locations": (1, "sales_locations"), "dailySales": (1, "daily_sales"),
     "groups": (1, "smart_groups"), "segments": (1, "smart_group_segments"),
-    "categories": (1, "user_custom_field_categories"),
+    "categories": (1, "user_custom_field_categories"), "packs": (1, "onboarding_packs"),
 }  # fmt: skip
 
 
@@ -339,6 +346,8 @@ def records_at(
         stream = {"shiftLayers": "shift_layers", "values": "shift_layer_values",
                   "customFields": "shift_custom_fields"}[data_key]  # fmt: skip
         return [(stream, ":".join([*parts[4:5], *parts[6:7], str(item["id"])]), rest)]
+    if data_key == "assignments":  # /onboarding/v1/packs/{packId}/assignments
+        return [("onboarding_pack_assignments", f"{path.split('/')[4]}:{item['id']}", rest)]
     stream = RECORD_LISTS[data_key][1]
     key_field = {"users": "userId", "forms": "formId", "schedulers": "schedulerId",
                  "formSubmissions": "formSubmissionId"}.get(data_key, "id")  # fmt: skip

@@ -72,6 +72,8 @@ SOURCE_ADDED: dict[str, str] = {
     "timesheets.time_clock_id": "the time clock listed (path parameter)",
     "timesheets.user_id": "the userId of the user group the day was listed in",
     "tasks.task_board_id": "the task board listed (path parameter)",
+    "onboarding_pack_assignments.pack_id": "the pack listed (path parameter)",
+    "onboarding_pack_assignments.onboarding_assignment_key": "the source's key: pack, assignment",
     "shift_coverage.coverage_key": "written by the source (scheduling.SHIFT_COVERAGE_HINTS)",
     "shift_coverage.scheduler_id": "written by the source (scheduling.SHIFT_COVERAGE_HINTS)",
     "shift_coverage.window_from": "written by the source (scheduling.SHIFT_COVERAGE_HINTS)",
