@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -72,8 +73,6 @@ SOURCE_ADDED: dict[str, str] = {
     "timesheets.time_clock_id": "the time clock listed (path parameter)",
     "timesheets.user_id": "the userId of the user group the day was listed in",
     "tasks.task_board_id": "the task board listed (path parameter)",
-    "onboarding_pack_assignments.pack_id": "the pack listed (path parameter)",
-    "onboarding_pack_assignments.onboarding_assignment_key": "the source's key: pack, assignment",
     "shift_coverage.coverage_key": "written by the source (scheduling.SHIFT_COVERAGE_HINTS)",
     "shift_coverage.scheduler_id": "written by the source (scheduling.SHIFT_COVERAGE_HINTS)",
     "shift_coverage.window_from": "written by the source (scheduling.SHIFT_COVERAGE_HINTS)",
@@ -114,7 +113,26 @@ SOURCE_ADDED: dict[str, str] = {
     "*.version_key": "the source: a version's key, the record's key and observed_at",
 }
 """Columns our source (or dlt) writes beside the provider's fields: ``<table>.<column>``
-(``*`` for every table) and why. A declared column without a provider field must be here."""
+(``*`` for every table) and why. A declared column without a provider field must be here, or
+be one the registry declares (:func:`registry_added`)."""
+
+
+def registry_added() -> dict[str, str]:
+    """The columns a stream's declaration in the registry says the source writes: each path
+    parameter (``{packId}`` -> ``pack_id``: the parent listed) and each key column that is not
+    the snake_case of a provider id field (``onboarding_assignment_key``: the source's key)."""
+    out: dict[str, str] = {}
+    for stream in ENDPOINTS.values():
+        for param in re.findall(r"\{(\w+)\}", stream.path):
+            out[f"{stream.name}.{SNAKE.normalize_identifier(param)}"] = "a path parameter"
+        provider = {SNAKE.normalize_identifier(f.split(".")[-1]) for f in stream.primary_key}
+        for column in stream.key:
+            if column not in provider:
+                out[f"{stream.name}.{column}"] = "the source's key (the registry's Stream.key)"
+    return out
+
+
+SOURCE_ADDED.update({k: v for k, v in registry_added().items() if k not in SOURCE_ADDED})
 
 UNPUBLISHED: dict[str, dict[str, str]] = {
     "user_documents": {
