@@ -28,6 +28,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .auth import TOKEN_PATH
 from .responses import CONTROL_PREFIX
+from .spec_schemas import path_template
 from .state import EmulatorState
 
 
@@ -82,7 +83,7 @@ class ProviderBehaviour:
             await self.app(scope, receive, send)
             return
         state = self.state
-        template = _template(path)
+        template = path_template(path.rstrip("/") or "/")
         headers, over = _rate_headers(state, time.time())
         with state.lock:
             state.requests[template] += 1
@@ -177,20 +178,3 @@ async def _send_json(send: Send, status: int, body: Any, headers: dict[str, str]
     raw_headers += [(k.encode(), v.encode()) for k, v in headers.items()]
     await send({"type": "http.response.start", "status": status, "headers": raw_headers})
     await send({"type": "http.response.body", "body": payload})
-
-
-PARENT_PLACEHOLDERS = {
-    "schedulers": "{schedulerId}",
-    "time-clocks": "{timeClockId}",
-    "forms": "{formId}",
-    "taskboards": "{taskBoardId}",
-}
-
-
-def _template(path: str) -> str:
-    """The spec's path template of ``path`` (``/forms/v1/forms/{formId}/form-submissions``)."""
-    parts = path.rstrip("/").split("/")
-    for i in range(1, len(parts)):
-        if parts[i].isdigit() and parts[i - 1] in PARENT_PLACEHOLDERS and i + 1 < len(parts):
-            parts[i] = PARENT_PLACEHOLDERS[parts[i - 1]]
-    return "/".join(parts) or "/"

@@ -79,6 +79,28 @@ def spec() -> dict[str, Any]:
     return loaded
 
 
+@functools.cache
+def _path_patterns() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """Every path of the spec as a pattern (a ``{placeholder}`` matches one segment), the paths
+    with fewer placeholders first, so a literal path wins over a template that also matches."""
+    paths = sorted(spec()["paths"], key=lambda template: template.count("{"))
+    return tuple(
+        (re.compile(re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(template))), template)
+        for template in paths
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def path_template(path: str) -> str:
+    """The spec's path template of a concrete request path
+    (``/onboarding/v1/packs/5100/assignments`` -> ``/onboarding/v1/packs/{packId}/assignments``),
+    or ``path`` itself when the spec has none (the beta ``/documents/v1/user-documents``)."""
+    for pattern, template in _path_patterns():
+        if pattern.fullmatch(path):
+            return template
+    return path
+
+
 def component(name: str) -> dict[str, Any]:
     """A component schema as published (``$ref``s unresolved)."""
     schema: dict[str, Any] = spec()["components"]["schemas"][name]

@@ -22,7 +22,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import subprocess
 import sys
 from collections import Counter
@@ -44,7 +43,7 @@ from emulator.domains.shift_layers.data import shift_settings_of
 from emulator.operations_data import OperationsConfig
 from emulator.spec_data import spec_webhooks, webhook_components
 from emulator.spec_records import EPOCHS, INT64, ODD_VALUES
-from emulator.spec_schemas import spec
+from emulator.spec_schemas import path_template, spec
 from emulator.webhooks import build_burst
 
 SEEDS = [11, 12, 13]
@@ -128,22 +127,10 @@ class Account:
                 return out
 
 
-def template(path: str) -> str:
-    """The spec's path of a concrete one (``/forms/v1/forms/{formId}/form-submissions``): the
-    first of the spec's paths, fewest placeholders first, whose pattern it matches; the path
-    itself when none does (the beta user documents)."""
-    templates = sorted(spec()["paths"], key=lambda t: t.count("{"))
-    for candidate in templates:
-        pattern = re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(candidate))
-        if re.fullmatch(pattern, path):
-            return candidate
-    return path
-
-
 def validator(path: str) -> Draft202012Validator:
     """A validator of the spec's 200 answer of ``GET path``, its ``$ref``s resolved."""
     document = spec()
-    answer = document["paths"][template(path)]["get"]["responses"]["200"]
+    answer = document["paths"][path_template(path)]["get"]["responses"]["200"]
     schema = {**answer["content"]["application/json"]["schema"],
               "components": document["components"]}  # fmt: skip
     return Draft202012Validator(schema)
@@ -361,7 +348,7 @@ def unexcused_errors(account: Account, ds: Dataset) -> list[str]:
         odd.setdefault((entry["stream"], entry["key"]), []).append(entry["path"])
     left: list[str] = []
     for path, body in account.answers:
-        if template(path) == "/documents/v1/user-documents":
+        if path_template(path) == "/documents/v1/user-documents":
             continue
         for error in validator(path).iter_errors(body):
             places = records_at(path, body, list(error.absolute_path))
