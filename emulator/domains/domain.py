@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from fastapi import FastAPI
 
@@ -34,6 +34,11 @@ class Domain:
         spec: The spec data mode's records of the domain, drawn by ``gen`` from the spec's
             schemas over the account's core records: ``spec(gen, account)``; ``None``: the
             domain holds no records.
+        listed: What the domain's listings hold, ``listed(account) -> {stream: [record]}``:
+            by stream (the name the sync gives the endpoint's table), every record a full
+            listing serves, as served, with the path parameters it is listed under added
+            (``{"packId": 5100, **assignment}``). The tests check that the routes serve each
+            exactly once; ``None``: the domain lists nothing.
     """
 
     name: str
@@ -41,6 +46,7 @@ class Domain:
     add_routes: Callable[[FastAPI, Server], object]
     tidy: Callable[[Account, int], object] | None = None
     spec: Callable[[SpecData, Account], object] | None = None
+    listed: Callable[[Account], dict[str, list[dict[str, Any]]]] | None = None
 
 
 def records_of(account: Account, name: str, kind: type[T]) -> T:

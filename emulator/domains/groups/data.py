@@ -42,6 +42,12 @@ def groups_of(account: Account) -> Groups:
     return records_of(account, NAME, Groups)
 
 
+def listed(account: Account) -> dict[str, list[dict[str, Any]]]:
+    """Every smart group and segment (see :attr:`~emulator.domains.domain.Domain.listed`)."""
+    found = groups_of(account)
+    return {"smart_groups": found.groups, "smart_group_segments": found.segments}
+
+
 def tidy(account: Account, anchor: int) -> Groups:
     """The tidy account's groups and segments (the same for every account and ``anchor``);
     each group's ``numberOfUsers`` is 0 here and counted when served."""

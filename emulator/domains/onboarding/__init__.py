@@ -103,6 +103,17 @@ def spec(gen: SpecData, account: Account) -> Onboarding:
     return out
 
 
+def listed(account: Account) -> dict[str, list[dict[str, Any]]]:
+    """Every pack, and every assignment with its ``packId`` (see :attr:`Domain.listed`)."""
+    found = onboarding_of(account)
+    return {
+        "onboarding_packs": found.packs,
+        "onboarding_pack_assignments": [
+            {"packId": pid, **item} for pid, rows in found.assignments.items() for item in rows
+        ],
+    }
+
+
 def add_routes(app: FastAPI, state: Server) -> None:
     """Register the onboarding endpoints on ``app`` (see the module docstring)."""
 
@@ -118,4 +129,4 @@ def add_routes(app: FastAPI, state: Server) -> None:
         return envelope({"assignments": found})
 
 
-DOMAIN = Domain(name=NAME, order=5, add_routes=add_routes, tidy=tidy, spec=spec)
+DOMAIN = Domain(name=NAME, order=5, add_routes=add_routes, tidy=tidy, spec=spec, listed=listed)

@@ -48,6 +48,25 @@ def pay_leave_of(account: Account) -> PayLeave:
     return records_of(account, NAME, PayLeave)
 
 
+def listed(account: Account) -> dict[str, list[dict[str, Any]]]:
+    """Every pay rate item, pay rule policy, balance (with its ``policyTypeId``) and
+    unavailability (with its ``schedulerId``); see
+    :attr:`~emulator.domains.domain.Domain.listed`."""
+    found = pay_leave_of(account)
+    return {
+        "pay_rates": found.pay_rates,
+        "pay_rule_policies": found.pay_rule_policies,
+        "time_off_balances": [
+            {"policyTypeId": pid, **row} for pid, rows in found.balances.items() for row in rows
+        ],
+        "scheduler_unavailabilities": [
+            {"schedulerId": sid, **row}
+            for sid, rows in found.unavailabilities.items()
+            for row in rows
+        ],
+    }
+
+
 def tidy(account: Account, anchor: int) -> PayLeave:
     """The tidy account's pay and leave records (:func:`tidy_pay_leave` over its active users,
     jobs, policy types and schedulers, for its seed and ``anchor``, UTC epoch seconds); its

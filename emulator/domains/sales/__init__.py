@@ -4,8 +4,8 @@ spec data: :mod:`.spec`)."""
 from __future__ import annotations
 
 from ..domain import Domain
-from .data import NAME, tidy
+from .data import NAME, listed, tidy
 from .routes import add_routes
 from .spec import spec
 
-DOMAIN = Domain(name=NAME, order=2, add_routes=add_routes, tidy=tidy, spec=spec)
+DOMAIN = Domain(name=NAME, order=2, add_routes=add_routes, tidy=tidy, spec=spec, listed=listed)

@@ -87,6 +87,13 @@ def tidy_sales(config: OperationsConfig, seed: int, anchor: int, users: int = 0)
     return out
 
 
+def listed(account: Account) -> dict[str, list[dict[str, Any]]]:
+    """Every location and daily sales entry (see
+    :attr:`~emulator.domains.domain.Domain.listed`)."""
+    found = sales_of(account)
+    return {"sales_locations": found.locations, "daily_sales": found.daily_sales}
+
+
 def tidy(account: Account, anchor: int) -> Sales:
     """The tidy account's sales (:func:`tidy_sales`) for its seed and ``anchor`` (UTC epoch
     seconds), sized by its active users."""

@@ -124,6 +124,34 @@ def tidy_shift_settings(
     return out
 
 
+def listed(account: Account) -> dict[str, list[dict[str, Any]]]:
+    """Every layer and custom field (with its ``schedulerId``), layer value (with its
+    ``schedulerId`` and ``layerId``), category, and option of a dropdown user custom field
+    (with its ``customFieldId``); see :attr:`~emulator.domains.domain.Domain.listed`."""
+    found = shift_settings_of(account)
+    dropdowns = [f for f in account.operations.custom_fields if f.get("type") == "dropdown"]
+    return {
+        "shift_layers": [
+            {"schedulerId": sid, **layer} for sid, rows in found.layers.items() for layer in rows
+        ],
+        "shift_layer_values": [
+            {"schedulerId": sid, "layerId": layer["id"], **value}
+            for sid, rows in found.layers.items()
+            for layer in rows
+            for value in found.values[layer["id"]]
+        ],
+        "shift_custom_fields": [
+            {"schedulerId": sid, **row} for sid, rows in found.custom_fields.items() for row in rows
+        ],
+        "user_custom_field_categories": found.categories,
+        "user_custom_field_options": [
+            {"customFieldId": f["id"], **option}
+            for f in dropdowns
+            for option in dropdown_options(f, found.options_count)
+        ],
+    }
+
+
 def tidy(account: Account, anchor: int) -> ShiftSettings:
     """The tidy account's settings over its schedulers, sized by its
     :class:`~emulator.config.OperationsConfig` (the same for every ``anchor``)."""
