@@ -37,7 +37,7 @@ from sources.connecteam.registry import STREAMS, oauth_scopes
 from sources.connecteam.windows import date_windows
 
 from .backfill_pulls import PULLS, Chunk, PullRun
-from .process_memory import release_freed_memory
+from .process_memory import collecting_new_objects_only, release_freed_memory
 from .runs import records_run
 from .sync import replacing_nul
 from .unique_keys import guard_unique_keys
@@ -362,10 +362,11 @@ def _pull_chunk(
         resource.add_map(replacing_nul(chunk.stream))
     normalize = SnakeCase().normalize_identifier  # the connecteam schema's naming
     guard_unique_keys(resource, normalize, run.client.stats.repeated_keys)
-    pipeline.extract(resource, loader_file_format=loader_file_format(project))
-    release_freed_memory()
-    normalized = pipeline.normalize()
-    release_freed_memory()
+    with collecting_new_objects_only():
+        pipeline.extract(resource, loader_file_format=loader_file_format(project))
+        release_freed_memory()
+        normalized = pipeline.normalize()
+        release_freed_memory()
     pipeline.load().raise_on_failed_jobs()
     result.rows = {
         table: n for table, n in normalized.row_counts.items() if not table.startswith("_dlt")

@@ -27,7 +27,7 @@ from sources.connecteam.contract import QUARANTINE_COLUMNS, QUARANTINE_TABLE, Qu
 from sources.connecteam.registry import OAUTH_TOKEN_PATH
 from sources.connecteam.registry import STREAMS as REGISTRY
 
-from .process_memory import few_malloc_arenas, release_freed_memory
+from .process_memory import collecting_new_objects_only, few_malloc_arenas, release_freed_memory
 from .runs import records_run
 from .unique_keys import guard_unique_keys
 from .warehouse import (
@@ -228,20 +228,23 @@ def _extract_and_normalize(
     source_options: dict[str, Any],
 ) -> dict[str, str]:  # fmt: skip
     """``pipeline.run``'s steps before the load, with the memory of each step handed back
-    before the next one: the destination's state, the streams' extract (a failing stream
-    dropped, :func:`_extract_isolating_failures`), the quarantine's, and the normalize.
+    before the next one (the collector looking only at what the steps made,
+    :func:`~.process_memory.collecting_new_objects_only`): the destination's state, the
+    streams' extract (a failing stream dropped, :func:`_extract_isolating_failures`), the
+    quarantine's, and the normalize.
 
     Returns:
         ``{stream: reason}`` for the streams that failed.
     """
     few_malloc_arenas()  # before the extract's threads start
-    pipeline.sync_destination()
-    failed = _extract_isolating_failures(pipeline, project, streams, stats, source_options)
-    stats.quarantine.discard(set(failed))
-    _extract_quarantine(pipeline, project, stats.quarantine)
-    release_freed_memory()
-    pipeline.normalize()
-    release_freed_memory()
+    with collecting_new_objects_only():
+        pipeline.sync_destination()
+        failed = _extract_isolating_failures(pipeline, project, streams, stats, source_options)
+        stats.quarantine.discard(set(failed))
+        _extract_quarantine(pipeline, project, stats.quarantine)
+        release_freed_memory()
+        pipeline.normalize()
+        release_freed_memory()
     return failed
 
 
