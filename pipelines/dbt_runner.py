@@ -3,17 +3,20 @@
 
 dbt runs in-process through its Python runner (``dbtRunner``) with the project's own
 ``sql/profiles.yml``. On DuckDB, target ``warehouse`` (no extensions to download) opens the
-warehouse file named by the dbt variable ``warehouse``. On PostgreSQL, target ``postgres``
-connects to the database dlt loads into (``DESTINATION__POSTGRES__CREDENTIALS``): host, port,
-user and database as the dbt variables ``postgres_host``/``_port``/``_user``/``_dbname``, the
+warehouse file named by the dbt variable ``warehouse``: its file name only, dbt running in its
+folder for the call, so the variables and the profile are the same for every warehouse of that name
+and dbt's parse cache (``partial_parse.msgpack`` in the target folder) holds across them (a changed
+variable or profile makes dbt parse the whole project again, ~4 s). On PostgreSQL, target
+``postgres`` connects to the database dlt loads into (``DESTINATION__POSTGRES__CREDENTIALS``): host,
+port, user and database as the dbt variables ``postgres_host``/``_port``/``_user``/``_dbname``, the
 password only in the environment variable ``DBT_ENV_SECRET_POSTGRES_PASSWORD`` (dbt keeps such
 values out of its logs and artifacts), with ``PGTZ=UTC`` (the session's timezone, so a
-``timestamptz`` cast to a date falls on the UTC day, as on DuckDB); both variables are set for
-the duration of the call only. The models land in the schemas ``staging``, ``intermediate`` and
+``timestamptz`` cast to a date falls on the UTC day, as on DuckDB); both variables are set for the
+duration of the call only. The models land in the schemas ``staging``, ``intermediate`` and
 ``marts`` beside the raw ones. The dbt variable ``now`` is the project's instant
 (:attr:`core.project.Project.now`) when ``WFM_SYNC_NOW`` pins it; otherwise it is not passed and the
-models take the build's start (dbt's ``run_started_at``), so the variables stay the same from run
-to run and dbt re-parses only what changed.
+models take the build's start (dbt's ``run_started_at``), so the variables stay the same from run to
+run and dbt re-parses only what changed.
 
 The project's packages are vendored in ``sql/vendor/`` (``sql/packages.yml``, ``local:``);
 :func:`run_dbt` links them with ``dbt deps`` the first time, offline. dbt runs ``--quiet`` (set
@@ -23,6 +26,7 @@ only with the dbt variable ``evaluate_project``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 from pathlib import Path
@@ -77,19 +81,21 @@ def run_dbt(
     """Invoke dbt in-process on the dbt project and ``project``'s warehouse (``warehouse`` when
     given); returns dbt's runner result.
 
-    DuckDB: the warehouse file reaches ``profiles.yml`` as the dbt variable ``warehouse``.
-    PostgreSQL (:func:`pipelines.warehouse.postgres_target`): target ``postgres``, its host,
-    port, user and database as dbt variables, and, for the duration of the call only, the
-    password in ``DBT_ENV_SECRET_POSTGRES_PASSWORD`` and ``PGTZ=UTC`` (the session's timezone,
-    UTC as DuckDB's) in the environment: the one hand-off of ours through the environment, as
-    dbt reads a secret nowhere else without logging it. ``variables`` go beside them
-    (``--vars``), and ``now`` (epoch seconds) when ``WFM_SYNC_NOW`` pins the clock, ``currency``
-    when the project's setting ``currency`` names it; otherwise the models take the build's
-    start (dbt's ``run_started_at``) as now, and the variables stay the same from run to run, so
-    dbt parses only what changed. Every finished node (model, test, unit test, source) is counted
-    in a :class:`core.progress.Progress` line ``dbt <command>``, out of dbt's total once it
-    numbers its nodes (``LogStartLine``); the incremental marts' notes
-    (:data:`INCREMENTAL_NOTE`) go into ``notes`` by mart when given.
+    DuckDB: the warehouse file's name reaches ``profiles.yml`` as the dbt variable ``warehouse``,
+    and dbt runs in the file's folder for the call (the process's working directory is changed and
+    given back: no other thread of the process may rely on it meanwhile), so dbt parses only what
+    changed from one warehouse to the next. PostgreSQL
+    (:func:`pipelines.warehouse.postgres_target`): target ``postgres``, its host, port, user and
+    database as dbt variables, and, for the duration of the call only, the password in
+    ``DBT_ENV_SECRET_POSTGRES_PASSWORD`` and ``PGTZ=UTC`` (the session's timezone, UTC as DuckDB's)
+    in the environment: the one hand-off of ours through the environment, as dbt reads a secret
+    nowhere else without logging it. ``variables`` go beside them (``--vars``), and ``now`` (epoch
+    seconds) when ``WFM_SYNC_NOW`` pins the clock, ``currency`` when the project's setting
+    ``currency`` names it; otherwise the models take the build's start (dbt's ``run_started_at``) as
+    now, and the variables stay the same from run to run, so dbt parses only what changed. Every
+    finished node (model, test, unit test, source) is counted in a :class:`core.progress.Progress`
+    line ``dbt <command>``, out of dbt's total once it numbers its nodes (``LogStartLine``); the
+    incremental marts' notes (:data:`INCREMENTAL_NOTE`) go into ``notes`` by mart when given.
 
     Raises:
         ValueError: PostgreSQL credentials missing (:func:`pipelines.warehouse.postgres_target`).
@@ -113,8 +119,12 @@ def run_dbt(
 
     target_args, connection, environment = _target(project, warehouse)
     arguments = _dbt_arguments(args, target_args, connection, variables, project)
+    folder = (warehouse or project.warehouse).resolve().parent
+    inside = (
+        contextlib.chdir(folder) if project.destination == "duckdb" else contextlib.nullcontext()
+    )
     try:
-        with settings.environment(environment):
+        with settings.environment(environment), inside:
             result = dbtRunner(callbacks=[on_event]).invoke(arguments)
         progress.done()
         return result
@@ -156,10 +166,10 @@ def _target(
     """What points dbt at ``project``'s warehouse (``warehouse`` when given): ``(target
     arguments, dbt variables, environment)``.
 
-    DuckDB: ``([], {"warehouse": <absolute path>}, {})``. PostgreSQL: ``(["--target",
-    "postgres"], {"postgres_host", "postgres_port", "postgres_user", "postgres_dbname"},
-    {"DBT_ENV_SECRET_POSTGRES_PASSWORD": <password>, "PGTZ": "UTC"})``; the password is in the
-    environment only, never in the arguments or variables (dbt logs those).
+    DuckDB: ``([], {"warehouse": <file name>}, {})``, for a dbt run in the file's folder.
+    PostgreSQL: ``(["--target", "postgres"], {"postgres_host", "postgres_port", "postgres_user",
+    "postgres_dbname"}, {"DBT_ENV_SECRET_POSTGRES_PASSWORD": <password>, "PGTZ": "UTC"})``; the
+    password is in the environment only, never in the arguments or variables (dbt logs those).
 
     Raises:
         ValueError: PostgreSQL credentials missing (:func:`pipelines.warehouse.postgres_target`).
@@ -174,8 +184,7 @@ def _target(
         }
         environment = {"DBT_ENV_SECRET_POSTGRES_PASSWORD": target.password, "PGTZ": "UTC"}
         return ["--target", "postgres"], connection, environment
-    path = (warehouse or project.warehouse).resolve()
-    return [], {"warehouse": str(path)}, {}
+    return [], {"warehouse": (warehouse or project.warehouse).resolve().name}, {}
 
 
 def _install_packages(project: Path) -> None:
