@@ -4,10 +4,12 @@
     python3 dev.py demo      # create .venv if missing, install, run `wfm-sync demo`
     python3 dev.py test      # create .venv if missing, install, run linters, type checks and tests
     python3 dev.py test-fast # the same checks, then only the unit tier (tests/unit: no server)
+    python3 dev.py coverage  # the whole suite with coverage of the product (no linters; slower)
     python3 dev.py install   # create .venv if missing, install
     python3 dev.py lock      # write requirements.lock again from pyproject.toml, then install
 
-`make demo`, `make test`, `make test-fast`, `make install` and `make lock` call this script.
+`make demo`, `make test`, `make test-fast`, `make coverage`, `make install` and `make lock` call
+this script.
 The install takes every package from requirements.lock, each pinned with its hashes (`pip install
 --require-hashes`), then the project itself without dependencies and without build isolation
 (its build backend, setuptools, comes from the lock too, so nothing is installed unchecked); it
@@ -17,7 +19,9 @@ pip-compile (pip-tools, a dev dependency) keeping the pins it can; `python3 dev.
 --upgrade` (or `--upgrade-package NAME`) moves them to the newest versions allowed. `test` runs,
 in order: ruff (lint and format), mypy, sqlfluff, lint-imports (the import contracts in
 pyproject.toml), pytest; `test-fast` runs the same linters, then pytest on `tests/unit` only
-(no server, no subprocess: a couple of minutes, for the edit-test loop).
+(no server, no subprocess: a couple of minutes, for the edit-test loop). `coverage` runs pytest
+only, with pytest-cov measuring the product's packages in the tests' processes and in the
+subprocesses they start (`[tool.coverage]` in pyproject.toml), and prints the report.
 
 `WFM_SYNC_VENV` moves the virtual environment (default `.venv`). This script runs before the
 project is installed, so it reads that one variable itself instead of through
@@ -68,6 +72,9 @@ CHECKS = [
 ]
 FAST_CHECKS = [*CHECKS[:-1], ["pytest", "-n", "2", "tests/unit"]]
 """``test-fast``: the linters and type checks, then the unit tier only."""
+COVERAGE_CHECKS = [["pytest", "-n", "2", "--cov", "--cov-report=term"]]
+"""``coverage``: the whole suite with coverage of the product's packages, no linters."""
+TARGETS = {"test": CHECKS, "test-fast": FAST_CHECKS, "coverage": COVERAGE_CHECKS}
 
 
 def run(*command: str) -> None:
@@ -206,7 +213,7 @@ def lock(options: list[str]) -> None:
 
 def main(argv: list[str]) -> int:
     target = argv[1] if len(argv) > 1 else "help"
-    if target not in {"demo", "test", "test-fast", "install", "lock"}:
+    if target not in {"demo", "install", "lock", *TARGETS}:
         print(__doc__)
         return 2
     try:
@@ -216,8 +223,8 @@ def main(argv: list[str]) -> int:
         ensure_environment()
         if target == "demo":
             run(str(BIN / "wfm-sync"), "demo", *argv[2:])
-        elif target in ("test", "test-fast"):
-            for check in CHECKS if target == "test" else FAST_CHECKS:
+        elif target in TARGETS:
+            for check in TARGETS[target]:
                 run(str(BIN / check[0]), *check[1:], *(argv[2:] if check[0] == "pytest" else []))
     except subprocess.CalledProcessError as exc:
         return exc.returncode or 1
