@@ -119,10 +119,8 @@ def run_dbt(
 
     target_args, connection, environment = _target(project, warehouse)
     arguments = _dbt_arguments(args, target_args, connection, variables, project)
-    folder = (warehouse or project.warehouse).resolve().parent
-    inside = (
-        contextlib.chdir(folder) if project.destination == "duckdb" else contextlib.nullcontext()
-    )
+    folder = _duckdb_folder(project, warehouse)
+    inside = contextlib.chdir(folder) if folder else contextlib.nullcontext()
     try:
         with settings.environment(environment), inside:
             result = dbtRunner(callbacks=[on_event]).invoke(arguments)
@@ -166,7 +164,8 @@ def _target(
     """What points dbt at ``project``'s warehouse (``warehouse`` when given): ``(target
     arguments, dbt variables, environment)``.
 
-    DuckDB: ``([], {"warehouse": <file name>}, {})``, for a dbt run in the file's folder.
+    DuckDB: ``([], {"warehouse": <file name>}, {})``, for a dbt run in the file's folder (its
+    absolute path when the folder does not exist).
     PostgreSQL: ``(["--target", "postgres"], {"postgres_host", "postgres_port", "postgres_user",
     "postgres_dbname"}, {"DBT_ENV_SECRET_POSTGRES_PASSWORD": <password>, "PGTZ": "UTC"})``; the
     password is in the environment only, never in the arguments or variables (dbt logs those).
@@ -184,7 +183,18 @@ def _target(
         }
         environment = {"DBT_ENV_SECRET_POSTGRES_PASSWORD": target.password, "PGTZ": "UTC"}
         return ["--target", "postgres"], connection, environment
-    return [], {"warehouse": (warehouse or project.warehouse).resolve().name}, {}
+    path = (warehouse or project.warehouse).resolve()
+    return [], {"warehouse": path.name if _duckdb_folder(project, warehouse) else str(path)}, {}
+
+
+def _duckdb_folder(project: Project, warehouse: Path | None) -> Path | None:
+    """The folder a dbt run on ``project``'s DuckDB warehouse (``warehouse`` when given) runs in,
+    the file's own; ``None`` on PostgreSQL, or when the folder does not exist (dbt then gets the
+    file's absolute path)."""
+    if project.destination != "duckdb":
+        return None
+    folder = (warehouse or project.warehouse).resolve().parent
+    return folder if folder.is_dir() else None
 
 
 def _install_packages(project: Path) -> None:

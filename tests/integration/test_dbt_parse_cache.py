@@ -1,0 +1,57 @@
+"""dbt's parse cache holds across DuckDB warehouses: :func:`pipelines.dbt_runner.run_dbt` hands
+dbt the warehouse's file name and runs it in the file's folder, so a second warehouse of the same
+name in another folder parses no file again (dbt's ``perf_info.json``); the working directory is
+given back, after a failed run too."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from conftest import account_project
+
+from pipelines.dbt_runner import run_dbt, target_dir
+
+
+def parse(warehouse: Path) -> dict[str, object]:
+    """``dbt parse`` for ``warehouse`` (its folder made); dbt's account of it
+    (``perf_info.json``)."""
+    warehouse.parent.mkdir(parents=True, exist_ok=True)
+    project = account_project(warehouse, "http://127.0.0.1:9", "never-used")
+    assert run_dbt(["parse"], warehouse, project=project).success
+    info: dict[str, object] = json.loads(
+        (target_dir(project.settings) / "perf_info.json").read_text()
+    )
+    return info
+
+
+def test_a_warehouse_of_the_same_name_elsewhere_parses_nothing_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("WFM_SYNC_DBT_TARGET_DIR", str(tmp_path / "target"))  # no cache yet
+    here = os.getcwd()
+    first = parse(tmp_path / "a" / "warehouse.duckdb")
+    second = parse(tmp_path / "b" / "warehouse.duckdb")
+    assert isinstance(first["parsed_path_count"], int) and first["parsed_path_count"] > 100
+    assert second["parsed_path_count"] == 0
+    assert os.getcwd() == here
+
+
+def test_the_working_directory_is_given_back_after_a_failed_run(tmp_path: Path) -> None:
+    warehouse = tmp_path / "wh" / "warehouse.duckdb"
+    warehouse.parent.mkdir()
+    project = account_project(warehouse, "http://127.0.0.1:9", "never-used")
+    here = os.getcwd()
+    assert not run_dbt(["parse", "--no-such-option"], warehouse, project=project).success
+    assert os.getcwd() == here
+
+
+def test_a_warehouse_whose_folder_does_not_exist_yet_is_parsed_by_its_path(
+    tmp_path: Path,
+) -> None:
+    warehouse = tmp_path / "not-yet" / "warehouse.duckdb"
+    project = account_project(warehouse, "http://127.0.0.1:9", "never-used")
+    assert run_dbt(["parse"], warehouse, project=project).success
+    assert not warehouse.parent.exists()
