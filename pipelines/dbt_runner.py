@@ -117,9 +117,9 @@ def run_dbt(
                 mart, _, what = message.removeprefix(INCREMENTAL_NOTE).partition(": ")
                 notes[mart] = what
 
-    target_args, connection, environment = _target(project, warehouse)
-    arguments = _dbt_arguments(args, target_args, connection, variables, project)
     folder = _duckdb_folder(project, warehouse)
+    target_args, connection, environment = _target(project, warehouse, folder)
+    arguments = _dbt_arguments(args, target_args, connection, variables, project)
     inside = contextlib.chdir(folder) if folder else contextlib.nullcontext()
     try:
         with settings.environment(environment), inside:
@@ -159,13 +159,13 @@ def _dbt_arguments(
 
 
 def _target(
-    project: Project, warehouse: Path | None
+    project: Project, warehouse: Path | None, folder: Path | None
 ) -> tuple[list[str], dict[str, Any], dict[str, str]]:
     """What points dbt at ``project``'s warehouse (``warehouse`` when given): ``(target
     arguments, dbt variables, environment)``.
 
-    DuckDB: ``([], {"warehouse": <file name>}, {})``, for a dbt run in the file's folder (its
-    absolute path when the folder does not exist).
+    DuckDB: ``([], {"warehouse": <file name>}, {})`` for a dbt run in ``folder``
+    (:func:`_duckdb_folder`), the file's absolute path when ``folder`` is ``None``.
     PostgreSQL: ``(["--target", "postgres"], {"postgres_host", "postgres_port", "postgres_user",
     "postgres_dbname"}, {"DBT_ENV_SECRET_POSTGRES_PASSWORD": <password>, "PGTZ": "UTC"})``; the
     password is in the environment only, never in the arguments or variables (dbt logs those).
@@ -184,7 +184,7 @@ def _target(
         environment = {"DBT_ENV_SECRET_POSTGRES_PASSWORD": target.password, "PGTZ": "UTC"}
         return ["--target", "postgres"], connection, environment
     path = (warehouse or project.warehouse).resolve()
-    return [], {"warehouse": path.name if _duckdb_folder(project, warehouse) else str(path)}, {}
+    return [], {"warehouse": path.name if folder else str(path)}, {}
 
 
 def _duckdb_folder(project: Project, warehouse: Path | None) -> Path | None:

@@ -110,18 +110,29 @@ class Account:
         self.http = httpx.Client(base_url=url, headers={"X-API-KEY": API_KEY}, timeout=60)
         self.answers: list[tuple[str, dict[str, Any]]] = []
 
-    def get(self, path: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    def get(
+        self, path: str, params: dict[str, Any] | None = None, absent: bool = False
+    ) -> dict[str, Any] | None:
+        """The answer's body; with ``absent``, ``None`` for a 404 (a parent without such a
+        listing)."""
         response = self.http.get(path, params=params)
+        if absent and response.status_code == 404:
+            return None
         assert response.status_code == 200, (path, response.text[:500])
         body: dict[str, Any] = json.loads(response.content)
         self.answers.append((path, body))
         return body
 
-    def listing(self, path: str, key: str, params: dict[str, Any] | None = None) -> list[Any]:
-        """Every record of a paged listing, ``PAGE`` at a time, until a short page."""
+    def listing(
+        self, path: str, key: str, params: dict[str, Any] | None = None, absent: bool = False
+    ) -> list[Any]:
+        """Every record of a paged listing, ``PAGE`` at a time, until a short page (none when
+        ``absent`` and the first page is a 404)."""
         out: list[Any] = []
         while True:
-            body = self.get(path, {**(params or {}), "limit": PAGE, "offset": len(out)})
+            body = self.get(path, {**(params or {}), "limit": PAGE, "offset": len(out)}, absent)
+            if body is None:
+                return out
             page = body["data"][key]
             out += page
             if len(page) < PAGE:
@@ -185,12 +196,11 @@ def key_of(stream: Stream, record: dict[str, Any], params: dict[str, Any]) -> An
 def listed(account: Account, stream: Stream, path: str) -> list[Any]:
     """Every item of ``stream``'s listing at ``path`` (all pages when it is paged); none when a
     child's parent has no such listing (404: a custom field that is no dropdown)."""
-    params = params_of(stream)
-    if stream.parent is not None and account.http.get(path, params=params).status_code == 404:
-        return []
+    params, child = params_of(stream), stream.parent is not None
     if stream.max_limit:
-        return account.listing(path, stream.data_key, params)
-    return list(account.get(path, params)["data"][stream.data_key])
+        return account.listing(path, stream.data_key, params, absent=child)
+    body = account.get(path, params, absent=child)
+    return [] if body is None else list(body["data"][stream.data_key])
 
 
 def served(account: Account) -> dict[str, dict[Any, Any]]:
