@@ -109,7 +109,11 @@ class Settings(BaseSettings):
         "`fct_labour_cost_daily.currency`, the dashboard and the report (the provider's API "
         "states none); default unnamed",
     )
-    dbt_verbose: bool = Field(False, description="`1` prints dbt's log per model and test")
+    dbt_verbose: bool = Field(
+        False,
+        description="`1` prints dbt's log per model and test, and writes its `debug` file log"
+        " (every statement; `info` otherwise)",
+    )
     nightly_cron: str = Field("0 2 * * *", description="cron of the `nightly_sync` deployment")
     timezone: str = Field("UTC", description="IANA timezone of the nightly cron")
     fold_every: int = Field(300, description="seconds between `fold_webhooks` runs when served")

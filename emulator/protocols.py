@@ -10,6 +10,7 @@ would be an import cycle).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
@@ -111,4 +112,10 @@ class Server(Protocol):
         self, scheduler_id: int, start: int, end: int, sort: ShiftSort, order: SortOrder
     ) -> list[dict[str, Any]]:
         """V1 shift rows of one scheduler overlapping ``[start, end)`` (epoch seconds), sorted."""
+        ...
+
+    def cached_listing(
+        self, key: tuple[Any, ...], build: Callable[[], list[dict[str, Any]]]
+    ) -> list[dict[str, Any]]:
+        """``build()``'s records, built once per dataset version and ``key``; not to be changed."""
         ...

@@ -19,8 +19,9 @@ models take the build's start (dbt's ``run_started_at``), so the variables stay 
 run and dbt re-parses only what changed.
 
 The project's packages are vendored in ``sql/vendor/`` (``sql/packages.yml``, ``local:``);
-:func:`run_dbt` links them with ``dbt deps`` the first time, offline. dbt runs ``--quiet`` (set
-``WFM_SYNC_DBT_VERBOSE=1`` for its per-node log). The dbt-project-evaluator package is built
+:func:`run_dbt` links them with ``dbt deps`` the first time, offline. dbt runs ``--quiet``, its
+file log at ``info`` (``WFM_SYNC_DBT_VERBOSE=1``: its per-node log on the console, and every
+statement in the file). The dbt-project-evaluator package is built
 only with the dbt variable ``evaluate_project``.
 """
 
@@ -138,8 +139,10 @@ def _dbt_arguments(
     variables: dict[str, Any] | None,
     project: Project,
 ) -> list[str]:
-    """dbt's command line for ``args`` under ``project``'s settings: quiet unless
-    ``dbt_verbose``; the target, the project and its profiles; the target and log paths;
+    """dbt's command line for ``args`` under ``project``'s settings: quiet, its file log
+    (``logs/dbt.log``) at ``info`` (a line per node, not every statement: the ``debug`` file log
+    costs about a tenth of a build), unless ``dbt_verbose``; the target, the project and its
+    profiles; the target and log paths;
     ``--vars`` of the connection, ``now`` (only when the clock is pinned: a var that changes on
     every run makes dbt re-parse the whole project, ~10 s), ``currency`` (when named) and
     ``variables``."""
@@ -147,7 +150,7 @@ def _dbt_arguments(
     pinned = {"now": project.now} if (configured.now or "").strip() else {}
     named = {"currency": configured.currency} if configured.currency else {}
     dbt_vars = json.dumps({**connection, **pinned, **named, **(variables or {})})
-    verbosity = [] if configured.dbt_verbose else ["--quiet"]
+    verbosity = [] if configured.dbt_verbose else ["--quiet", "--log-level-file", "info"]
     paths = [] if "--target-path" in args else ["--target-path", str(target_dir(configured))]
     if configured.dbt_target_dir and "--log-path" not in args:
         paths += ["--log-path", str(configured.dbt_target_dir / "logs")]

@@ -126,7 +126,10 @@ def build_models(
 
     Args:
         warehouse: The DuckDB file (default: the project's); not used on PostgreSQL.
-        select: Optional dbt selection (``--select``); no plan is made or recorded.
+        select: Optional dbt selection (``--select``); no plan is made or recorded. A data
+            test runs when every model it reads is selected (dbt's ``--indirect-selection
+            cautious``): a relationship test between a selected model and one not built yet
+            is left out, not failed.
         full_refresh: Rebuild the incremental marts from all their history.
         everything: Build every model, whatever changed.
         unit_tests: Then run every dbt unit test (``dbt test --select test_type:unit``);
@@ -163,7 +166,11 @@ def build_models(
     elif not select:
         scope = "every model (a warehouse file other than the project's: no plan)"
     args = ["build", "--exclude-resource-type", "unit_test"]
-    args += (["--select", select] if select else []) + (["--full-refresh"] if full_refresh else [])
+    if select and plan is None:  # a test runs when all it reads is selected (not only one part)
+        args += ["--select", select, "--indirect-selection", "cautious"]
+    elif select:
+        args += ["--select", select]
+    args += ["--full-refresh"] if full_refresh else []
     summary = _build(project, path, where, args, scope, plan)
     if unit_tests:  # dbt build selects a unit test only with its model: dbt test runs them all
         unit_args = ["test", "--select", "test_type:unit"]

@@ -83,7 +83,7 @@ def test_an_edit_delivered_by_webhook_is_in_fct_form_submissions_after_the_fold(
         assert server.state.deliverer.wait(60)
         assert server.state.deliverer.stats["delivered"] == 2
     run_fold(project=resolve(inbox_url=inbox_url))
-    build_models(warehouse, project=resolve())
+    build_models(warehouse, select="+fct_form_submissions", project=resolve())
     for _form_id, submission_id in changed["edited_submissions"]:
         values = [a.get("value") for a in answers_of(warehouse, "marts.fct_form_submissions",
                                                      submission_id)]  # fmt: skip

@@ -67,7 +67,7 @@ def test_a_user_moved_between_groups_across_three_syncs_has_two_bridge_rows(
 
     monkeypatch.setenv("WFM_SYNC_NOW", str(NOW + 2 * 86_400))
     run_sync(("users",), project=resolve())  # sync 3: nothing changed
-    build_models(warehouse, project=resolve())
+    build_models(warehouse, select="+bridge_user_groups +dim_groups", project=resolve())
     rows = query(
         warehouse,
         "select group_id, valid_from, valid_to, is_current from marts.bridge_user_groups "

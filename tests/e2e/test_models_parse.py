@@ -35,6 +35,9 @@ def test_with_the_real_clock_the_next_run_reuses_the_parse(
     monkeypatch.delenv("WFM_SYNC_NOW", raising=False)
     warehouse = tmp_path / "warehouse.duckdb"
     duckdb.connect(str(warehouse)).close()
+    quiet = parse_log(target, warehouse)
+    assert "Starting full parse" in quiet and "[debug]" not in quiet  # the file log at info
+    monkeypatch.setenv("WFM_SYNC_DBT_VERBOSE", "1")  # dbt's debug file log says it skipped
     parse_log(target, warehouse)
     time.sleep(1.1)  # the real clock has moved on by the next run
     second = parse_log(target, warehouse)

@@ -29,6 +29,9 @@ KEYS = {name: ", ".join(s.key) for name, s in REGISTRY.items() if name != "user_
 """Each raw table's primary key as SQL, from the stream registry (user documents: the
 emulator's operations data holds none)."""
 
+RECONCILED = "+fct_daily_hours +fct_time_activity_reconciliation"
+"""The marts the reconciliation tests read, with their parents (a build of these only)."""
+
 
 def today() -> date:
     """Today in the project's clock (``WFM_SYNC_NOW``, pinned by the suite), UTC."""
@@ -346,7 +349,7 @@ def test_reconciliation_names_missed_and_extra_activities_and_hours_follow_the_a
     inbox.close()
     run_fold(project=resolve())
     run_sync(project=resolve())
-    build_models(warehouse, project=resolve())
+    build_models(warehouse, select=RECONCILED, project=resolve())
 
     rows = query(
         warehouse,
@@ -381,7 +384,7 @@ def test_reconciliation_names_missed_and_extra_activities_and_hours_follow_the_a
     inbox.insert_events([webhook_for(u2, "shift", api[4][2], event="admin_delete")])
     inbox.close()
     run_fold(project=resolve())
-    build_models(warehouse, project=resolve())
+    build_models(warehouse, select=RECONCILED, project=resolve())
     assert collect_status(project=resolve()).reconciliation == {
         "api_only": 2,
         "differs": 1,

@@ -59,7 +59,7 @@ def test_shift_changes_reach_fct_shifts_before_the_next_sync(
         assert len(server.state.webhook_store.webhooks) == 2  # one per scheduler
 
         run_sync(STREAMS, project=resolve())
-        build_models(warehouse, project=resolve())
+        build_models(warehouse, select="+fct_shifts", project=resolve())
         before = query(warehouse, LIVE_SQL)
 
         monkeypatch.setenv("WFM_SYNC_NOW", str(NOW + 3600))  # the day goes on
@@ -69,7 +69,7 @@ def test_shift_changes_reach_fct_shifts_before_the_next_sync(
         assert server.state.deliverer.wait(60)
         assert server.state.deliverer.stats["delivered"] == changed["webhook_deliveries"] == 4
         run_fold(project=resolve(inbox_url=inbox_url))
-        build_models(warehouse, project=resolve())
+        build_models(warehouse, select="+fct_shifts", project=resolve())
     during = query(warehouse, LIVE_SQL)
     assert during != before
 
@@ -105,7 +105,7 @@ def test_shift_changes_reach_fct_shifts_before_the_next_sync(
     monkeypatch.setenv("WFM_SYNC_NOW", str(NOW + 7200))
     run_sync(STREAMS, project=resolve())
     run_fold(project=resolve(inbox_url=inbox_url))
-    build_models(warehouse, project=resolve())
+    build_models(warehouse, select="+fct_shifts", project=resolve())
     assert query(warehouse, LIVE_SQL) == during
     assert query(
         warehouse, "select count(*) from marts.fct_shifts where data_source = 'webhook'"

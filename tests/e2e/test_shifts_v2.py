@@ -44,7 +44,9 @@ def test_a_user_taken_off_a_v2_shift_ends_that_assignment_only(
             for u in users}  # fmt: skip
     assert kept and removed not in kept  # a multi-user shift lost one of its users
     run_sync(("schedulers", "shifts"), project=resolve())
-    build_models(warehouse, project=resolve())
+    build_models(
+        warehouse, select="+fct_shifts +int_shift_assignments__versions", project=resolve()
+    )
 
     versions = query(
         warehouse,
@@ -80,7 +82,7 @@ def test_fct_shifts_has_a_column_per_layer_and_custom_field_of_a_small_account(
         ("schedulers", "shifts", "shift_layers", "shift_layer_values", "shift_custom_fields"),
         project=resolve(),
     )
-    build_models(warehouse, project=resolve())
+    build_models(warehouse, select="+fct_shifts", project=resolve())
     served = {}
     for rows in server.state.dataset.shifts.values():
         for row in rows:

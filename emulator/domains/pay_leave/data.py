@@ -87,10 +87,11 @@ def pay_rate_users(config: OperationsConfig, users: list[int]) -> list[tuple[int
     every other user with a second effective date)."""
     wanted = config.pay_rates if config.pay_rates is not None else len(users) * 3 // 2
     pairs: list[tuple[int, int]] = []
-    k = 0
-    while sum(v for _, v in pairs) < wanted and users:
-        left = wanted - sum(v for _, v in pairs)
-        pairs.append((users[k % len(users)] + (k // len(users)) * 1_000_000, min(2, left)))
+    k = total = 0
+    while total < wanted and users:
+        versions = min(2, wanted - total)
+        pairs.append((users[k % len(users)] + (k // len(users)) * 1_000_000, versions))
+        total += versions
         k += 1
     return pairs
 

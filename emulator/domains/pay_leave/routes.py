@@ -119,7 +119,12 @@ def _add_pay_routes(app: FastAPI, state: Server) -> None:
         window = parse_window(startDate, endDate, PAY_RATES_MAX_DAYS)
         if isinstance(window, Response):
             return window
-        rows = pay_rates(records(), window, userIds, rateType, isIncludeHistory)
+        listed = records().pay_rates
+        key = ("pay_rates", len(listed), window, tuple(sorted(userIds or ())), rateType,
+               isIncludeHistory)  # fmt: skip
+        rows = state.cached_listing(
+            key, lambda: pay_rates(records(), window, userIds, rateType, isIncludeHistory)
+        )
         return paged("payRatesByUsers", rows, offset, limit, state.options.paging_total)
 
     @app.get(
@@ -152,8 +157,10 @@ def _add_leave_routes(app: FastAPI, state: Server) -> None:
         balances = records().balances.get(policyTypeId)
         if balances is None:
             return json_response({"detail": f"Policy type {policyTypeId} not found"}, 404)
-        rows = [b for b in balances if not userIds or b.get("userId") in set(userIds)]
-        return page("balances", rows, offset, limit)
+        if userIds:
+            wanted = set(userIds)
+            balances = [b for b in balances if b.get("userId") in wanted]
+        return page("balances", balances, offset, limit)
 
     @app.get(
         "/scheduler/v1/schedulers/{schedulerId}/unavailabilities",
