@@ -29,6 +29,18 @@ from dashboard.views import label
 pytestmark = pytest.mark.slow
 
 CHROMIUM = Path("/usr/bin/chromium")
+
+
+def _measured() -> bool:
+    """Whether coverage measures this run (``make coverage``): the app and the nightly it
+    serves beside then run several times slower, and the waits below allow for it."""
+    import coverage
+
+    return coverage.Coverage.current() is not None
+
+
+WAIT = 360.0 if _measured() else 120.0
+"""Seconds to wait for the app to answer or draw (three times as long under coverage)."""
 CHROMIUM_FLAGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -206,7 +218,7 @@ def serving(snapshot: Path, env: dict[str, str]) -> Iterator[str]:
         command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + WAIT
     try:
         while True:
             try:
@@ -243,7 +255,7 @@ def served_app(small_demo: DemoRun) -> Iterator[str]:
         yield url
 
 
-def eventually(check: Any, what: str, timeout: float = 120) -> Any:
+def eventually(check: Any, what: str, timeout: float = WAIT) -> Any:
     """Call ``check`` until it returns something true (the page renders in its own time); the
     app's parts live in shadow roots, which Playwright's locators pierce and page scripts'
     ``querySelector`` does not, so the waiting is done here."""
@@ -262,7 +274,7 @@ def wait_for_app(page: Any, url: str) -> None:
     chart whose rows are all empty for the range, such as an approval lag no period has yet,
     draws its axes only)."""
     page.goto(url)
-    page.locator("[data-kpi=scheduled_hours]").wait_for(timeout=120_000)
+    page.locator("[data-kpi=scheduled_hours]").wait_for(timeout=WAIT * 1000)
     eventually(lambda: page.locator("section.wfm-section canvas").count() == CHARTS, "the charts")
     for key in SECTIONS:
         eventually(lambda key=key: max(drawn_marks(page, key), default=0) > 0, f"marks in {key}")
