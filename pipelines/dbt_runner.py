@@ -141,7 +141,7 @@ def _dbt_arguments(
 ) -> list[str]:
     """dbt's command line for ``args`` under ``project``'s settings: quiet, its file log
     (``logs/dbt.log``) at ``info`` (a line per node, not every statement: the ``debug`` file log
-    costs about a tenth of a build), unless ``dbt_verbose``; the target, the project and its
+    costs about 6 % of a build), unless ``dbt_verbose``; the target, the project and its
     profiles; the target and log paths;
     ``--vars`` of the connection, ``now`` (only when the clock is pinned: a var that changes on
     every run makes dbt re-parse the whole project, ~10 s), ``currency`` (when named) and

@@ -166,10 +166,10 @@ def build_models(
     elif not select:
         scope = "every model (a warehouse file other than the project's: no plan)"
     args = ["build", "--exclude-resource-type", "unit_test"]
-    if select and plan is None:  # a test runs when all it reads is selected (not only one part)
-        args += ["--select", select, "--indirect-selection", "cautious"]
-    elif select:
+    if select:
         args += ["--select", select]
+        if plan is None:  # a caller's selection: a test runs when all it reads is selected
+            args += ["--indirect-selection", "cautious"]
     args += ["--full-refresh"] if full_refresh else []
     summary = _build(project, path, where, args, scope, plan)
     if unit_tests:  # dbt build selects a unit test only with its model: dbt test runs them all

@@ -29,6 +29,15 @@ from dashboard.views import label
 pytestmark = pytest.mark.slow
 
 CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def _measured() -> bool:
@@ -41,15 +50,7 @@ def _measured() -> bool:
 
 WAIT = 360.0 if _measured() else 120.0
 """Seconds to wait for the app to answer or draw (three times as long under coverage)."""
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+
 CHARTS = 17
 """Charts of the dashboard: 2 hours, 2 attendance, 3 cost, 2 labour % of sales, 1 schedule
 changes, 3 timesheets, 4 data health."""

@@ -120,6 +120,8 @@ def _add_pay_routes(app: FastAPI, state: Server) -> None:
         if isinstance(window, Response):
             return window
         listed = records().pay_rates
+        # built once per window and query, not per page; the length keys it too, for a list
+        # changed in place without a new dataset version
         key = ("pay_rates", len(listed), window, tuple(sorted(userIds or ())), rateType,
                isIncludeHistory)  # fmt: skip
         rows = state.cached_listing(
