@@ -2,7 +2,7 @@
 (``sql/models/marts/<mart>.yml``).
 
 Each mart's YAML declares its grain (``config.meta.grain``: what one row is), its key (the column
-whose ``data_tests`` include ``unique``) and its description (or a shorter
+whose ``data_tests`` include ``primary_key``) and its description (or a shorter
 ``config.meta.summary``); :func:`marts_table` renders them, and
 ``tests/unit/pipelines/test_model_docs.py`` checks that docs/models.md holds exactly that table.
 """
@@ -25,7 +25,7 @@ class MartDoc:
     Attributes:
         name: The model (``dim_*`` / ``fct_*``), a table in schema ``marts``.
         grain: What one row is (``config.meta.grain``).
-        key: The column tested ``unique``.
+        key: The column tested ``primary_key`` (or ``unique``).
         summary: ``config.meta.summary``, else the description's first sentence.
     """
 
@@ -47,19 +47,27 @@ def _summary(description: str) -> str:
 
 
 def _key(model: dict[str, Any]) -> str | None:
-    for column in model.get("columns") or []:
-        tests = column.get("data_tests") or []
-        if "unique" in tests or any(isinstance(t, dict) and "unique" in t for t in tests):
-            return str(column["name"])
+    """The model's key: its column tested ``primary_key`` (``sql/tests/generic/primary_key.sql``),
+    else its first column tested ``unique``; ``None`` without either."""
+    for test in ("primary_key", "unique"):
+        for column in model.get("columns") or []:
+            if test in column_tests(column):
+                return str(column["name"])
     return None
+
+
+def column_tests(column: dict[str, Any]) -> list[str]:
+    """The names of a YAML column's data tests (``unique``, ``{"unique": {config}}`` both name
+    ``unique``)."""
+    return [t if isinstance(t, str) else next(iter(t)) for t in column.get("data_tests") or []]
 
 
 def mart_docs(project: Path | None = None) -> list[MartDoc]:
     """Every mart of ``<project>/models/marts``, dimensions first, then facts, by name.
 
     Raises:
-        MartDocError: A mart without ``config.meta.grain`` or without a column tested ``unique``
-            (the message names the YAML file and what to add).
+        MartDocError: A mart without ``config.meta.grain`` or without a column tested
+            ``primary_key`` or ``unique`` (the message names the YAML file and what to add).
     """
     marts = (project or project_dir()) / "models" / "marts"
     docs = []
@@ -69,7 +77,7 @@ def mart_docs(project: Path | None = None) -> list[MartDoc]:
             meta = (model.get("config") or {}).get("meta") or {}
             grain, key = meta.get("grain"), _key(model)
             if not grain or not key:
-                missing = "config.meta.grain" if not grain else "a column tested `unique`"
+                missing = "config.meta.grain" if not grain else "a column tested `primary_key`"
                 raise MartDocError(f"{path.name}: model {name} needs {missing} for docs/models.md")
             summary = " ".join(
                 str(meta.get("summary") or _summary(model.get("description") or "")).split()

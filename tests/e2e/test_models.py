@@ -126,7 +126,7 @@ def test_duplicate_key_fails_the_build_by_name_with_the_rows(
     with pytest.raises(ModelsBuildError) as caught:
         build_models(warehouse, project=resolve())
     message = str(caught.value)
-    assert "source_unique_connecteam_users_user_id" in message
+    assert "source_primary_key_connecteam_users_user_id" in message
     assert "1005" in message  # a sample of the offending rows
     assert caught.value.summary.skipped > 0  # nothing downstream of the broken source is built
 
@@ -135,7 +135,7 @@ def test_duplicate_key_fails_the_build_by_name_with_the_rows(
         [*WFM_SYNC, "models", "build"], env=env, capture_output=True, text=True, timeout=300
     )
     assert result.returncode == 1
-    assert "source_unique_connecteam_users_user_id" in result.stdout + result.stderr
+    assert "source_primary_key_connecteam_users_user_id" in result.stdout + result.stderr
     assert snapshot.stat().st_mtime_ns == published  # nothing published after a failed build
 
 
@@ -174,10 +174,10 @@ def test_odd_provider_values_warn_and_are_counted_while_our_invariants_fail(
         con.execute("insert into connecteam.users select * from connecteam.users limit 1")
     with pytest.raises(ModelsBuildError) as caught:
         build_models(warehouse, project=resolve())
-    assert "source_unique_connecteam_users_user_id" in str(caught.value)
+    assert "source_primary_key_connecteam_users_user_id" in str(caught.value)
 
 
-def test_a_key_with_a_missing_part_is_null_so_its_not_null_test_can_fail(tmp_path: Path) -> None:
+def test_a_key_with_a_missing_part_is_null_so_its_primary_key_test_can_fail(tmp_path: Path) -> None:
     """readable_key spells no placeholder of its own: a null part makes the key null (a part
     that may be null by design names its placeholder where the model calls it)."""
     parts = "['1', 'null', \"'x'\"]"
@@ -186,6 +186,28 @@ def test_a_key_with_a_missing_part_is_null_so_its_not_null_test_can_fail(tmp_pat
     result = run_dbt(["show", "--inline", sql], tmp_path / "keys.duckdb", project=resolve())
     assert result.success
     assert tuple(result.result.results[0].agate_table.rows[0].values()) == (None, "1/a")
+
+
+def test_a_primary_key_test_returns_each_duplicated_value_and_the_rows_without_a_key(
+    tmp_path: Path,
+) -> None:
+    """sql/tests/generic/primary_key.sql: unique and not_null in one query, offending rows as
+    dbt's unique test gives them, (unique_field, n_records)."""
+    warehouse = tmp_path / "keys.duckdb"
+    with duckdb.connect(str(warehouse)) as con:
+        con.execute("create table main.k as select * from (values (1), (2), (2), (3), "
+                    "(3), (3), (null)) t(id)")  # fmt: skip
+        con.execute("create table main.fine as select * from (values (1), (2)) t(id)")
+    relation = "api.Relation.create(database='keys', schema='main', identifier='{}')"
+    sql = "{{{{ test_primary_key({}, 'id') }}}}"
+    rows = {}
+    for table in ("k", "fine", "absent"):
+        inline = sql.format(relation.format(table))
+        result = run_dbt(["show", "--inline", inline], warehouse, project=resolve())
+        assert result.success, result.exception
+        found = [tuple(r.values()) for r in result.result.results[0].agate_table.rows]
+        rows[table] = sorted(found, key=lambda row: (row[0] is None, row))
+    assert rows == {"k": [(2, 2), (3, 3), (None, 1)], "fine": [], "absent": []}
 
 
 def read_observations(path: Path) -> list[dict]:

@@ -27,6 +27,7 @@ from support.servers import free_port, fresh_database, start_receiver
 
 from emulator.config import demo_config
 from emulator.webhooks import build_burst, send_burst
+from pipelines.model_docs import mart_docs
 
 pytestmark = pytest.mark.slow
 
@@ -39,18 +40,10 @@ fifth of its users and shifts; the full size took 15 minutes of the suite for no
 
 
 def mart_keys() -> dict[str, str]:
-    """Every mart (sql/models/marts/*.sql) and the column its YAML tests as unique."""
-    keys = {}
-    for sql in sorted(MARTS.glob("*.sql")):
-        model = yaml.safe_load(sql.with_suffix(".yml").read_text())["models"][0]
-        unique = [
-            column["name"]
-            for column in model["columns"]
-            if "unique" in [t if isinstance(t, str) else next(iter(t)) for t in
-                            column.get("data_tests") or []]
-        ]  # fmt: skip
-        assert unique, f"{sql.stem}: no column tested unique to match rows by"
-        keys[sql.stem] = unique[0]
+    """Every mart (sql/models/marts/*.sql) and its key (pipelines.model_docs: the column its
+    YAML tests as primary_key, else unique)."""
+    keys = {doc.name: doc.key for doc in mart_docs()}
+    assert set(keys) == {sql.stem for sql in MARTS.glob("*.sql")}
     return keys
 
 

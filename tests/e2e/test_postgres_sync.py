@@ -119,7 +119,7 @@ def test_a_failing_test_or_an_unreachable_database_is_reported_without_the_passw
     # a failing data test: named, with its offending rows re-queried from PostgreSQL
     failed = wfm_sync(env, "models", "build", "--select", "stg_connecteam__users")
     assert failed.returncode == 1, failed.stdout[-3000:]
-    assert "unique_stg_connecteam__users_user_id" in failed.stderr
+    assert "primary_key_stg_connecteam__users_user_id" in failed.stderr
     assert "offending rows (unique_field, n_records)" in failed.stderr
     assert "publish skipped" not in failed.stdout  # nothing after a failed build
 

@@ -38,5 +38,21 @@ def test_a_mart_without_a_grain_is_named(tmp_path):
     model["config"] = {"meta": {"grain": "x"}}
     model["columns"] = [{"name": "k"}]
     (marts / "fct_x.yml").write_text(yaml.safe_dump({"version": 2, "models": [model]}))
-    with pytest.raises(MartDocError, match="a column tested `unique`"):
+    with pytest.raises(MartDocError, match="a column tested `primary_key`"):
         mart_docs(tmp_path)
+
+
+def test_the_key_is_the_column_tested_primary_key_before_one_tested_unique(tmp_path):
+    marts = tmp_path / "models" / "marts"
+    marts.mkdir(parents=True)
+    columns = [
+        {"name": "label", "data_tests": [{"unique": {"config": {"severity": "warn"}}}]},
+        {"name": "k", "data_tests": ["primary_key"]},
+    ]
+    model = {"name": "dim_x", "description": "X.", "config": {"meta": {"grain": "x"}},
+             "columns": columns}  # fmt: skip
+    (marts / "dim_x.yml").write_text(yaml.safe_dump({"version": 2, "models": [model]}))
+    assert [d.key for d in mart_docs(tmp_path)] == ["k"]
+    model["columns"] = columns[:1]  # without a primary key, the column tested unique
+    (marts / "dim_x.yml").write_text(yaml.safe_dump({"version": 2, "models": [model]}))
+    assert [d.key for d in mart_docs(tmp_path)] == ["label"]
