@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import shutil
 import subprocess
 import sys
 import time
@@ -11,14 +13,16 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import MODELS, WFM_SYNC, cli_env, point_at, query
+from conftest import ANCHOR, API_KEY, MODELS, WFM_SYNC, account_project, cli_env, point_at, query
+from support.shared import once_per_run
 
+from emulator import EmulatorConfig, EmulatorServer, ServerOptions
 from emulator.server import BackgroundServer
 from emulator.webhooks import build_burst, send_burst
 from pipelines import run_sync
 from pipelines.dbt_runner import run_dbt
 from pipelines.fold import run_fold
-from pipelines.models import ModelsBuildError, build_models
+from pipelines.models import ModelsBuildError, ModelsSummary, build_models
 from pipelines.publish import publish_snapshot
 from receiver import ReceiverConfig, create_app
 from sources.configuration import resolve
@@ -27,12 +31,25 @@ READER = Path(__file__).parents[1] / "snapshot_reader.py"
 USERS = list(range(1000, 1300))
 
 
+SIZES = {"users": 300, "forms": 3, "schedulers": 2, "shifts": 1500}
+"""The emulator account of these tests."""
+
+
 def fill(start_emulator, warehouse, monkeypatch, tmp_path, events=400):
     """A warehouse with synced API data and folded webhooks; returns (emulator, inbox_url)."""
-    server = start_emulator(users=300, forms=3, schedulers=2, shifts=1500)
+    server = start_emulator(**SIZES)
     point_at(monkeypatch, server)
     inbox_url = f"sqlite:///{tmp_path / 'inbox.sqlite3'}"
     monkeypatch.setenv("WEBHOOKS__INBOX_URL", inbox_url)
+    send_events(inbox_url, events)
+    run_sync(project=resolve())
+    run_fold(project=resolve(inbox_url=inbox_url))
+    return server, inbox_url
+
+
+def send_events(inbox_url: str, events: int) -> None:
+    """A burst of ``events`` webhook events about :data:`USERS` through a receiver into the
+    inbox at ``inbox_url``."""
     with BackgroundServer(create_app(ReceiverConfig(token="t", inbox_url=inbox_url))) as rx:
         report = asyncio.run(
             send_burst(
@@ -40,16 +57,57 @@ def fill(start_emulator, warehouse, monkeypatch, tmp_path, events=400):
             )
         )
     assert len(report.acknowledged_keys) == events
-    run_sync(project=resolve())
-    run_fold(project=resolve(inbox_url=inbox_url))
-    return server, inbox_url
 
 
-def test_dbt_build_passes_on_emulator_data_with_every_model(
-    start_emulator, warehouse, monkeypatch, tmp_path
-):
-    fill(start_emulator, warehouse, monkeypatch, tmp_path)
-    summary = build_models(warehouse, project=resolve())
+def _filled(folder: Path) -> Path:
+    """What :func:`fill` makes (400 events), in ``folder``, from an emulator of its own that is
+    stopped afterwards; the warehouse's folder (every file of the project beside it)."""
+    warehouse = folder / "wh" / "warehouse.duckdb"
+    options = ServerOptions(api_key=API_KEY, minute_limit=100_000, day_limit=1_000_000)
+    with EmulatorServer(EmulatorConfig(anchor=ANCHOR, **SIZES), options) as server:
+        inbox_url = f"sqlite:///{folder / 'inbox.sqlite3'}"
+        send_events(inbox_url, 400)
+        project = account_project(warehouse, server.url, API_KEY, inbox_url)
+        run_sync(project=project)
+        run_fold(project=project)
+    return warehouse.parent
+
+
+def _built(folder: Path, filled: Path) -> tuple[Path, ModelsSummary]:
+    """A copy of ``filled`` in ``folder`` after a build of every model; the copy's warehouse
+    folder and the build's summary."""
+    copied = shutil.copytree(filled, folder / "wh")
+    warehouse = copied / "warehouse.duckdb"
+    summary = build_models(
+        warehouse, project=account_project(warehouse, "http://127.0.0.1:9", API_KEY)
+    )
+    return copied, summary
+
+
+@pytest.fixture
+def filled(tmp_path_factory: pytest.TempPathFactory, warehouse: Path) -> Path:
+    """This test's ``warehouse``, a copy of one synced and folded once per test run (the
+    emulator account of :data:`SIZES`, 400 webhook events) and never built; the emulator that
+    served it is gone."""
+    shared = once_per_run(tmp_path_factory, "models-filled", _filled)
+    shutil.copytree(shared, warehouse.parent)
+    return warehouse
+
+
+@pytest.fixture
+def built(tmp_path_factory: pytest.TempPathFactory, warehouse: Path) -> tuple[Path, ModelsSummary]:
+    """This test's ``warehouse`` as :func:`filled` gives it, after one build of every model made
+    once per test run; ``(warehouse, that build's summary)``."""
+    shared = once_per_run(tmp_path_factory, "models-filled", _filled)
+    folder, summary = once_per_run(
+        tmp_path_factory, "models-built", lambda folder: _built(folder, shared)
+    )
+    shutil.copytree(folder, warehouse.parent)
+    return warehouse, summary
+
+
+def test_dbt_build_passes_on_emulator_data_with_every_model(built):
+    warehouse, summary = built
     assert summary.failed == [] and summary.scope.startswith("every model")
     assert summary.passed_by_kind["model"] == MODELS
     assert "unit_test" not in summary.passed_by_kind  # make test's (tests/e2e/test_demo.py)
@@ -111,11 +169,8 @@ def test_dbt_build_passes_on_emulator_data_with_every_model(
     assert query(warehouse, "select count(*) from marts.fct_time_off_balances") == [(balances,)]
 
 
-def test_duplicate_key_fails_the_build_by_name_with_the_rows(
-    start_emulator, warehouse, monkeypatch, tmp_path
-):
-    server, _ = fill(start_emulator, warehouse, monkeypatch, tmp_path, events=50)
-    build_models(warehouse, project=resolve())
+def test_duplicate_key_fails_the_build_by_name_with_the_rows(built):
+    warehouse, _ = built  # built once already
     publish_snapshot(warehouse, project=resolve())
     snapshot = warehouse.parent / "analytics.duckdb"
     published = snapshot.stat().st_mtime_ns
@@ -130,7 +185,7 @@ def test_duplicate_key_fails_the_build_by_name_with_the_rows(
     assert "1005" in message  # a sample of the offending rows
     assert caught.value.summary.skipped > 0  # nothing downstream of the broken source is built
 
-    env = cli_env(server, warehouse)
+    env = dict(os.environ, DESTINATION__DUCKDB__CREDENTIALS=str(warehouse))  # no account needed
     result = subprocess.run(
         [*WFM_SYNC, "models", "build"], env=env, capture_output=True, text=True, timeout=300
     )
@@ -139,10 +194,8 @@ def test_duplicate_key_fails_the_build_by_name_with_the_rows(
     assert snapshot.stat().st_mtime_ns == published  # nothing published after a failed build
 
 
-def test_odd_provider_values_warn_and_are_counted_while_our_invariants_fail(
-    start_emulator, warehouse, monkeypatch, tmp_path
-):
-    fill(start_emulator, warehouse, monkeypatch, tmp_path, events=20)
+def test_odd_provider_values_warn_and_are_counted_while_our_invariants_fail(filled):
+    warehouse = filled
     with duckdb.connect(str(warehouse)) as con:
         con.execute("update connecteam.user_documents set status = 'lost' where id = 880000")
         ids = [r[0] for r in con.sql("select id from connecteam.time_off_requests order by id "

@@ -12,6 +12,7 @@ here by hand, row by row), and ``wfm-sync status`` shows those counts.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -19,12 +20,13 @@ from typing import Any
 import duckdb
 import pytest
 import yaml  # type: ignore[import-untyped, unused-ignore]
-from conftest import MODELS, WFM_SYNC, query
+from conftest import API_KEY, MODELS, WFM_SYNC, account_project, query
+from support.shared import once_per_run
 
 from inbox.events import FAMILIES, UNKNOWN_FAMILY
 from pipelines.dbt_runner import project_dir
 from pipelines.model_docs import mart_docs
-from pipelines.models import build_models
+from pipelines.models import ModelsSummary, build_models
 from pipelines.staging_declarations import staging_declarations
 from pipelines.status import collect_status
 from sources.configuration import resolve
@@ -229,27 +231,43 @@ def write_raw(warehouse: Path, tables: dict[str, tuple[str, list[tuple[Any, ...]
 
 
 @pytest.fixture
-def hostile(warehouse: Path) -> Path:
-    """The warehouse of :data:`RAW` (``DESTINATION__DUCKDB__CREDENTIALS`` points at it)."""
+def hostile(
+    tmp_path_factory: pytest.TempPathFactory, warehouse: Path
+) -> tuple[Path, ModelsSummary]:
+    """This test's ``warehouse`` (``DESTINATION__DUCKDB__CREDENTIALS`` points at it): a copy of
+    the warehouse of :data:`RAW` built once per test run; ``(warehouse, that build's
+    summary)``."""
+    folder, summary = once_per_run(tmp_path_factory, "models-total-hostile", _built_hostile)
+    shutil.copytree(folder, warehouse.parent)
+    return warehouse, summary
+
+
+def _built_hostile(folder: Path) -> tuple[Path, ModelsSummary]:
+    """The warehouse of :data:`RAW` in ``folder``, after a build of every model (raises on any
+    failed model or test); its folder and the build's summary."""
     timed = {
         name: (columns, [(*r[:3], "2026-03-01 10:00:00+00", "2026-03-01 10:00:01+00", r[3])
                          for r in rows] if name == "webhooks.events" else rows)
         for name, (columns, rows) in RAW.items()
     }  # fmt: skip
+    warehouse = folder / "wh" / "warehouse.duckdb"
     write_raw(warehouse, timed)
-    return warehouse
+    project = account_project(warehouse, "http://127.0.0.1:9", API_KEY)  # no account is asked
+    return warehouse.parent, build_models(warehouse, project=project)
 
 
-def test_dbt_build_is_total_and_counts_exactly_the_untypable_rows(hostile: Path) -> None:
-    summary = build_models(hostile, project=resolve())  # raises on any failed model or test
+def test_dbt_build_is_total_and_counts_exactly_the_untypable_rows(
+    hostile: tuple[Path, ModelsSummary],
+) -> None:
+    warehouse, summary = hostile  # built: no model or test failed
     assert summary.failed == [] and summary.warned > 0
-    marts = {t for (t,) in query(hostile, "select table_name from information_schema.tables "
+    marts = {t for (t,) in query(warehouse, "select table_name from information_schema.tables "
                                           "where table_schema = 'marts'")}  # fmt: skip
     assert marts == MARTS
     assert summary.untypable_rows == UNTYPABLE_ROWS
     # the warn tests count what the models say, row by row
     for model, expected in UNTYPABLE_ROWS.items():
-        flagged = query(hostile, f"select count(*) from staging.{model} "
+        flagged = query(warehouse, f"select count(*) from staging.{model} "
                                  "where untypable_value_count > 0")  # fmt: skip
         assert flagged == [(expected,)], model
     # every staging model that casts has its warn test and is counted (none silently left out)
@@ -257,42 +275,43 @@ def test_dbt_build_is_total_and_counts_exactly_the_untypable_rows(hostile: Path)
     assert set(UNTYPABLE_ROWS) <= casting
 
     # staging: untypable values are null, absent columns are null, typable ones typed
-    assert query(hostile, "select timezone, is_archived, untypable_value_count "
+    assert query(warehouse, "select timezone, is_archived, untypable_value_count "
                           "from staging.stg_connecteam__schedulers order by scheduler_id") == [
         (None, True, 1),
         ("europe/london", False, 1),  # a known name in any case, kept; "maybe": null, false
         (None, False, 0),
     ]  # fmt: skip
-    users = dict(query(hostile, "select user_id, created_at is not null "
+    users = dict(query(warehouse, "select user_id, created_at is not null "
                                 "from staging.stg_connecteam__users"))  # fmt: skip
     assert users[6] and not users[5] and not users[3]  # "1772359200" kept aside is typed
-    assert query(hostile, "select count(*), count(email), count(last_login_at) "
+    assert query(warehouse, "select count(*), count(email), count(last_login_at) "
                           "from staging.stg_connecteam__users") == [(7, 0, 0)]  # fmt: skip
-    assert query(hostile, "select count(*), count(user_document_id), count(status) "
+    assert query(warehouse, "select count(*), count(user_document_id), count(status) "
                           "from staging.stg_connecteam__user_documents") == [(2, 0, 0)]  # fmt: skip
 
     # marts keep the rows whose local day is unknown, with a null day
-    shifts = dict(query(hostile, "select shift_assignment_key, local_date "
+    shifts = dict(query(warehouse, "select shift_assignment_key, local_date "
                                  "from marts.fct_shifts"))  # fmt: skip
     # 8 API assignments and S9, created by a webhook the API has not seen (its endTime untypable)
     assert len(shifts) == 9 and shifts["9000/B/1"] is None and shifts["9000/C/open"] is None
     assert str(shifts["9000/S9/1"]) == "2026-03-01"
     assert {"9001/F/open/F:1", "9001/F/open/F:2", "9001/E/3"} <= set(shifts)  # open slots
     assert str(shifts["9000/A/1"]) == "2026-03-01"
-    assert query(hostile, "select local_date from marts.fct_form_submissions "
+    assert query(warehouse, "select local_date from marts.fct_form_submissions "
                           "where form_submission_id = 'fs1'") == [(None,)]  # fmt: skip
-    days_off = query(hostile, "select policy_type_id, count(*), count(day_off), sum(amount) "
+    days_off = query(warehouse, "select policy_type_id, count(*), count(day_off), sum(amount) "
                               "from marts.fct_time_off group by 1 order by 1")  # fmt: skip
     assert days_off == [("p1", 4, 4, 32.0), ("p2", 1, 0, 1.0), ("p3", 1, 0, 1.0),
                         ("p4", 1, 0, 2.0), ("p5", 1, 0, 9.0)]  # fmt: skip
-    unknown_day = query(hostile, "select count(*) from marts.fct_daily_hours "
+    unknown_day = query(warehouse, "select count(*) from marts.fct_daily_hours "
                                  "where local_date is null")  # fmt: skip
     assert unknown_day[0][0] > 0
-    assert query(hostile, "select count(*) from marts.dim_users where user_id = 999") == [(1,)]
+    assert query(warehouse, "select count(*) from marts.dim_users where user_id = 999") == [(1,)]
 
 
-def test_status_shows_the_untypable_counts_of_the_last_build(hostile: Path) -> None:
-    build_models(hostile, project=resolve())
+def test_status_shows_the_untypable_counts_of_the_last_build(
+    hostile: tuple[Path, ModelsSummary],
+) -> None:
     report = collect_status(project=resolve())
     assert report.untypable_rows == UNTYPABLE_ROWS
     assert report.as_dict()["untypable_rows"] == UNTYPABLE_ROWS
