@@ -78,10 +78,8 @@ def _built(folder: Path, filled: Path) -> tuple[Path, ModelsSummary]:
     folder and the build's summary."""
     copied = shutil.copytree(filled, folder / "wh")
     warehouse = copied / "warehouse.duckdb"
-    summary = build_models(
-        warehouse, project=account_project(warehouse, "http://127.0.0.1:9", API_KEY)
-    )
-    return copied, summary
+    project = account_project(warehouse, "http://127.0.0.1:9", API_KEY)  # no account is asked
+    return copied, build_models(warehouse, project=project)
 
 
 @pytest.fixture
