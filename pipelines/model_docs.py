@@ -25,7 +25,7 @@ class MartDoc:
     Attributes:
         name: The model (``dim_*`` / ``fct_*``), a table in schema ``marts``.
         grain: What one row is (``config.meta.grain``).
-        key: The column tested ``primary_key`` (or ``unique``).
+        key: The column tested ``primary_key``.
         summary: ``config.meta.summary``, else the description's first sentence.
     """
 
@@ -36,7 +36,7 @@ class MartDoc:
 
 
 class MartDocError(ValueError):
-    """A mart's YAML lacks what docs/models.md needs (its grain or its unique key)."""
+    """A mart's YAML lacks what docs/models.md needs (its grain or its key)."""
 
 
 def _summary(description: str) -> str:
@@ -47,16 +47,15 @@ def _summary(description: str) -> str:
 
 
 def _key(model: dict[str, Any]) -> str | None:
-    """The model's key: its column tested ``primary_key`` (``sql/tests/generic/primary_key.sql``),
-    else its first column tested ``unique``; ``None`` without either."""
-    for test in ("primary_key", "unique"):
-        for column in model.get("columns") or []:
-            if test in column_tests(column):
-                return str(column["name"])
+    """The model's key: its column tested ``primary_key`` (``sql/tests/generic/primary_key.sql``);
+    ``None`` without one (a column tested ``unique`` alone may be a label, never the key)."""
+    for column in model.get("columns") or []:
+        if "primary_key" in _column_tests(column):
+            return str(column["name"])
     return None
 
 
-def column_tests(column: dict[str, Any]) -> list[str]:
+def _column_tests(column: dict[str, Any]) -> list[str]:
     """The names of a YAML column's data tests (``unique``, ``{"unique": {config}}`` both name
     ``unique``)."""
     return [t if isinstance(t, str) else next(iter(t)) for t in column.get("data_tests") or []]
@@ -67,7 +66,7 @@ def mart_docs(project: Path | None = None) -> list[MartDoc]:
 
     Raises:
         MartDocError: A mart without ``config.meta.grain`` or without a column tested
-            ``primary_key`` or ``unique`` (the message names the YAML file and what to add).
+            ``primary_key`` (the message names the YAML file and what to add).
     """
     marts = (project or project_dir()) / "models" / "marts"
     docs = []

@@ -27,7 +27,7 @@ class FailedNode:
     """One model or test that did not pass.
 
     Attributes:
-        name: The dbt node name, e.g. ``unique_dim_users_user_id``.
+        name: The dbt node name, e.g. ``primary_key_dim_users_user_id``.
         kind: ``test``, ``unit_test``, ``model``, ...
         status: ``fail`` or ``error``.
         message: dbt's message.

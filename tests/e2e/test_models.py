@@ -63,11 +63,11 @@ def _filled(folder: Path) -> Path:
     """What :func:`fill` makes (400 events), in ``folder``, from an emulator of its own that is
     stopped afterwards; the warehouse's folder (every file of the project beside it)."""
     warehouse = folder / "wh" / "warehouse.duckdb"
+    warehouse.parent.mkdir()
     options = ServerOptions(api_key=API_KEY, minute_limit=100_000, day_limit=1_000_000)
     with EmulatorServer(EmulatorConfig(anchor=ANCHOR, **SIZES), options) as server:
-        inbox_url = f"sqlite:///{folder / 'inbox.sqlite3'}"
-        send_events(inbox_url, 400)
-        project = account_project(warehouse, server.url, API_KEY, inbox_url)
+        project = account_project(warehouse, server.url, API_KEY)  # the inbox beside it
+        send_events(project.webhooks.url, 400)
         run_sync(project=project)
         run_fold(project=project)
     return warehouse.parent
@@ -95,7 +95,8 @@ def filled(tmp_path_factory: pytest.TempPathFactory, warehouse: Path) -> Path:
 @pytest.fixture
 def built(tmp_path_factory: pytest.TempPathFactory, warehouse: Path) -> tuple[Path, ModelsSummary]:
     """This test's ``warehouse`` as :func:`filled` gives it, after one build of every model made
-    once per test run; ``(warehouse, that build's summary)``."""
+    once per test run; ``(warehouse, that build's summary)`` (whose ``warehouse`` names the
+    shared file the build ran on)."""
     shared = once_per_run(tmp_path_factory, "models-filled", _filled)
     folder, summary = once_per_run(
         tmp_path_factory, "models-built", lambda folder: _built(folder, shared)

@@ -236,7 +236,7 @@ def hostile(
 ) -> tuple[Path, ModelsSummary]:
     """This test's ``warehouse`` (``DESTINATION__DUCKDB__CREDENTIALS`` points at it): a copy of
     the warehouse of :data:`RAW` built once per test run; ``(warehouse, that build's
-    summary)``."""
+    summary)`` (whose ``warehouse`` names the shared file the build ran on)."""
     folder, summary = once_per_run(tmp_path_factory, "models-total-hostile", _built_hostile)
     shutil.copytree(folder, warehouse.parent)
     return warehouse, summary

@@ -41,7 +41,7 @@ fifth of its users and shifts; the full size took 15 minutes of the suite for no
 
 def mart_keys() -> dict[str, str]:
     """Every mart (sql/models/marts/*.sql) and its key (pipelines.model_docs: the column its
-    YAML tests as primary_key, else unique)."""
+    YAML tests as primary_key)."""
     keys = {doc.name: doc.key for doc in mart_docs()}
     assert set(keys) == {sql.stem for sql in MARTS.glob("*.sql")}
     return keys

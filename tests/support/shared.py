@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -38,7 +39,8 @@ def once_per_run(
     with FileLock(str(shared / f"{name}.lock")):
         if not result.exists():
             folder = shared / name
-            folder.mkdir(exist_ok=True)
+            shutil.rmtree(folder, ignore_errors=True)  # what a build that raised left behind
+            folder.mkdir()
             value = build(folder)
             result.write_bytes(pickle.dumps(value))
     loaded: T = pickle.loads(result.read_bytes())

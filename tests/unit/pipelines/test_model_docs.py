@@ -42,7 +42,7 @@ def test_a_mart_without_a_grain_is_named(tmp_path):
         mart_docs(tmp_path)
 
 
-def test_the_key_is_the_column_tested_primary_key_before_one_tested_unique(tmp_path):
+def test_the_key_is_the_column_tested_primary_key_never_one_tested_unique_alone(tmp_path):
     marts = tmp_path / "models" / "marts"
     marts.mkdir(parents=True)
     columns = [
@@ -53,6 +53,7 @@ def test_the_key_is_the_column_tested_primary_key_before_one_tested_unique(tmp_p
              "columns": columns}  # fmt: skip
     (marts / "dim_x.yml").write_text(yaml.safe_dump({"version": 2, "models": [model]}))
     assert [d.key for d in mart_docs(tmp_path)] == ["k"]
-    model["columns"] = columns[:1]  # without a primary key, the column tested unique
+    model["columns"] = columns[:1]  # a label tested unique is not a key
     (marts / "dim_x.yml").write_text(yaml.safe_dump({"version": 2, "models": [model]}))
-    assert [d.key for d in mart_docs(tmp_path)] == ["label"]
+    with pytest.raises(MartDocError, match="a column tested `primary_key`"):
+        mart_docs(tmp_path)
