@@ -124,6 +124,12 @@ def account_project(
     )
 
 
+def offline_project(warehouse: Path) -> Project:
+    """:func:`account_project` of ``warehouse`` for work that never asks the account (dbt,
+    publish, status): its base URL is a closed port on 127.0.0.1."""
+    return account_project(warehouse, "http://127.0.0.1:9", "never-used")
+
+
 def query(path: Path, sql: str) -> list[tuple[Any, ...]]:
     """Run ``sql`` on the warehouse file read-only."""
     with duckdb.connect(str(path), read_only=True) as con:

@@ -13,7 +13,17 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import ANCHOR, API_KEY, MODELS, WFM_SYNC, account_project, cli_env, point_at, query
+from conftest import (
+    ANCHOR,
+    API_KEY,
+    MODELS,
+    WFM_SYNC,
+    account_project,
+    cli_env,
+    offline_project,
+    point_at,
+    query,
+)
 from support.shared import once_per_run
 
 from emulator import EmulatorConfig, EmulatorServer, ServerOptions
@@ -78,7 +88,7 @@ def _built(folder: Path, filled: Path) -> tuple[Path, ModelsSummary]:
     folder and the build's summary."""
     copied = shutil.copytree(filled, folder / "wh")
     warehouse = copied / "warehouse.duckdb"
-    project = account_project(warehouse, "http://127.0.0.1:9", API_KEY)  # no account is asked
+    project = offline_project(warehouse)
     return copied, build_models(warehouse, project=project)
 
 

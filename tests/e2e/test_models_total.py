@@ -20,7 +20,7 @@ from typing import Any
 import duckdb
 import pytest
 import yaml  # type: ignore[import-untyped, unused-ignore]
-from conftest import API_KEY, MODELS, WFM_SYNC, account_project, query
+from conftest import MODELS, WFM_SYNC, offline_project, query
 from support.shared import once_per_run
 
 from inbox.events import FAMILIES, UNKNOWN_FAMILY
@@ -252,7 +252,7 @@ def _built_hostile(folder: Path) -> tuple[Path, ModelsSummary]:
     }  # fmt: skip
     warehouse = folder / "wh" / "warehouse.duckdb"
     write_raw(warehouse, timed)
-    project = account_project(warehouse, "http://127.0.0.1:9", API_KEY)  # no account is asked
+    project = offline_project(warehouse)
     return warehouse.parent, build_models(warehouse, project=project)
 
 

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import account_project
+from conftest import offline_project
 
 from pipelines.dbt_runner import run_dbt, target_dir
 
@@ -19,7 +19,7 @@ def parse(warehouse: Path) -> dict[str, object]:
     """``dbt parse`` for ``warehouse`` (its folder made); dbt's account of it
     (``perf_info.json``)."""
     warehouse.parent.mkdir(parents=True, exist_ok=True)
-    project = account_project(warehouse, "http://127.0.0.1:9", "never-used")
+    project = offline_project(warehouse)
     assert run_dbt(["parse"], warehouse, project=project).success
     info: dict[str, object] = json.loads(
         (target_dir(project.settings) / "perf_info.json").read_text()
@@ -42,7 +42,7 @@ def test_a_warehouse_of_the_same_name_elsewhere_parses_nothing_again(
 def test_the_working_directory_is_given_back_after_a_failed_run(tmp_path: Path) -> None:
     warehouse = tmp_path / "wh" / "warehouse.duckdb"
     warehouse.parent.mkdir()
-    project = account_project(warehouse, "http://127.0.0.1:9", "never-used")
+    project = offline_project(warehouse)
     here = os.getcwd()
     assert not run_dbt(["parse", "--no-such-option"], warehouse, project=project).success
     assert os.getcwd() == here
@@ -52,6 +52,6 @@ def test_a_warehouse_whose_folder_does_not_exist_yet_is_parsed_by_its_path(
     tmp_path: Path,
 ) -> None:
     warehouse = tmp_path / "not-yet" / "warehouse.duckdb"
-    project = account_project(warehouse, "http://127.0.0.1:9", "never-used")
+    project = offline_project(warehouse)
     assert run_dbt(["parse"], warehouse, project=project).success
     assert not warehouse.parent.exists()
