@@ -10,16 +10,20 @@
 
 `make demo`, `make test`, `make test-fast`, `make coverage`, `make install` and `make lock` call
 this script.
-The install takes every package from requirements.lock, each pinned with its hashes (`pip install
---require-hashes`), then the project itself without dependencies and without build isolation
-(its build backend, setuptools, comes from the lock too, so nothing is installed unchecked); it
-is repeated only when pyproject.toml or requirements.lock changed since the last one, and ends
-with `pip check` (a lock that misses a dependency of pyproject.toml fails there). `lock` runs
-pip-compile (pip-tools, a dev dependency) keeping the pins it can; `python3 dev.py lock
---upgrade` (or `--upgrade-package NAME`) moves them to the newest versions allowed. `test` runs,
-in order: ruff (lint and format), mypy, sqlfluff, lint-imports (the import contracts in
-pyproject.toml), pytest; `test-fast` runs the same linters, then pytest on `tests/unit` only
-(no server, no subprocess: a couple of minutes, for the edit-test loop). `coverage` runs pytest
+The install takes every package from requirements.lock, each pinned with its hashes: first uv,
+pinned and hash-checked in the lock too, with pip; then the lock with `uv pip install
+--require-hashes` (seconds; pip took two minutes), from the indexes and find-links of the
+machine's pip configuration; with pip itself (`pip install --require-hashes`) if uv cannot. Then
+the project itself without dependencies and without build isolation (its build backend,
+setuptools, comes from the lock too, so nothing is installed unchecked); it is repeated only
+when pyproject.toml or requirements.lock changed since the last one, and ends with `pip check`
+(a lock that misses a dependency of pyproject.toml fails there). `lock` runs pip-compile
+(pip-tools, a dev dependency) keeping the pins it can; `python3 dev.py lock --upgrade` (or
+`--upgrade-package NAME`) moves them to the newest versions allowed. `test` runs the linters
+side by side (ruff lint and format, mypy, sqlfluff, lint-imports: the import contracts in
+pyproject.toml; each one's output whole, in that order), then pytest; `test-fast` runs the
+same linters, then pytest on `tests/unit` only (no server, no subprocess: a couple of minutes,
+for the edit-test loop). `coverage` runs pytest
 only, with pytest-cov measuring the product's packages in the tests' processes and in the
 subprocesses they start (`[tool.coverage]` in pyproject.toml), and prints the report.
 
@@ -30,11 +34,13 @@ project is installed, so it reads that one variable itself instead of through
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import venv
@@ -62,24 +68,63 @@ COMPILE = [
     "pyproject.toml",
 ]
 """pip-compile's arguments for :data:`LOCK` (``python3 dev.py lock``)."""
-CHECKS = [
+LINTS = [
     ["ruff", "check", "."],
     ["ruff", "format", "--check", "."],
     ["mypy"],
     ["sqlfluff", "lint", "sql"],
     ["lint-imports"],
-    ["pytest", "-n", "2"],  # two workers (pytest-xdist): most tests wait on one core each
 ]
-FAST_CHECKS = [*CHECKS[:-1], ["pytest", "-n", "2", "tests/unit"]]
-"""``test-fast``: the linters and type checks, then the unit tier only."""
-COVERAGE_CHECKS = [["pytest", "-n", "2", "--cov", "--cov-report=term"]]
-"""``coverage``: the whole suite with coverage of the product's packages, no linters."""
-TARGETS = {"test": CHECKS, "test-fast": FAST_CHECKS, "coverage": COVERAGE_CHECKS}
+"""The linters and type checks: independent of each other, each on one core, so they run side
+by side (:func:`run_together`)."""
+TARGETS = {
+    # two workers (pytest-xdist): most tests wait on one core each
+    "test": (LINTS, ["pytest", "-n", "2"]),
+    "test-fast": (LINTS, ["pytest", "-n", "2", "tests/unit"]),  # the unit tier only
+    "coverage": ([], ["pytest", "-n", "2", "--cov", "--cov-report=term"]),  # no linters
+}
+"""Each target's checks run side by side first, then its pytest command (the target's extra
+arguments go to pytest)."""
 
 
 def run(*command: str) -> None:
     print("+", " ".join(command), flush=True)
     subprocess.run(command, cwd=ROOT, check=True)
+
+
+def run_together(commands: list[list[str]]) -> None:
+    """Start every command of the environment's ``bin`` at once and print each one's output
+    whole, in the listed order, with its exit status and seconds; raise
+    ``subprocess.CalledProcessError`` for the first that failed once all have ended (so every
+    failure is shown in one run)."""
+    failed = None
+    with contextlib.ExitStack() as stack:
+        started = []
+        for command in commands:
+            output = stack.enter_context(tempfile.TemporaryFile("w+"))
+            process = subprocess.Popen(
+                [str(BIN / command[0]), *command[1:]], cwd=ROOT, stdout=output,
+                stderr=subprocess.STDOUT, text=True,
+            )  # fmt: skip
+            started.append((command, process, output, time.monotonic()))
+        ended: dict[int, float] = {}
+        shown = 0
+        while shown < len(started):
+            for index, (_, process, _, _) in enumerate(started):
+                if index not in ended and process.poll() is not None:
+                    ended[index] = time.monotonic()
+            while shown in ended:  # the next in order has ended: its output now
+                command, process, output, began = started[shown]
+                status, seconds = process.returncode, ended[shown] - began
+                print(f"+ {' '.join(command)}  (exit {status}, {seconds:.0f} s)", flush=True)
+                output.seek(0)
+                sys.stdout.write(output.read())
+                if status and failed is None:
+                    failed = subprocess.CalledProcessError(status, command)
+                shown += 1
+            time.sleep(0.1)
+    if failed is not None:
+        raise failed
 
 
 def ensure_environment(check: bool = True) -> None:
@@ -99,7 +144,9 @@ def ensure_environment(check: bool = True) -> None:
     if STAMP.exists() and STAMP.read_text() == wanted:
         return
     pip = (str(BIN / "python"), "-m", "pip")
-    install_locked(pip, ROOT / LOCK)
+    uv = install_uv(pip, ROOT / LOCK)
+    if uv is None or not install_locked_with_uv(uv, pip, ROOT / LOCK):
+        install_locked(pip, ROOT / LOCK)
     run(*pip, "install", "--quiet", "--no-deps", "--no-build-isolation", "-e", ".")
     if check:
         try:
@@ -116,6 +163,88 @@ FETCHED = re.compile(
 )
 """pip's line for each requirement it takes: ``Collecting name==1.0 (from -r …)`` from an
 index, ``Processing /path/name-1.0-….whl (from -r …)`` from a local file."""
+
+
+UV = re.compile(r"^uv==[^\n\\]*(?:\\\n[^\n\\]*)*", re.MULTILINE)
+"""uv's requirement in a lock: its pinned line and the ``--hash`` lines continued from it."""
+UV_SUMMARY = ("Resolved", "Prepared", "Installed", "Audited", "Uninstalled")
+"""The first words of uv's summary lines, shown as the install's progress."""
+
+
+def install_uv(pip: tuple[str, ...], lock_file: Path) -> Path | None:
+    """Install uv, pinned and hash-checked as ``lock_file`` pins it, with pip; return its
+    executable, or ``None`` (with a line saying why) when the lock has no uv or pip fails."""
+    found = UV.search(lock_file.read_text())
+    if found is None:
+        print(f"{lock_file.name} pins no uv: installing with pip", flush=True)
+        return None
+    requirement = VENV / "uv-requirement.txt"
+    requirement.write_text(found.group(0) + "\n")
+    command = [*pip, "install", "--quiet", "--require-hashes", "--no-deps", "-r", str(requirement)]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    if done.returncode:
+        print(f"pip could not install uv ({done.stderr.strip()[-300:]}): installing with pip")
+        return None
+    return BIN / "uv"
+
+
+def uv_index_options(pip: tuple[str, ...]) -> tuple[list[str], dict[str, str]]:
+    """The machine's pip configuration (``pip config list``: its files and ``PIP_*`` variables)
+    as uv's options and environment, so both take packages from the same places: index-url,
+    extra-index-url, find-links and no-index as options; cert as ``SSL_CERT_FILE`` and
+    default-timeout (seconds) as ``UV_HTTP_TIMEOUT``. A variable wins over a file, as in pip.
+    A constraint file is left out (uv's hash mode refuses its ranges): the lock pins every
+    package exactly."""
+    listing = subprocess.run([*pip, "config", "list"], capture_output=True, text=True).stdout
+    settings: dict[str, str] = {}
+    rank = {"global": 0, "user": 1, "site": 2, ":env:": 3}  # pip's: each overrides the last
+    lines = [line.partition("=") for line in listing.splitlines() if "=" in line]
+    for key, _, value in sorted(lines, key=lambda line: rank.get(line[0].split(".")[0], 0)):
+        settings[key.split(".", 1)[-1]] = value.strip().strip("'\"")
+    options: list[str] = []
+    for key in ("index-url", "extra-index-url", "find-links"):
+        for value in settings.get(key, "").split():
+            options += [f"--{key}", value]
+    if settings.get("no-index", "").lower() in {"1", "true", "yes", "on"}:
+        options.append("--no-index")
+    environment = {}
+    if "cert" in settings:
+        environment["SSL_CERT_FILE"] = settings["cert"]
+    if "default-timeout" in settings:
+        environment["UV_HTTP_TIMEOUT"] = settings["default-timeout"]
+    return options, environment
+
+
+def install_locked_with_uv(uv: Path, pip: tuple[str, ...], lock_file: Path) -> bool:
+    """``uv pip install --require-hashes --no-deps -r lock_file`` into the environment of
+    ``pip[0]``, from the places pip's configuration names (:func:`uv_index_options`), every index
+    weighed alike as pip does (the hashes decide what is accepted). Prints uv's summary lines as
+    they come; returns ``False`` (after uv's last lines and a note) when uv fails, so the caller
+    installs with pip instead."""
+    options, environment = uv_index_options(pip)
+    command = [
+        str(uv), "pip", "install", "--python", pip[0], "--require-hashes", "--no-deps",
+        "--index-strategy", "unsafe-best-match", *options, "-r", str(lock_file),
+    ]  # fmt: skip
+    total = len(REQUIREMENT.findall(lock_file.read_text()))
+    print("+", " ".join(command), flush=True)
+    print(f"installing {total} packages from {lock_file.name} into {VENV} with uv", flush=True)
+    output: list[str] = []
+    with subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env={**os.environ, **environment},
+    ) as process:  # fmt: skip
+        assert process.stdout is not None
+        for line in process.stdout:
+            output.append(line)
+            if line.startswith(UV_SUMMARY):
+                print(f"  {line.rstrip()}", flush=True)
+    if process.returncode:
+        sys.stdout.write("".join(output[-20:]))
+        print(f"uv failed (exit {process.returncode}): installing with pip", flush=True)
+        return False
+    print(f"installed the {total} packages of {lock_file.name}", flush=True)
+    return True
 
 
 def install_locked(pip: tuple[str, ...], lock_file: Path) -> None:
@@ -224,8 +353,9 @@ def main(argv: list[str]) -> int:
         if target == "demo":
             run(str(BIN / "wfm-sync"), "demo", *argv[2:])
         elif target in TARGETS:
-            for check in TARGETS[target]:
-                run(str(BIN / check[0]), *check[1:], *(argv[2:] if check[0] == "pytest" else []))
+            lints, pytest = TARGETS[target]
+            run_together(lints)
+            run(str(BIN / pytest[0]), *pytest[1:], *argv[2:])
     except subprocess.CalledProcessError as exc:
         return exc.returncode or 1
     return 0

@@ -149,3 +149,64 @@ def test_the_install_shows_how_many_of_how_many(
     assert {name for _, _, name in progress[2:]} == {"wfmprobea", "wfmprobeb"}
     assert lines[-1] == "installed the 2 packages of requirements.lock"
     assert "Successfully installed" not in "\n".join(lines)  # pip's own lines stay quiet
+
+
+def test_uv_installs_the_lock_from_where_pips_configuration_points(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`dev.py install` takes the lock with uv, from the find-links and indexes of pip's
+    configuration (here its variables: no index, one folder of wheels), hash-checked: a wrong
+    hash is refused (uv's message shown, ``False``: the caller installs with pip instead), the
+    right ones install. Real uv (the project's own), a real virtual environment, two local
+    wheels: nothing leaves the machine."""
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    digests = {
+        name: hashlib.sha256(wheel(wheels, name).read_bytes()).hexdigest()
+        for name in ("wfmprobec", "wfmprobed")
+    }
+    for variable, value in {
+        "PIP_CONFIG_FILE": os.devnull,
+        "PIP_NO_INDEX": "1",
+        "PIP_FIND_LINKS": str(wheels),
+        "PIP_DEFAULT_TIMEOUT": "7",
+        "UV_CACHE_DIR": str(tmp_path / "uv-cache"),
+    }.items():
+        monkeypatch.setenv(variable, value)
+    environment = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=True).create(environment)
+    python = environment / "bin" / "python"
+    pip = (str(python), "-m", "pip")
+    uv = Path(dev.BIN / "uv")
+    lock = tmp_path / "requirements.lock"
+
+    monkeypatch.setenv("PIP_CERT", str(tmp_path / "bundle.pem"))
+    options, variables = dev.uv_index_options(pip)
+    assert options == ["--find-links", str(wheels), "--no-index"]
+    assert variables == {"SSL_CERT_FILE": str(tmp_path / "bundle.pem"), "UV_HTTP_TIMEOUT": "7"}
+    monkeypatch.delenv("PIP_CERT")
+
+    lock.write_text("".join(f"{n}==1.0 \\\n    --hash=sha256:{'0' * 64}\n" for n in digests))
+    assert dev.install_locked_with_uv(uv, pip, lock) is False
+    shown = capsys.readouterr().out
+    assert "hash" in shown.lower() and "installing with pip" in shown
+
+    lock.write_text("".join(f"{n}==1.0 \\\n    --hash=sha256:{d}\n" for n, d in digests.items()))
+    assert dev.install_locked_with_uv(uv, pip, lock) is True
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == f"installing 2 packages from requirements.lock into {dev.VENV} with uv"
+    assert lines[-1] == "installed the 2 packages of requirements.lock"
+    imported = subprocess.run(
+        [str(python), "-c", "import wfmprobec as c, wfmprobed as d; print(c.VALUE + d.VALUE)"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert imported.stdout.strip() == "2"
+
+
+def test_the_lock_pins_uv_with_its_hashes_for_the_install() -> None:
+    """The uv that `dev.py install` takes with pip is the lock's, hashes and all."""
+    found = dev.UV.search(LOCK.read_text())
+    assert found is not None
+    block = found.group(0)
+    assert block.startswith(f"uv=={locked()['uv'][0]} \\")
+    assert block.count("--hash=sha256:") == len(locked()["uv"][1]) > 0
