@@ -106,18 +106,14 @@ def wheel(folder: Path, name: str) -> Path:
     return path
 
 
-def test_the_install_shows_how_many_of_how_many(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """`dev.py install` prints pip's progress as counts of the lock's packages, and pip's own
-    output only when it fails (a wrong hash here): real pip, a real virtual environment, two
-    local wheels (no index: nothing leaves the machine)."""
+def offline_wheels(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, names: tuple[str, ...]
+) -> tuple[Path, dict[str, str]]:
+    """Wheels of ``names`` in ``tmp_path/wheels`` and pip's configuration pointed at them only
+    (no config file, no index): ``(folder, {name: sha256})``."""
     wheels = tmp_path / "wheels"
     wheels.mkdir()
-    digests = {
-        name: hashlib.sha256(wheel(wheels, name).read_bytes()).hexdigest()
-        for name in ("wfmprobea", "wfmprobeb")
-    }
+    digests = {name: hashlib.sha256(wheel(wheels, name).read_bytes()).hexdigest() for name in names}
     for variable, value in {
         "PIP_CONFIG_FILE": os.devnull,
         "PIP_NO_INDEX": "1",
@@ -125,6 +121,16 @@ def test_the_install_shows_how_many_of_how_many(
         "PIP_DISABLE_PIP_VERSION_CHECK": "1",
     }.items():
         monkeypatch.setenv(variable, value)
+    return wheels, digests
+
+
+def test_the_install_shows_how_many_of_how_many(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`dev.py install` prints pip's progress as counts of the lock's packages, and pip's own
+    output only when it fails (a wrong hash here): real pip, a real virtual environment, two
+    local wheels (no index: nothing leaves the machine)."""
+    _, digests = offline_wheels(tmp_path, monkeypatch, ("wfmprobea", "wfmprobeb"))
     environment = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True).create(environment)
     pip = (str(environment / "bin" / "python"), "-m", "pip")
@@ -159,20 +165,9 @@ def test_uv_installs_the_lock_from_where_pips_configuration_points(
     hash is refused (uv's message shown, ``False``: the caller installs with pip instead), the
     right ones install. Real uv (the project's own), a real virtual environment, two local
     wheels: nothing leaves the machine."""
-    wheels = tmp_path / "wheels"
-    wheels.mkdir()
-    digests = {
-        name: hashlib.sha256(wheel(wheels, name).read_bytes()).hexdigest()
-        for name in ("wfmprobec", "wfmprobed")
-    }
-    for variable, value in {
-        "PIP_CONFIG_FILE": os.devnull,
-        "PIP_NO_INDEX": "1",
-        "PIP_FIND_LINKS": str(wheels),
-        "PIP_DEFAULT_TIMEOUT": "7",
-        "UV_CACHE_DIR": str(tmp_path / "uv-cache"),
-    }.items():
-        monkeypatch.setenv(variable, value)
+    wheels, digests = offline_wheels(tmp_path, monkeypatch, ("wfmprobec", "wfmprobed"))
+    monkeypatch.setenv("PIP_DEFAULT_TIMEOUT", "7")
+    monkeypatch.setenv("UV_CACHE_DIR", str(tmp_path / "uv-cache"))
     environment = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True).create(environment)
     python = environment / "bin" / "python"
