@@ -12,18 +12,18 @@
 this script.
 The install takes every package from requirements.lock, each pinned with its hashes: first uv,
 pinned and hash-checked in the lock too, with pip; then the lock with `uv pip install
---require-hashes` (seconds; pip took two minutes), from the indexes and find-links of the
-machine's pip configuration; with pip itself (`pip install --require-hashes`) if uv cannot. Then
-the project itself without dependencies and without build isolation (its build backend,
-setuptools, comes from the lock too, so nothing is installed unchecked); it is repeated only
-when pyproject.toml or requirements.lock changed since the last one, and ends with `pip check`
-(a lock that misses a dependency of pyproject.toml fails there). `lock` runs pip-compile
+--require-hashes` (seconds, where pip needs about two minutes), from the indexes and find-links
+of the machine's pip configuration; with pip itself (`pip install --require-hashes`) if uv
+cannot. Then the project itself without dependencies and without build isolation (its build
+backend, setuptools, comes from the lock too, so nothing is installed unchecked); it is repeated
+only when pyproject.toml or requirements.lock changed since the last one, and ends with `pip
+check` (a lock that misses a dependency of pyproject.toml fails there). `lock` runs pip-compile
 (pip-tools, a dev dependency) keeping the pins it can; `python3 dev.py lock --upgrade` (or
 `--upgrade-package NAME`) moves them to the newest versions allowed. `test` runs the linters
 side by side (ruff lint and format, mypy, sqlfluff, lint-imports: the import contracts in
-pyproject.toml; each one's output whole, in that order), then pytest; `test-fast` runs the
-same linters, then pytest on `tests/unit` only (no server, no subprocess: a couple of minutes,
-for the edit-test loop). `coverage` runs pytest
+pyproject.toml; each one's output whole, in that order), then pytest; `test-fast` runs the same
+linters, then pytest on `tests/unit` only (no server, no subprocess: a couple of minutes, for
+the edit-test loop). `coverage` runs pytest
 only, with pytest-cov measuring the product's packages in the tests' processes and in the
 subprocesses they start (`[tool.coverage]` in pyproject.toml), and prints the report.
 
@@ -183,7 +183,10 @@ def install_uv(pip: tuple[str, ...], lock_file: Path) -> Path | None:
     command = [*pip, "install", "--quiet", "--require-hashes", "--no-deps", "-r", str(requirement)]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     if done.returncode:
-        print(f"pip could not install uv ({done.stderr.strip()[-300:]}): installing with pip")
+        print(
+            f"pip could not install uv ({done.stderr.strip()[-300:]}): installing with pip",
+            flush=True,
+        )
         return None
     return BIN / "uv"
 
