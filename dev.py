@@ -221,13 +221,16 @@ def uv_index_options(pip: tuple[str, ...]) -> tuple[list[str], dict[str, str]]:
 def install_locked_with_uv(uv: Path, pip: tuple[str, ...], lock_file: Path) -> bool:
     """``uv pip install --require-hashes --no-deps -r lock_file`` into the environment of
     ``pip[0]``, from the places pip's configuration names (:func:`uv_index_options`), every index
-    weighed alike as pip does (the hashes decide what is accepted). Prints uv's summary lines as
-    they come; returns ``False`` (after uv's last lines and a note) when uv fails, so the caller
-    installs with pip instead."""
+    weighed alike as pip does (the hashes decide what is accepted), compiled to bytecode as pip
+    does (where ``PYTHONDONTWRITEBYTECODE`` is set no process writes it later, and each one
+    would compile dbt, dlt and Prefect again: seconds per process). Prints uv's summary lines
+    as they come; returns ``False`` (after uv's last lines and a note) when uv fails, so the
+    caller installs with pip instead."""
     options, environment = uv_index_options(pip)
     command = [
         str(uv), "pip", "install", "--python", pip[0], "--require-hashes", "--no-deps",
-        "--index-strategy", "unsafe-best-match", *options, "-r", str(lock_file),
+        "--compile-bytecode", "--index-strategy", "unsafe-best-match", *options,
+        "-r", str(lock_file),
     ]  # fmt: skip
     total = len(REQUIREMENT.findall(lock_file.read_text()))
     print("+", " ".join(command), flush=True)

@@ -163,8 +163,8 @@ def test_uv_installs_the_lock_from_where_pips_configuration_points(
     """`dev.py install` takes the lock with uv, from the find-links and indexes of pip's
     configuration (here its variables: no index, one folder of wheels), hash-checked: a wrong
     hash is refused (uv's message shown, ``False``: the caller installs with pip instead), the
-    right ones install. Real uv (the project's own), a real virtual environment, two local
-    wheels: nothing leaves the machine."""
+    right ones install, compiled to bytecode. Real uv (the project's own), a real virtual
+    environment, two local wheels: nothing leaves the machine."""
     wheels, digests = offline_wheels(tmp_path, monkeypatch, ("wfmprobec", "wfmprobed"))
     monkeypatch.setenv("PIP_DEFAULT_TIMEOUT", "7")
     monkeypatch.setenv("UV_CACHE_DIR", str(tmp_path / "uv-cache"))
@@ -191,6 +191,12 @@ def test_uv_installs_the_lock_from_where_pips_configuration_points(
     lines = capsys.readouterr().out.splitlines()
     assert lines[1] == f"installing 2 packages from requirements.lock into {dev.VENV} with uv"
     assert lines[-1] == "installed the 2 packages of requirements.lock"
+    # compiled at install, before anything imports them: where PYTHONDONTWRITEBYTECODE is set
+    # (as on CI) no process writes a .pyc, and every subprocess of the suite would compile dbt,
+    # dlt and Prefect again
+    site = dev.site_packages(pip)
+    compiled = sorted(p.parent.parent.name for p in site.glob("wfmprobe*/__pycache__/*.pyc"))
+    assert compiled == ["wfmprobec", "wfmprobed"]
     imported = subprocess.run(
         [str(python), "-c", "import wfmprobec as c, wfmprobed as d; print(c.VALUE + d.VALUE)"],
         capture_output=True, text=True, check=True,
