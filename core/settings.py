@@ -101,7 +101,9 @@ class Settings(BaseSettings):
     dbt_target_dir: Path | None = Field(
         None,
         description="where dbt writes its artifacts (manifest, run results, docs) and its log; "
-        "default the dbt project's `target/` and `logs/`",
+        "default the dbt project's `target/` and `logs/`. Its `parse_caches/` keeps dbt's parse "
+        "cache of the last four other configurations (warehouse name, target, variables): going "
+        "back to one does not parse the whole project again",
     )
     currency: str | None = Field(
         None,

@@ -5,13 +5,15 @@ dbt runs in-process through its Python runner (``dbtRunner``) with the project's
 ``sql/profiles.yml``. On DuckDB, target ``warehouse`` (no extensions to download) opens the
 warehouse file named by the dbt variable ``warehouse``: its file name only, dbt running in its
 folder for the call, so the variables and the profile are the same for every warehouse of that name
-and dbt's parse cache (``partial_parse.msgpack`` in the target folder) holds across them (a changed
-variable or profile makes dbt parse the whole project again, ~4 s). On PostgreSQL, target
-``postgres`` connects to the database dlt loads into (``DESTINATION__POSTGRES__CREDENTIALS``): host,
-port, user and database as the dbt variables ``postgres_host``/``_port``/``_user``/``_dbname``, the
-password only in the environment variable ``DBT_ENV_SECRET_POSTGRES_PASSWORD`` (dbt keeps such
-values out of its logs and artifacts), with ``PGTZ=UTC`` (the session's timezone, so a
-``timestamptz`` cast to a date falls on the UTC day, as on DuckDB); both variables are set for the
+and dbt's parse cache (``partial_parse.msgpack`` in the target folder) holds across them (a
+changed variable or profile makes dbt parse the whole project again, ~10 s; the cache of each
+configuration is kept aside for its next run, :mod:`pipelines.dbt_parse_cache`). On
+PostgreSQL, target ``postgres`` connects to the database dlt loads into
+(``DESTINATION__POSTGRES__CREDENTIALS``): host, port, user and database as the dbt variables
+``postgres_host``/``_port``/``_user``/``_dbname``, the password only in the environment variable
+``DBT_ENV_SECRET_POSTGRES_PASSWORD`` (dbt keeps such values out of its logs and artifacts), with
+``PGTZ=UTC`` (the session's timezone, so a ``timestamptz`` cast to a date falls on the UTC day,
+as on DuckDB); both variables are set for the
 duration of the call only. The models land in the schemas ``staging``, ``intermediate`` and
 ``marts`` beside the raw ones. The dbt variable ``now`` is the project's instant
 (:attr:`core.project.Project.now`) when ``WFM_SYNC_NOW`` pins it; otherwise it is not passed and the
@@ -40,6 +42,7 @@ from core.progress import Progress
 from core.project import Project
 from core.settings import Settings
 
+from .dbt_parse_cache import parse_key, use_parse_cache
 from .warehouse import postgres_target
 
 logger = logging.getLogger("pipelines.models")
@@ -93,13 +96,17 @@ def run_dbt(
     nowhere else without logging it. ``variables`` go beside them (``--vars``), and ``now`` (epoch
     seconds) when ``WFM_SYNC_NOW`` pins the clock, ``currency`` when the project's setting
     ``currency`` names it; otherwise the models take the build's start (dbt's ``run_started_at``) as
-    now, and the variables stay the same from run to run, so dbt parses only what changed. Every
-    finished node (model, test, unit test, source) is counted in a :class:`core.progress.Progress`
-    line ``dbt <command>``, out of dbt's total once it numbers its nodes (``LogStartLine``); the
-    incremental marts' notes (:data:`INCREMENTAL_NOTE`) go into ``notes`` by mart when given.
+    now, and the variables stay the same from run to run, so dbt parses only what changed. The
+    parse cache of this configuration (variables, target, project) is set in place first and the
+    one of another configuration kept aside (:func:`pipelines.dbt_parse_cache.use_parse_cache`),
+    unless ``args`` name their own ``--target-path``. Every finished node (model, test, unit
+    test, source) is counted in a :class:`core.progress.Progress` line ``dbt <command>``, out of
+    dbt's total once it numbers its nodes (``LogStartLine``); the incremental marts' notes
+    (:data:`INCREMENTAL_NOTE`) go into ``notes`` by mart when given.
 
     Raises:
         ValueError: PostgreSQL credentials missing (:func:`pipelines.warehouse.postgres_target`).
+        OSError: The target folder cannot be written.
     """
     from dbt.cli.main import dbtRunner
 
@@ -121,6 +128,8 @@ def run_dbt(
     folder = _duckdb_folder(project, warehouse)
     target_args, connection, environment = _target(project, warehouse, folder)
     arguments = _dbt_arguments(args, target_args, connection, variables, project)
+    if "--target-path" not in args:  # the caller's own target folder: its cache is its own
+        use_parse_cache(target_dir(project.settings), parse_key(arguments))
     inside = contextlib.chdir(folder) if folder else contextlib.nullcontext()
     try:
         with settings.environment(environment), inside:

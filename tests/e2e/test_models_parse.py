@@ -1,6 +1,7 @@
 """dbt parses only what changed between runs: the variables ``wfm-sync`` passes stay the same
 from one run to the next unless the clock is pinned (``WFM_SYNC_NOW``), because dbt re-parses the
-whole project (about 10 s) whenever a variable changes."""
+whole project (about 10 s) whenever a variable changes; a configuration seen before finds its
+own cache again."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ import pytest
 from pipelines.dbt_runner import run_dbt
 from sources.configuration import resolve
 
-REPARSE = "Unable to do partial parsing because config vars"
+REPARSE = "Unable to do partial parsing because"
+"""dbt's log line when it parses the whole project: its cache missing (``saved manifest not
+found``) or written for other variables."""
 
 
 def parse_log(target: Path, warehouse: Path) -> str:
@@ -48,3 +51,6 @@ def test_with_the_real_clock_the_next_run_reuses_the_parse(
     parse_log(target, warehouse)
     monkeypatch.setenv("WFM_SYNC_NOW", "2026-12-21T00:00:00Z")
     assert REPARSE in parse_log(target, warehouse)
+    # the cache of each configuration was kept: the clock pinned back finds its own again
+    monkeypatch.setenv("WFM_SYNC_NOW", "2026-12-20T00:00:00Z")
+    assert REPARSE not in parse_log(target, warehouse)

@@ -1,7 +1,8 @@
 """dbt's parse cache holds across DuckDB warehouses: :func:`pipelines.dbt_runner.run_dbt` hands
 dbt the warehouse's file name and runs it in the file's folder, so a second warehouse of the same
-name in another folder parses no file again (dbt's ``perf_info.json``); the working directory is
-given back, after a failed run too."""
+name in another folder parses no file again (dbt's ``perf_info.json``); a configuration run in
+between (another warehouse name) keeps its own cache and leaves this one for its next run; the
+working directory is given back, after a failed run too."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import offline_project
 
+from pipelines import dbt_parse_cache
 from pipelines.dbt_runner import run_dbt, target_dir
 
 
@@ -37,6 +39,28 @@ def test_a_warehouse_of_the_same_name_elsewhere_parses_nothing_again(
     assert isinstance(first["parsed_path_count"], int) and first["parsed_path_count"] > 100
     assert second["parsed_path_count"] == 0
     assert os.getcwd() == here
+
+
+def test_each_configuration_keeps_its_parse_cache_in_one_target_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two configurations taking turns in one target folder (here two warehouse names: the dbt
+    variable ``warehouse`` differs) each parse the project once; a third, with one cache kept
+    aside at most, pushes the least recently used out."""
+    target = tmp_path / "target"
+    monkeypatch.setenv("WFM_SYNC_DBT_TARGET_DIR", str(target))
+    monkeypatch.setattr(dbt_parse_cache, "KEEP", 1)
+    counts = [
+        parse(tmp_path / name)["parsed_path_count"]
+        for name in ("a/main.duckdb", "b/other.duckdb", "c/main.duckdb", "d/other.duckdb")
+    ]
+    assert isinstance(counts[0], int) and counts[0] > 100
+    assert counts == [counts[0], counts[0], 0, 0]  # each name parsed once, then read again
+    kept = target / dbt_parse_cache.KEPT
+    assert len(list(kept.glob("*.msgpack"))) == 1  # "main"'s, while "other"'s is in place
+    assert parse(tmp_path / "e" / "third.duckdb")["parsed_path_count"] == counts[0]
+    assert parse(tmp_path / "f" / "main.duckdb")["parsed_path_count"] == counts[0]  # pushed out
+    assert parse(tmp_path / "g" / "third.duckdb")["parsed_path_count"] == 0  # the one kept
 
 
 def test_the_working_directory_is_given_back_after_a_failed_run(tmp_path: Path) -> None:
