@@ -102,8 +102,8 @@ class Settings(BaseSettings):
         None,
         description="where dbt writes its artifacts (manifest, run results, docs) and its log; "
         "default the dbt project's `target/` and `logs/`. Its `parse_caches/` keeps dbt's parse "
-        "cache of the last four other configurations (warehouse name, target, variables): going "
-        "back to one does not parse the whole project again",
+        "cache of the configurations used last (warehouse name, target, variables): going back "
+        "to one does not parse the whole project again",
     )
     currency: str | None = Field(
         None,

@@ -106,7 +106,7 @@ def run_dbt(
 
     Raises:
         ValueError: PostgreSQL credentials missing (:func:`pipelines.warehouse.postgres_target`).
-        OSError: The target folder cannot be written.
+        OSError: The target folder cannot be written (the message names it and the setting).
     """
     from dbt.cli.main import dbtRunner
 
@@ -129,7 +129,7 @@ def run_dbt(
     target_args, connection, environment = _target(project, warehouse, folder)
     arguments = _dbt_arguments(args, target_args, connection, variables, project)
     if "--target-path" not in args:  # the caller's own target folder: its cache is its own
-        use_parse_cache(target_dir(project.settings), parse_key(arguments))
+        _use_parse_cache(target_dir(project.settings), arguments)
     inside = contextlib.chdir(folder) if folder else contextlib.nullcontext()
     try:
         with settings.environment(environment), inside:
@@ -139,6 +139,21 @@ def run_dbt(
     finally:
         if project.destination == "duckdb":
             _release_warehouse()
+
+
+def _use_parse_cache(target: Path, arguments: list[str]) -> None:
+    """:func:`pipelines.dbt_parse_cache.use_parse_cache` for ``arguments`` in ``target``.
+
+    Raises:
+        OSError: ``target`` cannot be written; the message names the folder and the setting.
+    """
+    try:
+        use_parse_cache(target, parse_key(arguments))
+    except OSError as exc:
+        raise OSError(
+            f"dbt's target folder {target} cannot be written ({exc.strerror or exc}): check "
+            "WFM_SYNC_DBT_TARGET_DIR"
+        ) from exc
 
 
 def _dbt_arguments(

@@ -79,3 +79,15 @@ def test_a_warehouse_whose_folder_does_not_exist_yet_is_parsed_by_its_path(
     project = offline_project(warehouse)
     assert run_dbt(["parse"], warehouse, project=project).success
     assert not warehouse.parent.exists()
+
+
+def test_a_target_folder_that_cannot_be_written_is_named_with_its_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "a-file").write_text("")
+    monkeypatch.setenv("WFM_SYNC_DBT_TARGET_DIR", str(tmp_path / "a-file" / "target"))
+    warehouse = tmp_path / "wh" / "warehouse.duckdb"
+    warehouse.parent.mkdir()
+    with pytest.raises(OSError, match="check WFM_SYNC_DBT_TARGET_DIR") as raised:
+        run_dbt(["parse"], warehouse, project=offline_project(warehouse))
+    assert str(tmp_path / "a-file" / "target") in str(raised.value)
