@@ -24,6 +24,7 @@ from sources.connecteam import (
 )
 from sources.connecteam.arrow_rows import UNTYPED_COLUMN, hints, without_nul
 from sources.connecteam.contract import QUARANTINE_COLUMNS, QUARANTINE_TABLE, Quarantine
+from sources.connecteam.loaded import one_sql_client
 from sources.connecteam.registry import OAUTH_TOKEN_PATH
 from sources.connecteam.registry import STREAMS as REGISTRY
 
@@ -239,7 +240,8 @@ def _extract_and_normalize(
     few_malloc_arenas()  # before the extract's threads start
     with collecting_new_objects_only():
         pipeline.sync_destination()
-        failed = _extract_isolating_failures(pipeline, project, streams, stats, source_options)
+        with one_sql_client(pipeline):  # what each stream reads of the warehouse
+            failed = _extract_isolating_failures(pipeline, project, streams, stats, source_options)
         stats.quarantine.discard(set(failed))
         _extract_quarantine(pipeline, project, stats.quarantine)
         release_freed_memory()

@@ -346,14 +346,17 @@ def test_two_receivers_on_one_postgresql_inbox_share_counts_and_the_rotation(pos
         seen_at = time.time()
         assert post(first, event(2), TOKEN).status_code == 200
         deadline = time.monotonic() + 30  # the second learns it from the inbox (every second)
+        answers = []  # a busy machine may let event(3) in before the second learns it
         while time.monotonic() < deadline:
             time.sleep(max(1.3, seen_at + 1.2 - time.time()))  # an accepted use restarts the grace
-            answer = post(second, event(3), OLD_TOKEN)
-            if answer.status_code == 401:
+            answers.append(post(second, event(3), OLD_TOKEN).status_code)
+            if answers[-1] == 401:
                 break
-        assert answer.status_code == 401
+        assert answers[-1] == 401 and set(answers) <= {200, 401}, answers
     finally:
         first.stop()
         second.stop()
     assert refusals(inbox_url) == {"wrong token": 6, "retired previous token": 1}
-    assert stored(inbox_url)[0] == 2  # event(1) twice is one event, then event(2)
+    # event(1) twice is one event, then event(2), and event(3) once if the old token still
+    # passed at the second before it learned of the new one
+    assert stored(inbox_url)[0] == 2 + (200 in answers)
