@@ -19,7 +19,7 @@ import hashlib
 import logging
 import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import dlt
 import orjson
@@ -84,7 +84,7 @@ def query_loaded(table: str, sql: str, *args: Any) -> tuple[list[str], list[tupl
     context = Container()[PipelineContext]
     if not context.is_active():  # iterated outside a pipeline: nothing loaded yet
         return [], []
-    pipeline = context.pipeline()
+    pipeline = cast(dlt.Pipeline, context.pipeline())
     if pipeline.destination is None or not pipeline.default_schema_name:
         return [], []
     try:
