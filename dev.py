@@ -78,9 +78,8 @@ LINTS = [
 """The linters and type checks: independent of each other, each on one core, so they run side
 by side (:func:`run_together`)."""
 TARGETS = {
-    # three workers (pytest-xdist) on two cores: with two, a core sat idle a fifth of the run
-    # (tests waiting on servers, subprocesses and clocks)
-    "test": (LINTS, ["pytest", "-n", "3"]),
+    # two workers (pytest-xdist): most tests wait on one core each
+    "test": (LINTS, ["pytest", "-n", "2"]),
     "test-fast": (LINTS, ["pytest", "-n", "2", "tests/unit"]),  # the unit tier only
     "coverage": ([], ["pytest", "-n", "2", "--cov", "--cov-report=term"]),  # no linters
 }
