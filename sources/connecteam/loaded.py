@@ -3,8 +3,9 @@
 Two mechanisms, both committed together with the load they describe:
 
 * :func:`query_loaded` reads the destination table itself (through the running pipeline's SQL
-  client), for streams whose rows can vanish: the windowed ones (shifts, time activities,
-  timesheets) and the full-list ones (:func:`vanished`);
+  client, one for the whole extract inside :func:`one_sql_client`), for streams whose rows can
+  vanish: the windowed ones (shifts, time activities, timesheets) and the full-list ones
+  (:func:`vanished`);
 * :func:`only_changed` keeps a digest per record in the resource's dlt state, for endpoints
   without a modified-since filter or timestamp (schedulers, jobs, tasks, ...).
 
