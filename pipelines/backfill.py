@@ -33,6 +33,7 @@ from dlt.sources import DltResource
 from core.project import Project
 from sources.connecteam.arrow_rows import ArrowRows, hints
 from sources.connecteam.config import ConnecteamSourceConfiguration, client_from_config
+from sources.connecteam.loaded import one_sql_client
 from sources.connecteam.registry import STREAMS, oauth_scopes
 from sources.connecteam.windows import date_windows
 
@@ -363,7 +364,8 @@ def _pull_chunk(
     normalize = SnakeCase().normalize_identifier  # the connecteam schema's naming
     guard_unique_keys(resource, normalize, run.client.stats.repeated_keys)
     with collecting_new_objects_only():
-        pipeline.extract(resource, loader_file_format=loader_file_format(project))
+        with one_sql_client(pipeline):  # the chunk's diffs read the warehouse
+            pipeline.extract(resource, loader_file_format=loader_file_format(project))
         release_freed_memory()
         normalized = pipeline.normalize()
         release_freed_memory()
