@@ -73,6 +73,32 @@ class SourceConfig(BaseModel):
         return str(value) if value else None
 
 
+DEFAULT_ACCOUNT = "default"
+"""The name of the one account configured the old way (``[sources.connecteam]`` itself)."""
+
+
+class Account(BaseModel):
+    """One Connecteam account of the warehouse: the old way's ``default``, or one of
+    ``[sources.connecteam.accounts.<name>]`` (:func:`sources.configuration.resolve_accounts`).
+
+    Attributes:
+        name: Lower-case letters, digits and ``_``, starting with a letter, at most 32
+            characters (it names the account's dataset and dlt pipeline); ``default`` for the
+            account configured the old way.
+        display_name: How dashboards label it (default: ``name``).
+        currency: The ISO 4217 code its pay is in, when given (``None``: not stated).
+        source: Its source configuration: its own credentials and ``base_url``, the other
+            fields as ``[sources.connecteam]`` sets them unless its section sets its own.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    display_name: str
+    currency: str | None = None
+    source: SourceConfig
+
+
 class WebhooksConfig(BaseModel):
     """The webhook inbox the fold and ``wfm-sync status`` read, resolved once at the edge
     (dlt's ``[webhooks] inbox_url``, ``WEBHOOKS__INBOX_URL``, or ``--inbox-url``).

@@ -9,9 +9,12 @@ contracts keep it so).
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
 from typing import Any
 
+import dlt
 from dlt.common.configuration import resolve_configuration
 from dlt.common.configuration.exceptions import ConfigValueCannotBeCoercedException
 from dlt.common.configuration.specs.base_configuration import is_secret_hint
@@ -19,7 +22,7 @@ from pydantic import SecretStr
 
 from core import clock
 from core.paths import paths_beside, warehouse_file
-from core.project import Project, SourceConfig, WebhooksConfig
+from core.project import DEFAULT_ACCOUNT, Account, Project, SourceConfig, WebhooksConfig
 from core.settings import Settings, current
 
 from .connecteam.config import SECTIONS, ConnecteamSourceConfiguration
@@ -74,12 +77,18 @@ def source_config() -> SourceConfig:
     Raises:
         ConnecteamConfigError: A value of the wrong kind (the message names the variable).
     """
+    return _configured(SECTIONS)
+
+
+def _configured(sections: tuple[str, ...]) -> SourceConfig:
+    """:func:`source_config` of the section ``sections`` (dlt's lookup: a field the section
+    does not set is looked for in the sections above it)."""
     try:
         config = resolve_configuration(
-            ConnecteamSourceConfiguration(), sections=SECTIONS, accept_partial=True
+            ConnecteamSourceConfiguration(), sections=sections, accept_partial=True
         )
     except ConfigValueCannotBeCoercedException as exc:
-        name = f"{'__'.join(SECTIONS).upper()}__{exc.field_name.upper()}"
+        name = f"{'__'.join(sections).upper()}__{exc.field_name.upper()}"
         raise ConnecteamConfigError(
             f"{name} cannot be read as {getattr(exc.hint, '__name__', exc.hint)}; correct or "
             "unset it"
@@ -95,3 +104,112 @@ def source_config() -> SourceConfig:
         else:
             options[name] = value
     return SourceConfig(options=options, secrets=secrets)
+
+
+ACCOUNT_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
+"""An account's name: it names the account's dataset and dlt pipeline."""
+ACCOUNTS_SECTIONS = (*SECTIONS, "accounts")
+"""``[sources.connecteam.accounts.<name>]``, ``SOURCES__CONNECTEAM__ACCOUNTS__<NAME>__*``."""
+OWN_FIELDS = ("api_key", "client_id", "client_secret", "base_url")
+"""What an account never takes from ``[sources.connecteam]``: whose data it reads, and where."""
+
+
+def resolve_accounts() -> tuple[Account, ...]:
+    """Every configured account: ``default`` (``[sources.connecteam]`` itself) first when its
+    credentials are set or no other account is named, then each
+    ``[sources.connecteam.accounts.<name>]`` by name.
+
+    A named account's credentials (``api_key``, or ``client_id`` and ``client_secret``) and
+    ``base_url`` are its section's own (``base_url`` defaults to the provider's host, never to
+    ``[sources.connecteam]``'s); its other fields (timeouts, windows, ...) are its section's
+    when set, else ``[sources.connecteam]``'s. ``display_name`` and ``currency`` are optional.
+
+    Raises:
+        ConnecteamConfigError: A name that is not lower-case letters, digits and ``_``
+            (at most 32, starting with a letter); a named account without credentials of its
+            own; ``default`` configured both ways; a value of the wrong kind. Each message
+            names the section or variable; a currency that is not three letters.
+    """
+    names = account_names()
+    top = source_config()
+    accounts = []
+    if _has_credentials(top.secrets, top.options) or not names:
+        if DEFAULT_ACCOUNT in names:
+            raise ConnecteamConfigError(
+                "the default account is configured twice, in [sources.connecteam] and in "
+                "[sources.connecteam.accounts.default]: keep one"
+            )
+        accounts.append(Account(name=DEFAULT_ACCOUNT, display_name=DEFAULT_ACCOUNT, source=top))
+    accounts += [_named_account(name) for name in sorted(names)]
+    return tuple(accounts)
+
+
+def account_names() -> set[str]:
+    """The names of ``[sources.connecteam.accounts.<name>]`` in every dlt configuration
+    provider (``.dlt/*.toml``) and of ``SOURCES__CONNECTEAM__ACCOUNTS__<NAME>__*`` variables.
+
+    Raises:
+        ConnecteamConfigError: A name that is not an account name (:data:`ACCOUNT_NAME`).
+    """
+    names: set[str] = set()
+    for provider in dlt.config.config_providers:
+        value, _ = provider.get_value("accounts", dict, None, *SECTIONS)
+        if isinstance(value, dict):
+            names |= {str(name) for name in value}
+    prefix = "__".join(ACCOUNTS_SECTIONS).upper() + "__"
+    for variable in os.environ:
+        name, separator, _ = variable.removeprefix(prefix).partition("__")
+        if variable.startswith(prefix) and separator:
+            names.add(name.lower())
+    wrong = sorted(name for name in names if not ACCOUNT_NAME.fullmatch(name))
+    if wrong:
+        raise ConnecteamConfigError(
+            f"account name(s) {wrong} in [sources.connecteam.accounts]: use lower-case letters, "
+            "digits and _, starting with a letter, at most 32 characters"
+        )
+    return names
+
+
+def _named_account(name: str) -> Account:
+    """The account of ``[sources.connecteam.accounts.<name>]`` (see :func:`resolve_accounts`)."""
+    sections = (*ACCOUNTS_SECTIONS, name)
+    resolved = _configured(sections)
+    own = {field: _own_value(field, sections) for field in (*OWN_FIELDS, "display_name")}
+    currency = _own_value("currency", sections)
+    secrets = {k: v for k, v in resolved.secrets.items() if k not in OWN_FIELDS}
+    secrets |= {k: SecretStr(str(own[k])) for k in ("api_key", "client_secret") if own[k]}
+    options = {k: v for k, v in resolved.options.items() if k not in OWN_FIELDS}
+    options |= {k: own[k] for k in ("client_id", "base_url") if own[k]}
+    if not _has_credentials(secrets, options):
+        variable = "__".join(sections).upper()
+        raise ConnecteamConfigError(
+            f"account {name}: no credentials of its own: set api_key (or client_id and "
+            f"client_secret) in [sources.connecteam.accounts.{name}] or {variable}__API_KEY; "
+            "an account never uses another's"
+        )
+    if currency is not None and not re.fullmatch(r"[A-Za-z]{3}", str(currency)):
+        raise ConnecteamConfigError(
+            f"account {name}: currency {str(currency)!r} is not an ISO 4217 code (three "
+            "letters, such as EUR)"
+        )
+    return Account(
+        name=name,
+        display_name=str(own["display_name"] or name),
+        currency=str(currency).upper() if currency else None,
+        source=SourceConfig(options=options, secrets=secrets),
+    )
+
+
+def _own_value(field: str, sections: tuple[str, ...]) -> Any:
+    """``field`` as the first dlt provider sets it in exactly ``sections`` (no lookup in the
+    sections above); ``None`` when none does."""
+    for provider in dlt.config.config_providers:
+        value, _ = provider.get_value(field, Any, None, *sections)
+        if value is not None:
+            return value
+    return None
+
+
+def _has_credentials(secrets: dict[str, SecretStr], options: dict[str, Any]) -> bool:
+    """An API key, or an OAuth 2.0 client id and secret."""
+    return "api_key" in secrets or ("client_id" in options and "client_secret" in secrets)

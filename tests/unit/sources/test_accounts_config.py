@@ -1,0 +1,82 @@
+"""Several accounts in one configuration (:func:`sources.configuration.resolve_accounts`),
+named by ``SOURCES__CONNECTEAM__ACCOUNTS__<NAME>__*`` variables; the old way's one account is
+``default``."""
+
+from __future__ import annotations
+
+import pytest
+
+from sources.configuration import resolve_accounts
+from sources.connecteam import ConnecteamConfigError
+
+PREFIX = "SOURCES__CONNECTEAM__ACCOUNTS__"
+
+
+def secrets_of(account) -> dict[str, str]:
+    return {k: v.get_secret_value() for k, v in account.source.secrets.items()}
+
+
+def test_the_old_way_alone_is_the_default_account(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOURCES__CONNECTEAM__API_KEY", "old-key")
+    (account,) = resolve_accounts()
+    assert (account.name, account.display_name, account.currency) == ("default", "default", None)
+    assert secrets_of(account) == {"api_key": "old-key"}
+
+
+def test_nothing_configured_is_a_default_account_without_credentials() -> None:
+    (account,) = resolve_accounts()  # the source says what is missing when it is built
+    assert account.name == "default" and "api_key" not in account.source.secrets
+
+
+def test_named_accounts_follow_the_default_and_never_take_its_credentials_or_host(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("SOURCES__CONNECTEAM__API_KEY", "old-key")
+    monkeypatch.setenv("SOURCES__CONNECTEAM__BASE_URL", "https://api-au.connecteam.com")
+    monkeypatch.setenv("SOURCES__CONNECTEAM__TIMEOUT", "12")
+    monkeypatch.setenv(PREFIX + "EAST__API_KEY", "east-key")
+    monkeypatch.setenv(PREFIX + "EAST__DISPLAY_NAME", "East region")
+    monkeypatch.setenv(PREFIX + "EAST__CURRENCY", "usd")
+    monkeypatch.setenv(PREFIX + "WEST__CLIENT_ID", "west-client")
+    monkeypatch.setenv(PREFIX + "WEST__CLIENT_SECRET", "west-secret")
+    monkeypatch.setenv(PREFIX + "WEST__BASE_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv(PREFIX + "WEST__TIMEOUT", "5")
+    default, east, west = resolve_accounts()
+    assert [a.name for a in (default, east, west)] == ["default", "east", "west"]
+    assert default.source.base_url == "https://api-au.connecteam.com"
+    assert (east.display_name, east.currency) == ("East region", "USD")
+    assert secrets_of(east) == {"api_key": "east-key"}
+    assert east.source.base_url is None  # the provider's default host, not the default's
+    assert east.source.options["timeout"] == 12  # the shared settings are shared
+    assert secrets_of(west) == {"client_secret": "west-secret"}  # no api_key of another
+    assert west.source.options["client_id"] == "west-client"
+    assert (west.source.base_url, west.source.options["timeout"]) == ("http://127.0.0.1:9", 5)
+
+
+def test_without_the_old_way_only_the_named_accounts(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(PREFIX + "NORTH__API_KEY", "north-key")
+    assert [a.name for a in resolve_accounts()] == ["north"]
+
+
+@pytest.mark.parametrize(
+    ("variables", "message"),
+    [
+        ({PREFIX + "EAST__DISPLAY_NAME": "East"}, "account east: no credentials of its own"),
+        ({PREFIX + "EAST__CLIENT_ID": "c"}, "account east: no credentials of its own"),
+        ({PREFIX + "9LIVES__API_KEY": "k"}, r"account name\(s\) \['9lives'\]"),
+        ({PREFIX + "EAST__API_KEY": "k", PREFIX + "EAST__CURRENCY": "euro"}, "ISO 4217"),
+        (
+            {"SOURCES__CONNECTEAM__API_KEY": "k", PREFIX + "DEFAULT__API_KEY": "k2"},
+            "configured twice",
+        ),
+    ],
+)
+def test_a_wrong_account_names_its_section_and_what_to_do(
+    monkeypatch: pytest.MonkeyPatch, variables: dict[str, str], message: str
+) -> None:
+    monkeypatch.setenv("SOURCES__CONNECTEAM__API_KEY", "old-key")
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(ConnecteamConfigError, match=message) as raised:
+        resolve_accounts()
+    assert "old-key" not in str(raised.value) and "k2" not in str(raised.value)
