@@ -25,7 +25,8 @@ STATE_VERSIONS_KEPT = 3
 
 
 def prune_state_history(pipeline: dlt.Pipeline, keep: int = STATE_VERSIONS_KEPT) -> int:
-    """Delete ``pipeline``'s state rows older than its ``keep`` newest of completed loads.
+    """Delete ``pipeline``'s state rows of loads older than its ``keep`` newest completed
+    loads (by load id, the order in which dlt picks the row it restores).
 
     The rows of loads not completed (a package that failed half loaded, to be resumed) that are
     newer than those are kept as well: nothing dlt may restore is removed. Other pipelines' rows
@@ -48,16 +49,18 @@ def prune_state_history(pipeline: dlt.Pipeline, keep: int = STATE_VERSIONS_KEPT)
     with pipeline.sql_client() as client:
         state = client.make_qualified_table_name(STATE_TABLE)
         loads = client.make_qualified_table_name(LOADS_TABLE)
+        # dlt restores the newest row of a completed load by load id (get_stored_state)
         completed = client.execute_sql(
-            f"select s.version from {state} as s join {loads} as l on l.load_id = s._dlt_load_id "
-            "where s.pipeline_name = %s and l.status = 0 order by s.version desc limit %s",
+            f"select s._dlt_load_id from {state} as s join {loads} as l "
+            "on l.load_id = s._dlt_load_id where s.pipeline_name = %s and l.status = 0 "
+            "order by l.load_id desc limit %s",
             pipeline.pipeline_name,
             keep,
         )
         if not completed or len(completed) < keep:
             return 0
-        oldest_kept = min(row[0] for row in completed)
-        where = f"from {state} where pipeline_name = %s and version < %s"
+        oldest_kept = min(str(row[0]) for row in completed)
+        where = f"from {state} where pipeline_name = %s and _dlt_load_id < %s"
         counted = client.execute_sql(
             f"select count(*) {where}", pipeline.pipeline_name, oldest_kept
         )

@@ -97,3 +97,28 @@ def test_nightly_syncs_keep_three_versions_of_the_state(start_emulator, warehous
     assert len(query(warehouse, STATES)) == 3
     shutil.rmtree(warehouse.parent / "pipelines")
     assert run_sync(["user_documents"], project=resolve()).rows["user_documents"] == 2
+
+
+def test_on_postgresql_too(postgres: str, tmp_path: Path):
+    import psycopg2
+
+    pipeline = dlt.pipeline(
+        pipeline_name="nightly",
+        pipelines_dir=str(tmp_path / "pipelines"),
+        destination=dlt.destinations.postgres(postgres),
+        dataset_name="connecteam",
+    )
+    for n in range(5):
+        run_counting(pipeline, n)
+    assert prune_state_history(pipeline) == 2
+    with psycopg2.connect(postgres) as db, db.cursor() as cursor:
+        cursor.execute("select count(*) from connecteam._dlt_pipeline_state")
+        assert cursor.fetchone() == (3,)
+    restored = dlt.pipeline(
+        pipeline_name="nightly",
+        pipelines_dir=str(tmp_path / "elsewhere"),
+        destination=dlt.destinations.postgres(postgres),
+        dataset_name="connecteam",
+    )
+    restored.sync_destination()
+    assert restored.state["sources"]["nightly"]["resources"]["ticks"]["n"] == 4
