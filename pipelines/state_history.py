@@ -15,6 +15,11 @@ from __future__ import annotations
 import logging
 
 import dlt
+from dlt.destinations.exceptions import DatabaseException
+
+from core.project import Project
+
+from .warehouse import WarehouseBusyError, confirm_writer
 
 logger = logging.getLogger(__name__)
 
@@ -51,9 +56,9 @@ def prune_state_history(pipeline: dlt.Pipeline, keep: int = STATE_VERSIONS_KEPT)
         loads = client.make_qualified_table_name(LOADS_TABLE)
         # dlt restores the newest row of a completed load by load id (get_stored_state)
         completed = client.execute_sql(
-            f"select s._dlt_load_id from {state} as s join {loads} as l "
+            f"select distinct s._dlt_load_id from {state} as s join {loads} as l "
             "on l.load_id = s._dlt_load_id where s.pipeline_name = %s and l.status = 0 "
-            "order by l.load_id desc limit %s",
+            "order by 1 desc limit %s",  # distinct: a resumed load may be listed twice
             pipeline.pipeline_name,
             keep,
         )
@@ -71,3 +76,20 @@ def prune_state_history(pipeline: dlt.Pipeline, keep: int = STATE_VERSIONS_KEPT)
                 "removed %d old versions of the %s pipeline's state", old, pipeline.pipeline_name
             )
     return old
+
+
+def prune_after_load(pipeline: dlt.Pipeline, project: Project) -> None:
+    """:func:`prune_state_history` as a sync's last step: only while the sync still holds the
+    writer lock (:func:`~.warehouse.confirm_writer`), and its failure is a warning, never the
+    sync's (its rows and state are loaded by then; the next sync prunes what this one kept)."""
+    try:
+        confirm_writer("sync", project)
+        prune_state_history(pipeline)
+    except (DatabaseException, WarehouseBusyError) as exc:
+        first_line = (str(exc).strip().splitlines() or [""])[0][:300]
+        logger.warning(
+            "kept the old versions of the %s pipeline's state this time (%s: %s)",
+            pipeline.pipeline_name,
+            type(exc).__name__,
+            first_line,
+        )

@@ -30,7 +30,7 @@ from sources.connecteam.registry import STREAMS as REGISTRY
 
 from .process_memory import collecting_new_objects_only, few_malloc_arenas, release_freed_memory
 from .runs import records_run
-from .state_history import prune_state_history
+from .state_history import prune_after_load
 from .unique_keys import guard_unique_keys
 from .warehouse import (
     DATASET_CONNECTEAM,
@@ -171,7 +171,7 @@ def run_sync(
 
     Finishes the load packages an interrupted run left behind first, then extracts, normalizes
     and loads (Parquet files, merged on each stream's primary key), then keeps only the newest
-    versions of the dlt state in the warehouse (:func:`~.state_history.prune_state_history`).
+    versions of the dlt state in the warehouse (:func:`~.state_history.prune_after_load`).
     One stream's trouble is that stream's: when a stream fails in the extract (an answer of an
     unexpected shape, a refused request), the extract is repeated without it, the others load,
     and the failure is reported in :attr:`SyncSummary.failed_streams` (nothing of the failed
@@ -219,7 +219,7 @@ def run_sync(
     info = pipeline.load()  # None when nothing was extracted (every stream failed)
     if info is not None:
         info.raise_on_failed_jobs()
-        prune_state_history(pipeline)
+        prune_after_load(pipeline, project)
     elif fresh:
         discard_unloaded_warehouse(project)
     summary = _summary(pipeline, streams, stats, info, failed, resumed, started)

@@ -18,6 +18,7 @@ import dlt
 from dlt.common.configuration import resolve_configuration
 from dlt.common.configuration.exceptions import ConfigValueCannotBeCoercedException
 from dlt.common.configuration.specs.base_configuration import is_secret_hint
+from dlt.common.typing import TSecretStrValue
 from pydantic import SecretStr
 
 from core import clock
@@ -145,8 +146,10 @@ def resolve_accounts() -> tuple[Account, ...]:
 
 
 def account_names() -> set[str]:
-    """The names of ``[sources.connecteam.accounts.<name>]`` in every dlt configuration
-    provider (``.dlt/*.toml``) and of ``SOURCES__CONNECTEAM__ACCOUNTS__<NAME>__*`` variables.
+    """The names of the ``[sources.connecteam.accounts.<name>]`` tables of dlt's TOML files
+    (``.dlt/config.toml``, ``.dlt/secrets.toml``) and of the
+    ``SOURCES__CONNECTEAM__ACCOUNTS__<NAME>__<FIELD>`` variables (a vault provider can hold an
+    account's secrets, not name it).
 
     Raises:
         ConnecteamConfigError: A name that is not an account name (:data:`ACCOUNT_NAME`).
@@ -154,8 +157,8 @@ def account_names() -> set[str]:
     names: set[str] = set()
     for provider in dlt.config.config_providers:
         value, _ = provider.get_value("accounts", dict, None, *SECTIONS)
-        if isinstance(value, dict):
-            names |= {str(name) for name in value}
+        if isinstance(value, dict):  # a table per account; other keys are shared settings
+            names |= {str(name) for name, table in value.items() if isinstance(table, dict)}
     prefix = "__".join(ACCOUNTS_SECTIONS).upper() + "__"
     for variable in os.environ:
         name, separator, _ = variable.removeprefix(prefix).partition("__")
@@ -177,9 +180,9 @@ def _named_account(name: str) -> Account:
     own = {field: _own_value(field, sections) for field in (*OWN_FIELDS, "display_name")}
     currency = _own_value("currency", sections)
     secrets = {k: v for k, v in resolved.secrets.items() if k not in OWN_FIELDS}
-    secrets |= {k: SecretStr(str(own[k])) for k in ("api_key", "client_secret") if own[k]}
+    secrets |= {k: SecretStr(str(own[k])) for k in SECRET_FIELDS if own[k]}
     options = {k: v for k, v in resolved.options.items() if k not in OWN_FIELDS}
-    options |= {k: own[k] for k in ("client_id", "base_url") if own[k]}
+    options |= {k: str(own[k]) for k in ("client_id", "base_url") if own[k]}
     if not _has_credentials(secrets, options):
         variable = "__".join(sections).upper()
         raise ConnecteamConfigError(
@@ -200,11 +203,16 @@ def _named_account(name: str) -> Account:
     )
 
 
+SECRET_FIELDS = ("api_key", "client_secret")
+
+
 def _own_value(field: str, sections: tuple[str, ...]) -> Any:
     """``field`` as the first dlt provider sets it in exactly ``sections`` (no lookup in the
-    sections above); ``None`` when none does."""
+    sections above); ``None`` when none does. Secret fields are asked for as secrets, which
+    vault providers answer only for."""
+    hint: Any = TSecretStrValue if field in SECRET_FIELDS else str
     for provider in dlt.config.config_providers:
-        value, _ = provider.get_value(field, Any, None, *sections)
+        value, _ = provider.get_value(field, hint, None, *sections)
         if value is not None:
             return value
     return None

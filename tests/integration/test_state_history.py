@@ -13,7 +13,7 @@ import pytest
 from conftest import point_at, query
 
 from pipelines import run_sync
-from pipelines.state_history import prune_state_history
+from pipelines.state_history import prune_after_load, prune_state_history
 from sources.configuration import resolve
 
 STATES = "select pipeline_name, version from connecteam._dlt_pipeline_state order by 1, 2"
@@ -83,6 +83,37 @@ def test_a_version_of_a_load_not_completed_is_kept(tmp_path: Path):
     versions = [v for _, v in query(warehouse, STATES)]
     assert prune_state_history(pipeline, keep=2) == 1  # kept: 2 completed and the newer one
     assert [v for _, v in query(warehouse, STATES)] == versions[1:]
+
+
+def test_the_newest_loads_are_kept_whatever_their_versions(tmp_path: Path):
+    """dlt restores the newest completed load's row (by load id), so that is the order kept:
+    the oldest load's row goes even when its version is the highest."""
+    warehouse = tmp_path / "warehouse.duckdb"
+    pipeline = counting_pipeline("nightly", warehouse, tmp_path / "pipelines")
+    for n in range(4):
+        run_counting(pipeline, n)
+    import duckdb
+
+    by_load = "select _dlt_load_id from connecteam._dlt_pipeline_state order by 1"
+    loads = [row[0] for row in query(warehouse, by_load)]
+    with duckdb.connect(str(warehouse)) as db:
+        db.execute(
+            "update connecteam._dlt_pipeline_state set version = 999 where _dlt_load_id = ?",
+            [loads[0]],
+        )
+    assert prune_state_history(pipeline) == 1
+    assert [row[0] for row in query(warehouse, by_load)] == loads[1:]
+
+
+def test_a_prune_that_fails_is_a_warning_not_the_sync_s_failure(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+):
+    """Nothing loaded yet: the state and loads tables do not exist, the query fails."""
+    project = resolve(tmp_path / "warehouse.duckdb")
+    pipeline = counting_pipeline("nightly", project.warehouse, tmp_path / "pipelines")
+    with caplog.at_level("WARNING", logger="pipelines.state_history"):
+        prune_after_load(pipeline, project)
+    assert "kept the old versions of the nightly pipeline's state this time" in caplog.text
 
 
 def test_nightly_syncs_keep_three_versions_of_the_state(start_emulator, warehouse, monkeypatch):

@@ -4,6 +4,10 @@ named by ``SOURCES__CONNECTEAM__ACCOUNTS__<NAME>__*`` variables; the old way's o
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
 import pytest
 
 from sources.configuration import resolve_accounts
@@ -80,3 +84,40 @@ def test_a_wrong_account_names_its_section_and_what_to_do(
     with pytest.raises(ConnecteamConfigError, match=message) as raised:
         resolve_accounts()
     assert "old-key" not in str(raised.value) and "k2" not in str(raised.value)
+
+
+@pytest.fixture
+def dlt_files(tmp_path: Path) -> Iterator[Callable[[str, str], None]]:
+    """``write(secrets_toml, config_toml)``: the test's working directory becomes a project
+    whose ``.dlt/`` holds them, and dlt reads them (its providers reloaded); undone after."""
+    from dlt.common.configuration.container import Container
+    from dlt.common.configuration.specs.pluggable_run_context import PluggableRunContext
+
+    before = os.getcwd()
+
+    def write(secrets: str, config: str) -> None:
+        (tmp_path / ".dlt").mkdir(exist_ok=True)
+        (tmp_path / ".dlt" / "secrets.toml").write_text(secrets)
+        (tmp_path / ".dlt" / "config.toml").write_text(config)
+        os.chdir(tmp_path)
+        Container()[PluggableRunContext].reload()
+
+    try:
+        yield write
+    finally:
+        os.chdir(before)
+        Container()[PluggableRunContext].reload()
+
+
+def test_accounts_are_tables_of_the_toml_files(dlt_files: Callable[[str, str], None]) -> None:
+    dlt_files(
+        '[sources.connecteam]\napi_key = "old-key"\n\n'
+        "[sources.connecteam.accounts]\ntimeout = 5\n\n"  # a shared setting, not an account
+        '[sources.connecteam.accounts.east]\napi_key = "east-key"\n',
+        '[sources.connecteam.accounts.east]\ndisplay_name = "East region"\ncurrency = "eur"\n',
+    )
+    default, east = resolve_accounts()
+    assert (default.name, secrets_of(default)) == ("default", {"api_key": "old-key"})
+    assert (east.name, east.display_name, east.currency) == ("east", "East region", "EUR")
+    assert secrets_of(east) == {"api_key": "east-key"}
+    assert east.source.options["timeout"] == 5
