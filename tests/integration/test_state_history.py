@@ -130,6 +130,27 @@ def test_nightly_syncs_keep_three_versions_of_the_state(start_emulator, warehous
     assert run_sync(["user_documents"], project=resolve()).rows["user_documents"] == 2
 
 
+def test_nightly_syncs_on_postgresql_keep_three_versions_too(
+    start_emulator, warehouse, monkeypatch, postgres: str
+):
+    """On PostgreSQL the prune runs under the sync's advisory writer lock
+    (:func:`pipelines.warehouse.confirm_writer`)."""
+    import psycopg2
+
+    server = start_emulator(users=30, forms=1, schedulers=1, shifts=10)
+    point_at(monkeypatch, server)
+    monkeypatch.setenv("WFM_SYNC_DESTINATION", "postgres")
+    monkeypatch.setenv("DESTINATION__POSTGRES__CREDENTIALS", postgres)
+    for _ in range(4):
+        run_sync(["user_documents"], project=resolve())
+        server.control("mutate", {"documents": 2})
+    with psycopg2.connect(postgres) as db, db.cursor() as cursor:
+        cursor.execute(
+            "select count(*) from connecteam._dlt_pipeline_state where pipeline_name = 'connecteam'"
+        )
+        assert cursor.fetchone() == (3,)
+
+
 def test_on_postgresql_too(postgres: str, tmp_path: Path):
     import psycopg2
 
@@ -143,7 +164,9 @@ def test_on_postgresql_too(postgres: str, tmp_path: Path):
         run_counting(pipeline, n)
     assert prune_state_history(pipeline) == 2
     with psycopg2.connect(postgres) as db, db.cursor() as cursor:
-        cursor.execute("select count(*) from connecteam._dlt_pipeline_state")
+        cursor.execute(
+            "select count(*) from connecteam._dlt_pipeline_state where pipeline_name = 'nightly'"
+        )
         assert cursor.fetchone() == (3,)
     restored = dlt.pipeline(
         pipeline_name="nightly",
