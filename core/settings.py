@@ -159,8 +159,8 @@ class Settings(BaseSettings):
     def _currency_code(cls, value: str | None) -> str | None:
         if value is None:
             return None
-        code = value.strip().upper()
-        if len(code) != 3 or not code.isalpha() or not code.isascii():
+        code = currency_code(value)
+        if code is None:
             raise ValueError(
                 f"{ENV_PREFIX}CURRENCY={value!r} is not an ISO 4217 code; "
                 "use three letters, e.g. EUR"
@@ -171,6 +171,13 @@ class Settings(BaseSettings):
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
+
+
+def currency_code(value: str) -> str | None:
+    """``value`` as an ISO 4217 code (three ASCII letters, upper-cased, spaces around ignored),
+    ``None`` when it is not one."""
+    code = value.strip().upper()
+    return code if len(code) == 3 and code.isalpha() and code.isascii() else None
 
 
 DESTINATIONS = ("duckdb", "postgres")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 
 import dlt
+from dlt.common.schema.typing import LOADS_TABLE_NAME, PIPELINE_STATE_TABLE_NAME
 from dlt.destinations.exceptions import DatabaseException
 
 from core.project import Project
@@ -23,8 +24,6 @@ from .warehouse import WarehouseBusyError, confirm_writer
 
 logger = logging.getLogger(__name__)
 
-STATE_TABLE = "_dlt_pipeline_state"
-LOADS_TABLE = "_dlt_loads"
 STATE_VERSIONS_KEPT = 3
 """Rows of completed loads kept per pipeline: the one dlt restores and the two before it."""
 
@@ -52,17 +51,20 @@ def prune_state_history(pipeline: dlt.Pipeline, keep: int = STATE_VERSIONS_KEPT)
     if keep < 1:
         raise ValueError(f"keep must be at least 1, not {keep}")
     with pipeline.sql_client() as client:
-        state = client.make_qualified_table_name(STATE_TABLE)
-        loads = client.make_qualified_table_name(LOADS_TABLE)
+        state = client.make_qualified_table_name(PIPELINE_STATE_TABLE_NAME)
+        loads = client.make_qualified_table_name(LOADS_TABLE_NAME)
         # dlt restores the newest row of a completed load by load id (get_stored_state)
-        completed = client.execute_sql(
-            f"select distinct s._dlt_load_id from {state} as s join {loads} as l "
-            "on l.load_id = s._dlt_load_id where s.pipeline_name = %s and l.status = 0 "
-            "order by 1 desc limit %s",  # distinct: a resumed load may be listed twice
-            pipeline.pipeline_name,
-            keep,
+        completed = (
+            client.execute_sql(
+                f"select distinct s._dlt_load_id from {state} as s join {loads} as l "
+                "on l.load_id = s._dlt_load_id where s.pipeline_name = %s and l.status = 0 "
+                "order by 1 desc limit %s",  # distinct: a resumed load may be listed twice
+                pipeline.pipeline_name,
+                keep,
+            )
+            or []
         )
-        if not completed or len(completed) < keep:
+        if len(completed) < keep:
             return 0
         oldest_kept = min(str(row[0]) for row in completed)
         where = f"from {state} where pipeline_name = %s and _dlt_load_id < %s"

@@ -24,7 +24,7 @@ from pydantic import SecretStr
 from core import clock
 from core.paths import paths_beside, warehouse_file
 from core.project import DEFAULT_ACCOUNT, Account, Project, SourceConfig, WebhooksConfig
-from core.settings import Settings, current
+from core.settings import Settings, currency_code, current
 
 from .connecteam.config import SECTIONS, ConnecteamSourceConfiguration
 from .connecteam.errors import ConnecteamConfigError
@@ -113,6 +113,7 @@ ACCOUNTS_SECTIONS = (*SECTIONS, "accounts")
 """``[sources.connecteam.accounts.<name>]``, ``SOURCES__CONNECTEAM__ACCOUNTS__<NAME>__*``."""
 OWN_FIELDS = ("api_key", "client_id", "client_secret", "base_url")
 """What an account never takes from ``[sources.connecteam]``: whose data it reads, and where."""
+SECRET_FIELDS = ("api_key", "client_secret")
 
 
 def resolve_accounts() -> tuple[Account, ...]:
@@ -128,8 +129,8 @@ def resolve_accounts() -> tuple[Account, ...]:
     Raises:
         ConnecteamConfigError: A name that is not lower-case letters, digits and ``_``
             (at most 32, starting with a letter); a named account without credentials of its
-            own; ``default`` configured both ways; a value of the wrong kind. Each message
-            names the section or variable; a currency that is not three letters.
+            own; ``default`` configured both ways; a currency that is not three letters; a
+            value of the wrong kind. Each message names the section or variable.
     """
     names = account_names()
     top = source_config()
@@ -161,9 +162,10 @@ def account_names() -> set[str]:
             names |= {str(name) for name, table in value.items() if isinstance(table, dict)}
     prefix = "__".join(ACCOUNTS_SECTIONS).upper() + "__"
     for variable in os.environ:
-        name, separator, _ = variable.removeprefix(prefix).partition("__")
-        if variable.startswith(prefix) and separator:
-            names.add(name.lower())
+        if variable.startswith(prefix):
+            name, separator, _ = variable.removeprefix(prefix).partition("__")
+            if separator:  # <NAME>__<FIELD>
+                names.add(name.lower())
     wrong = sorted(name for name in names if not ACCOUNT_NAME.fullmatch(name))
     if wrong:
         raise ConnecteamConfigError(
@@ -178,7 +180,8 @@ def _named_account(name: str) -> Account:
     sections = (*ACCOUNTS_SECTIONS, name)
     resolved = _configured(sections)
     own = {field: _own_value(field, sections) for field in (*OWN_FIELDS, "display_name")}
-    currency = _own_value("currency", sections)
+    given = str(_own_value("currency", sections) or "").strip()
+    currency = currency_code(given) if given else None
     secrets = {k: v for k, v in resolved.secrets.items() if k not in OWN_FIELDS}
     secrets |= {k: SecretStr(str(own[k])) for k in SECRET_FIELDS if own[k]}
     options = {k: v for k, v in resolved.options.items() if k not in OWN_FIELDS}
@@ -190,20 +193,17 @@ def _named_account(name: str) -> Account:
             f"client_secret) in [sources.connecteam.accounts.{name}] or {variable}__API_KEY; "
             "an account never uses another's"
         )
-    if currency is not None and not re.fullmatch(r"[A-Za-z]{3}", str(currency)):
+    if given and currency is None:
         raise ConnecteamConfigError(
-            f"account {name}: currency {str(currency)!r} is not an ISO 4217 code (three "
-            "letters, such as EUR)"
+            f"account {name}: currency {given!r} is not an ISO 4217 code (three letters, such "
+            "as EUR)"
         )
     return Account(
         name=name,
         display_name=str(own["display_name"] or name),
-        currency=str(currency).upper() if currency else None,
+        currency=currency,
         source=SourceConfig(options=options, secrets=secrets),
     )
-
-
-SECRET_FIELDS = ("api_key", "client_secret")
 
 
 def _own_value(field: str, sections: tuple[str, ...]) -> Any:
