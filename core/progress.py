@@ -9,6 +9,7 @@ terminal is ``flows/cli/live.py``. The closing line is logged either way.
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import threading
 import time
@@ -24,6 +25,19 @@ T = TypeVar("T")
 
 _sinks: list[ProgressSink] = []
 _lock = threading.Lock()
+_label: contextvars.ContextVar[str] = contextvars.ContextVar("progress_label", default="")
+
+
+@contextmanager
+def account_label(account: str) -> Iterator[None]:
+    """Within the block (and the threads that copy its context: dlt's extract pool, the
+    source's fan-out), every :class:`Progress` made names its stream ``<account>: <stream>``,
+    so the syncs of several accounts side by side count apart."""
+    token = _label.set(f"{account}: ")
+    try:
+        yield
+    finally:
+        _label.reset(token)
 
 
 @contextmanager
@@ -43,7 +57,8 @@ class Progress:
     """Counts pages and items of one stream and reports them.
 
     Args:
-        stream: Name shown, e.g. ``shifts[9001]`` or ``webhook events``.
+        stream: Name shown, e.g. ``shifts[9001]`` or ``webhook events`` (after the account's
+            label, :func:`account_label`, when one is set).
         unit: What the items are, e.g. ``rows`` or ``events``.
         pages_unit: What a counted page is, e.g. ``pages``, ``batches`` or ``requests``.
         every: Seconds between log lines when no sink is installed.
@@ -58,7 +73,7 @@ class Progress:
         every: float = 2.0,
         logger: logging.Logger | None = None,
     ) -> None:
-        self.stream = stream
+        self.stream = _label.get() + stream
         self.unit = unit
         self.pages_unit = pages_unit
         self.every = every

@@ -75,6 +75,15 @@ class SourceConfig(BaseModel):
 
 DEFAULT_ACCOUNT = "default"
 """The name of the one account configured the old way (``[sources.connecteam]`` itself)."""
+DEFAULT_DATASET = "connecteam"
+"""The dataset (and dlt pipeline) of the ``default`` account: what one account always had."""
+
+
+def account_dataset(account: str) -> str:
+    """The dataset (schema) and dlt pipeline name of ``account``'s raw tables and state:
+    ``connecteam`` for ``default`` (a warehouse of one account keeps its tables where they
+    were), ``connecteam_<account>`` for every other."""
+    return DEFAULT_DATASET if account == DEFAULT_ACCOUNT else f"{DEFAULT_DATASET}_{account}"
 
 
 class Account(BaseModel):
@@ -130,8 +139,13 @@ class Project(BaseModel):
         now: The run's one "as of" instant, epoch seconds (UTC): ``WFM_SYNC_NOW`` when set,
             else the time it was resolved (:func:`core.clock.now`). Every window, tombstone,
             pull stamp and staleness of the run is placed by it.
-        source: The ``connecteam`` source's configuration.
+        source: The ``connecteam`` source's configuration: :attr:`account`'s.
         webhooks: The webhook inbox's configuration.
+        account: The account the jobs work for (:meth:`for_account`): whose dataset the sync
+            loads (:attr:`dataset`), whose writer lock it takes.
+        accounts: Every configured account (:func:`sources.configuration.resolve_accounts`),
+            :attr:`account` among them; empty when the source was handed in (a test's, the
+            demo's emulator).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -141,6 +155,35 @@ class Project(BaseModel):
     now: float
     source: SourceConfig
     webhooks: WebhooksConfig
+    account: str = DEFAULT_ACCOUNT
+    accounts: tuple[Account, ...] = ()
+
+    @property
+    def dataset(self) -> str:
+        """:attr:`account`'s dataset and dlt pipeline name (:func:`account_dataset`)."""
+        return account_dataset(self.account)
+
+    @property
+    def account_names(self) -> tuple[str, ...]:
+        """The names of :attr:`accounts` in their order, or ``(account,)`` when none are
+        configured."""
+        return tuple(a.name for a in self.accounts) or (self.account,)
+
+    def for_account(self, name: str) -> Project:
+        """This project working for the configured account ``name``: its source
+        configuration, its dataset; everything else shared.
+
+        Raises:
+            KeyError: No account of that name is configured (the message lists them).
+        """
+        if not self.accounts and name == self.account:
+            return self
+        for account in self.accounts:
+            if account.name == name:
+                return self.model_copy(update={"source": account.source, "account": name})
+        raise KeyError(
+            f"no account {name!r} is configured; configured: {', '.join(self.account_names)}"
+        )
 
     @property
     def destination(self) -> str:

@@ -16,12 +16,14 @@ steps' libraries (:mod:`flows.runner`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from core.private import private_files
-from core.project import Project
+from core.progress import account_label
+from core.project import DEFAULT_ACCOUNT, Project
 from core.settings import FOLD_RETENTION_DAYS
+from flows.accounts import AccountsFailedError, failure_text, labelled, side_by_side
 from flows.naming import rename_current_run, rows_text
 from flows.runner import job, run_logger, step
 from pipelines import STREAMS, SyncSummary, run_sync
@@ -51,8 +53,8 @@ TASK_GROUPS: tuple[tuple[str, ...], ...] = REGISTRY_GROUPS
 def sync_streams(
     streams: tuple[str, ...], label: str, source_options: dict[str, Any], project: Project
 ) -> SyncSummary:
-    """Load ``streams`` into dataset ``connecteam`` of ``project``'s warehouse; resumes an
-    interrupted load on retry.
+    """Load ``streams`` of ``project``'s account into its dataset of ``project``'s warehouse
+    (``connecteam``, ``connecteam_<account>``); resumes an interrupted load on retry.
 
     Under Prefect the task run is renamed after what it did (rows per table, dataset, shift
     window); a failure is logged with the endpoint and status the provider answered.
@@ -86,6 +88,11 @@ class NightlyResult:
     """What each step of one ``nightly_sync`` run did (``None``: the step was not asked for)."""
 
     sync: SyncSummary
+    """The sync of every account of the run, merged (rows per table summed)."""
+    accounts: dict[str, SyncSummary] = field(default_factory=dict)
+    """Each account's own sync, by account, when the run synced several."""
+    failed_accounts: dict[str, str] = field(default_factory=dict)
+    """The accounts whose sync failed, with why (the others loaded)."""
     fold: FoldSummary | None = None
     models: ModelsSummary | None = None
     publish: PublishSummary | None = None
@@ -163,6 +170,7 @@ def nightly_sync(
     streams_label: str = "all",
     source_options: dict[str, Any] | None = None,
     steps: tuple[str, ...] = STEPS,
+    accounts: tuple[str, ...] | None = None,
     *,
     project: Project,
 ) -> NightlyResult:
@@ -179,6 +187,9 @@ def nightly_sync(
             run (nothing is published after a failed build). A stream that fails in the sync
             does not: the other streams load and the later steps run; when every stream
             fails (or every one of the first group), nothing later runs.
+        accounts: The accounts to sync (default every configured one,
+            :attr:`~core.project.Project.account_names`); several sync side by side, each into
+            its own dataset within its own budget (:mod:`flows.accounts`).
         project: What every step works with, resolved at the edge (the command line; a
             deployment's run: :mod:`flows.prefect_flows`). Prefect stores an account's key in
             it as ``**********``.
@@ -190,14 +201,21 @@ def nightly_sync(
         NothingLoadedError: Every stream failed (or every one of the first group): no later
             step ran, nothing was built or published over the last good run.
         StreamsFailedError: Some streams failed (after every asked-for step ran).
+        AccountsFailedError: Of several accounts, some failed (after every asked-for step
+            ran), or all did (no later step ran).
+        KeyError: An account that is not configured.
     """
     private_files()  # a Prefect worker's run starts here: what it writes is private
     unknown = sorted(set(steps) - set(STEPS))
     if unknown:
         raise ValueError(f"unknown step(s) {unknown}; choose from {list(STEPS)}")
     result = NightlyResult(sync=SyncSummary())
+    chosen = accounts or project.account_names
     if "sync" in steps:
-        _sync_groups(streams, source_options or {}, project, result)
+        if len(chosen) == 1:
+            _sync_groups(streams, source_options or {}, project.for_account(chosen[0]), result)
+        else:
+            _sync_side_by_side(chosen, streams, source_options or {}, project, result)
     from flows.fold import fold_inbox  # each later step's libraries load when it runs
     from flows.models import dbt_build, publish_unless_skipped, report
 
@@ -210,9 +228,44 @@ def nightly_sync(
     if "report" in steps and result.publish is not None:
         result.report = report(project)
     rename_current_run(_describe(result))
+    if result.failed_accounts:
+        raise AccountsFailedError(result)
     if result.sync.failed_streams:
         raise StreamsFailedError(result)
     return result
+
+
+def _sync_side_by_side(
+    accounts: tuple[str, ...], streams: tuple[str, ...], source_options: dict[str, Any],
+    project: Project, result: NightlyResult,
+) -> None:  # fmt: skip
+    """Sync ``accounts`` at once (:func:`flows.accounts.side_by_side`), each group by group
+    (:func:`_sync_groups`), into ``result``: each account's summary, the merged one, and the
+    accounts that failed.
+
+    Raises:
+        AccountsFailedError: Every account failed (``nothing_loaded``).
+        KeyError: An account that is not configured (before any work).
+    """
+    projects = {name: project.for_account(name) for name in accounts}
+
+    def sync_account(name: str) -> SyncSummary:
+        part = NightlyResult(sync=SyncSummary(dataset=projects[name].dataset))
+        with account_label(name):
+            _sync_groups(streams, source_options, projects[name], part)
+        return part.sync
+
+    for name, outcome in side_by_side(accounts, sync_account).items():
+        if isinstance(outcome, Exception):
+            result.failed_accounts[name] = failure_text(outcome, name)
+            run_logger().error("account %s: %s", name, result.failed_accounts[name])
+            continue
+        result.accounts[name] = outcome
+        result.sync = result.sync.merge(labelled(outcome, name))
+    result.sync.dataset = ", ".join(s.dataset for s in result.accounts.values())
+    if len(result.failed_accounts) == len(accounts):
+        rename_current_run("nothing loaded: every account failed")
+        raise AccountsFailedError(result, nothing_loaded=True)
 
 
 def _sync_groups(
@@ -227,10 +280,11 @@ def _sync_groups(
             alike), or every stream of the run failed.
     """
     groups = [g for g in (tuple(s for s in group if s in streams) for group in TASK_GROUPS) if g]
+    named = "" if project.account == DEFAULT_ACCOUNT else f"{project.account}-"
     for number, selected in enumerate(groups):
         result.sync = result.sync.merge(
             sync_streams(
-                selected, label="+".join(selected), source_options=source_options,
+                selected, label=named + "+".join(selected), source_options=source_options,
                 project=project,
             )
         )  # fmt: skip

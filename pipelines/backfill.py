@@ -47,8 +47,8 @@ from .warehouse import (
     finish_pending_loads,
     loader_file_format,
     warehouse_location,
-    warehouse_writer,
 )
+from .writers import warehouse_writer
 
 logger = logging.getLogger("pipelines.backfill")
 

@@ -45,7 +45,8 @@ from .entry_rows import BulkInputError, EntryRow, read_csv, read_query, rows_fro
 from .entry_send import send_entry, settle_sending, submit_row
 from .entry_table import earlier_outcomes, load_outcomes
 from .runs import records_run
-from .warehouse import DATASET_CONNECTEAM, build_pipeline, finish_pending_loads, writes_warehouse
+from .warehouse import DATASET_CONNECTEAM, build_pipeline, finish_pending_loads
+from .writers import writes_warehouse
 
 __all__ = [
     "BulkInputError",

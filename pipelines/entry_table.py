@@ -12,7 +12,8 @@ import orjson
 from core.project import Project
 
 from .entry_journal import COLUMNS, EntryJournal
-from .warehouse import loader_file_format, writes_warehouse
+from .warehouse import loader_file_format
+from .writers import writes_warehouse
 
 TABLE = "document_entries"
 

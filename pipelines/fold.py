@@ -1,7 +1,7 @@
 """The ``fold`` job: move webhook events from the inbox into the warehouse dataset ``webhooks``.
 
 The whole job holds the warehouse's writer lock for job ``fold``
-(:func:`pipelines.warehouse.writes_warehouse`): on DuckDB the file lock every job takes turns
+(:func:`pipelines.writers.writes_warehouse`): on DuckDB the file lock every job takes turns
 through, on PostgreSQL the advisory lock of the folds on that database, so two folds (the
 scheduled one and the nightly's, from any machine) never load or mark the same events at once.
 Memory follows ``batch_bytes`` and ``round_bytes``, not the backlog: the inbox is read in
@@ -31,13 +31,12 @@ from sources.webhooks.source import FoldLedger, max_unfolded_quarantine_id, webh
 from .runs import records_run
 from .warehouse import (
     build_pipeline,
-    confirm_writer,
     finish_pending_loads,
     loader_file_format,
     warehouse_location,
     write_each_batch,
-    writes_warehouse,
 )
+from .writers import confirm_writer, writes_warehouse
 
 logger = logging.getLogger("pipelines.fold")
 

@@ -10,7 +10,7 @@ Rows holding provider values a staging model could not type are counted per mode
 (:mod:`pipelines.staging_declarations`). Unit tests are not run here: ``make test`` runs them
 (``tests/e2e/test_demo.py``).
 
-A build holds the warehouse's writer lock (:func:`pipelines.warehouse.writes_warehouse`): on
+A build holds the warehouse's writer lock (:func:`pipelines.writers.writes_warehouse`): on
 DuckDB the file lock every job takes turns through; on PostgreSQL the advisory lock of job
 ``models`` on the database, so two builds (the fold's webhook models beside the nightly's) never
 swap the same ``__dbt_tmp``/``__dbt_backup`` relations under each other, from any machine. On
@@ -31,7 +31,8 @@ from .dbt_runner import project_dir, run_dbt, target_dir
 from .model_failures import FailedNode, sample_failed_rows
 from .model_plan import FINGERPRINT, INPUTS, BuildPlan, plan_for
 from .runs import records_run
-from .warehouse import postgres_target, writes_warehouse
+from .warehouse import postgres_target
+from .writers import writes_warehouse
 
 logger = logging.getLogger("pipelines.models")
 

@@ -33,7 +33,7 @@ from core.project import Project
 
 from .parquet import write_marts
 from .runs import records_run
-from .warehouse import writes_warehouse
+from .writers import writes_warehouse
 
 logger = logging.getLogger("pipelines.publish")
 

@@ -25,6 +25,11 @@ JOBS = ("sync", "fold", "models", "publish")
 """The scheduled jobs ``status`` watches for failures and staleness. The document bulk (job
 ``documents``, run on demand) is logged too, but never stale."""
 
+PER_ACCOUNT_JOBS = ("sync",)
+"""Jobs that work for one account at a time (:attr:`core.project.Project.account`): their runs
+name the account, and each account's takes its own writer lock on PostgreSQL
+(:func:`pipelines.writers.writer_job`)."""
+
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -40,6 +45,8 @@ class RunRecord:
         outcome: ``succeeded`` or ``failed``.
         error: The failure's one-line message (``None`` when it succeeded).
         details: What the job did, e.g. ``{"streams": [...], "rows": {...}}`` for a sync.
+        account: The account a job of :data:`PER_ACCOUNT_JOBS` worked for (``None``: another
+            job, or a run logged before accounts were named: the ``default`` account's).
     """
 
     job: str
@@ -48,6 +55,7 @@ class RunRecord:
     outcome: str
     error: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    account: str | None = None
 
     @property
     def finished_at(self) -> float:
@@ -109,15 +117,18 @@ def records_run(
             started, clock = time.time(), time.monotonic()
             project = given(kwargs, job)
             log = project.paths.run_log
+            account = project.account if job in PER_ACCOUNT_JOBS else None
             try:
                 result = function(*args, **kwargs)
             except Exception as exc:
                 message = f"{type(exc).__name__}: {exc}".splitlines()[0][:500]
-                append_run(RunRecord(job, started, _since(clock), "failed", message), log)
+                failed = RunRecord(job, started, _since(clock), "failed", message, {}, account)
+                append_run(failed, log)
                 raise
             trouble = problem(result) if problem is not None else None
             outcome = "failed" if trouble else "succeeded"
-            record = RunRecord(job, started, _since(clock), outcome, trouble, describe(result))
+            details = describe(result)
+            record = RunRecord(job, started, _since(clock), outcome, trouble, details, account)
             append_run(record, log)
             return result
 

@@ -20,7 +20,8 @@ from dlt.destinations.exceptions import DatabaseException
 
 from core.project import Project
 
-from .warehouse import WarehouseBusyError, confirm_writer
+from .warehouse import WarehouseBusyError
+from .writers import confirm_writer
 
 logger = logging.getLogger(__name__)
 

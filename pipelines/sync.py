@@ -1,4 +1,5 @@
-"""The ``sync`` job: load the Connecteam API's streams into the warehouse dataset ``connecteam``."""
+"""The ``sync`` job: load one Connecteam account's API streams into its warehouse dataset
+(``connecteam`` for the ``default`` account, ``connecteam_<account>`` for another)."""
 
 from __future__ import annotations
 
@@ -40,8 +41,8 @@ from .warehouse import (
     loader_file_format,
     warehouse_location,
     write_each_batch,
-    writes_warehouse,
 )
+from .writers import load_turn, syncs_beside, writes_warehouse
 
 logger = logging.getLogger("pipelines.sync")
 
@@ -167,7 +168,8 @@ def run_sync(
     pipeline: dlt.Pipeline | None = None,
     **source_options: Any,
 ) -> SyncSummary:
-    """Sync the given streams of the configured Connecteam account into the warehouse.
+    """Sync the given streams of ``project``'s account into its dataset
+    (:attr:`~core.project.Project.dataset`: ``connecteam``, ``connecteam_<account>``).
 
     Finishes the load packages an interrupted run left behind first, then extracts, normalizes
     and loads (Parquet files, merged on each stream's primary key), then keeps only the newest
@@ -204,7 +206,8 @@ def run_sync(
     pipeline = pipeline or build_pipeline(project=project)
     write_each_batch(pipeline, "connecteam")
     source_options = {**project.source.arguments(), **source_options, "now": project.now}
-    resumed = finish_pending_loads(pipeline)
+    with load_turn(project):
+        resumed = finish_pending_loads(pipeline)
     stats = ClientStats()
     logger.info("syncing %s into %s", ", ".join(streams), pipeline.dataset_name)
     # dlt opens the destination before the extract: a DuckDB file this run makes and loads
@@ -213,14 +216,15 @@ def run_sync(
     try:
         failed = _extract_and_normalize(pipeline, project, streams, stats, source_options)
     except BaseException:
-        if fresh:
+        if fresh and not syncs_beside(project):
             discard_unloaded_warehouse(project)
         raise
-    info = pipeline.load()  # None when nothing was extracted (every stream failed)
-    if info is not None:
-        info.raise_on_failed_jobs()
-        prune_after_load(pipeline, project)
-    elif fresh:
+    with load_turn(project):  # accounts syncing side by side load one at a time (DuckDB)
+        info = pipeline.load()  # None when nothing was extracted (every stream failed)
+        if info is not None:
+            info.raise_on_failed_jobs()
+            prune_after_load(pipeline, project)
+    if info is None and fresh and not syncs_beside(project):
         discard_unloaded_warehouse(project)
     summary = _summary(pipeline, streams, stats, info, failed, resumed, started)
     summary.warehouse = warehouse_location(pipeline, project)

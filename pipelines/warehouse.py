@@ -2,31 +2,24 @@
 
 from __future__ import annotations
 
-import functools
 import logging
 import os
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ParamSpec, TypeVar
 
 import dlt
 from dlt.common.destination import TLoaderFileFormat
 
-from core.project import Project, given
+from core.project import DEFAULT_DATASET, Project
 
-from .writer_lock import WarehouseBusyError as WarehouseBusyError  # raised here: import it here
+from .writer_lock import WarehouseBusyError as WarehouseBusyError  # the writer locks raise it
 from .writer_lock import WarehouseUnreachableError as WarehouseUnreachableError
 from .writer_lock import WriterLockLostError as WriterLockLostError
-from .writer_lock import advisory_key, advisory_lock, confirm_held, taking_turns
 
 logger = logging.getLogger("pipelines.warehouse")
-P = ParamSpec("P")
-R = TypeVar("R")
 
-DATASET_CONNECTEAM = "connecteam"
-PIPELINE_NAME = "connecteam"
+DATASET_CONNECTEAM = DEFAULT_DATASET
+"""The ``default`` account's dataset (another's: :func:`core.project.account_dataset`)."""
 
 
 def loader_file_format(project: Project) -> TLoaderFileFormat:
@@ -36,8 +29,8 @@ def loader_file_format(project: Project) -> TLoaderFileFormat:
 
 
 def build_pipeline(
-    pipeline_name: str = PIPELINE_NAME,
-    dataset_name: str = DATASET_CONNECTEAM,
+    pipeline_name: str | None = None,
+    dataset_name: str | None = None,
     pipelines_dir: str | os.PathLike[str] | None = None,
     *,
     project: Project,
@@ -51,8 +44,9 @@ def build_pipeline(
     together.
 
     Args:
-        pipeline_name: dlt pipeline name (one per dataset).
-        dataset_name: Target dataset (DuckDB schema).
+        pipeline_name: dlt pipeline name (one per dataset); default ``project``'s account's
+            (:attr:`~core.project.Project.dataset`: ``connecteam``, ``connecteam_<account>``).
+        dataset_name: Target dataset (DuckDB schema); default the account's, as above.
         pipelines_dir: dlt working directory.
         project: Where and how to load.
 
@@ -72,9 +66,9 @@ def build_pipeline(
         else dlt.destinations.postgres()
     )
     return dlt.pipeline(
-        pipeline_name=pipeline_name,
+        pipeline_name=pipeline_name or project.dataset,
         destination=destination,
-        dataset_name=dataset_name,
+        dataset_name=dataset_name or project.dataset,
         pipelines_dir=str(working),
     )
 
@@ -119,95 +113,6 @@ def available_memory_bytes() -> int:
         return 2 * 2**30
 
 
-@contextmanager
-def warehouse_writer(job: str, project: Project) -> Iterator[None]:
-    """Hold ``project``'s warehouse's writer lock for ``job`` while the block writes to it.
-
-    DuckDB allows one writing process per file: every job (the nightly sync, the fold every
-    five minutes, the model build, the publish, the document bulk while it writes its outcomes)
-    takes turns through ``<warehouse>.lock`` (:func:`~pipelines.writer_lock.taking_turns`, an
-    OS file lock released even if the process is killed) instead of failing on each other.
-
-    PostgreSQL takes concurrent writers, but not two jobs of one kind (two folds share dlt's
-    staging tables, two dbt builds the same temporary relations): jobs of one kind on one
-    database take turns through a session-level advisory lock held on a connection of its own
-    for the whole block (:func:`pipelines.writer_lock.advisory_lock`, key
-    :func:`~pipelines.writer_lock.advisory_key` of the database and ``job``), across machines,
-    released when the job ends or its process dies; jobs of different kinds run side by side.
-
-    Either way it waits up to the project's setting ``writer_timeout`` seconds
-    (``WFM_SYNC_WRITER_TIMEOUT``, default 3600), logging that it waits.
-
-    Args:
-        job: The job's kind (``sync``, ``fold``, ``models``, ``documents``, ``publish``),
-            named in the messages.
-        project: Whose warehouse.
-
-    Raises:
-        WarehouseBusyError: The lock stayed taken for the whole wait; the message names the job
-            and the file or database (password hidden).
-        WarehouseConfigError: PostgreSQL without credentials (``postgres_target``).
-        WarehouseUnreachableError: The PostgreSQL warehouse refused the lock's connection; the
-            message names the database (password hidden) and ``DESTINATION__POSTGRES__CREDENTIALS``.
-    """
-    timeout = project.settings.writer_timeout
-    if project.destination != "duckdb":
-        with postgres_writer(job, timeout):
-            yield
-        return
-    path = project.warehouse
-    warehouse_folder(path.parent)
-    with taking_turns(
-        Path(f"{path}.lock"), f"{job}: waiting for another job to finish writing {path}",
-        f"{job}: another job held the warehouse {path} for more than {{timeout}} s "
-        f"(lock file {path}.lock); run it again later or raise WFM_SYNC_WRITER_TIMEOUT",
-        timeout,
-    ):  # fmt: skip
-        yield
-
-
-@contextmanager
-def postgres_writer(job: str, timeout: float) -> Iterator[None]:
-    """The PostgreSQL side of :func:`warehouse_writer`: the advisory lock of ``job`` on the
-    database of :func:`postgres_target`, waited for up to ``timeout`` seconds."""
-    target = postgres_target()
-    key = advisory_key(target.database, job)
-    where = target.display_url
-    messages = (
-        f"{job}: waiting for another job to finish writing {where} (another {job} holds "
-        f"advisory lock {key})",
-        f"{job}: another {job} job held the warehouse {where} for more than {{timeout}} s "
-        f"(advisory lock {key}); run it again later or raise WFM_SYNC_WRITER_TIMEOUT",
-        f"{job}: cannot connect to the PostgreSQL warehouse {where} ({{error}}); check "
-        "DESTINATION__POSTGRES__CREDENTIALS and that the server is running",
-    )
-    connect_args = {**target.query, "host": target.host, "port": target.port,
-                    "user": target.user, "password": target.password,
-                    "dbname": target.database}  # fmt: skip
-    with advisory_lock(connect_args, key, timeout, messages):
-        yield
-
-
-def confirm_writer(job: str, project: Project) -> None:
-    """Before an irreversible step of ``job`` (marking inbox rows folded, pruning), check on
-    PostgreSQL that this process still holds ``job``'s advisory lock (:func:`confirm_held`);
-    DuckDB's OS file lock lasts as long as the process.
-
-    Raises:
-        WriterLockLostError: The lock went away mid-job (a :class:`WarehouseBusyError`),
-            named with the job, the database (password hidden) and the cause."""
-    if project.destination == "duckdb":
-        return
-    target = postgres_target()
-    key = advisory_key(target.database, job)
-    confirm_held(
-        key,
-        f"{job}: lost the writer lock (advisory lock {key}) on {target.display_url} mid-job "
-        f"({{cause}}: its connection closed, e.g. a server restart or idle_session_timeout); "
-        f"stopped before its next irreversible step, run the {job} again",
-    )
-
-
 def warehouse_folder(folder: Path) -> None:
     """Create the warehouse's folder (and its parents) when missing.
 
@@ -222,23 +127,6 @@ def warehouse_folder(folder: Path) -> None:
             f"cannot create the warehouse folder {folder} ({exc.strerror or exc}); set "
             "DESTINATION__DUCKDB__CREDENTIALS (or --project-dir) to a path this user can write"
         ) from None
-
-
-def writes_warehouse(job: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
-    """Decorate a job function so it runs inside :func:`warehouse_writer` of the project it is
-    given (keyword ``project``, required: :class:`TypeError` without one,
-    :func:`core.project.given`)."""
-
-    def decorate(function: Callable[P, R]) -> Callable[P, R]:
-        @functools.wraps(function)
-        def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-            project = given(kwargs, job)
-            with warehouse_writer(job, project):
-                return function(*args, **kwargs)
-
-        return wrapper
-
-    return decorate
 
 
 def discard_unloaded_warehouse(project: Project) -> None:

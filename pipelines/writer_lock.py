@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +63,7 @@ def taking_turns(lock_path: Path, waiting: str, gave_up: str, timeout: float) ->
         WarehouseBusyError: The lock stayed taken for the whole wait: ``gave_up``, its
             ``{timeout}`` filled with the seconds waited.
     """
-    lock = FileLock(str(lock_path), timeout=timeout)
+    lock = FileLock(str(lock_path), timeout=timeout, thread_local=False)
     try:
         lock.acquire(timeout=0)
     except Timeout:
@@ -75,6 +76,56 @@ def taking_turns(lock_path: Path, waiting: str, gave_up: str, timeout: float) ->
         yield
     finally:
         lock.release()
+
+
+class _SharedTurn:
+    """One process's turn of one job kind at one lock file, shared by its threads."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.holders = 0
+        self.stack = ExitStack()
+
+
+_TURNS: dict[tuple[str, str], _SharedTurn] = {}
+_TURNS_LOCK = threading.Lock()
+
+
+@contextmanager
+def sharing_turn(
+    lock_path: Path, job: str, waiting: str, gave_up: str, timeout: float
+) -> Iterator[None]:
+    """:func:`taking_turns` of ``lock_path``, shared by the threads of this process running
+    jobs of kind ``job`` (the syncs of several accounts side by side: DuckDB takes one writing
+    process per file, and the process's threads write through one database instance). The
+    first thread takes the file lock, waiting as :func:`taking_turns` does; the others join
+    its turn; the last one to leave releases it. Other processes, and jobs of other kinds,
+    take turns as before.
+
+    Raises:
+        WarehouseBusyError: As :func:`taking_turns`.
+    """
+    with _TURNS_LOCK:
+        turn = _TURNS.setdefault((str(lock_path), job), _SharedTurn())
+    with turn.lock:
+        if turn.holders == 0:
+            turn.stack.enter_context(taking_turns(lock_path, waiting, gave_up, timeout))
+        turn.holders += 1
+    try:
+        yield
+    finally:
+        with turn.lock:
+            turn.holders -= 1
+            if turn.holders == 0:
+                turn.stack.close()
+
+
+def turn_shared(lock_path: Path, job: str) -> bool:
+    """Whether another thread of this process is inside :func:`sharing_turn` of ``lock_path``
+    and ``job`` beside the caller (itself inside)."""
+    with _TURNS_LOCK:
+        turn = _TURNS.get((str(lock_path), job))
+    return turn is not None and turn.holders > 1
 
 
 def advisory_key(database: str, job: str) -> int:

@@ -48,25 +48,30 @@ def resolve(
 
     Returns:
         A :class:`~core.project.Project` whose ``now`` is ``WFM_SYNC_NOW`` (or the option
-        ``now``) when set, else this instant.
+        ``now``) when set, else this instant, with every configured account
+        (:func:`resolve_accounts`), working for the first (``default`` when configured).
 
     Raises:
         pydantic.ValidationError: A ``WFM_SYNC_*`` variable or an option holds a value of the
             wrong kind (the message names the variable).
         ValueError: ``WFM_SYNC_NOW`` is not an instant.
-        ConnecteamConfigError: A ``SOURCES__CONNECTEAM__*`` value of the wrong kind.
+        ConnecteamConfigError: A ``SOURCES__CONNECTEAM__*`` value of the wrong kind, or an
+            account configured wrongly (:func:`resolve_accounts`).
         InboxURLError: ``[webhooks] inbox_url`` is in ``.dlt/config.toml``.
     """
     given = {name: value for name, value in setting_options.items() if value is not None}
     configured = Settings(**given) if given else current()
     path = warehouse.expanduser().resolve() if warehouse is not None else warehouse_file()
     url = absolute_inbox_url(inbox_url) if inbox_url else configured_inbox_url()
+    accounts = resolve_accounts()
     return Project(
         settings=configured,
         paths=paths_beside(path, configured),
         now=clock.instant(configured.now),
-        source=source_config(),
+        source=accounts[0].source,
         webhooks=WebhooksConfig(inbox_url=SecretStr(url)),
+        account=accounts[0].name,
+        accounts=accounts,
     )
 
 

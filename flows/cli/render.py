@@ -125,8 +125,12 @@ def print_report(report: ReportSummary) -> None:
 
 
 def print_nightly(result: NightlyResult, wall_seconds: float) -> None:
-    """Print every step of a nightly_sync run, then the time taken."""
-    if result.sync.warehouse:
+    """Print every step of a nightly_sync run (the sync per account when it synced several),
+    then the time taken."""
+    for name, summary in result.accounts.items():
+        console.print(f"[bold]account {escape(name)}[/]")
+        print_summary(summary)
+    if result.sync.warehouse and not result.accounts:
         print_summary(result.sync)
     if result.fold is not None:
         print_fold(result.fold)

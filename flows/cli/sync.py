@@ -25,6 +25,7 @@ from .terminal import (
 )
 
 if TYPE_CHECKING:
+    from flows.accounts import AccountsFailedError
     from flows.nightly import NothingLoadedError
 
 
@@ -36,6 +37,13 @@ def sync(
     steps: Annotated[
         str, typer.Option(help="Comma-separated steps: sync, fold, models, publish, report.")
     ] = "sync,fold,models,publish,report",
+    accounts: Annotated[
+        str,
+        typer.Option(
+            help="Comma-separated accounts to sync side by side (default all configured; "
+            "see docs/accounts.md)."
+        ),
+    ] = "all",
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Debug logging.")] = False,
     allow_insecure: AllowInsecureOption = False,
 ) -> None:
@@ -48,10 +56,13 @@ def sync(
     to the database in DESTINATION__POSTGRES__CREDENTIALS, and publish and the report
     (DuckDB-only) are skipped with a note. Prints rows loaded per table, requests made and time
     taken; exits non-zero when any step fails (a failing data test is named, with sample rows).
+    Several accounts ([sources.connecteam.accounts.<name>]) sync side by side, each into its own
+    dataset; one that fails is named (exit 1) while the others load.
     """
     import time
 
     setup_logging(verbose)
+    from flows.accounts import AccountsFailedError
     from flows.nightly import STEPS, NothingLoadedError, StreamsFailedError, nightly_sync
     from pipelines import STREAMS
     from sources.connecteam.config import client_config
@@ -59,13 +70,15 @@ def sync(
     chosen = names_from(streams, STREAMS, "--streams", all_word="all")
     chosen_steps = names_from(steps, STEPS, "--steps")
     project = configured_project("sync")
+    chosen_accounts = names_from(accounts, project.account_names, "--accounts", all_word="all")
     if "sync" in chosen_steps:
-        try:  # before any work (no file is made); the client checks again when it is built
-            config = client_config(project.source.arguments())
-            config.require_secure(allow_insecure)
-            config.require_credentials()
-        except Exception as exc:  # noqa: BLE001 - reported as a clean message and exit code
-            fail(exc)
+        for name in chosen_accounts:
+            try:  # before any work (no file is made); the client checks again when it is built
+                config = client_config(project.for_account(name).source.arguments())
+                config.require_secure(allow_insecure)
+                config.require_credentials()
+            except Exception as exc:  # noqa: BLE001 - reported as a clean message and exit code
+                fail(exc, f"sync of account {name}" if len(chosen_accounts) > 1 else "sync")
     started = time.monotonic()
     try:
         with live_progress():
@@ -74,8 +87,11 @@ def sync(
                 streams_label="all" if chosen == STREAMS else "+".join(chosen),
                 steps=chosen_steps,
                 source_options={"allow_insecure": True} if allow_insecure else None,
+                accounts=chosen_accounts,
                 project=project,
             )
+    except AccountsFailedError as exc:
+        accounts_failed(exc, time.monotonic() - started)
     except NothingLoadedError as exc:
         nothing_loaded(exc)
     except StreamsFailedError as exc:
@@ -100,6 +116,24 @@ def nothing_loaded(exc: NothingLoadedError) -> NoReturn:
         print_failed_streams(exc.result.sync.failed_streams)
     err.print(f"[bold red]sync failed:[/] {escape(str(exc))}", highlight=False)
     raise typer.Exit(code=EXIT_CONFIGURATION if exc.setting is not None else EXIT_FAILED)
+
+
+def accounts_failed(exc: AccountsFailedError, wall_seconds: float) -> NoReturn:
+    """Report a run in which some accounts' syncs failed: what the others did, then each
+    failed account and why, then one line (exit 1).
+
+    Raises:
+        typer.Exit: Always.
+    """
+    if not exc.nothing_loaded:
+        print_nightly(exc.result, wall_seconds)
+    if exc.result.sync.failed_streams:
+        print_failed_streams(exc.result.sync.failed_streams)
+    err.print(f"[bold red]sync failed for {len(exc.result.failed_accounts)} account(s):[/]")
+    for name, reason in exc.result.failed_accounts.items():
+        err.print(f"  - {name}: {escape(reason)}", highlight=False)
+    err.print(f"[bold red]sync failed:[/] {escape(str(exc))}", highlight=False)
+    raise typer.Exit(code=EXIT_FAILED)
 
 
 def print_failed_streams(failed: dict[str, str]) -> None:

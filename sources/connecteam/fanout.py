@@ -10,11 +10,14 @@ Two shapes, both over :class:`concurrent.futures.ThreadPoolExecutor`:
 How many requests are in flight at once is capped by the client (``max_in_flight``), and every
 request still takes its budget first (:meth:`~sources.connecteam.pacing.Pacing.pace`), so no
 shape sends more than the budget allows. The worker threads are named as dlt's own pool threads
-(:func:`pool_prefix`), so they see the running pipeline's context (resource state, schema).
+(:func:`pool_prefix`), so they see the running pipeline's context (resource state, schema),
+and each task runs in a copy of its caller's context variables (an account's progress label,
+:func:`core.progress.account_label`).
 """
 
 from __future__ import annotations
 
+import contextvars
 import queue
 import re
 import threading
@@ -81,7 +84,7 @@ def in_parallel(tasks: Iterable[Callable[[], Iterator[T]]], limit: int) -> Itera
     with ThreadPoolExecutor(limit, thread_name_prefix=pool_prefix()) as pool:
         running = 0
         for task in islice(pending, limit):
-            pool.submit(run, task)
+            pool.submit(contextvars.copy_context().run, run, task)
             running += 1
         try:
             while running:
@@ -93,7 +96,7 @@ def in_parallel(tasks: Iterable[Callable[[], Iterator[T]]], limit: int) -> Itera
                 if error is not None:
                     raise error
                 for task in islice(pending, 1):
-                    pool.submit(run, task)
+                    pool.submit(contextvars.copy_context().run, run, task)
                     running += 1
         finally:
             stop.set()
@@ -124,7 +127,8 @@ class PagesAhead(Generic[T]):
                 continue
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(self._limit, thread_name_prefix=pool_prefix())
-            self._asked[offset] = self._pool.submit(self._fetch, offset)
+            context = contextvars.copy_context()
+            self._asked[offset] = self._pool.submit(context.run, self._fetch, offset)
 
     def get(self, offset: int) -> T:
         """The answer of ``offset``: the one asked ahead, else fetched now in this thread.

@@ -440,7 +440,8 @@ def test_the_bulk_waits_for_the_writer_lock_and_is_logged_as_a_run(
 
     from pipelines.documents import EntryRow, run_bulk
     from pipelines.runs import read_runs
-    from pipelines.warehouse import WarehouseBusyError, warehouse_writer
+    from pipelines.warehouse import WarehouseBusyError
+    from pipelines.writers import warehouse_writer
     from sources.configuration import resolve
 
     (tmp_path / "a.pdf").write_bytes(b"%PDF a")

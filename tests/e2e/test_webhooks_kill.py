@@ -167,7 +167,7 @@ def test_jobs_take_turns_on_the_duckdb_warehouse(tmp_path, warehouse):
     fill_inbox(inbox_url, 200)
     # the holder keeps the lock until told (a line on its stdin), however slow the machine is
     holder_code = (
-        "import sys, time; from pipelines.warehouse import warehouse_writer\n"
+        "import sys, time; from pipelines.writers import warehouse_writer\n"
         "from sources.configuration import resolve\n"
         "with warehouse_writer('nightly', resolve()):\n"
         "    print('holding', flush=True); sys.stdin.readline()\n"

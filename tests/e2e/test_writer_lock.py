@@ -16,15 +16,16 @@ from pathlib import Path
 import pytest
 from support.servers import fresh_database
 
-from pipelines.warehouse import WarehouseBusyError, WarehouseUnreachableError, warehouse_writer
+from pipelines.warehouse import WarehouseBusyError, WarehouseUnreachableError
 from pipelines.writer_lock import advisory_key
+from pipelines.writers import warehouse_writer
 from sources.configuration import resolve
 
 PASSWORD = "wfm-test"
 """The test server's password (tests/servers.py), carried by the database URL."""
 HOLDER = """
 import sys, time
-from pipelines.warehouse import warehouse_writer
+from pipelines.writers import warehouse_writer
 from sources.configuration import resolve
 with warehouse_writer(sys.argv[1], resolve()):
     print("held", flush=True)

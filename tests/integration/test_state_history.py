@@ -134,7 +134,7 @@ def test_nightly_syncs_on_postgresql_keep_three_versions_too(
     start_emulator, warehouse, monkeypatch, postgres: str
 ):
     """On PostgreSQL the prune runs under the sync's advisory writer lock
-    (:func:`pipelines.warehouse.confirm_writer`)."""
+    (:func:`pipelines.writers.confirm_writer`)."""
     import psycopg2
 
     server = start_emulator(users=30, forms=1, schedulers=1, shifts=10)
