@@ -7,7 +7,7 @@ its own writer lock on PostgreSQL (:func:`pipelines.writers.writer_job`). On Duc
 share the process's turn at the file and load one at a time
 (:func:`pipelines.writers.load_turn`); their requests and extracts overlap, which is where a
 sync spends its time. A failing account fails its own part only: the others load, and
-:class:`AccountsFailedError` names it after the later steps ran.
+:class:`flows.nightly.AccountsFailedError` names it after the later steps ran.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, TypeVar
 from core.project import DEFAULT_ACCOUNT
 
 if TYPE_CHECKING:
-    from flows.nightly import NightlyResult
     from pipelines.sync import SyncSummary
 
 T = TypeVar("T")
@@ -84,25 +83,3 @@ def failure_text(exc: Exception, account: str) -> str:
 
     cause = find_connecteam_error(exc) or exc
     return own_settings(f"{type(cause).__name__}: {cause}".splitlines()[0][:500], account)
-
-
-class AccountsFailedError(RuntimeError):
-    """The syncs of some accounts failed while the others loaded (the later steps ran on what
-    loaded), or every account's failed (no later step ran).
-
-    Attributes:
-        result: The run's :class:`~flows.nightly.NightlyResult`; ``result.failed_accounts``
-            says which and why, ``result.accounts`` what the others loaded.
-        nothing_loaded: Every account failed.
-    """
-
-    def __init__(self, result: NightlyResult, nothing_loaded: bool = False) -> None:
-        self.result = result
-        self.nothing_loaded = nothing_loaded
-        failed = ", ".join(result.failed_accounts)
-        after = (
-            "no account loaded, so the models, the snapshot and the report were left as they were"
-            if nothing_loaded
-            else "the other accounts loaded and the later steps ran"
-        )
-        super().__init__(f"the sync failed for account(s) {failed}; {after}")

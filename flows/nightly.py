@@ -23,7 +23,7 @@ from core.private import private_files
 from core.progress import account_label
 from core.project import DEFAULT_ACCOUNT, Project
 from core.settings import FOLD_RETENTION_DAYS
-from flows.accounts import AccountsFailedError, failure_text, labelled, side_by_side
+from flows.accounts import failure_text, labelled, side_by_side
 from flows.naming import rename_current_run, rows_text
 from flows.runner import job, run_logger, step
 from pipelines import STREAMS, SyncSummary, run_sync
@@ -162,6 +162,28 @@ class StreamsFailedError(RuntimeError):
         super().__init__(
             f"streams failed: {failed}; the other streams loaded and the later steps ran"
         )
+
+
+class AccountsFailedError(RuntimeError):
+    """The syncs of some accounts failed while the others loaded (the later steps ran on what
+    loaded), or every account's failed (no later step ran).
+
+    Attributes:
+        result: The run's :class:`NightlyResult`; ``result.failed_accounts``
+            says which and why, ``result.accounts`` what the others loaded.
+        nothing_loaded: Every account failed.
+    """
+
+    def __init__(self, result: NightlyResult, nothing_loaded: bool = False) -> None:
+        self.result = result
+        self.nothing_loaded = nothing_loaded
+        failed = ", ".join(result.failed_accounts)
+        after = (
+            "no account loaded, so the models, the snapshot and the report were left as they were"
+            if nothing_loaded
+            else "the other accounts loaded and the later steps ran"
+        )
+        super().__init__(f"the sync failed for account(s) {failed}; {after}")
 
 
 @job(name="nightly_sync", run_name="nightly-sync-{streams_label}")

@@ -25,8 +25,7 @@ from .terminal import (
 )
 
 if TYPE_CHECKING:
-    from flows.accounts import AccountsFailedError
-    from flows.nightly import NothingLoadedError
+    from flows.nightly import AccountsFailedError, NothingLoadedError
 
 
 def sync(
@@ -62,8 +61,13 @@ def sync(
     import time
 
     setup_logging(verbose)
-    from flows.accounts import AccountsFailedError
-    from flows.nightly import STEPS, NothingLoadedError, StreamsFailedError, nightly_sync
+    from flows.nightly import (
+        STEPS,
+        AccountsFailedError,
+        NothingLoadedError,
+        StreamsFailedError,
+        nightly_sync,
+    )
     from pipelines import STREAMS
     from sources.connecteam.config import client_config
 

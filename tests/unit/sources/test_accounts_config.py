@@ -121,3 +121,37 @@ def test_accounts_are_tables_of_the_toml_files(dlt_files: Callable[[str, str], N
     assert (east.name, east.display_name, east.currency) == ("east", "East region", "EUR")
     assert secrets_of(east) == {"api_key": "east-key"}
     assert east.source.options["timeout"] == 5
+
+
+def test_the_resolved_project_works_for_each_account_in_its_own_dataset(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from sources.configuration import resolve
+
+    monkeypatch.setenv(PREFIX + "NORTH__API_KEY", "north-key")
+    monkeypatch.setenv(PREFIX + "SOUTH__API_KEY", "south-key")
+    monkeypatch.setenv(PREFIX + "SOUTH__BASE_URL", "https://api-au.connecteam.com")
+    project = resolve(tmp_path / "warehouse.duckdb")
+    assert project.account_names == ("north", "south")
+    assert (project.account, project.dataset) == ("north", "connecteam_north")
+    south = project.for_account("south")
+    assert (south.dataset, south.source.base_url) == (
+        "connecteam_south",
+        "https://api-au.connecteam.com",
+    )
+    assert south.source.secrets["api_key"].get_secret_value() == "south-key"
+    assert (south.warehouse, south.now) == (project.warehouse, project.now)
+    with pytest.raises(KeyError, match=r"'west'.*north, south"):
+        project.for_account("west")
+
+
+def test_the_default_account_keeps_its_dataset_and_pipeline_name(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from core.project import account_dataset
+    from sources.configuration import resolve
+
+    monkeypatch.setenv("SOURCES__CONNECTEAM__API_KEY", "old-key")
+    project = resolve(tmp_path / "warehouse.duckdb")
+    assert (project.account_names, project.dataset) == (("default",), "connecteam")
+    assert account_dataset("east") == "connecteam_east"
