@@ -148,15 +148,39 @@ def _definitions(
 
 
 def work_pool_definitions(
-    schedules: Schedules, allow_insecure: bool = False
+    schedules: Schedules, allow_insecure: bool = False, accounts: tuple[str, ...] = ()
 ) -> list[tuple[Job[..., Any], dict[str, Any]]]:
-    """``(job, deployment options)`` of both deployments as :func:`deploy_to_work_pool`
+    """``(job, deployment options)`` of the deployments as :func:`deploy_to_work_pool`
     registers them: the options of ``Flow.deploy`` (name, schedule, parameters, ...) with job
-    variable ``env`` :data:`TELEMETRY_OPT_OUTS`."""
+    variable ``env`` :data:`TELEMETRY_OPT_OUTS`. With several ``accounts``, the nightly
+    deployment syncs them on the workers (``sync_on_workers``) through one deployment per
+    account (:func:`flows.fan_out.account_deployment`: unscheduled, one run at a time)."""
+    definitions = _definitions(schedules, allow_insecure)
+    if len(accounts) > 1:
+        nightly, nightly_options = definitions[0]
+        parameters = {**nightly_options["parameters"], "sync_on_workers": True}
+        definitions[0] = (nightly, {**nightly_options, "parameters": parameters})
+        definitions += [
+            (nightly, _account_options(nightly_options, account)) for account in accounts
+        ]
     return [
         (job, {**options, "job_variables": {"env": dict(TELEMETRY_OPT_OUTS)}})
-        for job, options in _definitions(schedules, allow_insecure)
+        for job, options in definitions
     ]
+
+
+def _account_options(nightly: dict[str, Any], account: str) -> dict[str, Any]:
+    """The deployment options of ``account``'s sync: the nightly deployment's, unscheduled,
+    for that account and the sync step alone."""
+    from flows.fan_out import account_deployment
+
+    return {
+        **nightly,
+        "name": account_deployment(account),
+        "schedule": None,
+        "description": f"wfm-sync: sync account {account} (the nightly run starts it).",
+        "parameters": {**nightly["parameters"], "accounts": [account], "steps": ["sync"]},
+    }
 
 
 ENTRYPOINT_FILE = "flows/prefect_flows.py"
@@ -206,10 +230,15 @@ def serve_deployments(schedules: Schedules, allow_insecure: bool = False) -> Non
 
 
 def deploy_to_work_pool(
-    schedules: Schedules, work_pool: str, source: Path = PROJECT_DIR, allow_insecure: bool = False
+    schedules: Schedules,
+    work_pool: str,
+    source: Path = PROJECT_DIR,
+    allow_insecure: bool = False,
+    accounts: tuple[str, ...] = (),
 ) -> list[str]:
-    """Register both deployments on ``work_pool``, with the code taken from ``source``
-    (``allow_insecure`` as in :func:`serve_deployments`).
+    """Register the deployments on ``work_pool``, with the code taken from ``source``
+    (``allow_insecure`` as in :func:`serve_deployments`): the nightly and the fold, and with
+    several ``accounts`` one sync deployment per account (:func:`work_pool_definitions`).
 
     Workers of the pool (``prefect worker start --pool NAME``; type ``process``) run them in a
     subprocess started in ``source``, so the machine running a worker needs this project
@@ -225,7 +254,7 @@ def deploy_to_work_pool(
     require_server()
     schedules.check()
     names = []
-    for job, options in work_pool_definitions(schedules, allow_insecure):
+    for job, options in work_pool_definitions(schedules, allow_insecure, accounts):
         remote = deployed_flow(job).from_source(source=str(source), entrypoint=entrypoint(job))
         remote.deploy(work_pool_name=work_pool, build=False, push=False, print_next_steps=False,
                       **options)  # fmt: skip

@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 from core.private import private_files
 from core.progress import account_label
-from core.project import DEFAULT_ACCOUNT, Project
+from core.project import DEFAULT_ACCOUNT, Project, account_dataset
 from core.settings import FOLD_RETENTION_DAYS
 from flows.accounts import failure_text, labelled, side_by_side
 from flows.naming import rename_current_run, rows_text
-from flows.runner import job, run_logger, step
+from flows.runner import in_prefect_run, job, run_logger, step
 from pipelines import STREAMS, SyncSummary, run_sync
 from sources.connecteam import find_connecteam_error
 from sources.connecteam.config import ConnecteamSourceConfiguration
@@ -193,6 +193,7 @@ def nightly_sync(
     source_options: dict[str, Any] | None = None,
     steps: tuple[str, ...] = STEPS,
     accounts: tuple[str, ...] | None = None,
+    sync_on_workers: bool = False,
     *,
     project: Project,
 ) -> NightlyResult:
@@ -212,6 +213,9 @@ def nightly_sync(
         accounts: The accounts to sync (default every configured one,
             :attr:`~core.project.Project.account_names`); several sync side by side, each into
             its own dataset within its own budget (:mod:`flows.accounts`).
+        sync_on_workers: In a Prefect flow run, sync several accounts through their
+            ``sync-<account>`` deployments, on the work pool's workers
+            (:mod:`flows.fan_out`), instead of in this process's threads.
         project: What every step works with, resolved at the edge (the command line; a
             deployment's run: :mod:`flows.prefect_flows`). Prefect stores an account's key in
             it as ``**********``.
@@ -236,6 +240,8 @@ def nightly_sync(
     if "sync" in steps:
         if len(chosen) == 1:
             _sync_groups(streams, source_options or {}, project.for_account(chosen[0]), result)
+        elif sync_on_workers and in_prefect_run():
+            _sync_on_workers(chosen, streams, source_options or {}, result)
         else:
             _sync_side_by_side(chosen, streams, source_options or {}, project, result)
     from flows.fold import fold_inbox  # each later step's libraries load when it runs
@@ -255,6 +261,42 @@ def nightly_sync(
     if result.sync.failed_streams:
         raise StreamsFailedError(result)
     return result
+
+
+def _sync_on_workers(
+    accounts: tuple[str, ...], streams: tuple[str, ...], source_options: dict[str, Any],
+    result: NightlyResult,
+) -> None:  # fmt: skip
+    """Sync ``accounts`` through their deployments on the work pool's workers
+    (:func:`flows.fan_out.sync_on_workers`), into ``result``: the accounts that failed (each
+    account's rows are in its own run's name and log).
+
+    Raises:
+        AccountsFailedError: Every account failed (``nothing_loaded``).
+    """
+    from flows.fan_out import sync_on_workers
+
+    parameters = {"streams": list(streams), "source_options": source_options}
+    for name, why in sync_on_workers(nightly_sync.name, accounts, parameters).items():
+        if why is None:
+            result.accounts[name] = SyncSummary(dataset=account_dataset(name))
+        else:
+            result.failed_accounts[name] = why
+            run_logger().error("account %s: its sync run ended %s", name, why)
+    _after_accounts(accounts, result)
+
+
+def _after_accounts(accounts: tuple[str, ...], result: NightlyResult) -> None:
+    """Name the datasets the accounts loaded in ``result.sync``; when every account failed,
+    stop the run.
+
+    Raises:
+        AccountsFailedError: Every account failed (``nothing_loaded``).
+    """
+    result.sync.dataset = ", ".join(s.dataset for s in result.accounts.values())
+    if len(result.failed_accounts) == len(accounts):
+        rename_current_run("nothing loaded: every account failed")
+        raise AccountsFailedError(result, nothing_loaded=True)
 
 
 def _sync_side_by_side(
@@ -284,10 +326,7 @@ def _sync_side_by_side(
             continue
         result.accounts[name] = outcome
         result.sync = result.sync.merge(labelled(outcome, name))
-    result.sync.dataset = ", ".join(s.dataset for s in result.accounts.values())
-    if len(result.failed_accounts) == len(accounts):
-        rename_current_run("nothing loaded: every account failed")
-        raise AccountsFailedError(result, nothing_loaded=True)
+    _after_accounts(accounts, result)
 
 
 def _sync_groups(

@@ -30,10 +30,16 @@ def nightly_sync(
     streams_label: str = "all",
     source_options: dict[str, Any] | None = None,
     steps: tuple[str, ...] = STEPS,
+    accounts: tuple[str, ...] | None = None,
+    sync_on_workers: bool = False,
 ) -> NightlyResult:
-    """The ``nightly_sync`` deployment's run: :func:`flows.nightly.nightly_sync` (arguments and
-    errors described there) with the project resolved as the run starts."""
-    return nightly_job.fn(streams, streams_label, source_options, steps, project=resolve())
+    """The ``nightly_sync`` deployments' runs (``nightly``, and each account's
+    ``sync-<account>``): :func:`flows.nightly.nightly_sync` (arguments and errors described
+    there) with the project resolved as the run starts."""
+    return nightly_job.fn(
+        streams, streams_label, source_options, steps, accounts, sync_on_workers,
+        project=resolve(),
+    )  # fmt: skip
 
 
 @flow(name=fold_job.name, flow_run_name=fold_job.run_name, log_prints=True)

@@ -74,7 +74,7 @@ def _may_set_api_url() -> bool:
     return False
 
 
-def _in_prefect_run() -> bool:
+def in_prefect_run() -> bool:
     """Whether this code runs inside a Prefect flow or task run (never, unless Prefect is
     imported)."""
     if "prefect.context" not in sys.modules:
@@ -120,7 +120,7 @@ class Step(Generic[P, R]):
         return disk_full(exc) is None and self.retry_if(exc)
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
-        if _in_prefect_run():
+        if in_prefect_run():
             return self.prefect_task(*args, **kwargs)
         for attempt in range(self.retries + 1):
             try:
@@ -181,7 +181,7 @@ class Job(Generic[P, R]):
         functools.update_wrapper(self, fn)
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
-        if prefect_api_url() or _in_prefect_run():
+        if prefect_api_url() or in_prefect_run():
             return self.prefect_flow(*args, **kwargs)
         logger.info(
             "flow %s: running without a Prefect server (set PREFECT_API_URL to record runs on one)",
@@ -227,7 +227,7 @@ def job(*, name: str, run_name: str) -> Callable[[Callable[P, R]], Job[P, R]]:
 def run_logger() -> logging.Logger | logging.LoggerAdapter[logging.Logger]:
     """Prefect's run logger inside a flow or task run (its lines reach the server), else the
     ``flows`` logger."""
-    if not _in_prefect_run():
+    if not in_prefect_run():
         return logger
     from prefect import get_run_logger
 

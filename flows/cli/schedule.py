@@ -8,7 +8,15 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from .terminal import AllowInsecureOption, console, err, setting, setting_default, setup_logging
+from .terminal import (
+    AllowInsecureOption,
+    configured_project,
+    console,
+    err,
+    setting,
+    setting_default,
+    setup_logging,
+)
 
 if TYPE_CHECKING:
     from flows.deployments import Schedules
@@ -74,15 +82,19 @@ def deploy(
     fold_every: FoldEveryOption,
     allow_insecure: AllowInsecureOption = False,
 ) -> None:
-    """Register both deployments on a work pool, for `prefect worker start --pool NAME`
-    processes on any machine with this project installed (see docs/scaling-out.md)."""
+    """Register the deployments on a work pool, for `prefect worker start --pool NAME`
+    processes on any machine with this project installed (see docs/scaling-out.md). With several
+    accounts configured, one sync deployment per account too: the nightly run starts them all,
+    and the pool's workers sync the accounts in parallel (docs/accounts.md)."""
     from flows.deployments import SchedulerConfigError, deploy_to_work_pool
 
     setup_logging(False)
+    accounts = configured_project("deploy").account_names
     try:
         names = deploy_to_work_pool(
-            _schedules(cron, timezone, fold_every), work_pool, allow_insecure=allow_insecure
-        )
+            _schedules(cron, timezone, fold_every), work_pool, allow_insecure=allow_insecure,
+            accounts=accounts,
+        )  # fmt: skip
     except SchedulerConfigError as exc:
         err.print(f"[bold red]cannot deploy:[/] {escape(str(exc))}", highlight=False)
         raise typer.Exit(code=2) from None

@@ -17,6 +17,12 @@ import httpx
 import psycopg2
 import pytest
 from conftest import WFM_SYNC, cli_env, query
+from support.accounts import (
+    accounts_env,
+    assert_each_account_its_own,
+    postgres_fetch,
+    start_two_accounts,
+)
 from support.servers import free_port, fresh_database, prefect_server, start_receiver
 
 from emulator.webhooks import build_burst, send_burst
@@ -233,3 +239,54 @@ def test_process_worker_runs_the_nightly_deployment_to_completion(
         tmp_path / "wh" / "analytics.duckdb", "select count(*) from marts.dim_users"
     )
     assert marts >= 300
+
+
+def test_a_process_pool_syncs_two_accounts_at_once_each_through_its_deployment(
+    prefect_api, postgres_cluster, start_emulator, tmp_path
+):
+    """Two accounts on a PostgreSQL warehouse: ``wfm-sync deploy`` registers a sync deployment
+    per account, the nightly run starts both, and the pool's process worker runs them at once
+    (their flow runs overlap in time); each account's dataset holds its own emulator's rows."""
+    accounts = start_two_accounts(start_emulator, latency=0.05)  # each sync takes seconds
+    database = fresh_database(postgres_cluster, "accounts_workers")
+    env = dict(
+        accounts_env(accounts, tmp_path), PREFECT_API_URL=prefect_api,
+        WFM_SYNC_DESTINATION="postgres", DESTINATION__POSTGRES__CREDENTIALS=database,
+        PREFECT_WORKER_QUERY_SECONDS="1",
+    )  # fmt: skip
+    prefect = str(Path(sys.executable).with_name("prefect"))
+    subprocess.run([prefect, "work-pool", "create", "wfm-accounts", "--type", "process"],
+                   env=env, check=True, capture_output=True, timeout=120)  # fmt: skip
+    deployed = subprocess.run([*WFM_SYNC, "deploy", "--work-pool", "wfm-accounts"], env=env,
+                              capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert deployed.returncode == 0, deployed.stderr[-3000:]
+    assert "nightly_sync/sync-north" in deployed.stdout
+    assert "nightly_sync/sync-south" in deployed.stdout
+    worker = subprocess.Popen([prefect, "worker", "start", "--pool", "wfm-accounts"], env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        run = subprocess.run(
+            [prefect, "deployment", "run", "nightly_sync/nightly", "--watch",
+             "--watch-timeout", "600", "--params",
+             '{"steps": ["sync"], "streams": ["users", "schedulers", "shifts"]}'],
+            env=env, capture_output=True, text=True, timeout=660,
+        )  # fmt: skip
+    finally:
+        worker.terminate()
+        try:
+            worker.wait(30)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            worker.wait(30)
+    assert run.returncode == 0, (run.stdout + run.stderr)[-3000:]
+    deployments = httpx.post(f"{prefect_api}/deployments/filter", json={}, timeout=10).json()
+    names = {d["id"]: d["name"] for d in deployments}
+    runs = httpx.post(f"{prefect_api}/flow_runs/filter", json={}, timeout=10).json()
+    spans = {
+        names.get(r["deployment_id"]): (r["start_time"], r["end_time"], r["state_type"])
+        for r in runs
+    }
+    north, south = spans["sync-north"], spans["sync-south"]
+    assert north[2] == south[2] == "COMPLETED", spans
+    assert north[0] < south[1] and south[0] < north[1], f"no overlap: {spans}"
+    assert_each_account_its_own(accounts, postgres_fetch(database))
