@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import time
 
-from core.project import Project
+from core.project import DEFAULT_ACCOUNT, Project, account_dataset
 from core.settings import project_dir
 
 from .fold import DATASET_WEBHOOKS
@@ -26,7 +26,7 @@ from .status_report import DEFAULT_FOLD_MAX_AGE as DEFAULT_FOLD_MAX_AGE
 from .status_report import DEFAULT_MAX_AGE as DEFAULT_MAX_AGE
 from .status_report import JobStatus, Status, age_text, iso
 from .status_report import parse_age as parse_age
-from .warehouse import DATASET_CONNECTEAM, build_pipeline, postgres_target
+from .warehouse import build_pipeline, postgres_target
 from .warehouse_status import warehouse_status
 
 logger = logging.getLogger("pipelines.status")
@@ -70,7 +70,10 @@ def collect_status(
         status.refusals = refusals.as_dict()
         if refusals.problem():
             status.problems.append(refusals.problem() or "")
-    _job_statuses(status, runs, (max_age, fold_max_age), now, _jobs(project))
+    several = len(project.account_names) > 1  # then each account's sync is a job of its own
+    jobs = tuple(j for j in _jobs(project) if not (several and j == "sync"))
+    _job_statuses(status, runs, (max_age, fold_max_age), now, jobs)
+    _account_sync_statuses(status, runs, max_age, now, project.account_names)
     warehouse_status(status, runs, max_age, now, project)
     status.pending_load_packages = _pending_packages(project)
     for name, count in status.pending_load_packages.items():
@@ -104,6 +107,33 @@ def _job_statuses(
             status.problems.append(
                 f"{job}: last success {job_status.last_success_at or 'never'}, older than "
                 f"{age_text(limit)}"
+            )
+
+
+def _account_sync_statuses(
+    status: Status, runs: list[RunRecord], max_age: float, now: float, accounts: tuple[str, ...]
+) -> None:
+    """With several accounts, each account's sync in place of the ``sync`` job: listed as
+    ``sync:<account>``, with a problem for an account whose
+    last sync failed, never ran, or last succeeded longer than ``max_age`` ago (a sync logged
+    without an account was the ``default`` account's)."""
+    if len(accounts) < 2:
+        return
+    for account in accounts:
+        own = [r for r in runs if r.job == "sync" and (r.account or DEFAULT_ACCOUNT) == account]
+        job_status = _job_status("sync", own, max_age, now)
+        job_status.job = f"sync:{account}"
+        status.jobs.append(job_status)
+        if job_status.outcome == "failed":
+            status.problems.append(f"the last sync of account {account} failed: {job_status.error}")
+        elif job_status.last_run_at is None:
+            status.problems.append(
+                f"account {account} has never been synced: run `wfm-sync sync --accounts {account}`"
+            )
+        elif job_status.stale:
+            status.problems.append(
+                f"account {account}: last successful sync {job_status.last_success_at or 'never'}"
+                f", older than {age_text(max_age)}"
             )
 
 
@@ -182,9 +212,11 @@ def _job_status(job: str, runs: list[RunRecord], max_age: float, now: float) -> 
 
 
 def _pending_packages(project: Project) -> dict[str, int]:
-    """Load packages extracted or normalized but not yet loaded, per dlt pipeline."""
+    """Load packages extracted or normalized but not yet loaded, per dlt pipeline (each
+    account's, and the webhook fold's)."""
     pending = {}
-    for name, dataset in (("connecteam", DATASET_CONNECTEAM), ("webhooks", DATASET_WEBHOOKS)):
+    datasets = [account_dataset(account) for account in project.account_names]
+    for name, dataset in [*((d, d) for d in datasets), ("webhooks", DATASET_WEBHOOKS)]:
         if not (project.paths.pipelines_dir / name).exists():  # never ran: nothing to create
             pending[name] = 0
             continue

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.project import Project
+from core.project import DEFAULT_ACCOUNT, Project, account_dataset
 from sources.connecteam.registry import STREAMS as REGISTRY
 
 from .dbt_runner import project_dir
@@ -21,15 +21,18 @@ from .sync import STREAMS
 from .timesheet_match import read_timesheet_match
 from .warehouse import DATASET_CONNECTEAM, build_pipeline
 
-DATASETS = (DATASET_CONNECTEAM, DATASET_WEBHOOKS, "marts")
-"""Datasets (schemas) whose tables ``status`` counts; staging views are not materialized."""
+OTHER_DATASETS = (DATASET_WEBHOOKS, "marts")
+"""Datasets (schemas) beside the accounts' whose tables ``status`` counts; staging views are not
+materialized."""
 
 
-def _refreshed(runs: list[RunRecord], table: str) -> float | None:
-    """When the last successful sync that included ``table`` finished."""
+def _refreshed(runs: list[RunRecord], table: str, account: str) -> float | None:
+    """When the last successful sync of ``account`` that included ``table`` finished (a run
+    logged without an account was the ``default`` account's)."""
     for record in reversed(runs):
         ok = record.job == "sync" and record.outcome == "succeeded"
-        if ok and table in record.details.get("rows", {}):
+        mine = (record.account or DEFAULT_ACCOUNT) == account
+        if ok and mine and table in record.details.get("rows", {}):
             return record.finished_at
     return None
 
@@ -37,34 +40,25 @@ def _refreshed(runs: list[RunRecord], table: str) -> float | None:
 def warehouse_status(
     status: Status, runs: list[RunRecord], max_age: float, now: float, project: Project
 ) -> None:
-    """Fill ``tables``, ``webhook_families``, ``reconciliation``, ``timesheet_match`` and
-    ``drift`` from ``project``'s warehouse, if it can be read."""
+    """Fill ``tables`` (each account's API tables, in its dataset), ``webhook_families``,
+    ``reconciliation``, ``timesheet_match`` and ``drift`` from ``project``'s warehouse, if it
+    can be read."""
     if project.destination == "duckdb" and not project.warehouse.exists():
         status.problems.append(f"no warehouse at {project.warehouse} yet")
         return
     pipeline = build_pipeline(project=project)
+    accounts = {account_dataset(name): name for name in project.account_names}
     try:
         with pipeline.sql_client() as client:
-            existing = _tables(client)
+            existing = _tables(client, (*accounts, *OTHER_DATASETS))
             rules = freshness_rules(project_dir(project.settings), DATASET_CONNECTEAM)
-            present = {t: r for t, r in rules.items() if (DATASET_CONNECTEAM, t) in existing}
-            freshness = source_freshness(client, DATASET_CONNECTEAM, present, now)
-            for table in STREAMS:
-                refreshed = _refreshed(runs, table)
-                entry = TableStatus(DATASET_CONNECTEAM, table, refreshed_at=iso(refreshed))
-                entry.stale = refreshed is None or now - refreshed > max_age
-                if (DATASET_CONNECTEAM, table) in existing:
-                    entry.rows = _count(client, DATASET_CONNECTEAM, table)
-                    entry.freshness, newest = freshness.get(table, (None, None))
-                    entry.newest = iso(newest) if REGISTRY[table].freshness else None
-                if entry.stale:
-                    status.problems.append(
-                        f"table {DATASET_CONNECTEAM}.{table}: last synced "
-                        f"{entry.refreshed_at or 'never'}, older than {age_text(max_age)}"
-                    )
-                status.tables.append(entry)
+            for dataset, account in accounts.items():
+                present = {t: r for t, r in rules.items() if (dataset, t) in existing}
+                freshness = source_freshness(client, dataset, present, now)
+                _api_tables(status, client, existing, (dataset, account, freshness), runs,
+                            (max_age, now))  # fmt: skip
             for dataset, table in sorted(existing):
-                if dataset != DATASET_CONNECTEAM and not table.startswith("_dlt"):
+                if dataset not in accounts and not table.startswith("_dlt"):
                     rows = _count(client, dataset, table)
                     status.tables.append(TableStatus(dataset, table, rows))
             if (DATASET_WEBHOOKS, "events") in existing:
@@ -83,12 +77,39 @@ def warehouse_status(
         status.problems.append(f"warehouse not readable: {reason}")
 
 
-def _tables(client: Any) -> set[tuple[str, str]]:
-    placeholders = ", ".join(["%s"] * len(DATASETS))
+def _api_tables(
+    status: Status, client: Any, existing: set[tuple[str, str]],
+    account: tuple[str, str, dict[str, Any]], runs: list[RunRecord], ages: tuple[float, float],
+) -> None:  # fmt: skip
+    """Add each API table of one account (``account``: its dataset, its name and its tables'
+    freshness, :func:`~.source_freshness.source_freshness`) to ``status.tables``: rows, newest
+    provider time, last refresh; a problem for each stale one. ``ages``: the age past which a
+    table is stale, and now (epoch seconds)."""
+    dataset, name, freshness = account
+    max_age, now = ages
+    for table in STREAMS:
+        refreshed = _refreshed(runs, table, name)
+        entry = TableStatus(dataset, table, refreshed_at=iso(refreshed))
+        entry.stale = refreshed is None or now - refreshed > max_age
+        if (dataset, table) in existing:
+            entry.rows = _count(client, dataset, table)
+            entry.freshness, newest = freshness.get(table, (None, None))
+            entry.newest = iso(newest) if REGISTRY[table].freshness else None
+        if entry.stale:
+            status.problems.append(
+                f"table {dataset}.{table}: last synced {entry.refreshed_at or 'never'}, older "
+                f"than {age_text(max_age)}"
+            )
+        status.tables.append(entry)
+
+
+def _tables(client: Any, datasets: tuple[str, ...]) -> set[tuple[str, str]]:
+    """The base tables of ``datasets``, as ``(dataset, table)``."""
+    placeholders = ", ".join(["%s"] * len(datasets))
     with client.execute_query(
         "select table_schema, table_name from information_schema.tables "
         f"where table_type = 'BASE TABLE' and table_schema in ({placeholders})",
-        *DATASETS,
+        *datasets,
     ) as cursor:
         return {(str(s), str(t)) for s, t in cursor.fetchall()}
 

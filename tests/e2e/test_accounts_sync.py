@@ -84,6 +84,18 @@ def test_one_account_down_the_other_loads_and_the_command_names_it(
     outcomes = {(r["account"], r["outcome"]) for r in runs if r["job"] == "sync"}
     assert ("north", "succeeded") in outcomes and ("south", "failed") in outcomes
     assert ("north", "failed") not in outcomes
+    # status says which account failed, and shows each account's tables
+    shown = run_cli("status", "--json", env=env)
+    assert shown.returncode == 1, shown.stderr[-3000:]
+    report = json.loads(shown.stdout)
+    jobs = {job["job"]: job["outcome"] for job in report["jobs"]}
+    assert jobs["sync:north"] == "succeeded" and jobs["sync:south"] == "failed"
+    assert "sync" not in jobs
+    assert any(p.startswith("the last sync of account south failed") for p in report["problems"])
+    assert not any("account north" in p for p in report["problems"])
+    rows = {(t["dataset"], t["table"]): t["rows"] for t in report["tables"]}
+    assert rows[("connecteam_north", "users")] == 30
+    assert rows[("connecteam_south", "users")] is None
 
 
 def test_an_account_not_configured_is_refused_before_any_request(
