@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .events import CATALOGUE, KEY_FIELDS, UNKNOWN_FAMILY
@@ -97,6 +97,18 @@ def event_time(payload: dict[str, Any]) -> int | None:
         if stamp is not None:
             return stamp
     return None
+
+
+def account_envelope(envelope: Envelope, account: str) -> Envelope:
+    """``envelope`` of an event delivered for the named ``account`` (its own receiver path):
+    keyed ``<account>:<key>``, so the same event of two accounts (ids collide between accounts)
+    is stored twice, once for each; ``<account>:key-sha256:<hex of the key>`` when that would
+    be longer than :data:`MAX_KEY_CHARS`. No legacy key: no event of a named account was
+    stored before keys carried the account."""
+    key = f"{account}:{envelope.event_key}"
+    if len(key) > MAX_KEY_CHARS:
+        key = f"{account}:key-sha256:{hashlib.sha256(envelope.event_key.encode()).hexdigest()}"
+    return replace(envelope, event_key=key, legacy_key=None)
 
 
 def body_hash(raw: bytes) -> str:

@@ -264,8 +264,9 @@ class Inbox:
 
         Each row: ``(inbox_id, event_key, event_type, family, is_known_type, event_timestamp,
         activity_type, company, webhook_version, received_at, body, request_id,
-        is_event_time_implausible, conflict_of)``; the last three are ``None`` in rows stored
-        before those columns existed.
+        is_event_time_implausible, conflict_of, account)``; the last four are ``None`` in rows
+        stored before those columns existed (``account`` is also ``None`` for the ``default``
+        account's events).
 
         Args:
             batch_size: Most rows per batch.
@@ -277,7 +278,7 @@ class Inbox:
         columns = [c.inbox_id, c.event_key, c.event_type, c.family, c.is_known_type,
                    c.event_timestamp, c.activity_type, c.company, c.webhook_version,
                    c.received_at, c.body, c.request_id, c.is_event_time_implausible,
-                   c.conflict_of]  # fmt: skip
+                   c.conflict_of, c.account]  # fmt: skip
         return keyset_batches(self.engine, events_table, columns, batch_size, max_bytes, upto_id)
 
     def unfolded_quarantine(

@@ -58,8 +58,10 @@ events_table = sa.Table(
     sa.Column("request_id", sa.Text),
     sa.Column("is_event_time_implausible", sa.Boolean),
     sa.Column("conflict_of", sa.String(200)),
+    # the account whose path the event came in on; null: the default account (and old rows)
+    sa.Column("account", sa.String(40)),
 )
-ADDED_COLUMNS = ("request_id", "is_event_time_implausible", "conflict_of")
+ADDED_COLUMNS = ("request_id", "is_event_time_implausible", "conflict_of", "account")
 """Columns of ``inbox_events`` newer than the first inboxes; added to an old table on open."""
 sa.Index(
     "ix_inbox_events_unfolded",

@@ -24,13 +24,17 @@ KEY_CHUNK = 500
 
 @dataclass(frozen=True)
 class ReceivedEvent:
-    """One accepted event, ready to insert: its envelope, raw body, receipt time (epoch s) and
-    the request's ``Content-Type`` (kept if the body has to be quarantined after all)."""
+    """One accepted event, ready to insert: its envelope, raw body, receipt time (epoch s), the
+    request's ``Content-Type`` (kept if the body has to be quarantined after all), and the
+    account whose path it came in on (``None``: the ``default`` account's,
+    ``/webhooks/connecteam``; a named account's envelope is keyed by
+    :func:`inbox.envelope.account_envelope`)."""
 
     envelope: Envelope
     body: bytes
     received_at: float
     content_type: str | None = None
+    account: str | None = None
 
 
 @dataclass(frozen=True)
@@ -302,6 +306,7 @@ def event_row(event: ReceivedEvent, key: str, conflict_of: str | None) -> dict[s
         "request_id": e.request_id,
         "is_event_time_implausible": e.is_event_time_implausible,
         "conflict_of": conflict_of,
+        "account": event.account,
     }
 
 

@@ -3,7 +3,10 @@ in the inbox (:class:`inbox.Inbox`) before answering 200.
 
 Routes:
 
-``POST /webhooks/connecteam``
+``POST /webhooks/connecteam`` (the ``default`` account), ``POST /webhooks/connecteam/<account>``
+(a named account: its own token and signing secret, :class:`~receiver.config.AccountAuth`; the
+event stored with the account and keyed ``<account>:<key>``; 404 for a name the receiver has no
+token for)
     * 401 when the shared token (``X-Webhook-Token`` header or ``token`` query parameter, compared
       in constant time; during a rotation the previous one too) is wrong or missing, or, when a
       signing secret is configured, when the Standard Webhooks signature (``webhook-id``,
@@ -53,7 +56,7 @@ from fastapi.responses import Response
 from starlette.requests import ClientDisconnect
 
 from inbox import Inbox, ReceivedEvent, RefusedBody, StoredEvent
-from inbox.envelope import Envelope, read_envelope
+from inbox.envelope import Envelope, account_envelope, read_envelope
 
 from .auth import Gate
 from .config import ReceiverConfig
@@ -73,6 +76,9 @@ PATH = "/webhooks/connecteam"
 BODY_GRACE = 0.1
 """Seconds past the deadline at which a body still arriving is answered 408: the gate's own
 deadline for a signed body too large to verify (answered 413) comes first."""
+UNKNOWN_ACCOUNT = "unknown account"
+"""The refusal counted for a delivery to ``/webhooks/connecteam/<name>`` of no configured
+account."""
 PROBE_TIMEOUT = 2.0
 """Seconds ``/healthz``'s write probe may wait for the inbox (at most the deadline)."""
 
@@ -115,10 +121,13 @@ def create_app(
         on_death=on_writer_death,
     )
     gate = Gate(settings, inbox.engine)
+    account_gates = {name: Gate(settings.for_account(name), inbox.engine)
+                     for name in settings.accounts}  # fmt: skip
     cap = settings.max_connections or default_max_connections(file_limit())
     retry_after = math.ceil(settings.deadline_seconds)
     bounds = ConnectionBounds(cap, retry_after, ConnectionEvents(gate.recorder.count))
     routes = _Routes(settings, inbox, writer, gate, bounds)
+    routes.account_gates = account_gates
 
     app = FastAPI(title="wfm-sync webhook receiver", docs_url=None, redoc_url=None)
     app.state.inbox = inbox
@@ -129,8 +138,12 @@ def create_app(
     app.router.on_shutdown.append(routes.stop)
     app.router.on_shutdown.append(writer.close)
     app.router.on_shutdown.append(routes.gate.close)
+    for account_gate in account_gates.values():
+        app.router.on_shutdown.append(account_gate.close)
     app.add_api_route("/healthz", routes.healthz, methods=["GET"])
-    app.add_api_route(PATH, routes.receive, methods=["POST"])
+    if settings.token or settings.allow_open:  # the default account's path
+        app.add_api_route(PATH, routes.receive, methods=["POST"])
+    app.add_api_route(PATH + "/{account}", routes.receive_account, methods=["POST"])
     return app
 
 
@@ -205,6 +218,7 @@ class _Routes:
         self.inbox = inbox
         self.writer = writer
         self.gate = gate
+        self.account_gates: dict[str, Gate] = {}
         self.bounds = bounds
         self.retry_after = {"Retry-After": str(bounds.retry_after)}
         self.probe_timeout = min(PROBE_TIMEOUT, settings.deadline_seconds)
@@ -254,12 +268,26 @@ class _Routes:
         return None
 
     async def receive(self, request: Request) -> Response:
-        """``POST /webhooks/connecteam``."""
+        """``POST /webhooks/connecteam``: the ``default`` account's deliveries."""
+        return await self._receive(request, self.gate, None)
+
+    async def receive_account(self, request: Request, account: str) -> Response:
+        """``POST /webhooks/connecteam/<account>``: a named account's deliveries, checked
+        against its own token (and signing secret), stored with the account; 404 for an
+        account this receiver has no token for (counted as refusal ``unknown account``)."""
+        gate = self.account_gates.get(account)
+        if gate is None:
+            self.gate.recorder.count(UNKNOWN_ACCOUNT, time.time())
+            return _json(404, {"detail": "no such webhook path"})
+        return await self._receive(request, gate, account)
+
+    async def _receive(self, request: Request, gate: Gate, account: str | None) -> Response:
+        """One delivery through ``gate``, stored for ``account`` (``None``: ``default``)."""
         received_at = time.time()
         deadline = time.monotonic() + self.settings.deadline_seconds
         try:  # token and signature; the body read, within the deadline whatever its pace
             async with asyncio.timeout(self.settings.deadline_seconds + BODY_GRACE):
-                delivery = await self.gate.admit(request)
+                delivery = await gate.admit(request)
         except TimeoutError:
             self.bounds.events.note(SLOW_BODY)
             detail = f"the body was not received within {self.settings.deadline_seconds:g} s"
@@ -279,7 +307,9 @@ class _Routes:
         if isinstance(envelope, str):
             malformed = RefusedBody(422, envelope, body, len(body), content_type, received_at)
             return await self._refuse(malformed, deadline)
-        event = ReceivedEvent(envelope, body, received_at, content_type)
+        if account is not None:
+            envelope = account_envelope(envelope, account)
+        event = ReceivedEvent(envelope, body, received_at, content_type, account)
         try:
             outcome = await self.writer.write(event, deadline)
         except Exception as exc:  # noqa: BLE001 - the inbox failed (not the body): the sender retries

@@ -12,7 +12,8 @@ Read from the ``[webhooks]`` configuration (:class:`sources.webhooks.config.Webh
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field, replace
 
 from inbox.defaults import (
     DEADLINE_SECONDS,
@@ -30,6 +31,24 @@ PROVIDER_WAIT = 30
 MAX_DEADLINE = 20.0
 """The longest answer deadline allowed: with the writer's commit grace (at most 5 s) every answer
 still comes before the provider gives up."""
+
+
+ACCOUNT_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
+"""A named account (as ``[sources.connecteam.accounts.<name>]`` names it)."""
+
+
+@dataclass(frozen=True)
+class AccountAuth:
+    """How one named account's deliveries authenticate, at ``/webhooks/connecteam/<name>``.
+
+    Attributes:
+        token: The account's own shared token (``WEBHOOKS__ACCOUNTS__<NAME>__TOKEN``).
+        signing_secret: Its Standard Webhooks secret, when its deliveries are signed
+            (``WEBHOOKS__ACCOUNTS__<NAME>__SIGNING_SECRET``).
+    """
+
+    token: str
+    signing_secret: str | None = None
 
 
 class ReceiverConfigError(Exception):
@@ -65,6 +84,10 @@ class ReceiverConfig:
             ``max_body_bytes``).
         max_connections: Connections open at once at most (``None``: derived from the
             open-file limit, :func:`receiver.connections.default_max_connections`).
+        accounts: The named accounts whose deliveries come in on
+            ``/webhooks/connecteam/<name>``, each with its own token (and signing secret);
+            ``token`` is the ``default`` account's, at ``/webhooks/connecteam``, and may be
+            unset when accounts are named (that path then takes no delivery).
 
     Raises:
         ReceiverConfigError: No token and ``allow_open`` is false, a signing secret whose base64
@@ -86,6 +109,16 @@ class ReceiverConfig:
     queue_size: int = QUEUE_SIZE
     quarantine_max_bytes: int = QUARANTINE_MAX_BYTES
     max_connections: int | None = None
+    accounts: dict[str, AccountAuth] = field(default_factory=dict)
+
+    def for_account(self, name: str) -> ReceiverConfig:
+        """These settings with account ``name``'s token and signing secret in place of the
+        ``default`` account's (no rotation under way)."""
+        auth = self.accounts[name]
+        return replace(
+            self, token=auth.token, signing_secret=auth.signing_secret, previous_token=None,
+            previous_signing_secret=None, accounts={},
+        )  # fmt: skip
 
     def __post_init__(self) -> None:
         if self.max_connections is not None and self.max_connections < 1:
@@ -109,7 +142,8 @@ class ReceiverConfig:
                 f"WEBHOOKS__QUARANTINE_MAX_BYTES is {self.quarantine_max_bytes}: give at least "
                 f"WEBHOOKS__MAX_BODY_BYTES ({self.max_body_bytes}), e.g. 268435456 (256 MiB)"
             )
-        if not self.token and not self.allow_open:
+        self._check_accounts()
+        if not self.token and not self.allow_open and not self.accounts:
             raise ReceiverConfigError(
                 "no webhook token: set WEBHOOKS__TOKEN (or [webhooks] token in .dlt/secrets.toml), "
                 "or pass --open to accept unauthenticated requests"
@@ -127,6 +161,28 @@ class ReceiverConfig:
                         f"text): {exc}"
                     ) from None
         self._check_rotation()
+
+    def _check_accounts(self) -> None:
+        for name, auth in self.accounts.items():
+            variable = f"WEBHOOKS__ACCOUNTS__{name.upper()}__"
+            if not ACCOUNT_NAME.fullmatch(name):
+                raise ReceiverConfigError(
+                    f"webhook account name {name!r}: use lower-case letters, digits and _, "
+                    "starting with a letter, at most 32 characters (the account's name)"
+                )
+            if not auth.token:
+                raise ReceiverConfigError(
+                    f"account {name} has no webhook token: set {variable}TOKEN (or token in "
+                    f"[webhooks.accounts.{name}] of .dlt/secrets.toml)"
+                )
+            if auth.signing_secret:
+                try:
+                    verifier(auth.signing_secret)
+                except ValueError as exc:
+                    raise ReceiverConfigError(
+                        f"{variable}SIGNING_SECRET is not a Standard Webhooks secret "
+                        f"(whsec_<base64> or plain text): {exc}"
+                    ) from None
 
     def _check_rotation(self) -> None:
         if self.signature_mode not in SIGNATURE_MODES:

@@ -101,7 +101,8 @@ def receiver_config_from_dlt(
 ) -> Any:
     """The receiver's configuration from dlt's ``[webhooks]`` section (empty values count as
     unset; ``inbox_url`` and ``max_body_bytes`` then take their defaults,
-    ``sqlite:///data/inbox.sqlite3`` and 1 MiB).
+    ``sqlite:///data/inbox.sqlite3`` and 1 MiB), each named account's token and signing secret
+    from ``[webhooks.accounts.<name>]`` (:func:`sources.webhooks.config.webhook_accounts`).
 
     Args:
         inbox_url: Overrides ``WEBHOOKS__INBOX_URL`` when given.
@@ -119,7 +120,8 @@ def receiver_config_from_dlt(
     from inbox.defaults import DEFAULT_INBOX_URL, MAX_BODY_BYTES
     from inbox.url import InboxURLError, check_inbox_url
     from receiver import ReceiverConfig, ReceiverConfigError
-    from sources.webhooks.config import coercion_problem, webhooks_configuration
+    from receiver.config import AccountAuth
+    from sources.webhooks.config import coercion_problem, webhook_accounts, webhooks_configuration
 
     try:
         config = webhooks_configuration()
@@ -146,6 +148,10 @@ def receiver_config_from_dlt(
         queue_size=config.queue_size if queue_size is None else queue_size,
         quarantine_max_bytes=config.quarantine_max_bytes,
         max_connections=config.max_connections,
+        accounts={
+            name: AccountAuth(token or "", secret)
+            for name, (token, secret) in webhook_accounts().items()
+        },
     )
 
 

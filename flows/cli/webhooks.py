@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from core.project import DEFAULT_ACCOUNT
 from core.settings import FOLD_RETENTION_DAYS
 
 from .live import live_progress
@@ -70,14 +71,34 @@ def _text(value: object) -> str | None:
     return str(value) if value else None
 
 
-def _subscription_client(allow_insecure: bool) -> Any:
-    """A client of the configured account (resolved here, the command's edge) asking for the
-    webhook scopes."""
-    from sources.configuration import source_config
+AccountOption = Annotated[
+    str,
+    typer.Option(
+        "--account",
+        help="The Connecteam account whose subscriptions these are (default: the account of "
+        "[sources.connecteam]; a named one: [sources.connecteam.accounts.<name>], its token "
+        "WEBHOOKS__ACCOUNTS__<NAME>__TOKEN; see docs/webhooks.md#several-accounts).",
+    ),
+]
+
+
+def _subscription_client(allow_insecure: bool, account: str = DEFAULT_ACCOUNT) -> Any:
+    """A client of ``account`` (its configuration resolved here, the command's edge) asking
+    for the webhook scopes.
+
+    Raises:
+        ConnecteamConfigError: ``account`` is not configured (the message lists those that
+            are).
+    """
+    from sources.connecteam import ConnecteamConfigError
     from sources.connecteam.config import client_from_config
     from sources.connecteam.webhook_settings import SUBSCRIPTION_SCOPES
 
-    arguments = source_config().arguments()
+    project = configured_project("webhooks")
+    try:
+        arguments = project.for_account(account).source.arguments()
+    except KeyError as exc:  # a setting to fix: exit 2
+        raise ConnecteamConfigError(f"--account: {exc.args[0]}") from None
     return client_from_config(arguments, SUBSCRIPTION_SCOPES, allow_insecure=allow_insecure)
 
 
@@ -109,6 +130,7 @@ def webhooks_subscribe(
         ),
     ] = False,
     allow_insecure: AllowInsecureOption = False,
+    account: AccountOption = DEFAULT_ACCOUNT,
 ) -> None:
     """Create or update the provider's webhook subscriptions wfm-sync needs (one per feature type,
     and per time clock and scheduler where the provider scopes them), named wfm-sync:...; a
@@ -120,15 +142,27 @@ def webhooks_subscribe(
     WEBHOOKS__TOKEN to the new one (likewise WEBHOOKS__PREVIOUS_SIGNING_SECRET and
     WEBHOOKS__SIGNING_SECRET), restart it, then run subscribe --rotate-secret with the same
     settings; the receiver accepts the old ones until it has seen the new ones and the old ones
-    have gone unused for WEBHOOKS__ROTATION_GRACE_SECONDS."""
+    have gone unused for WEBHOOKS__ROTATION_GRACE_SECONDS.
+
+    With --account NAME, the subscriptions of that account, with its own token
+    (WEBHOOKS__ACCOUNTS__<NAME>__TOKEN) and signing secret, at its own URL (the receiver's
+    /webhooks/connecteam/<name>)."""
     from pipelines.subscriptions import SubscriptionError, apply, current, plan, receiver_url
 
     setup_logging(False)
-    config = _subscribe_configuration()
+    config = _subscribe_configuration(account)
+    if rotate_secret and account != DEFAULT_ACCOUNT:
+        err.print(
+            "[bold red]cannot subscribe:[/] --rotate-secret rotates the default account's token; "
+            f"for account {account}, set its new WEBHOOKS__ACCOUNTS__{account.upper()}__TOKEN on "
+            "the receiver and run subscribe --account again",
+            highlight=False,
+        )
+        raise typer.Exit(code=2)
     try:
         rotation = _rotation(config) if rotate_secret else []  # checked before anything is sent
         full_url = receiver_url(url, str(config.token))
-        with _subscription_client(allow_insecure) as client:
+        with _subscription_client(allow_insecure, account) as client:
             chosen = _features(features)
             wanted, registered = current(client, chosen, shift_version)
             only = chosen if features.strip() else None
@@ -144,13 +178,14 @@ def webhooks_subscribe(
     _print_subscribed(steps, full_url, outcome, rotation)
 
 
-def _subscribe_configuration() -> Any:
-    """The ``[webhooks]`` settings ``subscribe`` needs; exits 2 with one line when a value has the
-    wrong kind or ``WEBHOOKS__TOKEN`` is unset."""
+def _subscribe_configuration(account: str = DEFAULT_ACCOUNT) -> Any:
+    """The ``[webhooks]`` settings ``subscribe`` needs (a named ``account``'s token and signing
+    secret in place of ``WEBHOOKS__TOKEN`` and ``WEBHOOKS__SIGNING_SECRET``); exits 2 with one
+    line when a value has the wrong kind or the token is unset."""
     from dlt.common.configuration.exceptions import ConfigValueCannotBeCoercedException
 
     from inbox.url import InboxURLError
-    from sources.webhooks.config import coercion_problem, webhooks_configuration
+    from sources.webhooks.config import coercion_problem, webhook_accounts, webhooks_configuration
 
     try:
         config = webhooks_configuration()
@@ -158,6 +193,18 @@ def _subscribe_configuration() -> Any:
         problem = coercion_problem(exc) if not isinstance(exc, InboxURLError) else str(exc)
         err.print(f"[bold red]cannot subscribe:[/] {escape(problem)}", highlight=False)
         raise typer.Exit(code=2) from None
+    if account != DEFAULT_ACCOUNT:
+        token, secret = webhook_accounts().get(account, (None, None))
+        if not token:
+            err.print(
+                f"[bold red]cannot subscribe:[/] no webhook token for account {account}: set "
+                f"WEBHOOKS__ACCOUNTS__{account.upper()}__TOKEN (the receiver checks it on every "
+                f"delivery to /webhooks/connecteam/{account})",
+                highlight=False,
+            )
+            raise typer.Exit(code=2)
+        config.token, config.signing_secret = token, secret
+        return config
     if not config.token:
         err.print(
             "[bold red]cannot subscribe:[/] no webhook token: set WEBHOOKS__TOKEN (the receiver "
@@ -207,6 +254,7 @@ def webhooks_list(
     features: Annotated[str, typer.Option(help=FEATURES_HELP)] = "",
     shift_version: Annotated[int, typer.Option(help="Shift webhook version expected.")] = 1,
     allow_insecure: AllowInsecureOption = False,
+    account: AccountOption = DEFAULT_ACCOUNT,
 ) -> None:
     """Show the provider's webhook subscriptions: wfm-sync's own (kept, outdated or no longer
     needed), those missing, and others' (never touched)."""
@@ -217,7 +265,7 @@ def webhooks_list(
     setup_logging(False)
     try:
         chosen = _features(features)
-        with _subscription_client(allow_insecure) as client:
+        with _subscription_client(allow_insecure, account) as client:
             wanted, registered = current(client, chosen, shift_version)
         steps = plan(wanted, registered, None, only_features=chosen if features.strip() else None)
     except SubscriptionError as exc:
@@ -255,14 +303,16 @@ def webhooks_unsubscribe(
         bool, typer.Option("--dry-run", help="Print the plan; write nothing.")
     ] = False,
     allow_insecure: AllowInsecureOption = False,
+    account: AccountOption = DEFAULT_ACCOUNT,
 ) -> None:
-    """Delete wfm-sync's own webhook subscriptions (named wfm-sync:...) and no other."""
+    """Delete wfm-sync's own webhook subscriptions (named wfm-sync:...) and no other (of
+    --account's account)."""
     from pipelines.subscriptions import apply, unsubscribe_plan
     from sources.connecteam.webhook_settings import list_webhooks
 
     setup_logging(False)
     try:
-        with _subscription_client(allow_insecure) as client:
+        with _subscription_client(allow_insecure, account) as client:
             steps = unsubscribe_plan(list_webhooks(client))
             if not dry_run:
                 apply(client, steps, "", None)

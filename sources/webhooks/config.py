@@ -157,3 +157,46 @@ def inbox_url_from_config() -> str:
         InboxURLError: The URL is not a usable inbox (the message names the setting).
     """
     return check_inbox_url(configured_inbox_url())
+
+
+ACCOUNTS_SECTIONS = ("webhooks", "accounts")
+"""``[webhooks.accounts.<name>]``, ``WEBHOOKS__ACCOUNTS__<NAME>__TOKEN``."""
+
+
+def webhook_accounts() -> dict[str, tuple[str | None, str | None]]:
+    """Each named account's webhook ``(token, signing_secret)``: the tables
+    ``[webhooks.accounts.<name>]`` of dlt's TOML files and the variables
+    ``WEBHOOKS__ACCOUNTS__<NAME>__TOKEN`` / ``__SIGNING_SECRET``, by account name (lower case);
+    a value not set, or empty, is ``None`` (the receiver's configuration says what is
+    missing)."""
+    import os
+
+    import dlt
+
+    names: set[str] = set()
+    for provider in dlt.config.config_providers:
+        value, _ = provider.get_value("accounts", dict, None, "webhooks")
+        if isinstance(value, dict):
+            names |= {str(name) for name, table in value.items() if isinstance(table, dict)}
+    prefix = "WEBHOOKS__ACCOUNTS__"
+    for variable in os.environ:
+        name, separator, _ = variable.removeprefix(prefix).partition("__")
+        if variable.startswith(prefix) and separator:
+            names.add(name.lower())
+    sections = {name: (*ACCOUNTS_SECTIONS, name) for name in sorted(names)}
+    return {
+        name: (_own_secret("token", where), _own_secret("signing_secret", where))
+        for name, where in sections.items()
+    }
+
+
+def _own_secret(field: str, sections: tuple[str, ...]) -> str | None:
+    """``field`` as the first dlt provider sets it in exactly ``sections``; ``None`` when none
+    does or it is empty."""
+    import dlt
+
+    for provider in dlt.config.config_providers:
+        value, _ = provider.get_value(field, TSecretStrValue, None, *sections)
+        if value:
+            return str(value)
+    return None

@@ -9,7 +9,9 @@ Resources:
     ``event_key, event_type, family, is_known_type, activity_type, company, event_timestamp``
     (UTC timestamp), ``received_at`` (UTC timestamp), ``webhook_version``, ``inbox_id``,
     ``payload`` (the raw body as JSON), ``request_id``, ``is_event_time_implausible``,
-    ``conflict_of``, ``is_payload_unreadable`` and ``payload_text``.
+    ``conflict_of``, ``is_payload_unreadable``, ``payload_text`` and ``account`` (the account
+    whose receiver path the event came in on: ``default`` or a named account, whose events'
+    keys start ``<account>:``, :func:`inbox.envelope.account_envelope`).
 
     The fold never fails on a value of a stored event: an event time that is not a plausible
     time (2000..2100) loads as a NULL ``event_timestamp`` with ``is_event_time_implausible``; a
@@ -50,6 +52,7 @@ import pyarrow.compute
 from dlt.sources import DltResource
 
 from core.progress import Progress
+from core.project import DEFAULT_ACCOUNT
 from inbox.batches import DEFAULT_BATCH_BYTES, RoundBudget
 from inbox.envelope import plausible_time, read_envelope
 from inbox.store import Inbox
@@ -202,6 +205,7 @@ EVENT_SCHEMA = pa.schema(
         ("conflict_of", pa.string()),
         ("is_payload_unreadable", pa.bool_()),
         ("payload_text", pa.string()),
+        ("account", pa.string()),
     ]
 )
 RECEIVED_RANGE = (-62_135_596_800.0, 253_402_300_799.0)
@@ -217,11 +221,12 @@ def event_batch(rows: list[tuple[Any, ...]], json_holds_nul: bool = True) -> pa.
     ``is_event_time_implausible``; a body that is not UTF-8 JSON (or, unless
     ``json_holds_nul``, holds U+0000) becomes a NULL ``payload`` with ``is_payload_unreadable``
     and its text in ``payload_text``. Rows stored before the inbox kept ``request_id`` and the
-    time flag (both NULL) get them from their body.
+    time flag (both NULL) get them from their body. ``account`` is the account the event came
+    in for: ``default`` for the default account's path (stored NULL).
     """
-    columns: list[Any] = list(zip(*rows, strict=True)) if rows else [()] * 14
+    columns: list[Any] = list(zip(*rows, strict=True)) if rows else [()] * 15
     (ids, keys, types, families, known, stamps, activities, companies, versions, received,
-     bodies, request_ids, flags, conflicts) = columns  # fmt: skip
+     bodies, request_ids, flags, conflicts, accounts) = columns  # fmt: skip
     payloads, unreadable, texts = _payloads(bodies, json_holds_nul)
     event_micros: list[int | None] = []
     implausible: list[bool] = []
@@ -254,6 +259,7 @@ def event_batch(rows: list[tuple[Any, ...]], json_holds_nul: bool = True) -> pa.
             pa.array(conflicts, pa.string()),
             pa.array(unreadable, pa.bool_()),
             pa.array(texts, pa.string()),
+            pa.array([a or DEFAULT_ACCOUNT for a in accounts], pa.string()),
         ],
         schema=EVENT_SCHEMA,
     )

@@ -396,7 +396,7 @@ def test_an_inbox_and_warehouse_from_before_identity_keys_keep_working(
     old.close()
     # ... and folded by the old fold: a warehouse table without the new columns
     new_columns = ["request_id", "is_event_time_implausible", "conflict_of",
-                   "is_payload_unreadable", "payload_text"]  # fmt: skip
+                   "is_payload_unreadable", "payload_text", "account"]  # fmt: skip
     current = sources.webhooks.source.event_batch
     monkeypatch.setattr(
         sources.webhooks.source,
@@ -422,6 +422,9 @@ def test_an_inbox_and_warehouse_from_before_identity_keys_keep_working(
     assert by_key[implausible["requestId"]] == (None, None, None)  # folded before the flag
     (new_key,) = set(by_key) - {retried["requestId"], implausible["requestId"]}
     assert by_key[new_key][0] == retried["requestId"] and by_key[new_key][2] is False
+    accounts = dict(query(warehouse, "select event_key, account from webhooks.events"))
+    assert accounts == {retried["requestId"]: None, implausible["requestId"]: None,
+                        new_key: "default"}  # fmt: skip
 
     built = build_models(warehouse, select="stg_webhooks__time_activities", project=resolve())
     assert not built.failed
