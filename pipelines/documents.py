@@ -103,15 +103,25 @@ class BulkSummary:
 
 
 def journal_path(pipeline: dlt.Pipeline) -> Path:
-    """The journal of a documents pipeline: :data:`JOURNAL_FILE` in its pipelines folder."""
-    return Path(pipeline.pipelines_dir) / JOURNAL_FILE
+    """The journal of a documents pipeline, in its pipelines folder: :data:`JOURNAL_FILE` for
+    the ``default`` account's (``connecteam_documents``), ``<pipeline>.<JOURNAL_FILE>`` for
+    another account's."""
+    name = pipeline.pipeline_name
+    file = JOURNAL_FILE if name == DOCUMENTS_PIPELINE else f"{name}.{JOURNAL_FILE}"
+    return Path(pipeline.pipelines_dir) / file
+
+
+DOCUMENTS_PIPELINE = f"{DATASET_CONNECTEAM}_documents"
+"""The ``default`` account's documents pipeline; another's is ``<its dataset>_documents``."""
 
 
 def documents_pipeline(project: Project) -> dlt.Pipeline:
-    """The dlt pipeline of the outcomes: ``project``'s warehouse, dataset ``connecteam``."""
+    """The dlt pipeline of the outcomes of ``project``'s account: its warehouse, the account's
+    dataset (``connecteam``, ``connecteam_<account>``), pipeline ``<dataset>_documents``."""
     return build_pipeline(
-        pipeline_name="connecteam_documents", dataset_name=DATASET_CONNECTEAM, project=project
-    )
+        pipeline_name=f"{project.dataset}_documents", dataset_name=project.dataset,
+        project=project,
+    )  # fmt: skip
 
 
 def _describe_bulk(summary: BulkSummary) -> dict[str, Any]:

@@ -25,7 +25,7 @@ JOBS = ("sync", "fold", "models", "publish")
 """The scheduled jobs ``status`` watches for failures and staleness. The document bulk (job
 ``documents``, run on demand) is logged too, but never stale."""
 
-PER_ACCOUNT_JOBS = ("sync",)
+PER_ACCOUNT_JOBS = ("sync", "documents")
 """Jobs that work for one account at a time (:attr:`core.project.Project.account`): their runs
 name the account, and each account's takes its own writer lock on PostgreSQL
 (:func:`pipelines.writers.writer_job`)."""

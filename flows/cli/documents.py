@@ -28,6 +28,29 @@ if TYPE_CHECKING:
 
 app = typer.Typer(help="Record user document entries (one, or in bulk from CSV/DuckDB).")
 
+AccountOption = Annotated[
+    str,
+    typer.Option(
+        "--account",
+        help="The Connecteam account to record for (default: the first configured; see "
+        "docs/accounts.md); its outcomes go to its dataset's document_entries.",
+    ),
+]
+
+
+def account_project(what: str, account: str | None) -> Project:
+    """The command's project (:func:`~.terminal.configured_project`) working for ``account``
+    (``None``: the first configured); exits 2 naming the configured accounts for an unknown
+    one."""
+    project = configured_project(what)
+    if account is None:
+        return project
+    try:
+        return project.for_account(account)
+    except KeyError as exc:
+        err.print(f"[bold red]{what} failed:[/] --account: {escape(str(exc.args[0]))}")
+        raise typer.Exit(code=EXIT_CONFIGURATION) from None
+
 
 def _run_documents(
     project: Project,
@@ -102,6 +125,7 @@ def documents_put_entry(
     ] = None,
     note: Annotated[str, typer.Option(help="A note for the entry.")] = "",
     allow_insecure: AllowInsecureOption = False,
+    account: AccountOption = "",
 ) -> None:
     """Upload a file and record one document entry (approved or pendingApproval, by your
     permission on the document's pack)."""
@@ -113,7 +137,8 @@ def documents_put_entry(
     except BulkInputError as exc:
         err.print(f"[bold red]invalid entry:[/] {escape(str(exc))}")
         raise typer.Exit(code=2) from None
-    _run_documents(configured_project("documents"), [row], None, allow_insecure=allow_insecure)
+    project = account_project("documents", account or None)
+    _run_documents(project, [row], None, allow_insecure=allow_insecure)
 
 
 @app.command("bulk")
@@ -141,6 +166,7 @@ def documents_bulk(
         ),
     ] = False,
     allow_insecure: AllowInsecureOption = False,
+    account: AccountOption = "",
 ) -> None:
     """Record many entries; each row's outcome is kept as soon as it is known. Re-running skips
     recorded rows, checks with the provider the rows an interrupted run may have sent, and
@@ -151,7 +177,7 @@ def documents_bulk(
     if bool(csv_path) == bool(query):
         err.print("give exactly one of --csv or --query")
         raise typer.Exit(code=2)
-    project = configured_project("documents bulk")
+    project = account_project("documents bulk", account or None)
     try:
         rows = read_csv(Path(csv_path)) if csv_path else read_query(query, project.warehouse)
     except BulkInputError as exc:
@@ -169,7 +195,7 @@ def documents_bulk(
 
 
 @app.command("status")
-def documents_status() -> None:
+def documents_status(account: AccountOption = "") -> None:
     """List the entries whose PUT may have reached the provider without a known outcome:
     `sending` (the next bulk checks them) and `uncertain` (no check can tell; settle them with
     `resolve`)."""
@@ -178,7 +204,7 @@ def documents_status() -> None:
     from pipelines.entry_resolve import unsettled_entries
 
     try:
-        rows = unsettled_entries(project=configured_project("documents status"))
+        rows = unsettled_entries(project=account_project("documents status", account or None))
     except Exception as exc:  # noqa: BLE001
         fail(exc, "documents status")
     if not rows:
@@ -222,9 +248,11 @@ def documents_resolve(
             "the provider first, and sent only if named and found absent).",
         ),
     ] = False,
+    account: AccountOption = "",
 ) -> None:
     """Settle entries whose outcome is not known: as recorded (--sent) or by sending them once
-    more (--resend); the outcomes land in connecteam.document_entries."""
+    more (--resend); the outcomes land in the account's document_entries
+    (connecteam.document_entries for the default account)."""
     from pipelines.entry_resolve import ResolveInputError, resolve_entries
 
     if sent == resend:
@@ -235,7 +263,7 @@ def documents_resolve(
         raise typer.Exit(code=EXIT_CONFIGURATION)
     setup_logging(False)
     try:
-        project = configured_project("documents resolve")
+        project = account_project("documents resolve", account or None)
         summary = resolve_entries(None if every else keys, resend=resend, project=project)
     except ResolveInputError as exc:
         err.print(f"[bold red]cannot resolve:[/] {escape(str(exc))}")
