@@ -171,12 +171,13 @@ class Project(BaseModel):
 
     def for_account(self, name: str) -> Project:
         """This project working for the configured account ``name``: its source
-        configuration, its dataset; everything else shared.
+        configuration, its dataset; everything else shared. For the account it already works
+        for, itself: the source it was given stays (one handed in over the configured one).
 
         Raises:
             KeyError: No account of that name is configured (the message lists them).
         """
-        if not self.accounts and name == self.account:
+        if name == self.account:  # its source as given (the demo's, a test's account)
             return self
         for account in self.accounts:
             if account.name == name:

@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -20,6 +21,7 @@ from conftest import WFM_SYNC, cli_env, query
 from support.accounts import (
     accounts_env,
     assert_each_account_its_own,
+    duckdb_fetch,
     postgres_fetch,
     start_two_accounts,
 )
@@ -120,6 +122,24 @@ def prefect_api(tmp_path_factory) -> Iterator[str]:
         yield url
 
 
+@contextmanager
+def process_worker(pool: str, env: dict[str, str]) -> Iterator[None]:
+    """``prefect worker start --pool <pool>`` for the block; stopped after it (killed when still
+    busy with a run after 30 s: the test's assertions say why)."""
+    prefect = str(Path(sys.executable).with_name("prefect"))
+    worker = subprocess.Popen([prefect, "worker", "start", "--pool", pool], env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        yield
+    finally:
+        worker.terminate()
+        try:
+            worker.wait(30)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            worker.wait(30)
+
+
 def test_serve_registers_deployments_with_the_configured_schedules(prefect_api, tmp_path):
     warehouse = tmp_path / "wh" / "warehouse.duckdb"
     env = dict(
@@ -213,21 +233,12 @@ def test_process_worker_runs_the_nightly_deployment_to_completion(
     deployed = subprocess.run([*WFM_SYNC, "deploy", "--work-pool", "wfm-test"], env=env,
                               capture_output=True, text=True, timeout=300)  # fmt: skip
     assert deployed.returncode == 0, deployed.stderr[-3000:]
-    worker = subprocess.Popen([prefect, "worker", "start", "--pool", "wfm-test"], env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-    try:
+    with process_worker("wfm-test", env):
         run = subprocess.run(
             [prefect, "deployment", "run", "nightly_sync/nightly", "--watch",
              "--watch-timeout", "600"],
             env=env, capture_output=True, text=True, timeout=660,
         )  # fmt: skip
-    finally:
-        worker.terminate()
-        try:
-            worker.wait(30)
-        except subprocess.TimeoutExpired:  # still busy with a run: the assertions below say why
-            worker.kill()
-            worker.wait(30)
     assert run.returncode == 0, (run.stdout + run.stderr)[-3000:]
     assert "Completed" in run.stdout + run.stderr
     answer = httpx.post(f"{prefect_api}/flow_runs/filter", json={}, timeout=10).json()
@@ -262,22 +273,13 @@ def test_a_process_pool_syncs_two_accounts_at_once_each_through_its_deployment(
     assert deployed.returncode == 0, deployed.stderr[-3000:]
     assert "nightly_sync/sync-north" in deployed.stdout
     assert "nightly_sync/sync-south" in deployed.stdout
-    worker = subprocess.Popen([prefect, "worker", "start", "--pool", "wfm-accounts"], env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-    try:
+    with process_worker("wfm-accounts", env):
         run = subprocess.run(
             [prefect, "deployment", "run", "nightly_sync/nightly", "--watch",
              "--watch-timeout", "600", "--params",
              '{"steps": ["sync"], "streams": ["users", "schedulers", "shifts"]}'],
             env=env, capture_output=True, text=True, timeout=660,
         )  # fmt: skip
-    finally:
-        worker.terminate()
-        try:
-            worker.wait(30)
-        except subprocess.TimeoutExpired:
-            worker.kill()
-            worker.wait(30)
     assert run.returncode == 0, (run.stdout + run.stderr)[-3000:]
     deployments = httpx.post(f"{prefect_api}/deployments/filter", json={}, timeout=10).json()
     names = {d["id"]: d["name"] for d in deployments}
@@ -290,3 +292,27 @@ def test_a_process_pool_syncs_two_accounts_at_once_each_through_its_deployment(
     assert north[2] == south[2] == "COMPLETED", spans
     assert north[0] < south[1] and south[0] < north[1], f"no overlap: {spans}"
     assert_each_account_its_own(accounts, postgres_fetch(database))
+
+
+def test_a_one_shot_sync_of_two_accounts_records_each_account_s_steps_on_the_server(
+    prefect_api, start_emulator, tmp_path
+):
+    """``wfm-sync sync`` with a Prefect API: the accounts' threads run their steps as task runs
+    of the one flow run, each named after its account."""
+    accounts = start_two_accounts(start_emulator)
+    env = dict(accounts_env(accounts, tmp_path), PREFECT_API_URL=prefect_api)
+    done = subprocess.run([*WFM_SYNC, "sync", "--steps", "sync", "--streams",
+                           "users,schedulers,shifts"], env=env, capture_output=True, text=True,
+                          timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    flow_runs = httpx.post(f"{prefect_api}/flow_runs/filter", json={}, timeout=10).json()
+    (parent,) = [r for r in flow_runs if r["deployment_id"] is None
+                 and r["name"].startswith("nightly-sync: connecteam_north")]  # fmt: skip
+    task_runs = httpx.post(f"{prefect_api}/task_runs/filter", json={}, timeout=10).json()
+    mine = {(r["name"], r["state_type"]) for r in task_runs if r["flow_run_id"] == parent["id"]}
+    assert mine == {
+        (f"sync-{account}-{group}", "COMPLETED")
+        for account in ("north", "south")
+        for group in ("users", "schedulers+shifts")
+    }
+    assert_each_account_its_own(accounts, duckdb_fetch(tmp_path / "warehouse.duckdb"))

@@ -155,3 +155,19 @@ def test_the_default_account_keeps_its_dataset_and_pipeline_name(
     project = resolve(tmp_path / "warehouse.duckdb")
     assert (project.account_names, project.dataset) == (("default",), "connecteam")
     assert account_dataset("east") == "connecteam_east"
+
+
+def test_a_source_handed_in_stays_for_the_account_the_project_works_for(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The demo and the tests hand their emulator's account in over the configured one: the
+    project working for its own account keeps it."""
+    from sources.configuration import resolve
+
+    project = resolve(tmp_path / "warehouse.duckdb")  # nothing configured: default, no key
+    given = project.model_copy(
+        update={"source": project.source.with_account("http://127.0.0.1:9", "demo-key")}
+    )
+    chosen = given.for_account("default")
+    assert chosen.source.secrets["api_key"].get_secret_value() == "demo-key"
+    assert chosen.source.base_url == "http://127.0.0.1:9"
